@@ -1,0 +1,127 @@
+"""Bind a query to a stream: event-type names, attribute columns, value checks and the window in ts units."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from reference.errors import QueryError
+from reference.events import EventBatch
+from reference.language import ast as A
+from reference.language.printer import expr_to_text
+from reference.language.units import NANOS
+from reference.language.validate import walk
+
+_ORDERING = {"<", "<=", ">", ">="}
+
+
+@dataclass(frozen=True)
+class WindowBound:
+    """A window in the stream's own terms: `by` is 'ts' or 'pos'; `strict` means span < size."""
+
+    size: int | Fraction
+    by: str
+    strict: bool = True
+
+    def inside(self, first_ts: int, first_pos: int, ts: int, pos: int) -> bool:
+        span = (ts - first_ts) if self.by == "ts" else (pos - first_pos)
+        return span < self.size if self.strict else span <= self.size
+
+    def inside_back(self, last_ts: int, last_pos: int, ts: int, pos: int) -> bool:
+        """Whether an earlier event (ts, pos) lies inside the window that ends at the last event."""
+        span = (last_ts - ts) if self.by == "ts" else (last_pos - pos)
+        return span < self.size if self.strict else span <= self.size
+
+
+def resolve_type(name: str, present: tuple[str, ...], pos: A.Pos) -> str:
+    """The event type in the data that a pattern's type name means: exact match first, then a unique
+    case-insensitive one. A name that is absent but close to a present one is a QueryError (a typo);
+    an absent name with no close match simply matches nothing."""
+    if name in present:
+        return name
+    folded = [t for t in present if t.lower() == name.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    close = difflib.get_close_matches(name, list(present), n=1, cutoff=0.75)
+    if close:
+        raise QueryError(f"unknown event type '{name}'; did you mean '{close[0]}'?",
+                         pos.line or None, pos.column or None, expected=list(present))
+    return name
+
+
+def window_bound(w: A.Window | None, ts_unit: str | None) -> WindowBound | None:
+    """The window converted to the stream's timestamp unit (or positions for EVENTS windows)."""
+    if w is None:
+        return None
+    strict = not w.inclusive
+    if w.kind == "events":
+        return WindowBound(w.amount, "pos", strict)
+    if w.unit is None:
+        if ts_unit is not None:
+            raise QueryError(f"WITHIN {w.amount} has no time unit, but the timestamps are in {ts_unit}; "
+                             f"write the unit, e.g. WITHIN {w.amount} seconds",
+                             w.pos.line or None, w.pos.column or None)
+        return WindowBound(w.amount, "ts", strict)
+    if ts_unit is None:
+        raise QueryError(f"WITHIN {w.amount} {w.unit} is a duration, but the event timestamps are plain "
+                         f"numbers with no unit; give their unit (--ts-unit s|ms|us|ns|min|h|d) or write "
+                         f"WITHIN {w.amount} without a unit to mean timestamp ticks",
+                         w.pos.line or None, w.pos.column or None)
+    size = Fraction(w.amount) * NANOS[w.unit] / NANOS[ts_unit]
+    return WindowBound(int(size) if size.denominator == 1 else size, "ts", strict)
+
+
+def attribute_uses(q: A.Query) -> dict[str, tuple[str, bool, A.Expr]]:
+    """Each attribute the query reads -> (one variable reading it, whether it is used numerically, the reference)."""
+    uses: dict[str, tuple[str, bool, A.Expr]] = {}
+
+    def note(var: str, attr: str, numeric: bool, node: A.Expr) -> None:
+        old = uses.get(attr)
+        if old is None or (numeric and not old[1]):
+            uses[attr] = (var, numeric, node)
+
+    exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
+    for root in exprs:
+        for node in walk(root):
+            if isinstance(node, A.EquivTest):
+                note(q.pattern.positive[0].var, node.attr, False, node)
+            elif isinstance(node, A.Agg):
+                note(node.var, node.attr, node.func != "count", node)
+            elif isinstance(node, (A.BinOp, A.Neg)) or (isinstance(node, A.Compare) and node.op in _ORDERING):
+                operands = [node.operand] if isinstance(node, A.Neg) else [node.left, node.right]
+                for x in operands:
+                    if isinstance(x, A.AttrRef):
+                        note(x.var, x.attr, True, x)
+            elif isinstance(node, A.AttrRef):
+                note(node.var, node.attr, False, node)
+    return uses
+
+
+def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
+    """EventError for a missing attribute column or a non-numeric value where a number is needed."""
+    uses = attribute_uses(q)
+    context = {attr: f"needed by {expr_to_text(node)} at line {node.pos.line}, column {node.pos.column}"
+               for attr, (_, _, node) in uses.items()}
+    batch.require_columns(list(uses), context)
+    var_type = {c.var: types[c.var] for c in q.pattern.components}
+    for attr, (var, numeric, node) in uses.items():
+        if not numeric:
+            continue
+        readers = {var_type[v] for v in _readers(q, attr)}
+        codes = [batch.type_code(t) for t in readers]
+        mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
+        batch.require_numeric(attr, mask, " " + context[attr])
+
+
+def _readers(q: A.Query, attr: str) -> set[str]:
+    found: set[str] = set()
+    exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
+    for root in exprs:
+        for node in walk(root):
+            if isinstance(node, (A.AttrRef, A.Agg)) and node.attr == attr:
+                found.add(node.var)
+            elif isinstance(node, A.EquivTest) and node.attr == attr:
+                found.update(c.var for c in q.pattern.components)
+    return found

@@ -1,0 +1,57 @@
+"""User-facing errors: every mistake in a query or in the events maps to one of these."""
+from __future__ import annotations
+
+
+class CepkitError(Exception):
+    """Base class of every error cepkit reports to a user (never shown as a traceback)."""
+
+    exit_code = 1
+
+
+class QueryError(CepkitError):
+    """A mistake in a query text: names the line and column and, where known, what was expected."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 expected: list[str] | None = None):
+        self.message = message
+        self.line = line
+        self.column = column
+        self.expected = sorted(set(expected)) if expected else []
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"line {self.line}, column {self.column}: " if self.line is not None else ""
+        tail = f" (expected one of: {', '.join(self.expected)})" if self.expected else ""
+        return f"{where}{self.message}{tail}"
+
+
+class Unsupported(QueryError):
+    """An engine cannot run a construct of a valid query; raised at compile time, naming the construct."""
+
+    def __init__(self, engine: str, construct: str, line: int | None = None, column: int | None = None):
+        self.engine = engine
+        self.construct = construct
+        super().__init__(f"engine '{engine}' does not support {construct}", line, column)
+
+
+class EventError(CepkitError):
+    """A problem with the input events: names the row (1-based data row of the source) and the column."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, row: int | None = None, column: str | None = None):
+        self.message = message
+        self.row = row
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts = []
+        if self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column is not None:
+            parts.append(f"column '{self.column}'")
+        where = (", ".join(parts) + ": ") if parts else ""
+        return f"{where}{self.message}"

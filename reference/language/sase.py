@@ -1,0 +1,326 @@
+"""Parse SASE+ query text (paper spelling and SASE 1.0 query files) into the AST."""
+from __future__ import annotations
+
+import difflib
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from reference.errors import QueryError
+from reference.language import ast as A
+from reference.language.units import parse_unit
+
+STRATEGY_NAMES = {
+    "strict_contiguity": A.Strategy.STRICT_CONTIGUITY,
+    "partition_contiguity": A.Strategy.PARTITION_CONTIGUITY,
+    "skip_till_next_match": A.Strategy.SKIP_TILL_NEXT_MATCH,
+    "skip_till_any_match": A.Strategy.SKIP_TILL_ANY_MATCH,
+}
+DEFAULT_STRATEGY = A.Strategy.SKIP_TILL_ANY_MATCH
+
+_TOKEN_WORDS = {
+    "NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "LBRACE": "'{'", "RBRACE": "'}'", "COMMA": "','", "DOT": "'.'", "PLUS": "'+'", "MINUS": "'-'",
+    "MULOP": "'*', '/' or '%'", "COMPOP": "a comparison", "AND": "AND", "OR": "OR", "NOT": "NOT",
+    "WHERE": "WHERE", "WITHIN": "WITHIN", "RETURN": "RETURN", "AS": "AS", "SEQ": "SEQ",
+    "PATTERN": "PATTERN", "NEGATION": "'!' or '~'", "STRING": "a string", "AGG": "an aggregate",
+    "HYPHEN_WORD": "a strategy name", "PERCENT": "a percentage", "DOTDOT": "'..'", "$END": "end of query",
+    "TRUE": "TRUE", "FALSE": "FALSE",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (Path(__file__).with_name("sase.lark")).read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def _pos(meta_or_token) -> A.Pos:
+    line = getattr(meta_or_token, "line", None)
+    column = getattr(meta_or_token, "column", None)
+    return A.Pos(line or 0, column or 0)
+
+
+def _number(text: str):
+    return Fraction(text) if "." in text else int(text)
+
+
+def strategy_from_name(name: str, pos: A.Pos) -> A.Strategy:
+    """The strategy for a name in either spelling (underscores or hyphens), or a QueryError."""
+    key = name.lower().replace("-", "_")
+    if key in STRATEGY_NAMES:
+        return STRATEGY_NAMES[key]
+    close = difflib.get_close_matches(key, list(STRATEGY_NAMES), n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise QueryError(f"unknown event selection strategy '{name}'{hint}", pos.line, pos.column,
+                     expected=list(STRATEGY_NAMES))
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    # -------------------------------------------------------------- clauses
+    def start(self, meta, children):
+        seq, where, window, returns = children
+        strategy, expr, defaulted = where if where is not None else (DEFAULT_STRATEGY, None, True)
+        return A.Query(seq, strategy, expr, window, tuple(returns or ()), defaulted, _pos(meta))
+
+    def pattern_clause(self, meta, children):
+        return children[1]
+
+    def seq(self, meta, children):
+        comps = tuple(c for c in children if isinstance(c, A.Component))
+        return A.Seq(comps, _pos(meta))
+
+    def positive(self, meta, children):
+        type_tok, plus, var_tok, brackets = children
+        kleene = plus is not None
+        if brackets is not None and not kleene:
+            raise QueryError(f"'{var_tok}[]' marks a Kleene variable but its type has no '+'"
+                             f" (write {type_tok}+ {var_tok}[])", var_tok.line, var_tok.column)
+        return A.Component(str(type_tok), str(var_tok), kleene, False, _pos(type_tok))
+
+    def negated(self, meta, children):
+        _neg, type_tok, var_tok, brackets = children
+        if brackets is not None:
+            raise QueryError("a negated component cannot be a Kleene closure", var_tok.line, var_tok.column)
+        return A.Component(str(type_tok), str(var_tok), False, True, _pos(type_tok))
+
+    def brackets(self, meta, children):
+        return True
+
+    def where_paper(self, meta, children):
+        _where, strategy, expr = children
+        return (strategy, expr, False)
+
+    def strategy_call(self, meta, children):
+        name = children[0]
+        return strategy_from_name(str(name), _pos(name))
+
+    def arg(self, meta, children):
+        return children[0]
+
+    def where_items(self, meta, children):
+        strategies, exprs = [], []
+        for item in children[1:]:
+            if isinstance(item, Token):
+                continue  # AND separator
+            kind, value, pos = item
+            (strategies if kind == "strategy" else exprs).append((value, pos))
+        if len(strategies) > 1:
+            pos = strategies[1][1]
+            raise QueryError("more than one event selection strategy", pos.line, pos.column)
+        expr = None
+        if exprs:
+            expr = exprs[0][0] if len(exprs) == 1 else A.And(tuple(e for e, _ in exprs), exprs[0][1])
+        if strategies:
+            return (strategies[0][0], expr, False)
+        return (DEFAULT_STRATEGY, expr, True)
+
+    def strategy_item(self, meta, children):
+        tok = children[0]
+        return ("strategy", strategy_from_name(str(tok), _pos(tok)), _pos(tok))
+
+    def expr_item(self, meta, children):
+        return ("expr", children[0], _pos(meta))
+
+    def within_clause(self, meta, children):
+        _within, minus, number, unit_tok = children
+        amount = _number(str(number))
+        if minus is not None or amount <= 0:
+            raise QueryError(f"the window must be positive, got {'-' if minus else ''}{number}",
+                             number.line, number.column)
+        if unit_tok is None:
+            return A.Window(amount, None, "time", False, _pos(number))
+        if str(unit_tok).lower() in ("events", "event"):
+            if not isinstance(amount, int):
+                raise QueryError("an event-count window needs a whole number", number.line, number.column)
+            return A.Window(amount, None, "events", False, _pos(number))
+        unit = parse_unit(str(unit_tok), _pos(unit_tok))
+        return A.Window(amount, unit, "time", False, _pos(number))
+
+    def return_clause(self, meta, children):
+        return [c for c in children if isinstance(c, A.ReturnItem)]
+
+    def return_item(self, meta, children):
+        expr, _as, name = children
+        label = str(name) if name is not None else _default_name(expr)
+        return A.ReturnItem(expr, label, _pos(meta))
+
+    # -------------------------------------------------------------- expressions
+    def or_expr(self, meta, children):
+        return A.Or(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
+
+    or_noand = or_expr
+
+    def and_expr(self, meta, children):
+        return A.And(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
+
+    def not_(self, meta, children):
+        return A.Not(children[1], _pos(meta))
+
+    def comparison(self, meta, children):
+        left, op, right = children
+        o = {"==": "=", "<>": "!=", "≠": "!=", "≥": ">=", "≤": "<="}.get(str(op), str(op))
+        return A.Compare(o, left, right, _pos(op))
+
+    def sum(self, meta, children):
+        return self._fold(children)
+
+    def product(self, meta, children):
+        return self._fold(children)
+
+    @staticmethod
+    def _fold(children):
+        acc = children[0]
+        for i in range(1, len(children), 2):
+            op = children[i]
+            acc = A.BinOp(str(op), acc, children[i + 1], _pos(op))
+        return acc
+
+    def neg(self, meta, children):
+        operand = children[1]
+        if isinstance(operand, A.Const) and not isinstance(operand.value, (str, bool)):
+            return A.Const(-operand.value, _pos(meta))
+        return A.Neg(operand, _pos(meta))
+
+    def number(self, meta, children):
+        return A.Const(_number(str(children[0])), _pos(children[0]))
+
+    def percent(self, meta, children):
+        return A.Const(Fraction(str(children[0])[:-1]) / 100, _pos(children[0]))
+
+    def string(self, meta, children):
+        return A.Const(str(children[0])[1:-1], _pos(children[0]))
+
+    def true(self, meta, children):
+        return A.Const(True, _pos(children[0]))
+
+    def false(self, meta, children):
+        return A.Const(False, _pos(children[0]))
+
+    def equiv(self, meta, children):
+        tests = tuple(A.EquivTest(str(t), _pos(t)) for t in children)
+        return tests[0] if len(tests) == 1 else A.And(tests, _pos(meta))
+
+    def simple_ref(self, meta, children):
+        var, attr = children
+        if str(attr).upper() == "LEN":
+            return A.LenRef(str(var), _pos(var))
+        return A.AttrRef(str(var), str(attr), None, _pos(var))
+
+    def indexed_ref(self, meta, children):
+        var, index, attr = children
+        kind, pos = index
+        if kind == "len-of":
+            of = pos[0]
+            if of != str(var):
+                raise QueryError(f"'{var}[{of}.LEN]' mixes two variables; write {var}[{var}.LEN]",
+                                 pos[1].line, pos[1].column)
+            kind = A.Index.LAST
+        return A.AttrRef(str(var), str(attr), kind, _pos(var))
+
+    def index_number(self, meta, children):
+        tok = children[0]
+        if str(tok) != "1":
+            raise QueryError(f"unsupported Kleene index [{tok}]", tok.line, tok.column,
+                             expected=["[1]", "[i]", "[i-1]", "[a.LEN]"])
+        return (A.Index.FIRST, _pos(tok))
+
+    def index_name(self, meta, children):
+        tok = children[0]
+        if str(tok) != "i":
+            raise QueryError(f"unsupported Kleene index [{tok}]", tok.line, tok.column,
+                             expected=["[1]", "[i]", "[i-1]", "[a.LEN]"])
+        return (A.Index.CURRENT, _pos(tok))
+
+    def index_minus(self, meta, children):
+        name, _minus, num = children
+        if str(name) != "i" or str(num) != "1":
+            raise QueryError(f"unsupported Kleene index [{name}-{num}]", name.line, name.column,
+                             expected=["[1]", "[i]", "[i-1]", "[a.LEN]"])
+        return (A.Index.PREV, _pos(name))
+
+    def index_len(self, meta, children):
+        var, attr = children
+        if str(attr).upper() != "LEN":
+            raise QueryError(f"unsupported Kleene index [{var}.{attr}]", attr.line, attr.column,
+                             expected=["[1]", "[i]", "[i-1]", f"[{var}.LEN]"])
+        return ("len-of", (str(var), _pos(var)))
+
+    def agg(self, meta, children):
+        func, var, scope, attr = children
+        if scope is None:
+            scope = A.AggScope.ALL
+        return A.Agg(str(func).lower(), str(var), str(attr), scope, _pos(func))
+
+    def scope_prefix(self, meta, children):
+        _dd, name, _minus, num = children
+        if str(name) != "i" or str(num) != "1":
+            raise QueryError(f"unsupported aggregate range [..{name}-{num}]", name.line, name.column,
+                             expected=["[..i-1]", "[]", "[..a.LEN]"])
+        return A.AggScope.PREFIX
+
+    def scope_len(self, meta, children):
+        attr = children[-1]
+        if str(attr).upper() != "LEN":
+            raise QueryError(f"unsupported aggregate range ending in .{attr}", attr.line, attr.column,
+                             expected=["[..i-1]", "[]", "[..a.LEN]"])
+        return A.AggScope.ALL
+
+    def scope_len_from1(self, meta, children):
+        num = children[0]
+        if str(num) != "1":
+            raise QueryError(f"an aggregate range must start at 1, got {num}", num.line, num.column)
+        return self.scope_len(meta, children[1:])
+
+
+def _default_name(expr: A.Expr) -> str:
+    """A column name for an unnamed RETURN item: its text with non-identifier characters as '_'."""
+    import re
+
+    from reference.language.printer import expr_to_text
+
+    return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", expr_to_text(expr))).strip("_") or "value"
+
+
+def parse_sase(text: str) -> A.Query:
+    """Parse a SASE+ query (either spelling) into an unvalidated AST; syntax errors become QueryError."""
+    try:
+        tree = _parser().parse(text)
+        return _ToAst().transform(tree)
+    except VisitError as exc:  # an error raised inside the transformer
+        if isinstance(exc.orig_exc, QueryError):
+            raise exc.orig_exc from None
+        raise
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text) from None
+
+
+def _syntax_error(exc: UnexpectedInput, text: str) -> QueryError:
+    expected: list[str] = []
+    if isinstance(exc, UnexpectedToken):
+        expected = sorted({_TOKEN_WORDS.get(t, t) for t in exc.accepts or exc.expected if not t.startswith("__")})
+        tok = exc.token
+        if tok.type == "$END":
+            line, col = _end_position(text)
+            return QueryError("unexpected end of query", line, col, expected)
+        what = f"'{tok}'"
+        return QueryError(f"unexpected {what}", tok.line, tok.column, expected)
+    if isinstance(exc, UnexpectedCharacters):
+        expected = sorted({_TOKEN_WORDS.get(t, t) for t in exc.allowed or () if not t.startswith("__")})
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        return QueryError(f"unexpected character '{ch}'", exc.line, exc.column, expected)
+    if isinstance(exc, UnexpectedEOF):
+        line, col = _end_position(text)
+        return QueryError("unexpected end of query", line, col,
+                          sorted({_TOKEN_WORDS.get(t, t) for t in exc.expected}))
+    return QueryError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    stripped = text.rstrip()
+    lines = stripped.split("\n") if stripped else [""]
+    return len(lines), len(lines[-1]) + 1

@@ -1,0 +1,77 @@
+"""Semantic checks of a parsed SASE+ query: every mistake becomes a QueryError at its position."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterator
+
+from reference.errors import QueryError
+from reference.language import ast as A
+
+
+def walk(e: A.Expr) -> Iterator[A.Expr]:
+    """Every node of an expression, parents before children."""
+    yield e
+    if isinstance(e, (A.BinOp, A.Compare)):
+        yield from walk(e.left)
+        yield from walk(e.right)
+    elif isinstance(e, (A.Neg, A.Not)):
+        yield from walk(e.operand)
+    elif isinstance(e, (A.And, A.Or)):
+        for item in e.items:
+            yield from walk(item)
+
+
+def _fail(msg: str, pos: A.Pos, expected: list[str] | None = None) -> QueryError:
+    return QueryError(msg, pos.line or None, pos.column or None, expected)
+
+
+def validate(q: A.Query) -> A.Query:
+    """Check variables, Kleene indexing, aggregates and RETURN items; return the query unchanged."""
+    comps = q.pattern.components
+    if not q.pattern.positive:
+        raise _fail("the pattern needs at least one component that is not negated", q.pattern.pos)
+    seen: dict[str, A.Component] = {}
+    for c in comps:
+        if c.var in seen:
+            raise _fail(f"variable '{c.var}' is declared twice", c.pos)
+        seen[c.var] = c
+    for node in walk(q.where) if q.where is not None else ():
+        _check_ref(node, seen, in_return=False)
+    for item in q.returns:
+        for node in walk(item.expr):
+            _check_ref(node, seen, in_return=True)
+            if isinstance(node, A.EquivTest):
+                raise _fail("an equivalence test cannot be returned", node.pos)
+    names = [r.name for r in q.returns]
+    for r in q.returns:
+        if names.count(r.name) > 1:
+            raise _fail(f"RETURN names '{r.name}' twice; rename one with AS", r.pos)
+    return q
+
+
+def _check_ref(node: A.Expr, comps: dict[str, A.Component], in_return: bool) -> None:
+    var = getattr(node, "var", None)
+    if var is None or not isinstance(node, (A.AttrRef, A.LenRef, A.Agg)):
+        return
+    comp = comps.get(var)
+    if comp is None:
+        close = difflib.get_close_matches(var, list(comps), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise _fail(f"unknown variable '{var}'{hint}", node.pos, expected=list(comps))
+    if isinstance(node, A.AttrRef):
+        if comp.kleene and node.index is None:
+            raise _fail(f"'{var}' is a Kleene variable: write {var}[1], {var}[i], {var}[i-1] or "
+                        f"{var}[{var}.LEN] before .{node.attr}", node.pos)
+        if not comp.kleene and node.index is not None:
+            raise _fail(f"'{var}' is not a Kleene variable, so it cannot be indexed ({var}[...])", node.pos)
+        if in_return and node.index in (A.Index.CURRENT, A.Index.PREV):
+            raise _fail(f"{var}[{node.index.value}] has no meaning in RETURN; use {var}[1] or "
+                        f"{var}[{var}.LEN]", node.pos)
+    else:
+        if not comp.kleene:
+            what = "an aggregate" if isinstance(node, A.Agg) else f"{var}.LEN"
+            raise _fail(f"{what} needs a Kleene variable, and '{var}' is not one", node.pos)
+        if in_return and isinstance(node, A.Agg) and node.scope is A.AggScope.PREFIX:
+            raise _fail(f"{node.func}({var}[..i-1]) has no meaning in RETURN; use {var}[]", node.pos)
+    if comp.negated and in_return:
+        raise _fail(f"negated variable '{var}' binds no event and cannot be returned", node.pos)
