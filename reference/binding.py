@@ -101,8 +101,9 @@ def attribute_uses(q: A.Query) -> dict[str, tuple[str, bool, A.Expr]]:
 
 def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
     """EventError for a missing attribute column or a non-numeric value where a number is needed."""
-    uses = attribute_uses(q)
-    context = {attr: f"needed by {expr_to_text(node)} at line {node.pos.line}, column {node.pos.column}"
+    uses = {attr: use for attr, use in attribute_uses(q).items()
+            if attr in batch.columns or attr not in ("ts", "time", "id")}
+    context = {attr: f"{expr_to_text(node)} at line {node.pos.line}, column {node.pos.column} of the query"
                for attr, (_, _, node) in uses.items()}
     batch.require_columns(list(uses), context)
     var_type = {c.var: types[c.var] for c in q.pattern.components}
@@ -112,7 +113,7 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
         readers = {var_type[v] for v in _readers(q, attr)}
         codes = [batch.type_code(t) for t in readers]
         mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
-        batch.require_numeric(attr, mask, " " + context[attr])
+        batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")
 
 
 def _readers(q: A.Query, attr: str) -> set[str]:

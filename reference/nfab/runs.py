@@ -21,6 +21,7 @@ Bindings = tuple[tuple[int, ...], ...]
 Run = tuple[int, int, Bindings]
 
 SELECTIONS = ("all", "non_overlap")
+PSEUDO_ATTRIBUTES = frozenset({"ts", "time", "id"})  # readable as x.ts / x.time / x.id without a column
 
 
 class EventStore:
@@ -41,7 +42,10 @@ class EventStore:
             self.ts.append(int(batch.ts[i]))
             ident = batch.ids[i]
             self.ids.append(ident.item() if hasattr(ident, "item") else ident)
-            self.rows.append({a: batch.exact_value(a, i) for a in self.attrs})
+            row = {a: batch.exact_value(a, i) for a in self.attrs if a in batch.columns}
+            for a in PSEUDO_ATTRIBUTES.intersection(self.attrs).difference(batch.columns):
+                row[a] = self.ids[-1] if a == "id" else self.ts[-1]
+            self.rows.append(row)
         return range(start, len(self.ts))
 
     def value(self, pos: int, attr: str):
@@ -227,7 +231,7 @@ class NFAbProgram:
                         return False
         return "wait" if wait else True
 
-    def _check_pending(self, pos: int) -> list[Match]:
+    def _check_pending(self, pos: int) -> list[Bindings]:
         """Let the event at pos block pending matches inside its window; release those whose window closed."""
         if not self.pending:
             return []
@@ -240,7 +244,7 @@ class NFAbProgram:
             elif not any(self._blocks(neg, b, pos) for neg in self.nfa.negations if neg.gap == self.nfa.n):
                 keep.append(b)
         self.pending = keep
-        return [self._match(b) for b in released]
+        return released
 
     # ------------------------------------------------------------------ output
     def _key(self, pos: int) -> tuple:

@@ -1,0 +1,152 @@
+"""The `cepkit` command line: run a query over an event file, or explain what a query compiles to."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from reference.errors import CepkitError, EventError, QueryError
+
+FORMATS = ("jsonl", "csv", "parquet", "table")
+
+
+def _read_query(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise QueryError(f"cannot read query file {path}: {exc.strerror or exc}") from None
+
+
+class Progress:
+    """A progress bar on stderr, shown only on a terminal and only once the work has taken 2 s."""
+
+    def __init__(self, label: str, enabled: bool):
+        self.label = label
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        if not self.shown and time.monotonic() - self.start < 2.0:
+            return
+        self.shown = True
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from cepkit.api import compile as compile_query
+    from cepkit.output import write_matches
+    from reference.events import read_events
+
+    text = _read_query(args.query)
+    program = compile_query(text, engine=args.engine, selection=args.selection.replace("-", "_"))
+    started = time.monotonic()
+    batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
+                        default_type=args.default_type)
+    progress = Progress(f"cepkit {args.engine}", not args.no_progress)
+    matches = program.feed(batch, progress) if args.engine != "brute" else program.feed(batch)
+    matches += program.close()
+    progress.finish()
+    elapsed = time.monotonic() - started
+    write_matches(matches, args.format, args.output, program)
+    print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
+          f"(engine {args.engine}, {program.nfa.strategy.value})", file=sys.stderr)
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from reference.language import parse
+    from reference.language.printer import query_to_text
+    from reference.nfab.compile import compile_nfab, describe
+
+    q = parse(_read_query(args.query))
+    print("-- query (canonical text)")
+    print(query_to_text(q))
+    if q.strategy_defaulted:
+        print(f"-- no strategy given: {q.strategy.value} is the default")
+    print("-- AST")
+    print(_tree(q))
+    print("-- NFA^b")
+    print(describe(compile_nfab(q)))
+    return 0
+
+
+def _tree(node, indent: int = 0) -> str:
+    """An indented dump of an AST node (positions left out)."""
+    import dataclasses
+    from enum import Enum
+
+    pad = "  " * indent
+    if dataclasses.is_dataclass(node):
+        fields = [f for f in dataclasses.fields(node) if f.name != "pos"]
+        simple = [(f.name, getattr(node, f.name)) for f in fields
+                  if not dataclasses.is_dataclass(getattr(node, f.name)) and not isinstance(getattr(node, f.name), tuple)]
+        nested = [(f.name, getattr(node, f.name)) for f in fields if (f.name, getattr(node, f.name)) not in simple]
+        head = ", ".join(f"{k}={v.value if isinstance(v, Enum) else v!r}" for k, v in simple if v is not None)
+        lines = [f"{pad}{type(node).__name__}({head})"]
+        for name, value in nested:
+            if isinstance(value, tuple):
+                if value:
+                    lines.append(f"{pad}  {name}:")
+                    lines += [_tree(v, indent + 2) for v in value]
+            else:
+                lines.append(f"{pad}  {name}:")
+                lines.append(_tree(value, indent + 2))
+        return "\n".join(lines)
+    return f"{pad}{node!r}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from cepkit.engines import ENGINES
+
+    p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run a query over an event file and print its matches")
+    r.add_argument("query", help="query file (SASE+)")
+    r.add_argument("events", help="events: .csv, .parquet, .jsonl")
+    r.add_argument("--engine", default="reference", choices=sorted(ENGINES))
+    r.add_argument("--format", default="jsonl", choices=FORMATS)
+    r.add_argument("--output", help="write matches here instead of standard output (required for parquet)")
+    r.add_argument("--selection", default="all", choices=("all", "non-overlap"),
+                   help="all matches (default) or the non-overlap output format")
+    r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
+    r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
+    r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
+    r.add_argument("--default-type", help="event type for every row when there is no type column")
+    r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    r.set_defaults(func=_cmd_run)
+    e = sub.add_parser("explain", help="print a query's AST and its compiled NFA^b")
+    e.add_argument("query", help="query file (SASE+)")
+    e.set_defaults(func=_cmd_explain)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except QueryError as exc:
+        print(f"query error: {getattr(args, 'query', '')}: {exc}", file=sys.stderr)
+        return 2
+    except EventError as exc:
+        print(f"event error: {getattr(args, 'events', '')}: {exc}", file=sys.stderr)
+        return 3
+    except CepkitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
