@@ -1,0 +1,30 @@
+# cepkit: `make demo` (set up and run the main job) and `make test` (set up and run every test).
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+CEPKIT := $(VENV)/bin/cepkit
+
+.PHONY: venv install demo test clean
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+venv install: $(VENV)/.installed
+
+demo: install
+	@echo "== Query 3 (SIGMOD'08) on the Fig. 3 stream, skip_till_next_match"
+	$(CEPKIT) run examples/query3.sase examples/fig3_stream.csv --format table
+	@echo "== Query 1 (shoplifting, negation) on RFID readings"
+	$(CEPKIT) run examples/shoplifting.sase examples/rfid.jsonl --ts-unit h
+	@echo "== SASE 1.0 query file on the synthetic stock ticker (5000 events)"
+	$(CEPKIT) run examples/sase1_stock.query examples/stocks.csv --format table
+
+test: install
+	$(PY) -m pytest -q -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info
