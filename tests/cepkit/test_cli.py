@@ -1,0 +1,170 @@
+"""The cepkit command line: acceptance runs, output formats, exit codes and error messages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cepkit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+Q3 = (EX / "query3.sase").read_text()
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def jsonl(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("strategy, count", [("skip_till_next_match", 3), ("skip_till_any_match", 68),
+                                             ("partition_contiguity", 2), ("strict_contiguity", 2)])
+def test_query3_on_fig3_stream(tmp_path, capsys, strategy, count):
+    query = tmp_path / "q.sase"
+    query.write_text(Q3.replace("skip_till_next_match", strategy))
+    code, out, err = run_cli(capsys, "run", query, EX / "fig3_stream.csv")
+    assert code == 0, err
+    matches = jsonl(out)
+    assert len(matches) == count
+    assert f"{count} matches from 8 events" in err
+    if strategy == "skip_till_next_match":  # CC1, and not CC14's unconstrained reading
+        assert sorted(m["bindings"]["a"] for m in matches) == [
+            ["e1", "e2", "e3", "e4", "e5"], ["e1", "e2", "e3", "e4", "e5", "e6", "e7"], ["e3", "e4"]]
+        assert {"first_price", "avg_price", "drop_volume", "ts"} <= set(matches[0])
+
+
+def test_sase1_query_file_runs_unchanged_over_csv(tmp_path, capsys):
+    from benchmarks.workloads.stock import generate
+
+    events = tmp_path / "stocks.csv"
+    generate(3000, seed=7).to_csv(events, index=False)
+    assert list(pd.read_csv(events, nrows=1).columns) == ["id", "ts", "type", "symbol", "price", "volume"]
+    code, out, err = run_cli(capsys, "run", EX / "sase1_stock.query", events)
+    assert code == 0, err
+    frame = pd.read_csv(events).set_index("id")
+    for m in jsonl(out):
+        a, b = m["bindings"]["a"], m["bindings"]["b"]
+        assert frame.loc[a[0], "price"] % 500 == 0 and frame.loc[b[0], "volume"] < 150
+        assert list(frame.loc[a, "price"]) == sorted(set(frame.loc[a, "price"]))
+        assert frame.loc[b[0], "ts"] - frame.loc[a[0], "ts"] < 500
+
+
+def test_shipped_stock_example_is_the_generator_output():
+    from benchmarks.workloads.stock import generate
+
+    shipped = pd.read_csv(EX / "stocks.csv")
+    pd.testing.assert_frame_equal(shipped, generate(len(shipped)), check_dtype=False)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "table", "jsonl"])
+def test_output_formats(tmp_path, capsys, fmt):
+    out_path = tmp_path / f"out.{fmt}"
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", EX / "fig3_stream.csv", "--format", fmt,
+                           "--output", out_path)
+    assert code == 0, err
+    if fmt == "parquet":
+        frame = pd.read_parquet(out_path)
+        assert len(frame) == 3 and list(frame.columns)[:3] == ["a", "b", "ts"]
+        assert sorted(list(x) for x in frame["b"]) == [["e6"], ["e6"], ["e8"]]
+    elif fmt == "csv":
+        frame = pd.read_csv(out_path)
+        assert sorted(frame["a"]) == ["e1 e2 e3 e4 e5", "e1 e2 e3 e4 e5 e6 e7", "e3 e4"]
+    elif fmt == "jsonl":
+        assert len(jsonl(out_path.read_text())) == 3
+    else:
+        assert "e3,e4" in out_path.read_text()
+
+
+def test_non_overlap_selection(capsys):
+    code, out, _ = run_cli(capsys, "run", EX / "query3.sase", EX / "fig3_stream.csv", "--selection", "non-overlap")
+    assert code == 0
+    assert [m["bindings"] for m in jsonl(out)] == [{"a": ["e3", "e4"], "b": ["e6"]}]
+
+
+def test_explain_prints_ast_and_nfa(capsys):
+    code, out, _ = run_cli(capsys, "explain", EX / "query3.sase")
+    assert code == 0
+    assert "Agg(func='avg', var='a', attr='price', scope='..i-1')" in out
+    assert "proceed -> b" in out and "Step 6" in out
+    assert "ignore  (loop)   : ¬(e.type = Stock ∧ a[i].symbol = a[1].symbol" in out
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_query_error_exit_2_names_line_and_column(tmp_path, capsys):
+    q = _write(tmp_path, "bad.sase", "PATTERN SEQ(Stock+ a[], Stock b)\nWHERE skip_till_next_match { a[i].price > b.x }")
+    code, out, err = run_cli(capsys, "run", q, EX / "fig3_stream.csv")
+    assert code == 2 and out == ""
+    assert "line 2, column 30" in err and "Traceback" not in err
+
+
+def test_event_type_typo_is_a_query_error(tmp_path, capsys):
+    q = _write(tmp_path, "q.sase", "PATTERN SEQ(Stok a, Stock b) WHERE skip_till_any_match { }")
+    code, _, err = run_cli(capsys, "run", q, EX / "fig3_stream.csv")
+    assert code == 2 and "did you mean 'Stock'" in err and "line 1, column 13" in err
+
+
+def test_missing_query_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "run", tmp_path / "nope.sase", EX / "fig3_stream.csv")
+    assert code == 2 and "cannot read query file" in err
+
+
+def test_missing_attribute_column_exit_3(tmp_path, capsys):
+    q = _write(tmp_path, "q.sase", "PATTERN SEQ(Stock a, Stock b) WHERE skip_till_any_match { b.bid > a.price }")
+    code, _, err = run_cli(capsys, "run", q, EX / "fig3_stream.csv")
+    assert code == 3 and "missing attribute column 'bid'" in err and "line 1, column 59" in err
+
+
+def test_non_numeric_value_names_row_and_column(tmp_path, capsys):
+    events = tmp_path / "e.csv"
+    text = (EX / "fig3_stream.csv").read_text().replace("e4,2008-06-10T09:04:00,Stock,Goog,121,999",
+                                                       "e4,2008-06-10T09:04:00,Stock,Goog,12l,999")
+    events.write_text(text)
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", events)
+    assert code == 3 and "row 4" in err and "column 'price'" in err and "12l" in err
+
+
+def test_unsorted_timestamps_error_or_sort(tmp_path, capsys):
+    lines = (EX / "fig3_stream.csv").read_text().splitlines()
+    lines[3], lines[4] = lines[4], lines[3]  # e3 after e4
+    events = _write(tmp_path, "e.csv", "\n".join(lines) + "\n")
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", events)
+    assert code == 3 and "row 4" in err and "'ts'" in err and "--sort" in err
+    code, out, _ = run_cli(capsys, "run", EX / "query3.sase", events, "--sort")
+    assert code == 0 and len(jsonl(out)) == 3
+
+
+def test_duration_window_needs_a_time_unit(tmp_path, capsys):
+    events = _write(tmp_path, "e.csv", "id,ts,type,symbol,price,volume\ne1,1,Stock,G,1,1\n")
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", events)
+    assert code == 2 and "--ts-unit" in err and "line 9, column 9" in err
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", events, "--ts-unit", "min")
+    assert code == 0, err
+
+
+def test_unitless_window_refused_on_datetimes(tmp_path, capsys):
+    q = _write(tmp_path, "q.sase", "PATTERN SEQ(Stock a, Stock b) WHERE skip_till_any_match { } WITHIN 5")
+    code, _, err = run_cli(capsys, "run", q, EX / "fig3_stream.csv")
+    assert code == 2 and "has no time unit" in err
+
+
+def test_parquet_needs_output(capsys):
+    code, _, err = run_cli(capsys, "run", EX / "query3.sase", EX / "fig3_stream.csv", "--format", "parquet")
+    assert code == 1 and "--output" in err
+
+
+def test_shoplifting_example_with_negation(capsys):
+    code, out, _ = run_cli(capsys, "run", EX / "shoplifting.sase", EX / "rfid.jsonl", "--ts-unit", "h")
+    assert code == 0
+    assert sorted(m["bindings"]["a"] + m["bindings"]["c"] for m in jsonl(out)) == [["x2", "x6"], ["x4", "x7"]]
