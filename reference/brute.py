@@ -9,6 +9,7 @@ component lies in its gap. Exponential: for tiny inputs and for checking the NFA
 from __future__ import annotations
 
 from reference.events import EventBatch
+from reference.errors import CepkitError
 from reference.evaluate import Env, evaluate, truth
 from reference.language import ast as A
 from reference.language import parse
@@ -18,11 +19,20 @@ from reference.nfab.runs import NFAbProgram
 
 Bindings = tuple[tuple[int, ...], ...]
 
+MAX_EVENTS = 200  # enumeration is exponential in the stream length
+
+
+class TooLarge(CepkitError):
+    """The brute-force engine was given more events than it can enumerate."""
+
 
 class BruteForceProgram(NFAbProgram):
     """Whole-stream evaluation by enumeration; reuses only the binding and output plumbing."""
 
     def feed(self, batch: EventBatch, progress=None) -> list[Match]:
+        if len(self.store.ts) + len(batch) > MAX_EVENTS:
+            raise TooLarge(f"the brute-force engine enumerates every candidate match and takes at most "
+                           f"{MAX_EVENTS} events; use --engine reference for this input")
         self._bind(batch)
         self.store.add(batch)
         return []

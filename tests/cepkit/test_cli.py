@@ -168,3 +168,10 @@ def test_shoplifting_example_with_negation(capsys):
     code, out, _ = run_cli(capsys, "run", EX / "shoplifting.sase", EX / "rfid.jsonl", "--ts-unit", "h")
     assert code == 0
     assert sorted(m["bindings"]["a"] + m["bindings"]["c"] for m in jsonl(out)) == [["x2", "x6"], ["x4", "x7"]]
+
+
+def test_brute_engine_agrees_on_small_input_and_refuses_large(capsys):
+    code, out, _ = run_cli(capsys, "run", EX / "query3.sase", EX / "fig3_stream.csv", "--engine", "brute")
+    assert code == 0 and len(jsonl(out)) == 3
+    code, _, err = run_cli(capsys, "run", EX / "sase1_stock.query", EX / "stocks.csv", "--engine", "brute")
+    assert code == 1 and "at most 200 events" in err
