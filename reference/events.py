@@ -20,21 +20,14 @@ import numpy as np
 import pandas as pd
 
 from reference.errors import EventError
+from reference.language.units import NANOS
 
 __all__ = [
     "TIME_UNITS", "EventBatch", "from_pandas", "from_arrow", "read_csv", "read_parquet",
     "read_jsonl", "read_events", "to_pandas",
 ]
 
-TIME_UNITS: dict[str, int] = {
-    "ns": 1,
-    "us": 1_000,
-    "ms": 1_000_000,
-    "s": 10**9,
-    "min": 60 * 10**9,
-    "h": 3600 * 10**9,
-    "d": 86400 * 10**9,
-}
+TIME_UNITS: dict[str, int] = NANOS  # unit name -> nanoseconds, shared with query durations
 
 _INT64_MIN, _INT64_MAX = np.iinfo(np.int64).min, np.iinfo(np.int64).max
 # CSV cells read as null; pandas' default list would also turn names such as 'NA' or 'None' into nulls.
