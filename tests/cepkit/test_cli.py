@@ -175,3 +175,35 @@ def test_brute_engine_agrees_on_small_input_and_refuses_large(capsys):
     assert code == 0 and len(jsonl(out)) == 3
     code, _, err = run_cli(capsys, "run", EX / "sase1_stock.query", EX / "stocks.csv", "--engine", "brute")
     assert code == 1 and "at most 200 events" in err
+
+
+class _Tty:
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_only_on_a_terminal_after_two_seconds(monkeypatch):
+    from cepkit import cli
+
+    tty = _Tty()
+    monkeypatch.setattr(cli.sys, "stderr", tty)
+    bar = cli.Progress("cepkit", enabled=True)
+    bar(10, 100)
+    assert tty.text == ""  # quick work shows nothing
+    bar.start -= 5
+    bar(50, 100)
+    bar.finish()
+    assert "50/100 events" in tty.text and tty.text.endswith("\n")
+    off = cli.Progress("cepkit", enabled=False)
+    off.start -= 5
+    off(50, 100)
+    assert tty.text.count("events") == 1
