@@ -70,6 +70,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from reference.nfab.compile import compile_nfab, describe
 
     q = parse(_read_query(args.query))
+    nfa = compile_nfab(q)  # fail before printing anything
     print("-- query (canonical text)")
     print(query_to_text(q))
     if q.strategy_defaulted:
@@ -77,7 +78,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     print("-- AST")
     print(_tree(q))
     print("-- NFA^b")
-    print(describe(compile_nfab(q)))
+    print(describe(nfa))
     return 0
 
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from reference.errors import QueryError
+from reference.errors import EventError, QueryError
 from reference.events import EventBatch
 from reference.language import ast as A
 from reference.language.printer import expr_to_text
@@ -108,12 +108,16 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
     batch.require_columns(list(uses), context)
     var_type = {c.var: types[c.var] for c in q.pattern.components}
     for attr, (var, numeric, node) in uses.items():
-        if not numeric:
-            continue
         readers = {var_type[v] for v in _readers(q, attr)}
         codes = [batch.type_code(t) for t in readers]
         mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
-        batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")
+        if numeric:
+            batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")
+        elif batch.columns[attr].dtype == object:
+            try:  # text that is numbers on every row the query reads is numbers ('5' = 5)
+                batch.require_numeric(attr, mask)
+            except EventError:
+                pass  # a text attribute: compared as text
 
 
 def _readers(q: A.Query, attr: str) -> set[str]:

@@ -29,6 +29,8 @@ class TooLarge(CepkitError):
 class BruteForceProgram(NFAbProgram):
     """Whole-stream evaluation by enumeration; reuses only the binding and output plumbing."""
 
+    engine_name = "brute"
+
     def feed(self, batch: EventBatch, progress=None) -> list[Match]:
         if len(self.store.ts) + len(batch) > MAX_EVENTS:
             raise TooLarge(f"the brute-force engine enumerates every candidate match and takes at most "

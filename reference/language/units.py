@@ -9,7 +9,7 @@ NANOS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "min": 60 * 10**9,
 
 _SPELLINGS = {
     "ns": ("ns", "nanosecond", "nanoseconds", "nanos"),
-    "us": ("us", "µs", "microsecond", "microseconds", "micros"),
+    "us": ("us", "microsecond", "microseconds", "micros"),
     "ms": ("ms", "millisecond", "milliseconds", "millis"),
     "s": ("s", "sec", "secs", "second", "seconds"),
     "min": ("min", "mins", "minute", "minutes"),

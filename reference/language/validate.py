@@ -37,16 +37,31 @@ def validate(q: A.Query) -> A.Query:
         seen[c.var] = c
     for node in walk(q.where) if q.where is not None else ():
         _check_ref(node, seen, in_return=False)
+        _check_arith(node)
     for item in q.returns:
         for node in walk(item.expr):
             _check_ref(node, seen, in_return=True)
+            _check_arith(node)
             if isinstance(node, A.EquivTest):
                 raise _fail("an equivalence test cannot be returned", node.pos)
     names = [r.name for r in q.returns]
+    reserved = {"bindings", "ts"} | set(seen)
     for r in q.returns:
+        if r.name in reserved:
+            raise _fail(f"RETURN name '{r.name}' is taken by the match itself (bindings, ts, or a variable); "
+                        f"choose another with AS", r.pos)
         if names.count(r.name) > 1:
             raise _fail(f"RETURN names '{r.name}' twice; rename one with AS", r.pos)
     return q
+
+
+def _check_arith(node: A.Expr) -> None:
+    """Arithmetic needs numbers: a string or boolean constant there is a mistake."""
+    operands = [node.left, node.right] if isinstance(node, A.BinOp) else \
+        [node.operand] if isinstance(node, A.Neg) else []
+    for x in operands:
+        if isinstance(x, A.Const) and isinstance(x.value, (str, bool)):
+            raise _fail(f"arithmetic needs numbers, not {x.value!r}", x.pos)
 
 
 def _check_ref(node: A.Expr, comps: dict[str, A.Component], in_return: bool) -> None:

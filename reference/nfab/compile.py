@@ -132,6 +132,15 @@ def to_cnf(e: A.Expr) -> list[A.Expr]:
     return result
 
 
+def _conjuncts(e: A.Expr):
+    """The top-level conjuncts of an expression (nested ANDs flattened)."""
+    if isinstance(e, A.And):
+        for item in e.items:
+            yield from _conjuncts(item)
+    else:
+        yield e
+
+
 def _fail(msg: str, pos: A.Pos) -> QueryError:
     return QueryError(msg, pos.line or None, pos.column or None)
 
@@ -151,7 +160,7 @@ def compile_nfab(q: A.Query) -> NFAb:
 
     where = q.where
     if where is not None:
-        for node in walk(where):
+        for node in _conjuncts(where):  # [attr] under OR/NOT is a predicate, not a partition
             if isinstance(node, A.EquivTest) and node.attr not in partition_attrs:
                 partition_attrs.append(node.attr)
         where = _expand_equiv(where, None, comps)
@@ -177,7 +186,9 @@ def compile_nfab(q: A.Query) -> NFAb:
             for lvl, node in pos_levels:
                 if lvl[1] == TAKE and lvl != last:
                     raise _fail(f"{expr_to_text(node)} is only defined while the closure of {node.var} is "
-                                f"being built, but this predicate also needs a later variable", node.pos)
+                                f"being built, but this predicate also needs "
+                                f"{'the completed closure' if last[0] == lvl[0] else 'a later variable'}",
+                                node.pos)
             j, kind = last
             (begin, take, proceed)[kind][j].append(clause)
 

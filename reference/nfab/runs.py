@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from reference.binding import WindowBound, check_columns, resolve_type, window_bound, attribute_uses
-from reference.errors import Unsupported
+from reference.errors import EventError, QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -55,12 +55,14 @@ class EventStore:
 class NFAbProgram:
     """A compiled query ready to consume a stream: `feed(batch)` then `close()`."""
 
+    engine_name = "reference"
+
     def __init__(self, nfa: NFAb, selection: str = "all"):
         if selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+            raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
             neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
-            raise Unsupported("reference", "the non-overlap output format with a trailing negation",
+            raise Unsupported(self.engine_name, "the non-overlap output format with a trailing negation",
                               neg.component.pos.line or None, neg.component.pos.column or None)
         self.nfa = nfa
         self.selection = selection
@@ -97,6 +99,9 @@ class NFAbProgram:
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
+        if len(batch) and self.store.ts and int(batch.ts[0]) < self.store.ts[-1]:
+            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
+                             f"{self.store.ts[-1]} from an earlier batch", int(batch.source_rows[0]), "ts")
         q = self.nfa.query
         types = {c.var: resolve_type(c.event_type, batch.type_names, c.pos) for c in q.pattern.components}
         if self.types is None:
