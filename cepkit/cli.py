@@ -54,7 +54,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type)
     progress = Progress(f"cepkit {args.engine}", not args.no_progress)
-    matches = program.feed(batch, progress) if args.engine != "brute" else program.feed(batch)
+    matches = program.feed(batch, progress)
     matches += program.close()
     progress.finish()
     elapsed = time.monotonic() - started

@@ -80,7 +80,7 @@ def _ref_level(node: A.Expr, index: dict[str, int], negated: set[str]) -> tuple 
     return (j, PROCEED)
 
 
-def _expand_equiv(e: A.Expr, anchor: A.AttrRef | None, comps: tuple[A.Component, ...]) -> A.Expr:
+def _expand_equiv(e: A.Expr, comps: tuple[A.Component, ...]) -> A.Expr:
     """Replace `[attr]` by equalities of every variable with the first positive variable."""
     if isinstance(e, A.EquivTest):
         first = next(c for c in comps if not c.negated)
@@ -95,11 +95,11 @@ def _expand_equiv(e: A.Expr, anchor: A.AttrRef | None, comps: tuple[A.Component,
                 eqs.append(A.Compare("=", A.AttrRef(c.var, e.attr, None, e.pos), anchor_ref, e.pos))
         return A.And(tuple(eqs), e.pos) if eqs else A.Const(True, e.pos)
     if isinstance(e, A.And):
-        return A.And(tuple(_expand_equiv(x, anchor, comps) for x in e.items), e.pos)
+        return A.And(tuple(_expand_equiv(x, comps) for x in e.items), e.pos)
     if isinstance(e, A.Or):
-        return A.Or(tuple(_expand_equiv(x, anchor, comps) for x in e.items), e.pos)
+        return A.Or(tuple(_expand_equiv(x, comps) for x in e.items), e.pos)
     if isinstance(e, A.Not):
-        return A.Not(_expand_equiv(e.operand, anchor, comps), e.pos)
+        return A.Not(_expand_equiv(e.operand, comps), e.pos)
     return e
 
 
@@ -163,7 +163,7 @@ def compile_nfab(q: A.Query) -> NFAb:
         for node in _conjuncts(where):  # [attr] under OR/NOT is a predicate, not a partition
             if isinstance(node, A.EquivTest) and node.attr not in partition_attrs:
                 partition_attrs.append(node.attr)
-        where = _expand_equiv(where, None, comps)
+        where = _expand_equiv(where, comps)
         for clause in to_cnf(where):
             levels = [(lvl, node) for node in walk(clause)
                       if (lvl := _ref_level(node, index, negated)) is not None]
