@@ -46,6 +46,9 @@ class EventBatch:
     ids: np.ndarray
     ts_unit: str | None
     source_rows: np.ndarray
+    # True when ids are row positions made up by the reader (no id column): a program fed several
+    # such batches numbers them on, so ids stay unique across the stream. A slice has fixed ids.
+    positional_ids: bool = False
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -228,7 +231,8 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
             columns = {k: v[order] for k, v in columns.items()}
 
     return EventBatch(columns=columns, type_codes=type_codes, type_names=type_names, ts=ts, ids=ids,
-                      ts_unit=ts_unit, source_rows=source_rows)
+                      ts_unit=ts_unit, source_rows=source_rows,
+                      positional_ids=id_col is None or id_col not in df.columns)
 
 
 def _first(mask: np.ndarray) -> int:

@@ -37,11 +37,13 @@ class EventStore:
     def add(self, batch: EventBatch) -> range:
         start = len(self.ts)
         names = batch.type_names
+        offset = start if batch.positional_ids else 0  # made-up row ids continue across batches
         for i in range(len(batch)):
             self.types.append(names[int(batch.type_codes[i])])
             self.ts.append(int(batch.ts[i]))
             ident = batch.ids[i]
-            self.ids.append(ident.item() if hasattr(ident, "item") else ident)
+            ident = ident.item() if hasattr(ident, "item") else ident
+            self.ids.append(ident + offset if offset else ident)
             row = {a: batch.exact_value(a, i) for a in self.attrs if a in batch.columns}
             for a in PSEUDO_ATTRIBUTES.intersection(self.attrs).difference(batch.columns):
                 row[a] = self.ids[-1] if a == "id" else self.ts[-1]
@@ -70,6 +72,7 @@ class NFAbProgram:
         self.runs: list[Run] = []
         self.pending: list[Bindings] = []  # matches waiting for a trailing negation's window to close
         self.types: dict[str, str] | None = None
+        self.ts_unit: str | None = None
         self.window: WindowBound | None = None
         self.vars = [c.var for c in nfa.components]
         self.partitions_seen = 0
@@ -104,9 +107,13 @@ class NFAbProgram:
                              f"{self.store.ts[-1]} from an earlier batch", int(batch.source_rows[0]), "ts")
         q = self.nfa.query
         types = {c.var: resolve_type(c.event_type, batch.type_names, c.pos) for c in q.pattern.components}
-        if self.types is None:
+        if self.types is None or not self.store.ts:  # bind to the first batch that has events
             self.types = types
             self.window = window_bound(q.window, batch.ts_unit)
+        elif batch.ts_unit != self.ts_unit:
+            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
+                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
+        self.ts_unit = batch.ts_unit
         check_columns(q, batch, self.types)
 
     # ------------------------------------------------------------------ formulas

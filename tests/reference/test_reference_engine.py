@@ -87,3 +87,43 @@ def test_return_payload_is_exact():
 
     got = {m.binding_dict["a"]: dict(m.payload) for m in ms}
     assert got[(0, 1)] == {"m": Fraction(3, 2), "n": 2, "third": 1}
+
+
+def test_made_up_ids_continue_across_separately_read_batches():
+    program = compile("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { }")
+    first = from_pandas(frame([{"ts": 1, "type": "A"}, {"ts": 2, "type": "C"}]))
+    second = from_pandas(frame([{"ts": 3, "type": "B"}]))
+    assert first.positional_ids and not first.slice(0, 1).positional_ids
+    out = program.feed(first) + program.feed(second) + program.close()
+    assert [m.binding_dict for m in out] == [{"a": (0,), "b": (2,)}]
+
+
+def test_types_bind_to_the_first_batch_with_events():
+    program = compile("PATTERN SEQ(stock a, stock b) WHERE skip_till_any_match { }")
+    empty = from_pandas(pd.DataFrame({"ts": pd.Series([], dtype="int64"), "type": pd.Series([], dtype=object)}))
+    program.feed(empty)
+    out = program.feed(from_pandas(frame([{"ts": 1, "type": "Stock"}, {"ts": 2, "type": "Stock"}])))
+    assert [m.binding_dict for m in out] == [{"a": (0,), "b": (1,)}]
+
+
+def test_trailing_negation_match_is_released_when_its_window_closes():
+    """Streaming: a match waiting on a trailing negation comes out with the first event outside its window."""
+    program = compile("PATTERN SEQ(A a, !(B b)) WHERE skip_till_any_match { } WITHIN 5")
+    assert program.feed(from_pandas(frame([{"id": "a1", "ts": 1, "type": "A"}]))) == []
+    assert program.feed(from_pandas(frame([{"id": "c4", "ts": 4, "type": "C"}]))) == []  # still inside
+    out = program.feed(from_pandas(frame([{"id": "c6", "ts": 6, "type": "C"}])))       # 6 - 1 >= 5
+    assert [m.binding_dict for m in out] == [{"a": ("a1",)}] and out[0].ts == 1
+    assert program.close() == []
+
+
+def test_trailing_negation_without_window_waits_for_the_end_of_the_stream():
+    program = compile("PATTERN SEQ(A a, !(B b)) WHERE skip_till_any_match { }")
+    assert program.feed(from_pandas(frame([{"id": "a1", "ts": 1, "type": "A"}, {"id": "c", "ts": 9, "type": "C"}]))) == []
+    assert [m.binding_dict for m in program.close()] == [{"a": ("a1",)}]
+
+
+def test_changing_timestamp_unit_between_batches_is_an_event_error():
+    program = compile("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { }")
+    program.feed(from_pandas(frame([{"id": 1, "ts": 1, "type": "A"}]), ts_unit="s"))
+    with pytest.raises(EventError, match="one unit per stream"):
+        program.feed(from_pandas(frame([{"id": 2, "ts": 2, "type": "B"}]), ts_unit="ms"))
