@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
 
-.PHONY: venv install demo test clean
+.PHONY: venv install demo test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -25,6 +25,11 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: install
+	$(VENV)/bin/asv machine --yes --machine local >/dev/null
+	$(VENV)/bin/asv run -E existing:$(abspath $(PY)) --set-commit-hash $$(git rev-parse HEAD) --machine local
+	@echo "compare two commits: $(VENV)/bin/asv compare -E existing:$(abspath $(PY)) --machine local A B"
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info
