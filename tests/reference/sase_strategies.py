@@ -17,7 +17,7 @@ def patterns(draw, allow_negation: bool = True) -> dict:
     for j in range(n):
         comps.append({"var": "abc"[j], "type": draw(st.sampled_from(TYPES)), "kleene": draw(st.booleans())})
     neg = None
-    if allow_negation and draw(st.integers(0, 2)) == 0:
+    if allow_negation and draw(st.booleans()):
         neg = {"var": "z", "type": draw(st.sampled_from(TYPES)), "gap": draw(st.integers(0, n))}
     preds = []
 
@@ -52,7 +52,7 @@ def patterns(draw, allow_negation: bool = True) -> dict:
     if neg is not None and neg["gap"] == n:
         items.append(f"!({neg['type']} z)")
     strategy = draw(st.sampled_from(STRATEGIES))
-    window = draw(st.sampled_from(["", "WITHIN 3", "WITHIN 5", "WITHIN 4 EVENTS"]))
+    window = draw(st.sampled_from(["", "WITHIN 2", "WITHIN 3", "WITHIN 5", "WITHIN 4 EVENTS"]))
     text = (f"PATTERN SEQ({', '.join(items)})\nWHERE {strategy} {{ {' and '.join(preds)} }}\n{window}").strip()
     types = sorted({c["type"] for c in comps} | ({neg["type"]} if neg else set()))
     return {"text": text, "trailing_negation": neg is not None and neg["gap"] == n, "types": types}
