@@ -88,23 +88,19 @@ def _tree(node, indent: int = 0) -> str:
     from enum import Enum
 
     pad = "  " * indent
-    if dataclasses.is_dataclass(node):
-        fields = [f for f in dataclasses.fields(node) if f.name != "pos"]
-        simple = [(f.name, getattr(node, f.name)) for f in fields
-                  if not dataclasses.is_dataclass(getattr(node, f.name)) and not isinstance(getattr(node, f.name), tuple)]
-        nested = [(f.name, getattr(node, f.name)) for f in fields if (f.name, getattr(node, f.name)) not in simple]
-        head = ", ".join(f"{k}={v.value if isinstance(v, Enum) else v!r}" for k, v in simple if v is not None)
-        lines = [f"{pad}{type(node).__name__}({head})"]
-        for name, value in nested:
-            if isinstance(value, tuple):
-                if value:
-                    lines.append(f"{pad}  {name}:")
-                    lines += [_tree(v, indent + 2) for v in value]
-            else:
-                lines.append(f"{pad}  {name}:")
-                lines.append(_tree(value, indent + 2))
-        return "\n".join(lines)
-    return f"{pad}{node!r}"
+    if not dataclasses.is_dataclass(node):
+        return f"{pad}{node!r}"
+    values = [(f.name, getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos"]
+    head, children = [], []
+    for name, value in values:
+        if dataclasses.is_dataclass(value) or isinstance(value, tuple):
+            items = value if isinstance(value, tuple) else (value,)
+            if items:
+                children.append(f"{pad}  {name}:")
+                children += [_tree(v, indent + 2) for v in items]
+        elif value is not None:
+            head.append(f"{name}={value.value if isinstance(value, Enum) else value!r}")
+    return "\n".join([f"{pad}{type(node).__name__}({', '.join(head)})"] + children)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from reference.match import canonical_key
+
 __all__ = ["Case", "load_cases", "load_file", "case_batch", "match_key", "format_match", "CASES_DIR"]
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
@@ -92,8 +94,8 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 
 
 def match_key(bindings: dict) -> tuple:
-    """Canonical identity of a match: equal to `reference.match.Match.key()` for the same bindings."""
-    return tuple(sorted((str(var), tuple(str(i) for i in ids)) for var, ids in bindings.items()))
+    """Canonical identity of an expected match: the same function `Match.key()` uses."""
+    return canonical_key(bindings)
 
 
 def format_match(key: tuple) -> str:

@@ -73,45 +73,61 @@ def window_bound(w: A.Window | None, ts_unit: str | None) -> WindowBound | None:
     return WindowBound(int(size) if size.denominator == 1 else size, "ts", strict)
 
 
-def attribute_uses(q: A.Query) -> dict[str, tuple[str, bool, A.Expr]]:
-    """Each attribute the query reads -> (one variable reading it, whether it is used numerically, the reference)."""
-    uses: dict[str, tuple[str, bool, A.Expr]] = {}
+PSEUDO_ATTRIBUTES = frozenset({"ts", "time", "id"})  # readable as x.ts / x.time / x.id without a column
 
-    def note(var: str, attr: str, numeric: bool, node: A.Expr) -> None:
-        old = uses.get(attr)
-        if old is None or (numeric and not old[1]):
-            uses[attr] = (var, numeric, node)
+
+@dataclass
+class AttributeUse:
+    """How a query reads one attribute: which variables read it, whether as a number, and one reference
+    (the numeric one if any) to name in error messages."""
+
+    readers: set[str]
+    numeric: bool
+    node: A.Expr
+
+
+def attribute_uses(q: A.Query) -> dict[str, AttributeUse]:
+    """Each attribute the query reads, with its readers and whether it is used numerically."""
+    uses: dict[str, AttributeUse] = {}
+    every_var = {c.var for c in q.pattern.components}
+
+    def note(readers: set[str], attr: str, numeric: bool, node: A.Expr) -> None:
+        use = uses.get(attr)
+        if use is None:
+            uses[attr] = AttributeUse(set(readers), numeric, node)
+            return
+        use.readers |= readers
+        if numeric and not use.numeric:
+            use.numeric, use.node = True, node
 
     exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
     for root in exprs:
         for node in walk(root):
             if isinstance(node, A.EquivTest):
-                note(q.pattern.positive[0].var, node.attr, False, node)
+                note(every_var, node.attr, False, node)
             elif isinstance(node, A.Agg):
-                note(node.var, node.attr, node.func != "count", node)
+                note({node.var}, node.attr, node.func != "count", node)
             elif isinstance(node, (A.BinOp, A.Neg)) or (isinstance(node, A.Compare) and node.op in _ORDERING):
                 operands = [node.operand] if isinstance(node, A.Neg) else [node.left, node.right]
                 for x in operands:
                     if isinstance(x, A.AttrRef):
-                        note(x.var, x.attr, True, x)
+                        note({x.var}, x.attr, True, x)
             elif isinstance(node, A.AttrRef):
-                note(node.var, node.attr, False, node)
+                note({node.var}, node.attr, False, node)
     return uses
 
 
 def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
     """EventError for a missing attribute column or a non-numeric value where a number is needed."""
     uses = {attr: use for attr, use in attribute_uses(q).items()
-            if attr in batch.columns or attr not in ("ts", "time", "id")}
-    context = {attr: f"{expr_to_text(node)} at line {node.pos.line}, column {node.pos.column} of the query"
-               for attr, (_, _, node) in uses.items()}
+            if attr in batch.columns or attr not in PSEUDO_ATTRIBUTES}
+    context = {attr: f"{expr_to_text(u.node)} at line {u.node.pos.line}, column {u.node.pos.column} of the query"
+               for attr, u in uses.items()}
     batch.require_columns(list(uses), context)
-    var_type = {c.var: types[c.var] for c in q.pattern.components}
-    for attr, (var, numeric, node) in uses.items():
-        readers = {var_type[v] for v in _readers(q, attr)}
-        codes = [batch.type_code(t) for t in readers]
+    for attr, use in uses.items():
+        codes = [batch.type_code(types[v]) for v in use.readers]
         mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
-        if numeric:
+        if use.numeric:
             batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")
         elif batch.columns[attr].dtype == object:
             try:  # text that is numbers on every row the query reads is numbers ('5' = 5)
@@ -119,14 +135,3 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
             except EventError:
                 pass  # a text attribute: compared as text
 
-
-def _readers(q: A.Query, attr: str) -> set[str]:
-    found: set[str] = set()
-    exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
-    for root in exprs:
-        for node in walk(root):
-            if isinstance(node, (A.AttrRef, A.Agg)) and node.attr == attr:
-                found.add(node.var)
-            elif isinstance(node, A.EquivTest) and node.attr == attr:
-                found.update(c.var for c in q.pattern.components)
-    return found

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from reference.events import EventBatch
 from reference.errors import CepkitError
-from reference.evaluate import Env, evaluate, truth
 from reference.language import ast as A
 from reference.language import parse
 from reference.match import Match
@@ -47,14 +46,7 @@ class BruteForceProgram(NFAbProgram):
 
     # ------------------------------------------------------------------ formulas
     def _ok(self, f: Formula, b: Bindings, var: str | None, pos: int | None) -> bool:
-        if f.event_type is not None and self.store.types[pos] != self.types[var]:
-            return False
-        env = Env(dict(zip(self.vars, b)), self.store.value, var, pos)
-        return all(truth(evaluate(c, env)) for c in f.clauses)
-
-    def _window_ok(self, first: int, pos: int) -> bool:
-        w = self.window
-        return w is None or w.inside(self.store.ts[first], first, self.store.ts[pos], pos)
+        return self._holds(f, self._bound(b), var, pos)
 
     def _skippable(self, z: int, b: Bindings, in_kleene: bool) -> bool:
         """May event z be skipped while waiting after bindings b (§3.2 rule 4)?"""
@@ -87,7 +79,7 @@ class BruteForceProgram(NFAbProgram):
             j = len(b) - 1
             last = b[-1][-1]
             for p in range(last + 1, total):
-                if not self._window_ok(b[0][0], p):
+                if not self._in_win(b, p):
                     break
                 if in_kleene and self._ok(nfa.take[j], b, self.vars[j], p):
                     select(b[:-1] + (b[-1] + (p,),), j, kleene_open=True)
@@ -120,13 +112,11 @@ class BruteForceProgram(NFAbProgram):
                 gap = [z for z in range(first)
                        if self.window is None or self.window.inside_back(ts[last], last, ts[z], z)]
             elif neg.gap == n:
-                gap = [z for z in range(last + 1, len(ts)) if self._window_ok(first, z)]
+                gap = [z for z in range(last + 1, len(ts)) if self._in_win(b, z)]
             else:
                 gap = range(b[neg.gap - 1][-1] + 1, b[neg.gap][0])
-            var = neg.component.var
-            for z in gap:
-                if self.store.types[z] == self.types[var] and self._ok(Formula(None, neg.formula.clauses), b, var, z):
-                    return False
+            if any(self._blocks(neg, b, z) for z in gap):
+                return False
         return True
 
     def _select_non_overlap(self, matches: list[Bindings]) -> list[Bindings]:
@@ -143,8 +133,7 @@ class BruteForceProgram(NFAbProgram):
                 key = self._key(b[0][0])
                 if key in done_at and b[0][0] <= done_at[key]:
                     continue
-                old = best.get(key)
-                if old is None or (b[0][0], -sum(map(len, b))) > (old[0][0], -sum(map(len, old))):
+                if key not in best or self._preference(b) > self._preference(best[key]):
                     best[key] = b
             for key, b in best.items():
                 done_at[key] = end

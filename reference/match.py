@@ -25,7 +25,7 @@ class Match:
 
     def key(self) -> tuple:
         """Canonical identity used by conformance: the bindings only, as comparable strings."""
-        return tuple((var, tuple(str(i) for i in ids)) for var, ids in sorted(self.bindings))
+        return canonical_key(dict(self.bindings))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"bindings": {k: [plain(i) for i in v] for k, v in self.bindings},
@@ -33,6 +33,11 @@ class Match:
         for name, value in self.payload:
             out[name] = plain(value)
         return out
+
+
+def canonical_key(bindings: dict[str, Any]) -> tuple:
+    """The canonical identity of a match's bindings: sorted (variable, ids as strings) pairs."""
+    return tuple(sorted((str(var), tuple(str(i) for i in ids)) for var, ids in bindings.items()))
 
 
 def plain(value: Any) -> Any:

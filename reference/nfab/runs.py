@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from reference.binding import WindowBound, check_columns, resolve_type, window_bound, attribute_uses
+from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, check_columns, resolve_type, window_bound
 from reference.errors import EventError, QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
@@ -21,7 +21,6 @@ Bindings = tuple[tuple[int, ...], ...]
 Run = tuple[int, int, Bindings]
 
 SELECTIONS = ("all", "non_overlap")
-PSEUDO_ATTRIBUTES = frozenset({"ts", "time", "id"})  # readable as x.ts / x.time / x.id without a column
 
 
 class EventStore:
@@ -216,9 +215,8 @@ class NFAbProgram:
 
     # ------------------------------------------------------------------ negation
     def _blocks(self, neg, b: Bindings, pos: int) -> bool:
-        if self.store.types[pos] != self.types[neg.component.var]:
-            return False
-        return self._holds(Formula(None, neg.formula.clauses), self._bound(b), neg.component.var, pos)
+        """Whether the event at pos is a forbidden event of negation neg for the match b."""
+        return self._holds(neg.formula, self._bound(b), neg.component.var, pos)
 
     def _negations_pass(self, b: Bindings):
         """True, False, or 'wait' when a trailing negation can only be decided by later events."""
@@ -267,12 +265,17 @@ class NFAbProgram:
         chosen: dict[tuple, Bindings] = {}
         for b in sorted(done):
             key = self._key(b[0][0])
-            old = chosen.get(key)
-            if old is None or (b[0][0], -sum(map(len, b))) > (old[0][0], -sum(map(len, old))):
+            if key not in chosen or self._preference(b) > self._preference(chosen[key]):
                 chosen[key] = b
         if chosen:
             self.runs = [r for r in self.runs if not r[2] or self._key(r[2][0][0]) not in chosen]
         return list(chosen.values())
+
+    @staticmethod
+    def _preference(b: Bindings) -> tuple:
+        """Among matches completing together in one partition, the greatest wins: latest start, then
+        fewest events (ties keep the first in canonical order)."""
+        return (b[0][0], -sum(map(len, b)))
 
     def _match(self, b: Bindings) -> Match:
         ids = self.store.ids

@@ -17,11 +17,17 @@ def _keys(engine: str, text: str, frame, selection: str = "all") -> Counter:
     return Counter(m.key() for m in program.run(from_pandas(frame)))
 
 
+def with_strategy(text: str, strategy: str) -> str:
+    """The generated query with its strategy replaced."""
+    drawn = text.split("WHERE ")[1].split(" ")[0]
+    return text.replace(f"WHERE {drawn}", f"WHERE {strategy}")
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @given(data=st.data())
 def test_nfab_equals_brute_force(strategy, data):
     pattern, frame = data.draw(cases())
-    text = pattern["text"].replace("WHERE " + pattern["text"].split("WHERE ")[1].split(" ")[0], f"WHERE {strategy}")
+    text = with_strategy(pattern["text"], strategy)
     note(text)
     note(frame.to_string())
     nfa = _keys("reference", text, frame)
