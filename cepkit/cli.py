@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -10,8 +11,11 @@ from reference.errors import CepkitError, EventError, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
+# Further subcommands, each "module:function" taking the subparsers object and adding one parser.
+EXTRA_COMMANDS: list[str] = []
 
-def _read_query(path: str) -> str:
+
+def read_query(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -44,24 +48,9 @@ class Progress:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from cepkit.api import compile as compile_query
-    from cepkit.output import write_matches
-    from reference.events import read_events
+    from cepkit.languages import detect
 
-    text = _read_query(args.query)
-    program = compile_query(text, engine=args.engine, selection=args.selection.replace("-", "_"))
-    started = time.monotonic()
-    batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
-                        default_type=args.default_type)
-    progress = Progress(f"cepkit {args.engine}", not args.no_progress)
-    matches = program.feed(batch, progress)
-    matches += program.close()
-    progress.finish()
-    elapsed = time.monotonic() - started
-    write_matches(matches, args.format, args.output, program)
-    print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
-          f"(engine {args.engine}, {program.nfa.strategy.value})", file=sys.stderr)
-    return 0
+    return detect(args.query, args.language).load("runner")(args)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -69,7 +58,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from reference.language.printer import query_to_text
     from reference.nfab.compile import compile_nfab, describe
 
-    q = parse(_read_query(args.query))
+    q = parse(read_query(args.query))
     nfa = compile_nfab(q)  # fail before printing anything
     print("-- query (canonical text)")
     print(query_to_text(q))
@@ -105,26 +94,33 @@ def _tree(node, indent: int = 0) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from cepkit.engines import ENGINES
+    from cepkit.languages import LANGUAGES
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
-    r.add_argument("query", help="query file (SASE+)")
+    r.add_argument("query", help="query file; its suffix picks the language (see --language)")
     r.add_argument("events", help="events: .csv, .parquet, .jsonl")
-    r.add_argument("--engine", default="reference", choices=sorted(ENGINES))
+    r.add_argument("--language", choices=sorted(LANGUAGES),
+                   help="query language (default: from the query file's suffix, else sase)")
+    r.add_argument("--engine", help=f"engine to run on (default: reference; SASE+ engines: {', '.join(sorted(ENGINES))})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
-    r.add_argument("--output", help="write matches here instead of standard output (required for parquet)")
-    r.add_argument("--selection", default="all", choices=("all", "non-overlap"),
-                   help="all matches (default) or the non-overlap output format")
+    r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
     r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    for lang in LANGUAGES.values():
+        if lang.options:
+            lang.load("options")(r.add_argument_group(f"{lang.name} options", lang.description))
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="print a query's AST and its compiled NFA^b")
     e.add_argument("query", help="query file (SASE+)")
     e.set_defaults(func=_cmd_explain)
+    for register in EXTRA_COMMANDS:
+        module, _, func = register.partition(":")
+        getattr(importlib.import_module(module), func)(sub)
     return p
 
 
