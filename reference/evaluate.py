@@ -1,7 +1,8 @@
 """Exact evaluation of the expression language over a partial match (ints, Fractions, strings, null).
 
-Null (a missing value) propagates through arithmetic; a comparison with a null operand is false;
-division or modulo by zero gives null. Boolean logic is two-valued on top of that.
+Null (a missing value) propagates through arithmetic; a comparison with a null operand is false (true
+under the SASE RFID dialect's missing-attribute rule, `Env.missing_true`); division or modulo by zero
+gives null. Boolean logic is two-valued on top of that.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class Env:
     value: Callable[[int, str], Value]
     current: str | None = None
     current_pos: int | None = None
+    missing_true: bool = False  # SASE RFID rule: a comparison reading a missing (null) value is true
 
 
 def _attr_pos(ref: A.AttrRef, env: Env) -> int | None:
@@ -97,7 +99,10 @@ def evaluate(e: A.Expr, env: Env) -> Value:
         pos = _attr_pos(e, env)
         return None if pos is None else env.value(pos, e.attr)
     if isinstance(e, A.Compare):
-        return _compare(e.op, evaluate(e.left, env), evaluate(e.right, env))
+        x, y = evaluate(e.left, env), evaluate(e.right, env)
+        if env.missing_true and (x is None or y is None):
+            return True
+        return _compare(e.op, x, y)
     if isinstance(e, A.And):
         return all(truth(evaluate(x, env)) for x in e.items)
     if isinstance(e, A.Or):

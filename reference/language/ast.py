@@ -122,10 +122,12 @@ class Not:
 
 @dataclass(frozen=True)
 class EquivTest:
-    """`[attr]`: every variable of the pattern has the same value of attr (also the partition key)."""
+    """`[attr]`: every variable of the pattern has the same value of attr (also the partition key).
+    `[attr = 'v']` (SASE RFID) also requires that value: every variable's attr equals `value`."""
 
     attr: str
     pos: Pos = _pos()
+    value: "Const | None" = None
 
 
 Expr = Union[Const, AttrRef, LenRef, Agg, BinOp, Neg, Compare, And, Or, Not, EquivTest]
@@ -134,23 +136,71 @@ Expr = Union[Const, AttrRef, LenRef, Agg, BinOp, Neg, Compare, And, Or, Not, Equ
 # ----------------------------------------------------------------------------- patterns
 @dataclass(frozen=True)
 class Component:
-    """One component of SEQ: `Type var`, `Type+ var[]` (kleene) or `!(Type var)` (negated)."""
+    """One leaf of a pattern: `Type var`, `Type+ var[]` (kleene) or `!(Type var)` (negated).
+    `ANY(T1, T2) var` has event_type 'ANY' and the listed types in `any_of`."""
 
     event_type: str
     var: str
     kleene: bool = False
     negated: bool = False
     pos: Pos = _pos()
+    any_of: tuple[str, ...] = ()
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The event types this component accepts."""
+        return self.any_of or (self.event_type,)
 
 
 @dataclass(frozen=True)
 class Seq:
-    components: tuple[Component, ...]
+    """SEQ(...): its items occur in the given order. Items are components or nested AND / OR / SEQ."""
+
+    components: tuple["PatternNode", ...]
     pos: Pos = _pos()
 
     @property
     def positive(self) -> tuple[Component, ...]:
-        return tuple(c for c in self.components if not c.negated)
+        return tuple(c for c in leaves(self) if not c.negated)
+
+
+@dataclass(frozen=True)
+class Conj:
+    """AND(...): every item occurs, in any order."""
+
+    items: tuple["PatternNode", ...]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Disj:
+    """OR(...): one of the items occurs (each alternative is matched on its own)."""
+
+    items: tuple["PatternNode", ...]
+    pos: Pos = _pos()
+
+
+PatternNode = Union[Component, Seq, Conj, Disj]
+
+
+def children(node: "PatternNode") -> tuple["PatternNode", ...]:
+    if isinstance(node, Seq):
+        return node.components
+    if isinstance(node, (Conj, Disj)):
+        return node.items
+    return ()
+
+
+def leaves(node: "PatternNode") -> tuple[Component, ...]:
+    """Every component of a pattern, in text order."""
+    if isinstance(node, Component):
+        return (node,)
+    return tuple(c for child in children(node) for c in leaves(child))
+
+
+def is_flat_seq(node: "PatternNode") -> bool:
+    """A plain SASE+ pattern: SEQ of single-type components (what the NFA^b engine runs)."""
+    return isinstance(node, Seq) and all(isinstance(c, Component) and not c.any_of for c in node.components)
 
 
 class Strategy(Enum):
@@ -182,10 +232,11 @@ class ReturnItem:
 class Query:
     """A SASE+ query. `where` holds the predicates; equivalence tests stay as EquivTest nodes."""
 
-    pattern: Seq
+    pattern: "PatternNode"
     strategy: Strategy
     where: Expr | None = None
     window: Window | None = None
     returns: tuple[ReturnItem, ...] = ()
     strategy_defaulted: bool = False
     pos: Pos = _pos()
+    dialect: str = "sase+"  # "sase+" (SIGMOD 2008 / lazy NFA papers) or "rfid" (SASE, SIGMOD 2006: EVENT ...)

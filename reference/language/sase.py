@@ -20,6 +20,8 @@ STRATEGY_NAMES = {
     "skip_till_any_match": A.Strategy.SKIP_TILL_ANY_MATCH,
 }
 DEFAULT_STRATEGY = A.Strategy.SKIP_TILL_ANY_MATCH
+IMPLICIT_VAR = "e"  # the variable of a single-event pattern written without one (`EVENT SHELF-READING`)
+BARE = ""  # placeholder variable of a bare attribute name until it is resolved
 
 _TOKEN_WORDS = {
     "NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
@@ -28,7 +30,7 @@ _TOKEN_WORDS = {
     "WHERE": "WHERE", "WITHIN": "WITHIN", "RETURN": "RETURN", "AS": "AS", "SEQ": "SEQ",
     "PATTERN": "PATTERN", "NEGATION": "'!' or '~'", "STRING": "a string", "AGG": "an aggregate",
     "HYPHEN_WORD": "a strategy name", "PERCENT": "a percentage", "DOTDOT": "'..'", "$END": "end of query",
-    "TRUE": "TRUE", "FALSE": "FALSE",
+    "TRUE": "TRUE", "FALSE": "FALSE", "EVENT": "EVENT", "ANY": "ANY",
 }
 
 
@@ -63,30 +65,63 @@ def strategy_from_name(name: str, pos: A.Pos) -> A.Strategy:
 class _ToAst(Transformer):
     # -------------------------------------------------------------- clauses
     def start(self, meta, children):
-        seq, where, window, returns = children
+        (dialect, pattern), where, window, returns = children
         strategy, expr, defaulted = where if where is not None else (DEFAULT_STRATEGY, None, True)
-        return A.Query(seq, strategy, expr, window, tuple(returns or ()), defaulted, _pos(meta))
+        if dialect == "rfid" and where is not None and not defaulted:
+            raise QueryError("a SASE RFID query (EVENT ...) has no event selection strategy: it always matches "
+                             "every combination; write PATTERN ... to choose one", meta.line, meta.column)
+        expr = _resolve_bare(expr, pattern)
+        returns = tuple(A.ReturnItem(_resolve_bare(r.expr, pattern), r.name, r.pos) for r in returns or ())
+        return A.Query(pattern, strategy, expr, window, returns, defaulted, _pos(meta), dialect)
 
     def pattern_clause(self, meta, children):
-        return children[1]
+        return ("sase+", children[1])
+
+    def event_clause(self, meta, children):
+        return ("rfid", children[1])
+
+    def single(self, meta, children):
+        (event_type, any_of, pos), var_tok = children
+        var = str(var_tok) if var_tok is not None else IMPLICIT_VAR
+        return A.Seq((A.Component(event_type, var, False, False, pos, any_of),), pos)
 
     def seq(self, meta, children):
-        comps = tuple(c for c in children if isinstance(c, A.Component))
-        return A.Seq(comps, _pos(meta))
+        return A.Seq(self._items(children), _pos(meta))
+
+    def conj(self, meta, children):
+        return A.Conj(self._items(children), _pos(meta))
+
+    def disj(self, meta, children):
+        return A.Disj(self._items(children), _pos(meta))
+
+    @staticmethod
+    def _items(children):
+        return tuple(c for c in children if isinstance(c, (A.Component, A.Seq, A.Conj, A.Disj)))
 
     def positive(self, meta, children):
-        type_tok, plus, var_tok, brackets = children
+        (event_type, any_of, pos), plus, var_tok, brackets = children
         kleene = plus is not None
         if brackets is not None and not kleene:
             raise QueryError(f"'{var_tok}[]' marks a Kleene variable but its type has no '+'"
-                             f" (write {type_tok}+ {var_tok}[])", var_tok.line, var_tok.column)
-        return A.Component(str(type_tok), str(var_tok), kleene, False, _pos(type_tok))
+                             f" (write {event_type}+ {var_tok}[])", var_tok.line, var_tok.column)
+        return A.Component(event_type, str(var_tok), kleene, False, pos, any_of)
 
     def negated(self, meta, children):
-        _neg, type_tok, var_tok, brackets = children
+        _neg, (event_type, any_of, pos), var_tok, brackets = children
         if brackets is not None:
             raise QueryError("a negated component cannot be a Kleene closure", var_tok.line, var_tok.column)
-        return A.Component(str(type_tok), str(var_tok), False, True, _pos(type_tok))
+        return A.Component(event_type, str(var_tok), False, True, pos, any_of)
+
+    def type_name(self, meta, children):
+        tok = children[0]
+        return (str(tok), (), _pos(tok))
+
+    def type_any(self, meta, children):
+        names = tuple(dict.fromkeys(c for c in children[1:] if isinstance(c, str)))
+        return ("ANY", names, _pos(children[0]))
+
+    def type_alt(self, meta, children):
+        return str(children[0])
 
     def brackets(self, meta, children):
         return True
@@ -202,8 +237,22 @@ class _ToAst(Transformer):
         return A.Const(False, _pos(children[0]))
 
     def equiv(self, meta, children):
-        tests = tuple(A.EquivTest(str(t), _pos(t)) for t in children)
+        tests = tuple(c for c in children if isinstance(c, A.EquivTest))
         return tests[0] if len(tests) == 1 else A.And(tests, _pos(meta))
+
+    def equiv_item(self, meta, children):
+        name, op, value = children
+        if op is not None and str(op) not in ("=", "=="):
+            raise QueryError(f"an equivalence test takes '=' and a constant ([{name} = ...]), not '{op}'",
+                             op.line, op.column)
+        return A.EquivTest(str(name), _pos(name), value)
+
+    def neg_number(self, meta, children):
+        return A.Const(-_number(str(children[1])), _pos(children[0]))
+
+    def bare_ref(self, meta, children):
+        tok = children[0]
+        return A.AttrRef(BARE, str(tok), None, _pos(tok))
 
     def simple_ref(self, meta, children):
         var, attr = children
@@ -275,6 +324,33 @@ class _ToAst(Transformer):
         if str(num) != "1":
             raise QueryError(f"an aggregate range must start at 1, got {num}", num.line, num.column)
         return self.scope_len(meta, children[1:])
+
+
+def _resolve_bare(expr, pattern):
+    """Bare attribute names (`category = 'food'`) belong to the pattern's only event."""
+    if expr is None:
+        return None
+    import dataclasses
+
+    def fix(e):
+        if isinstance(e, A.AttrRef) and e.var == BARE:
+            positives = [c for c in A.leaves(pattern) if not c.negated]
+            if len(A.leaves(pattern)) != 1:
+                raise QueryError(f"bare attribute name '{e.attr}' needs a pattern of a single event; "
+                                 f"write variable.{e.attr}", e.pos.line, e.pos.column)
+            return dataclasses.replace(e, var=positives[0].var)
+        if not dataclasses.is_dataclass(e) or isinstance(e, A.Const):
+            return e
+        changes = {}
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            if isinstance(v, tuple):
+                changes[f.name] = tuple(fix(x) for x in v)
+            elif dataclasses.is_dataclass(v) and not isinstance(v, A.Pos):
+                changes[f.name] = fix(v)
+        return dataclasses.replace(e, **changes) if changes else e
+
+    return fix(expr)
 
 
 def _default_name(expr: A.Expr) -> str:
