@@ -89,7 +89,7 @@ class AttributeUse:
 def attribute_uses(q: A.Query) -> dict[str, AttributeUse]:
     """Each attribute the query reads, with its readers and whether it is used numerically."""
     uses: dict[str, AttributeUse] = {}
-    every_var = {c.var for c in q.pattern.components}
+    every_var = {c.var for c in A.leaves(q.pattern)}
 
     def note(readers: set[str], attr: str, numeric: bool, node: A.Expr) -> None:
         use = uses.get(attr)
@@ -117,15 +117,17 @@ def attribute_uses(q: A.Query) -> dict[str, AttributeUse]:
     return uses
 
 
-def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str]) -> None:
-    """EventError for a missing attribute column or a non-numeric value where a number is needed."""
+def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[str, ...]]) -> None:
+    """EventError for a missing attribute column or a non-numeric value where a number is needed.
+    `types` maps each variable to its event type (or the tuple of types of an ANY component)."""
     uses = {attr: use for attr, use in attribute_uses(q).items()
             if attr in batch.columns or attr not in PSEUDO_ATTRIBUTES}
     context = {attr: f"{expr_to_text(u.node)} at line {u.node.pos.line}, column {u.node.pos.column} of the query"
                for attr, u in uses.items()}
     batch.require_columns(list(uses), context)
     for attr, use in uses.items():
-        codes = [batch.type_code(types[v]) for v in use.readers]
+        codes = [batch.type_code(t) for v in use.readers
+                 for t in (types[v] if isinstance(types[v], tuple) else (types[v],))]
         mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
         if use.numeric:
             batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")

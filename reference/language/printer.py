@@ -39,7 +39,8 @@ def expr_to_text(e: A.Expr, parent: int = 0) -> str:
         scope = "..i-1" if e.scope is A.AggScope.PREFIX else ""
         text, prec = f"{e.func}({e.var}[{scope}].{e.attr})", _PREC["atom"]
     elif isinstance(e, A.EquivTest):
-        text, prec = f"[{e.attr}]", _PREC["atom"]
+        value = "" if e.value is None else " = " + _const(e.value.value)
+        text, prec = f"[{e.attr}{value}]", _PREC["atom"]
     elif isinstance(e, A.Neg):
         prec = _PREC["neg"]
         text = "-" + expr_to_text(e.operand, prec)
@@ -64,9 +65,17 @@ def expr_to_text(e: A.Expr, parent: int = 0) -> str:
 
 
 def component_to_text(c: A.Component) -> str:
+    kind = f"ANY({', '.join(c.any_of)})" if c.any_of else c.event_type
     if c.negated:
-        return f"!({c.event_type} {c.var})"
-    return f"{c.event_type}+ {c.var}[]" if c.kleene else f"{c.event_type} {c.var}"
+        return f"!({kind} {c.var})"
+    return f"{kind}+ {c.var}[]" if c.kleene else f"{kind} {c.var}"
+
+
+def pattern_to_text(node: A.PatternNode) -> str:
+    if isinstance(node, A.Component):
+        return component_to_text(node)
+    head = "SEQ" if isinstance(node, A.Seq) else "AND" if isinstance(node, A.Conj) else "OR"
+    return f"{head}(" + ", ".join(pattern_to_text(c) for c in A.children(node)) + ")"
 
 
 def window_to_text(w: A.Window) -> str:
@@ -78,9 +87,14 @@ def window_to_text(w: A.Window) -> str:
 
 def query_to_text(q: A.Query) -> str:
     """The query in the paper's spelling; parsing it again gives an equal AST."""
-    parts = ["PATTERN SEQ(" + ", ".join(component_to_text(c) for c in q.pattern.components) + ")"]
-    body = expr_to_text(q.where) if q.where is not None else ""
-    parts.append(f"WHERE {q.strategy.value} {{ {body} }}")
+    if q.dialect == "rfid":
+        parts = ["EVENT " + pattern_to_text(q.pattern)]
+        if q.where is not None:
+            parts.append(f"WHERE {expr_to_text(q.where)}")
+    else:
+        parts = ["PATTERN " + pattern_to_text(q.pattern)]
+        body = expr_to_text(q.where) if q.where is not None else ""
+        parts.append(f"WHERE {q.strategy.value} {{ {body} }}")
     if q.window is not None:
         parts.append(window_to_text(q.window))
     if q.returns:

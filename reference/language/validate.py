@@ -25,16 +25,79 @@ def _fail(msg: str, pos: A.Pos, expected: list[str] | None = None) -> QueryError
     return QueryError(msg, pos.line or None, pos.column or None, expected)
 
 
+def alternatives(node: A.PatternNode) -> list[tuple[A.Component, ...]]:
+    """The leaves of each alternative of a pattern (OR expanded; text order kept)."""
+    if isinstance(node, A.Component):
+        return [(node,)]
+    if isinstance(node, A.Disj):
+        return [alt for item in node.items for alt in alternatives(item)]
+    combos: list[tuple[A.Component, ...]] = [()]
+    for item in A.children(node):
+        combos = [c + alt for c in combos for alt in alternatives(item)]
+    return combos
+
+
+def _check_pattern(node: A.PatternNode, dialect: str) -> None:
+    """Variables unique except across OR alternatives; constructs allowed by the dialect."""
+    if isinstance(node, A.Component):
+        if dialect == "rfid" and node.kleene:
+            raise _fail("Kleene closure is not part of the SASE RFID language (EVENT ...); "
+                        "write the query with PATTERN", node.pos)
+        return
+    if dialect == "rfid" and isinstance(node, (A.Conj, A.Disj)):
+        raise _fail(f"{'AND' if isinstance(node, A.Conj) else 'OR'}(...) is not part of the SASE RFID language "
+                    f"(EVENT ...); write the query with PATTERN", node.pos)
+    if dialect == "rfid" and isinstance(node, A.Seq) and any(not isinstance(c, A.Component) for c in node.components):
+        raise _fail("nested patterns are not part of the SASE RFID language (EVENT ...); write the query with "
+                    "PATTERN", node.pos)
+    for child in A.children(node):
+        _check_pattern(child, dialect)
+    if isinstance(node, A.Disj):
+        declared: dict[str, A.Component] = {}
+        for c in A.leaves(node):
+            other = declared.setdefault(c.var, c)
+            if (other.kleene, other.negated) != (c.kleene, c.negated):
+                raise _fail(f"variable '{c.var}' is declared in two OR branches with different roles "
+                            f"(Kleene or negated in one, not in the other)", c.pos)
+        return
+    seen: dict[str, A.Component] = {}
+    for child in A.children(node):
+        for var in {c.var for c in A.leaves(child)}:
+            if var in seen:
+                first = next(c for c in A.leaves(child) if c.var == var)
+                raise _fail(f"variable '{var}' is declared twice", first.pos)
+            seen[var] = child
+
+
 def validate(q: A.Query) -> A.Query:
     """Check variables, Kleene indexing, aggregates and RETURN items; return the query unchanged."""
-    comps = q.pattern.components
-    if not q.pattern.positive:
-        raise _fail("the pattern needs at least one component that is not negated", q.pattern.pos)
+    comps = A.leaves(q.pattern)
+    if isinstance(q.pattern, A.Component):
+        raise _fail("a pattern is SEQ(...), AND(...) or OR(...)", q.pattern.pos)
+    _check_pattern(q.pattern, q.dialect)
+    alts = alternatives(q.pattern)
+    for alt in alts:
+        if all(c.negated for c in alt):
+            raise _fail("the pattern needs at least one component that is not negated"
+                        + (" in every OR branch" if len(alts) > 1 else ""), (alt[0] if len(alts) > 1 else q.pattern).pos)
+    if (q.strategy is not A.Strategy.SKIP_TILL_ANY_MATCH and not A.is_flat_seq(q.pattern)):
+        what = "AND(...)" if any(isinstance(n, A.Conj) for n in _nodes(q.pattern)) else \
+            "OR(...)" if any(isinstance(n, A.Disj) for n in _nodes(q.pattern)) else \
+            "ANY(...)" if any(c.any_of for c in comps) else "a nested pattern"
+        raise _fail(f"{what} is defined only under skip_till_any_match (spec/001 §2.4), not "
+                    f"{q.strategy.value}", q.pattern.pos)
     seen: dict[str, A.Component] = {}
     for c in comps:
-        if c.var in seen:
-            raise _fail(f"variable '{c.var}' is declared twice", c.pos)
-        seen[c.var] = c
+        seen.setdefault(c.var, c)
+    for item in q.returns:
+        for node in walk(item.expr):
+            var = getattr(node, "var", None)
+            if isinstance(node, (A.AttrRef, A.LenRef, A.Agg)) and var in seen:
+                missing = [alt for alt in alts if var not in {c.var for c in alt}]
+                if missing:
+                    raise _fail(f"RETURN uses '{var}', but an OR branch ({', '.join(c.var for c in missing[0])}) "
+                                f"does not bind it; bind the same variable name in every branch, e.g. "
+                                f"OR(B {var}, C {var})", node.pos)
     for node in walk(q.where) if q.where is not None else ():
         _check_ref(node, seen, in_return=False)
         _check_arith(node)
@@ -53,6 +116,12 @@ def validate(q: A.Query) -> A.Query:
         if names.count(r.name) > 1:
             raise _fail(f"RETURN names '{r.name}' twice; rename one with AS", r.pos)
     return q
+
+
+def _nodes(node: A.PatternNode):
+    yield node
+    for child in A.children(node):
+        yield from _nodes(child)
 
 
 def _check_arith(node: A.Expr) -> None:

@@ -82,6 +82,13 @@ def _ref_level(node: A.Expr, index: dict[str, int], negated: set[str]) -> tuple 
 
 def _expand_equiv(e: A.Expr, comps: tuple[A.Component, ...]) -> A.Expr:
     """Replace `[attr]` by equalities of every variable with the first positive variable."""
+    if isinstance(e, A.EquivTest) and e.value is not None:  # [attr = 'v']: every variable has that value
+        eqs = []
+        for c in comps:
+            eqs.append(A.Compare("=", A.AttrRef(c.var, e.attr, A.Index.FIRST if c.kleene else None, e.pos), e.value, e.pos))
+            if c.kleene:
+                eqs.append(A.Compare("=", A.AttrRef(c.var, e.attr, A.Index.CURRENT, e.pos), e.value, e.pos))
+        return A.And(tuple(eqs), e.pos)
     if isinstance(e, A.EquivTest):
         first = next(c for c in comps if not c.negated)
         anchor_ref = A.AttrRef(first.var, e.attr, A.Index.FIRST if first.kleene else None, e.pos)
