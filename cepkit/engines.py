@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from reference.brute import BruteForceEngine
 from reference.engine import ReferenceEngine
+from reference.pattern.engines import EagerEngine, LazyChainEngine, TreeEngine
 
 ENGINES = {
     "reference": ReferenceEngine(),
     "brute": BruteForceEngine(),
+    "reference-eager": EagerEngine(),
+    "reference-lazy": LazyChainEngine(),
+    "reference-tree": TreeEngine(),
 }

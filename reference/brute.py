@@ -148,5 +148,14 @@ class BruteForceEngine:
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all") -> BruteForceProgram:
         q = parse(query, language) if isinstance(query, str) else query
-        return BruteForceProgram(compile_nfab(q), selection=selection)
+        from reference.engine import is_nfab_query
+
+        if is_nfab_query(q):
+            return BruteForceProgram(compile_nfab(q), selection=selection)
+        from reference.pattern.brute import PatternBruteProgram
+        from reference.pattern.engines import _all_only
+        from reference.pattern.model import compile_pattern
+
+        _all_only(self.name, selection)
+        return PatternBruteProgram(compile_pattern(q))
 

@@ -1,17 +1,33 @@
-"""The reference engine: SASE+ queries run by the NFA^b run semantics of spec/000 (the oracle)."""
+"""The reference engine: the oracle. A plain SASE+ sequence runs on the NFA^b run semantics of spec/000
+(every strategy); AND / OR / nested patterns, ANY and the SASE RFID dialect run on the eager NFA of the
+pattern model (spec/001 §2.7, skip-till-any-match)."""
 from __future__ import annotations
 
 from reference.language import parse
-from reference.language.ast import Query
+from reference.language import ast as A
 from reference.nfab.compile import compile_nfab
 from reference.nfab.runs import NFAbProgram
 
 
+def is_nfab_query(q: A.Query) -> bool:
+    """Whether the NFA^b engine runs this query (a flat SASE+ sequence of single types)."""
+    return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
+
+
 class ReferenceEngine:
-    """Compile queries to NFA^b programs; the pure-Python executable specification."""
+    """Compile queries to NFA^b programs, or to eager pattern programs; the executable specification."""
 
     name = "reference"
 
-    def compile(self, query: str | Query, language: str = "sase", selection: str = "all") -> NFAbProgram:
+    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all"):
         q = parse(query, language) if isinstance(query, str) else query
-        return NFAbProgram(compile_nfab(q), selection=selection)
+        if is_nfab_query(q):
+            return NFAbProgram(compile_nfab(q), selection=selection)
+        from reference.pattern.eager import EagerProgram
+        from reference.pattern.engines import _all_only
+        from reference.pattern.model import compile_pattern
+
+        _all_only(self.name, selection)
+        program = EagerProgram(compile_pattern(q))
+        program.engine_name = self.name
+        return program

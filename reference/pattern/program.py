@@ -112,6 +112,12 @@ class PatternProgram:
                     return False
         return True
 
+    def passes_unary(self, branch: Branch, name: str, pos: int) -> bool:
+        """Whether the event at pos passes the clauses that test one event of non-Kleene `name` alone."""
+        m = {name: (pos,)}
+        return all(self.check(branch, ch, m) for ch in branch.checks
+                   if ch.kind == BEGIN and ch.var == name and ch.needs == {name})
+
     def neg_holds(self, ch: Check, m: Assignment, y: int) -> bool:
         env = Env(m, self.store.value, ch.var, y, self.missing_true)
         for clause in ch.clauses:

@@ -1,0 +1,57 @@
+"""Engines over the pattern model: eager NFA, brute force, lazy Chain NFA and Tree NFA (spec/001)."""
+from __future__ import annotations
+
+from reference.errors import Unsupported
+from reference.language import parse
+from reference.language import ast as A
+from reference.pattern.model import compile_pattern
+from reference.pattern.program import unsupported_options
+
+
+def _query(query, language: str) -> A.Query:
+    return parse(query, language) if isinstance(query, str) else query
+
+
+def _all_only(engine: str, selection: str) -> None:
+    if selection != "all":
+        raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
+
+
+class EagerEngine:
+    """The eager NFA: every event applied to every instance (spec/001 §3), skip-till-any-match only."""
+
+    name = "reference-eager"
+
+    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+        from reference.pattern.eager import EagerProgram
+
+        unsupported_options(self.name, options, ())
+        _all_only(self.name, selection)
+        return EagerProgram(compile_pattern(_query(query, language)))
+
+
+class LazyChainEngine:
+    """The lazy Chain NFA; options: order (rarest first; types or variables), negation
+    ('post-processing' or 'first-chance'), estimate_prefix (events used to estimate rates)."""
+
+    name = "reference-lazy"
+
+    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+        from reference.lazy.chain import LazyChainProgram
+
+        unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
+        _all_only(self.name, selection)
+        return LazyChainProgram(compile_pattern(_query(query, language)), **options)
+
+
+class TreeEngine:
+    """The Tree NFA: adaptive order from per-instance buffer counts (spec/001 §5)."""
+
+    name = "reference-tree"
+
+    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+        from reference.lazy.tree import TreeProgram
+
+        unsupported_options(self.name, options, ())
+        _all_only(self.name, selection)
+        return TreeProgram(compile_pattern(_query(query, language)))
