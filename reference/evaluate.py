@@ -77,7 +77,9 @@ def _compare(op: str, x: Value, y: Value) -> bool:
     if x is None or y is None:
         return False
     if isinstance(x, str) != isinstance(y, str):
-        return op == "!="
+        x, y = _as_number(x), _as_number(y)  # '1' = 1: a quoted number compares as that number
+        if isinstance(x, str) or isinstance(y, str):
+            return op == "!="
     if op == "=":
         return x == y
     if op == "!=":
@@ -89,6 +91,15 @@ def _compare(op: str, x: Value, y: Value) -> bool:
     if op == ">":
         return x > y
     return x >= y
+
+
+def _as_number(v: Value) -> Value:
+    if isinstance(v, str) and not isinstance(v, bool):
+        try:
+            return Fraction(v.strip()) if v.strip() else v
+        except (ValueError, ZeroDivisionError):
+            return v
+    return v
 
 
 def evaluate(e: A.Expr, env: Env) -> Value:

@@ -12,6 +12,15 @@ def _query(query, language: str) -> A.Query:
     return parse(query, language) if isinstance(query, str) else query
 
 
+def _pattern(engine: str, query, language: str):
+    """The pattern model of a query, or Unsupported for a strategy other than skip-till-any-match."""
+    q = _query(query, language)
+    if q.strategy is not A.Strategy.SKIP_TILL_ANY_MATCH:
+        raise Unsupported(engine, f"the {q.strategy.value} strategy (spec/001 defines skip-till-any-match only)",
+                          q.pos.line or None, q.pos.column or None)
+    return compile_pattern(q)
+
+
 def _all_only(engine: str, selection: str) -> None:
     if selection != "all":
         raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
@@ -27,7 +36,7 @@ class EagerEngine:
 
         unsupported_options(self.name, options, ())
         _all_only(self.name, selection)
-        return EagerProgram(compile_pattern(_query(query, language)))
+        return EagerProgram(_pattern(self.name, query, language))
 
 
 class LazyChainEngine:
@@ -41,7 +50,7 @@ class LazyChainEngine:
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
         _all_only(self.name, selection)
-        return LazyChainProgram(compile_pattern(_query(query, language)), **options)
+        return LazyChainProgram(_pattern(self.name, query, language), **options)
 
 
 class TreeEngine:
@@ -54,4 +63,4 @@ class TreeEngine:
 
         unsupported_options(self.name, options, ())
         _all_only(self.name, selection)
-        return TreeProgram(compile_pattern(_query(query, language)))
+        return TreeProgram(_pattern(self.name, query, language))
