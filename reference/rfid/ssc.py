@@ -20,13 +20,27 @@ Pushed down into SSC, as the plan options say:
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable, Hashable
 
 from reference.binding import WindowBound
+from reference.evaluate import _compare
 from reference.pattern.counters import Counters
 from reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
 
 _SKIP = object()
+
+
+def norm(v: object) -> Hashable:
+    """A hashable form of a value under which Python equality is the evaluator's `=` (a quoted number
+    equals that number wherever the evaluator says so), for partition keys and Dynamic Filtering."""
+    if isinstance(v, str):
+        try:
+            n = Fraction(v.strip())
+        except (ValueError, ZeroDivisionError):
+            return v
+        return n if _compare("=", v, n) else v
+    return v
 
 
 class SSC:
@@ -76,7 +90,7 @@ class SSC:
                 return _SKIP  # SASE+: a comparison with a missing value is false, so no match has it
             self._give_up_partitioning()  # RFID: the event agrees with every partition (A10)
             return ALL
-        return self.value(pos, self.partition)
+        return norm(self.value(pos, self.partition))
 
     def _give_up_partitioning(self) -> None:
         """Merge PAIS into one AIS and move the PAIS attributes into Dynamic Filtering. Exact: every
@@ -112,7 +126,7 @@ class SSC:
             if not len(prev):
                 continue
             if self.multi_index is not None:          # Multi-PAIS cross-attribute filtering
-                values = {a: self.value(pos, a) for a in self.multi_index.attrs}
+                values = {a: norm(self.value(pos, a)) for a in self.multi_index.attrs}
                 if not self.multi_index.candidates(i - 1, values, alive):
                     continue
             rip = prev.top
@@ -128,7 +142,7 @@ class SSC:
         st.push(pos, rip)
         self.counters.partial_matches += 1
         if self.multi_index is not None:
-            values = {a: self.value(pos, a) for a in self.multi_index.attrs}
+            values = {a: norm(self.value(pos, a)) for a in self.multi_index.attrs}
             alive = (lambda p: self._inside(p, pos)) if self.window_in_scan else None
             # the PAIS push above is the first attribute's; count the further attributes' pushes
             self.counters.partial_matches += self.multi_index.push(i, values, pos, alive) - 1
@@ -165,7 +179,7 @@ class SSC:
         for a in self.df:
             self.counters.predicate_evaluations += 1
             v = self.value(pos, a)
-            if v is None or v != self.value(root, a):
+            if v is None or norm(v) != norm(self.value(root, a)):
                 return False
         return True
 
@@ -176,9 +190,10 @@ class SSC:
             v0 = self.value(path[0], a)
             if v0 is None:
                 continue
+            v0 = norm(v0)
             for p in path[1:]:
                 v = self.value(p, a)
-                if v is not None and v != v0:
+                if v is not None and norm(v) != v0:
                     return False
         return True
 
