@@ -31,8 +31,8 @@ def matches_frame(matches: Sequence[Match], variables: Sequence[str], returns: S
 
 
 def write_matches(matches: Sequence[Match], fmt: str, output: str | None, program: Any) -> None:
-    variables = [c.var for c in program.nfa.components]
-    returns = [r.name for r in program.nfa.query.returns]
+    variables = list(program.variables)
+    returns = [r.name for r in program.query.returns]
     if fmt == "parquet" and not output:
         raise OutputError("--format parquet needs --output PATH")
     try:

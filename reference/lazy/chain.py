@@ -76,11 +76,11 @@ class LazyChainProgram(PatternProgram):
             raise QueryError(f"estimate_prefix must be a positive number of events, got {estimate_prefix!r}")
         self.estimate_prefix = estimate_prefix
         self.chains: list[_Chain] | None = None
-        if self.preferred is not None:
-            self._build(lambda name: 0)
         self.buffers: dict[str, list[int]] = {}
         self._qualified: dict = {}
         self.waiting: list[list[list[Assignment]]] = []
+        if self.preferred is not None:
+            self._build(lambda name: 0)
 
     # ------------------------------------------------------------------ construction
     def _build(self, rate) -> None:
@@ -209,7 +209,8 @@ class LazyChainProgram(PatternProgram):
     def _advance(self, bi: int, i: int, m: Assignment, out: list) -> None:
         """Enter state i with the partial match m."""
         chain = self.chains[bi]
-        self.counters.partial_matches += 1
+        if i < len(chain.order):
+            self.counters.partial_matches += 1
         for neg in chain.fc_at[i]:
             if any(self.blocks(chain.branch, neg, m, y) for y in self.buffers.get(self._key(bi, neg), [])):
                 return

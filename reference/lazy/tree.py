@@ -95,9 +95,9 @@ class TreeProgram(PatternProgram):
             m2[rarest] = (y,)
             if not self.fits(self.positions(m2)) or not all(self.check(branch, ch, m2) for ch in checks):
                 continue
-            self.counters.partial_matches += 1
             rest = {n: [p for p in events if p != y] for n, events in inst.buf.items() if n != rarest}
             if not rest:
                 out.append((bi, m2))
                 continue
+            self.counters.partial_matches += 1
             self._evaluate(bi, branch, _Instance(m2, rest), out)

@@ -15,6 +15,7 @@ from reference.events import EventBatch
 from reference.language import ast as A
 from reference.match import Match
 from reference.nfab.compile import Formula, NFAb
+from reference.pattern.counters import Counters
 
 FIRST, ITER = 0, 1
 Bindings = tuple[tuple[int, ...], ...]
@@ -75,6 +76,7 @@ class NFAbProgram:
         self.window: WindowBound | None = None
         self.vars = [c.var for c in nfa.components]
         self.partitions_seen = 0
+        self.counters = Counters()
 
     # ------------------------------------------------------------------ stream interface
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
@@ -98,6 +100,14 @@ class NFAbProgram:
 
     def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         return self.feed(batch, progress) + self.close()
+
+    @property
+    def variables(self) -> list[str]:
+        return self.vars
+
+    @property
+    def query(self):
+        return self.nfa.query
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
@@ -123,7 +133,11 @@ class NFAbProgram:
         if f.event_type is not None and self.store.types[pos] != self.types[var]:
             return False
         env = Env(bound, self.store.value, var, pos)
-        return all(truth(evaluate(c, env)) for c in f.clauses)
+        for c in f.clauses:
+            self.counters.predicate_evaluations += 1
+            if not truth(evaluate(c, env)):
+                return False
+        return True
 
     def _in_win(self, b: Bindings, pos: int) -> bool:
         if self.window is None or not b:
@@ -163,6 +177,7 @@ class NFAbProgram:
         if phase == FIRST:
             if self._holds(nfa.begin[j], bound, comp.var, pos) and self._in_win(b, pos):
                 nb = b + ((pos,),)
+                self.counters.partial_matches += 0 if last and not comp.kleene else 1
                 if comp.kleene:
                     runs.append((j, ITER, nb))
                     if last:
@@ -178,6 +193,7 @@ class NFAbProgram:
         g = self._ignore(run, bound, pos)
         if t:
             nb = b[:-1] + (b[-1] + (pos,),)
+            self.counters.partial_matches += 1
             runs.append((j, ITER, nb))
             if last:
                 self._emit_trailing(nb, done)

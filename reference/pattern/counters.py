@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 @dataclass
 class Counters:
-    """`partial_matches`: partial matches (runs, instances, stack entries) created;
+    """`partial_matches`: incomplete partial matches (runs, instances, stack entries) created;
     `predicate_evaluations`: WHERE clauses evaluated (each clause on each candidate counts once)."""
 
     partial_matches: int = 0

@@ -75,7 +75,8 @@ class EagerProgram(PatternProgram):
                     break
             if not ok:
                 continue
-            self.counters.partial_matches += 1
+            if not complete:
+                self.counters.partial_matches += 1
             if complete:
                 if all(self.check(branch, ch, m2) for ch in branch.checks if not self._ready(branch, ch, m2, closed)):
                     out.append((bi, m2))

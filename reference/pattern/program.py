@@ -40,6 +40,11 @@ class PatternProgram:
         self.emitted: set = set()  # canonical keys of matches, kept for OR patterns only (spec/001 §10 A6 b)
         self.missing_true = self.query.dialect == "rfid"
 
+    @property
+    def variables(self) -> list[str]:
+        """Every positive variable, in text order (the output columns)."""
+        return list(self.pattern.variables)
+
     # ------------------------------------------------------------------ stream interface
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes."""
