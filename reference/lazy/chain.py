@@ -76,6 +76,8 @@ class LazyChainProgram(PatternProgram):
             raise QueryError(f"estimate_prefix must be a positive number of events, got {estimate_prefix!r}")
         self.estimate_prefix = estimate_prefix
         self.chains: list[_Chain] | None = None
+        for b in pattern.branches:  # refuse at compile time what FC cannot express
+            _Chain(b, tuple(v.name for v in b.positives), self.negation)
         self.buffers: dict[str, list[int]] = {}
         self._qualified: dict = {}
         self.waiting: list[list[list[Assignment]]] = []
