@@ -16,3 +16,17 @@ def test_reference_benchmarks_run_on_a_small_input(monkeypatch):
         expected = len(compile(B.TEMPLATE.format(strategy=strategy, pa=B.PREDICATES[predicate])).run(bench.batch))
         assert bench.track_matches(strategy, predicate) == expected
     B.FrontEnd().time_parse_query3()
+
+
+def test_lazy_benchmark_runs_and_the_engines_agree(monkeypatch):
+    from benchmarks.asv import bench_lazy as L
+
+    monkeypatch.setattr(L.LazyVsEager, "events", 1_500)
+    bench = L.LazyVsEager()
+    bench.setup(20)
+    bench.time_eager(20)
+    bench.time_lazy(20)
+    eager_matches, _ = L.counters("reference-eager", bench.batch, 20)
+    assert bench.track_matches(20) == eager_matches > 0
+    assert bench.track_partial_match_ratio(20) > 1  # a counter ratio, deterministic for the seeded stream
+    assert bench.track_predicate_evaluation_ratio(20) > 1
