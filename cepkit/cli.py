@@ -54,20 +54,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    from reference.engine import is_nfab_query
     from reference.language import parse
     from reference.language.printer import query_to_text
     from reference.nfab.compile import compile_nfab, describe
+    from reference.pattern.model import compile_pattern, describe_pattern
 
     q = parse(read_query(args.query))
-    nfa = compile_nfab(q)  # fail before printing anything
+    plan = describe(compile_nfab(q)) if is_nfab_query(q) else describe_pattern(compile_pattern(q))
     print("-- query (canonical text)")
     print(query_to_text(q))
-    if q.strategy_defaulted:
+    if q.strategy_defaulted and q.dialect == "sase+":
         print(f"-- no strategy given: {q.strategy.value} is the default")
     print("-- AST")
     print(_tree(q))
-    print("-- NFA^b")
-    print(describe(nfa))
+    print("-- NFA^b" if is_nfab_query(q) else "-- pattern (spec/001 §2.7), one block per OR alternative")
+    print(plan)
     return 0
 
 

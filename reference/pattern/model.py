@@ -197,4 +197,23 @@ def compile_pattern(q: A.Query) -> Pattern:
     return Pattern(q, tuple(_branch(q, alt) for alt in alternatives(q.pattern)))
 
 
-__all__ = ["Var", "Check", "Branch", "Pattern", "compile_pattern", "BEGIN", "TAKE", "PROCEED", "NEG", "Formula"]
+def describe_pattern(p: Pattern) -> str:
+    """A readable account of the pattern model: per alternative, variables, order, checks, negations."""
+    lines = []
+    for k, b in enumerate(p.branches, 1):
+        lines.append(f"alternative {k}:")
+        for v in b.positives:
+            lines.append(f"  {v.name}: {' | '.join(v.types)}{' (Kleene)' if v.kleene else ''}")
+        order = sorted(b.before)
+        lines.append("  order: " + (", ".join(f"{u} < {v}" for u, v in order) if order else "none (any order)"))
+        for ch in b.checks:
+            lines.append(f"  {ch.kind} {ch.var}: " + " and ".join(expr_to_text(c) for c in ch.clauses))
+        for n in b.negations:
+            ch = b.neg_checks[n.name]
+            cond = " and ".join(expr_to_text(c) for c in ch.clauses) or "true"
+            lines.append(f"  not {n.name}: {' | '.join(n.types)} after {sorted(b.preds(n.name)) or 'nothing'} "
+                         f"and before {sorted(b.succs(n.name)) or 'nothing'} where {cond}")
+    return "\n".join(lines)
+
+
+__all__ = ["Var", "Check", "Branch", "Pattern", "compile_pattern", "describe_pattern", "BEGIN", "TAKE", "PROCEED", "NEG", "Formula"]

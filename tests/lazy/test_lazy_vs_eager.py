@@ -104,3 +104,34 @@ def test_feeding_in_pieces_equals_one_batch(pattern, frame, cut):
         program = compile(text, engine=engine)
         pieces = program.feed(batch.slice(0, cut)) + program.feed(batch.slice(cut, len(batch))) + program.close()
         assert Counter(m.key() for m in pieces) == Counter(m.key() for m in whole), engine
+
+
+@settings(deadline=None, max_examples=max(10, settings().max_examples // 20))
+@given(seed=st.integers(0, 10_000), k=st.integers(3, 12))
+def test_tree_follows_rate_switches(seed, k):
+    """spec/001 Fig. 18 design: the rarest type switches every k events; the tree still equals eager."""
+    import random
+
+    rng = random.Random(seed)
+    rows, rare = [], "A"
+    for i in range(60):
+        if i % k == 0:
+            rare = "B" if rare == "A" else "A"
+        typ = rare if rng.random() < 0.1 else rng.choice([t for t in "ABC" if t != rare])
+        rows.append({"id": f"e{i}", "type": typ, "ts": i, "x": rng.randint(0, 2)})
+    frame = __import__("pandas").DataFrame(rows)
+    text = "PATTERN SEQ(A a, B b, C c) WHERE a.x <= c.x WITHIN 8"
+    eager = _keys(text, frame, "reference-eager")
+    assert _keys(text, frame, "reference-tree") == eager
+    assert _keys(text, frame, "reference-lazy") == eager
+
+
+@given(m=st.integers(1, 6))
+def test_kleene_between_fixed_ends_gives_every_non_empty_subset(m):
+    """spec/001 §9 property: m qualifying B's between a and c give 2^m - 1 matches."""
+    import pandas as pd
+
+    rows = [{"id": "a", "type": "A", "ts": 0}] + [{"id": f"b{i}", "type": "B", "ts": i + 1} for i in range(m)]
+    frame = pd.DataFrame(rows + [{"id": "c", "type": "C", "ts": m + 1}])
+    for engine in ("reference", "reference-eager", "reference-lazy"):
+        assert sum(_keys("PATTERN SEQ(A a, B+ b[], C c)", frame, engine).values()) == 2 ** m - 1
