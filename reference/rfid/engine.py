@@ -155,6 +155,12 @@ def compile_plan(q: A.Query, **options: Any) -> Plan:
     if not positives:
         raise QueryError("the pattern needs at least one component that is not negated", q.pattern.pos.line or None,
                          q.pattern.pos.column or None)
+    if q.dialect == "rfid" and q.window is None:  # spec/002 §7 A6 (a), as the pattern model decides
+        for k, c in enumerate(comps):
+            if c.negated and (all(x.negated for x in comps[:k]) or all(x.negated for x in comps[k + 1:])):
+                raise QueryError("a negated start or end needs WITHIN in the SASE RFID language "
+                                 "(spec/002 §2.3: it is of use only with a window)", c.pos.line or None,
+                                 c.pos.column or None)
     n = len(positives)
     index = {c.var: j for j, c in enumerate(positives)}
     negated = {c.var for c in comps if c.negated}

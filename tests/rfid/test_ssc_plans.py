@@ -162,6 +162,19 @@ def test_negated_end_is_released_at_close():
     assert got == [("a4",)]
 
 
+def test_negation_without_a_window():
+    """SASE+: a leading negation looks at every earlier event, a trailing one at every later event (held
+    until close); the RFID language requires WITHIN there (spec/002 §7 A6 (a))."""
+    stream = events("b1 a2 c3 a4 b5")
+    assert run("PATTERN SEQ(!(C z), A x, B y)", stream)[0] == [("a2", "b5")]
+    assert run("PATTERN SEQ(A x, !(C z))", stream)[0] == [("a4",)]
+    assert run("PATTERN SEQ(A x, !(C z), B y)", stream)[0] == [("a4", "b5")]
+    assert run("EVENT SEQ(A x, !(C z), B y)", stream)[0] == [("a4", "b5")]
+    for query in ("EVENT SEQ(!(C z), A x, B y)", "EVENT SEQ(A x, !(C z))"):
+        with pytest.raises(QueryError, match="needs WITHIN"):
+            SSCEngine().compile(query)
+
+
 def test_rfid_negated_end_needs_span_below_w_minus_1():
     # A4(a): SEQ(A, B, !C) WITHIN 5 - (a1, b5) spans 4 = W - 1, so it is out under the RFID dialect
     got, _ = run("EVENT SEQ(A x, B y, !(C z)) WITHIN 5", events("a1 a2 b5"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from reference.rfid import SSCEngine
 from tests.rfid.strategies import queries, streams
 
 # scaled from the active profile (tests/conftest.py): ~1000 examples in CI take a few seconds
-EXAMPLES = max(10, min(settings().max_examples, 3000))
+EXAMPLES = max(10, min(settings().max_examples, 2000))
 
 PLANS = [
     {},
@@ -47,10 +48,11 @@ def test_ssc_equals_reference(data):
     assert all(n == 1 for n in got.values()), "one match per distinct tuple of positive events"
 
 
+@pytest.mark.parametrize("rfid", [False, True], ids=["sase+", "rfid"])
 @settings(deadline=None, max_examples=max(10, EXAMPLES // 4))
 @given(data=st.data())
-def test_every_plan_gives_the_same_matches(data):
-    query = data.draw(queries())
+def test_every_plan_gives_the_same_matches(rfid, data):
+    query = data.draw(queries(rfid=rfid))
     frame = data.draw(streams(query["types"]))
     note(query["text"])
     note(frame.to_string())
@@ -76,3 +78,18 @@ def test_feeding_in_pieces_equals_one_batch(data):
     cut = data.draw(st.integers(0, len(batch)))
     pieces = program.feed(batch.slice(0, cut)) + program.feed(batch.slice(cut, len(batch))) + program.close()
     assert Counter((m.key(), m.ts, m.payload) for m in pieces) == whole
+
+
+@settings(deadline=None, max_examples=max(10, EXAMPLES // 2))
+@given(data=st.data())
+def test_ssc_equals_reference_rfid_dialect(data):
+    """The EVENT form: ANY(...) components, the missing-attribute rule (y is sometimes missing), the A4(a)
+    negated-end rule."""
+    query = data.draw(queries(rfid=True))
+    frame = data.draw(streams(query["types"]))
+    note(query["text"])
+    note(frame.to_string())
+    batch = from_pandas(frame)
+    expected = _result(compile(query["text"], engine="reference"), batch)
+    got = _result(SSCEngine().compile(query["text"]), batch)
+    assert got == expected
