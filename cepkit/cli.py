@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
     r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
+    r.add_argument("--id-col", default="id", help="column holding the event id (default: id; 'none': row "
+                   "numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     for lang in LANGUAGES.values():
         if lang.options:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from reference.brute import BruteForceEngine
 from reference.engine import ReferenceEngine
 from reference.pattern.engines import EagerEngine, LazyChainEngine, TreeEngine
+from reference.rfid.engine import SSCEngine
 
 ENGINES = {
     "reference": ReferenceEngine(),
@@ -11,4 +12,5 @@ ENGINES = {
     "reference-eager": EagerEngine(),
     "reference-lazy": LazyChainEngine(),
     "reference-tree": TreeEngine(),
+    "reference-ssc": SSCEngine(),
 }

@@ -35,8 +35,9 @@ def run(args: argparse.Namespace) -> int:
         raise QueryError(f"--{next(iter(lazy))} applies to --engine reference-lazy only, not {engine}")
     program = compile_query(text, engine=engine, selection=args.selection.replace("-", "_"), **lazy)
     started = time.monotonic()
+    id_col = None if args.id_col.lower() == "none" else args.id_col
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
-                        default_type=args.default_type)
+                        default_type=args.default_type, id_col=id_col)
     progress = Progress(f"cepkit {engine}", not args.no_progress)
     matches = program.feed(batch, progress)
     matches += program.close()

@@ -123,15 +123,8 @@ class LazyChainProgram(PatternProgram):
         return self._qualified[key]
 
     def _evict(self, pos: int) -> None:
-        if self.window is None:
-            return
-        ts, now = self.store.ts, self.store.ts[pos]
-        for name, buf in self.buffers.items():
-            k = 0
-            while k < len(buf) and not self.window.inside(ts[buf[k]], buf[k], now, pos):
-                k += 1
-            if k:
-                del buf[:k]
+        for buf in self.buffers.values():
+            self.evict(buf, pos)
 
     def on_event(self, pos: int):
         self._qualified = {}

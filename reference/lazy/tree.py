@@ -65,15 +65,8 @@ class TreeProgram(PatternProgram):
         return out
 
     def _evict(self, inst: _Instance, pos: int) -> None:
-        if self.window is None:
-            return
-        ts, now = self.store.ts, self.store.ts[pos]
-        for name, buf in inst.buf.items():
-            k = 0
-            while k < len(buf) and not self.window.inside(ts[buf[k]], buf[k], now, pos):
-                k += 1
-            if k:
-                del buf[:k]
+        for buf in inst.buf.values():
+            self.evict(buf, pos)
 
     def _evaluate(self, bi: int, branch: Branch, inst: _Instance, out: list) -> None:
         """One evaluation step of an instance (and, recursively, of the children it spawns)."""

@@ -24,6 +24,19 @@ Run = tuple[int, int, Bindings]
 SELECTIONS = ("all", "non_overlap")
 
 
+def drive(positions: range, step: Callable[[int], list], progress: Callable[[int, int], None] | None) -> list:
+    """Run `step` on each new stream position, collecting its output and reporting progress."""
+    out: list = []
+    total = len(positions)
+    for k, pos in enumerate(positions):
+        out.extend(step(pos))
+        if progress is not None and k % 1024 == 0:
+            progress(k, total)
+    if progress is not None:
+        progress(total, total)
+    return out
+
+
 class EventStore:
     """The stream seen so far, by global position, with exact attribute values."""
 
@@ -82,15 +95,7 @@ class NFAbProgram:
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes, in completion order."""
         self._bind(batch)
-        out: list[Match] = []
-        positions = self.store.add(batch)
-        for k, pos in enumerate(positions):
-            out.extend(self._on_event(pos))
-            if progress is not None and k % 1024 == 0:
-                progress(k, len(batch))
-        if progress is not None:
-            progress(len(batch), len(batch))
-        return out
+        return drive(self.store.add(batch), self._on_event, progress)
 
     def close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""

@@ -12,7 +12,7 @@ from reference.errors import QueryError
 from reference.language import ast as A
 from reference.language.printer import expr_to_text
 from reference.language.validate import alternatives, walk
-from reference.nfab.compile import Formula, compile_nfab
+from reference.nfab.compile import Formula, _conjuncts, compile_nfab
 
 BEGIN, TAKE, PROCEED, NEG = "begin", "take", "proceed", "neg"
 
@@ -170,14 +170,6 @@ def _where_for(q: A.Query, alt: tuple[A.Component, ...]) -> A.Expr | None:
     if not kept:
         return None
     return kept[0] if len(kept) == 1 else A.And(tuple(kept), q.where.pos)
-
-
-def _conjuncts(e: A.Expr):
-    if isinstance(e, A.And):
-        for item in e.items:
-            yield from _conjuncts(item)
-    else:
-        yield e
 
 
 def compile_pattern(q: A.Query) -> Pattern:

@@ -14,7 +14,7 @@ from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
 from reference.match import Match
-from reference.nfab.runs import EventStore
+from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
 from reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
 
@@ -49,16 +49,7 @@ class PatternProgram:
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes."""
         self._bind(batch)
-        out: list[Match] = []
-        positions = self.store.add(batch)
-        for k, pos in enumerate(positions):
-            out.extend(self._release(pos))
-            out.extend(self._emit(self.on_event(pos)))
-            if progress is not None and k % 1024 == 0:
-                progress(k, len(batch))
-        if progress is not None:
-            progress(len(batch), len(batch))
-        return out
+        return drive(self.store.add(batch), lambda pos: self._release(pos) + self._emit(self.on_event(pos)), progress)
 
     def close(self) -> list[Match]:
         """End of stream: whatever the engine still holds, then matches held for a negation."""
@@ -93,6 +84,17 @@ class PatternProgram:
                              f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
         self.ts_unit = batch.ts_unit
         check_columns(self.query, batch, types)
+
+    def evict(self, buf: list[int], pos: int) -> None:
+        """Drop from a position-sorted buffer the events that cannot share a window with the event at pos."""
+        if self.window is None:
+            return
+        ts, now = self.store.ts, self.store.ts[pos]
+        k = 0
+        while k < len(buf) and not self.window.inside(ts[buf[k]], buf[k], now, pos):
+            k += 1
+        if k:
+            del buf[:k]
 
     def is_type(self, var: str, pos: int) -> bool:
         return self.store.types[pos] in self.type_of_var[var]
@@ -237,7 +239,7 @@ class PatternProgram:
 
     def _match(self, m: Assignment) -> Match:
         ids = self.store.ids
-        bindings = {var: tuple(ids[p] for p in ps) for var, ps in m.items()}
+        bindings = {var: tuple(ids[p] for p in m[var]) for var in self.pattern.variables if var in m}
         payload = {}
         if self.query.returns:
             env = Env(m, self.store.value, missing_true=False)

@@ -29,7 +29,7 @@ from reference.language.printer import expr_to_text
 from reference.language.validate import walk
 from reference.match import Match
 from reference.nfab.compile import _expand_equiv, to_cnf
-from reference.nfab.runs import EventStore
+from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
 from reference.rfid.negation import Negation, NegationOperator
 from reference.rfid.ssc import SSC
@@ -263,6 +263,11 @@ class SSCProgram:
     def explain(self) -> str:
         return self.plan.describe()
 
+    @property
+    def variables(self) -> list[str]:
+        """The positive variables, in pattern order (the output columns)."""
+        return [c.var for c in self.plan.positives]
+
     def stacks(self) -> list[dict[Any, list[tuple[Any, Any]]]]:
         """Per positive component, per partition: [(event id, RIP event id or None)] bottom first."""
         ids = self.store.ids
@@ -273,15 +278,7 @@ class SSCProgram:
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes (and held ones it releases), in order."""
         self._bind(batch)
-        out: list[Match] = []
-        positions = self.store.add(batch)
-        for k, pos in enumerate(positions):
-            out.extend(self._on_event(pos))
-            if progress is not None and k % 1024 == 0:
-                progress(k, len(batch))
-        if progress is not None:
-            progress(len(batch), len(batch))
-        return out
+        return drive(self.store.add(batch), self._on_event, progress)
 
     def close(self) -> list[Match]:
         """End of stream: release the matches held for a trailing negation that nothing blocked."""
