@@ -45,6 +45,8 @@ class AfaOperator:
         self.finals: set = set(afa.finals)
         self.arcs: list[Arc] = list(afa.arcs)  # every arc event still stored (deleted ones until cleaned)
         self.live: dict[str, Arc] = {a.name: a for a in afa.arcs}  # arcs not deleted, by name
+        # every arc event ever inserted with its resolved lifetime (None once retracted), for the oracle
+        self.arc_history: list[Arc | None] = list(afa.arcs)
         self.keys: list = []  # LEs of the entries, ascending
         self.entries: dict[Any, list] = {}  # LE -> [event or None (cleaned cover), nodes]
         self.t_e: Any = -INF
@@ -111,13 +113,17 @@ class AfaOperator:
 
     # ------------------------------------------------------------------ atomicity
     def _snapshot(self) -> tuple:
-        return (set(self.states), set(self.finals), list(self.arcs), dict(self.live), list(self.keys),
-                {k: [v[0], list(v[1])] for k, v in self.entries.items()},
+        return (set(self.states), set(self.finals), list(self.arcs), dict(self.live), list(self.arc_history),
+                list(self.keys), {k: [v[0], list(v[1])] for k, v in self.entries.items()},
                 self.t_e, self.t_p, self.arc_floor, self.max_le)
 
     def _restore(self, s: tuple) -> None:
-        (self.states, self.finals, self.arcs, self.live, self.keys, self.entries,
+        (self.states, self.finals, self.arcs, self.live, self.arc_history, self.keys, self.entries,
          self.t_e, self.t_p, self.arc_floor, self.max_le) = s
+
+    def resolved_arcs(self) -> list[Arc]:
+        """Every arc event not retracted, with its resolved lifetime (the arcs Definition 2 sees)."""
+        return [a for a in self.arc_history if a is not None]
 
     # ------------------------------------------------------------------ transitions
     def _from(self, q: Any, epsilon: bool, t: Any) -> list[Arc]:
@@ -288,6 +294,7 @@ class AfaOperator:
                 self.finals.add(arc.dst)
         self.arcs.append(arc)
         self.live[arc.name] = arc
+        self.arc_history.append(arc)
         if not (lifetime.lo_open and lifetime.lo >= self.t_curr):
             self._rediff_lifetime(lifetime)  # default mode (LE > t_curr) touches no stored event
 
@@ -301,6 +308,7 @@ class AfaOperator:
                 raise ProtocolError(f"explicit deletion of arc '{name}' with lifetime {old}: it starts below "
                                     f"the current punctuation {max(self.t_p, self.arc_floor)}")
             self.arcs = [a for a in self.arcs if a is not arc]
+            self.arc_history = [None if a is arc else a for a in self.arc_history]
             del self.live[name]
             self._rediff_lifetime(old)
             return
@@ -309,7 +317,9 @@ class AfaOperator:
             new = old
         else:
             new = Lifetime(old.lo, t, old.lo_open, hi_closed=True)
-        self.arcs = [arc.with_lifetime(new) if a is arc else a for a in self.arcs]
+        resolved = arc.with_lifetime(new)
+        self.arcs = [resolved if a is arc else a for a in self.arcs]
+        self.arc_history = [resolved if a is arc else a for a in self.arc_history]
         del self.live[name]
         # every stored event has LE <= t_curr, so no stored list changes
 
