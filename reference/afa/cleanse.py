@@ -50,6 +50,21 @@ class Cleanse:
             self.target.net = net
             raise
 
+    def flush(self) -> list[Output | OutPunctuation]:
+        """End of input: release every buffered element in LE order (no punctuation is implied)."""
+        saved = (self.target._snapshot(), len(self.target.outputs), Counter(self.target.net), list(self.buffer))
+        out: list = []
+        try:
+            while self.buffer:
+                out += self.target.feed(self.buffer.pop(0))
+        except BaseException:
+            state, n, net, self.buffer = saved
+            self.target._restore(state)
+            del self.target.outputs[n:]
+            self.target.net = net
+            raise
+        return out
+
     def _feed(self, element: Element) -> list:
         if isinstance(element, (Insert, Retract)):
             e = element.event
