@@ -131,7 +131,7 @@ def element_of(rec: dict[str, Any], row: int, afa: Afa) -> Element:
             re_ = le + afa.window if afa.window is not None else INF
         seq = rec.get("seq")
         if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
-            raise EventError(f"sequence number {seq!r} is not an integer", row=row, column="seq")
+            raise EventError(f"sequence number {seq} is not an integer", row=row, column="seq")
         payload = {k: v for k, v in rec.items() if k not in _CONTROL and v is not None}
         e = Event.make(le, re_, payload, seq)
         return Insert(e) if kind == "insert" else Retract(e)

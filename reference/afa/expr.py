@@ -122,7 +122,12 @@ def constant(e: A.Expr, params: Mapping[str, Any] | None = None) -> Any:
 
 def compile_fence(e: A.Expr, schema: tuple[str, ...], params: Mapping[str, Any]) -> Callable[[Any, tuple], Any]:
     index = {f: i for i, f in enumerate(schema)}
-    return lambda ev, r: evaluate(e, _env(ev, r, index, params))
+
+    def f(ev: Any, r: tuple) -> Any:
+        v = evaluate(e, _env(ev, r, index, params))
+        return False if v is None else v  # null is false (reference/evaluate.py); other non-booleans are errors
+
+    return f
 
 
 def compile_transfer(assign: Mapping[str, A.Expr], schema: tuple[str, ...],

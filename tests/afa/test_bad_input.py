@@ -209,3 +209,12 @@ def test_cleanse_refusals_leave_buffer_and_operator_unchanged():
     with pytest.raises(ProtocolError, match="never inserted"):
         c.feed(Retract(ev("B", 7, v=1)))
     assert (list(c.buffer), c.t, state(c.target)) == before
+
+
+def test_failure_during_propagation_restores_everything():
+    """A late A@2 makes the operator evaluate a1 on B@3 (flag 3) while propagating: refused, state intact."""
+    afa = loads_afa(AB_TEXT.replace("fence: \"e.type = 'B'\"", "fence: \"e.flag\""))
+    op = AfaOperator(afa)
+    op.feed_all([Insert(ev("A", 1, v=1)), Insert(ev("X", 2)), Insert(ev("B", 4, v=2, flag=3))])
+    refused(op, Insert(ev("A", 3, v=1)), QueryError, r"the fence of arc 'a1' gave 3, not a boolean")
+    refused(op, Retract(ev("X", 2)), QueryError, r"the fence of arc 'a1' gave 3, not a boolean")
