@@ -156,3 +156,13 @@ def test_random_long_streams_match_the_oracle():
         elements = [x for i, x in enumerate(elements)
                     if not isinstance(x, Retract) or Insert(x.event) in elements[:i]]
         _run_checking_prefix(afa, elements, "basic")
+
+
+@FEWER
+@given(afas(), disordered_streams())
+def test_ignorable_flavor_is_never_chattier_than_the_basic_operator(afa, elements):
+    """Per input element, AFA+ignore emits at most as many output events as the basic AFA (spec/003 §7.3)."""
+    basic, quiet = AfaOperator(afa), AfaOperator(afa, ignorable=True)
+    for x in elements:
+        assert len(quiet.feed(x)) <= len(basic.feed(x))
+        assert quiet.net_output() == basic.net_output()
