@@ -48,7 +48,9 @@ class AfaOperator:
         # every arc event ever inserted with its resolved lifetime (None once retracted), for the oracle
         self.arc_history: list[Arc | None] = list(afa.arcs)
         self.keys: list = []  # LEs of the entries, ascending
-        self.entries: dict[Any, list] = {}  # LE -> [event or None (cleaned cover), nodes]
+        # LE -> (event or None for the cleaned cover, nodes); entries and node lists are never changed in
+        # place, only replaced, so a shallow copy of `entries` is a snapshot
+        self.entries: dict[Any, tuple] = {}
         self.t_e: Any = -INF
         self.t_p: Any = -INF
         self.arc_floor: Any = -INF  # latest arc punctuation
@@ -114,7 +116,7 @@ class AfaOperator:
     # ------------------------------------------------------------------ atomicity
     def _snapshot(self) -> tuple:
         return (set(self.states), set(self.finals), list(self.arcs), dict(self.live), list(self.arc_history),
-                list(self.keys), {k: [v[0], list(v[1])] for k, v in self.entries.items()},
+                list(self.keys), dict(self.entries),
                 self.t_e, self.t_p, self.arc_floor, self.max_le)
 
     def _restore(self, s: tuple) -> None:
@@ -175,7 +177,7 @@ class AfaOperator:
         i = bisect.bisect_left(self.keys, e.le)
         if ooo and self.ignorable:
             self.keys.insert(i, e.le)
-            self.entries[e.le] = [e, []]
+            self.entries[e.le] = (e, [])
             self._rediff(i, e.le, closed=True)
         else:
             if ooo:
@@ -184,7 +186,7 @@ class AfaOperator:
             nodes = self._make_transitions(prev, e) + self._new_transition(e)
             self._emit_finals(+1, nodes, e.le)
             self.keys.insert(i, e.le)
-            self.entries[e.le] = [e, nodes]
+            self.entries[e.le] = (e, nodes)
             if ooo:
                 self._propagate(i)
         self.max_le = max(self.max_le, e.le)
@@ -220,7 +222,7 @@ class AfaOperator:
             if n == 0:
                 break  # (Completeness): no later entry holds a node spanning t
             self._emit_finals(-1, nodes[:n], k)
-            self.entries[k][1] = nodes[n:]
+            self.entries[k] = (self.entries[k][0], nodes[n:])
             i += 1
 
     def _propagate(self, i: int) -> None:
@@ -231,7 +233,8 @@ class AfaOperator:
             k = self.keys[i]
             z = self._make_transitions(z, self.entries[k][0])
             self._emit_finals(+1, z, k)
-            self.entries[k][1] = z + self.entries[k][1]
+            ev, nodes = self.entries[k]
+            self.entries[k] = (ev, z + nodes)
 
     def _rediff(self, i: int, beyond: Any, closed: bool = False) -> None:
         """Recompute the lists from entry i on, emitting only the difference of their final nodes.
@@ -253,7 +256,7 @@ class AfaOperator:
                 self._out += [Output(-1, r, k, m)] * c
             for (r, m), c in (new_f - old_f).items():
                 self._out += [Output(+1, r, k, m)] * c
-            self.entries[k][1] = new
+            self.entries[k] = (ev, new)
             prev = new
             i += 1
 
@@ -269,7 +272,7 @@ class AfaOperator:
             for k in self.keys[:c]:
                 del self.entries[k]
             self.keys = self.keys[c:]
-            self.entries[self.keys[0]][0] = None  # keep the cover's list, drop its event
+            self.entries[self.keys[0]] = (None, self.entries[self.keys[0]][1])  # keep the cover's list only
         self.arcs = [a for a in self.arcs if not a.lifetime.ended_by(tp)]
         self.live = {n: a for n, a in self.live.items() if any(b is a for b in self.arcs)}
         self._out.append(OutPunctuation(tp))

@@ -19,7 +19,7 @@ from reference.errors import Unsupported
 
 
 class SeqAfaOperator(AfaOperator):
-    """AFA+O; `entries` maps a sequence number to [event or None (cleaned cover), nodes]."""
+    """AFA+O; `entries` maps a sequence number to (event or None for the cleaned cover, nodes)."""
 
     def __init__(self, afa: Afa):
         super().__init__(afa)
@@ -51,14 +51,14 @@ class SeqAfaOperator(AfaOperator):
         prev = self.entries.get(e.seq - 1)
         nodes = (self._make_transitions(prev[1], e) if prev else []) + self._new_transition(e)
         self._emit_finals(+1, nodes, e.le)
-        self.entries[e.seq] = [e, nodes]
+        self.entries[e.seq] = (e, nodes)
         self.by_le.insert(i, (e.le, e.seq))
         self.max_le = max(self.max_le, e.le)
         z, y = nodes, e.seq + 1
         while z and y in self.entries:
             z = self._make_transitions(z, self.entries[y][0])
             self._emit_finals(+1, z, self.entries[y][0].le)
-            self.entries[y][1] = self.entries[y][1] + z
+            self.entries[y] = (self.entries[y][0], self.entries[y][1] + z)
             y += 1
 
     def _retract(self, e: Event) -> None:
@@ -75,7 +75,7 @@ class SeqAfaOperator(AfaOperator):
             for le, s in self.by_le[:c]:
                 del self.entries[s]
             self.by_le = self.by_le[c:]
-            self.entries[cover_seq][0] = None
+            self.entries[cover_seq] = (None, self.entries[cover_seq][1])
         self._out.append(OutPunctuation(self.t_p))
 
     def _arc_insert(self, arc, lifetime) -> None:
