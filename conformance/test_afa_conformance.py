@@ -80,3 +80,26 @@ def test_loader_is_strict(tmp_path, text: str, message: str) -> None:
     p.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         load_file(p)
+
+
+def _plain_cases():
+    from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
+
+    for case in CASES:
+        dynamic = any(isinstance(x, (ArcInsert, ArcDelete, ArcPunctuate)) for x in case.elements)
+        if case.flavor == "basic" and case.error is None:
+            yield pytest.param(case, "ignorable", None, id=f"{case.id}::ignorable")
+            if not dynamic:
+                for sigma in (0, 3):
+                    yield pytest.param(case, "cleanse", sigma, id=f"{case.id}::cleanse-{sigma}")
+
+
+@pytest.mark.parametrize("case, flavor, sigma", list(_plain_cases()))
+def test_other_flavors_reach_the_same_net_output(case: AfaCase, flavor: str, sigma) -> None:
+    """The ignorable flavor and Cleanse(σ) (flushed at the end) give every basic vector's net output."""
+    op = make_operator(case.afa, flavor, sigma if sigma is not None else 0)
+    for element in case.elements:
+        op.feed(element)
+    if hasattr(op, "flush"):
+        op.flush()
+    assert _net(case.afa, op.net_output()) == case.net
