@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from reference.afa.cleanse import Cleanse
+from reference.afa.ignorable import IgnorableAfaOperator
 from reference.afa.model import INF, Afa
 from reference.afa.operator import AfaOperator
 from reference.afa.oracle import oracle
@@ -23,7 +24,7 @@ def make_operator(afa: Afa, flavor: str = "basic", sigma: Any = INF):
     if flavor == "basic":
         return AfaOperator(afa)
     if flavor == "ignorable":
-        return AfaOperator(afa, ignorable=True)
+        return IgnorableAfaOperator(afa)
     if flavor == "seq":
         return SeqAfaOperator(afa)
     if flavor == "cleanse":

@@ -30,17 +30,10 @@ class ProtocolError(EventError):
 
 
 class AfaOperator:
-    """The speculative AFA operator.
+    """The speculative AFA operator (the ignorable-arc optimization is `ignorable.IgnorableAfaOperator`)."""
 
-    `ignorable=True` turns on the ignorable-arc option: an out-of-order insertion or a retraction
-    recomputes the affected lists and emits only their difference, so a late event consumed by an
-    ignorable self-loop does not retract and re-insert the matches around it (spec/003 §7.3, CC14).
-    The net output is the same in both modes.
-    """
-
-    def __init__(self, afa: Afa, *, ignorable: bool = False):
+    def __init__(self, afa: Afa):
         self.afa = afa
-        self.ignorable = ignorable
         self.states: set = set(afa.states)
         self.finals: set = set(afa.finals)
         self.arcs: list[Arc] = list(afa.arcs)  # every arc event still stored (deleted ones until cleaned)
@@ -175,20 +168,15 @@ class AfaOperator:
                                 "(timestamps must be unique, spec/003 A2)", column="le")
         ooo = bool(self.keys) and e.le < self.keys[-1]
         i = bisect.bisect_left(self.keys, e.le)
-        if ooo and self.ignorable:
-            self.keys.insert(i, e.le)
-            self.entries[e.le] = (e, [])
-            self._rediff(i, e.le, closed=True)
-        else:
-            if ooo:
-                self._remove_invalidated(e.le)
-            prev = self.entries[self.keys[i - 1]][1] if i > 0 else []
-            nodes = self._make_transitions(prev, e) + self._new_transition(e)
-            self._emit_finals(+1, nodes, e.le)
-            self.keys.insert(i, e.le)
-            self.entries[e.le] = (e, nodes)
-            if ooo:
-                self._propagate(i)
+        if ooo:
+            self._remove_invalidated(e.le)
+        prev = self.entries[self.keys[i - 1]][1] if i > 0 else []
+        nodes = self._make_transitions(prev, e) + self._new_transition(e)
+        self._emit_finals(+1, nodes, e.le)
+        self.keys.insert(i, e.le)
+        self.entries[e.le] = (e, nodes)
+        if ooo:
+            self._propagate(i)
         self.max_le = max(self.max_le, e.le)
 
     def _retract(self, e: Event) -> None:
@@ -197,13 +185,6 @@ class AfaOperator:
         if stored is None or stored[0] != e:
             raise ProtocolError(f"retraction of {e.describe()}, an event never inserted (or already retracted)")
         i = self.keys.index(e.le)
-        if self.ignorable:
-            self._emit_finals(-1, stored[1], e.le)
-            del self.keys[i]
-            del self.entries[e.le]
-            if i < len(self.keys):
-                self._rediff(i, e.le)
-            return
         self._remove_invalidated(e.le)
         del self.keys[i]
         del self.entries[e.le]

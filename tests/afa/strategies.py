@@ -128,3 +128,18 @@ def dynamic_streams(draw, afa: Afa, max_events: int = 7):
         else:
             elements.insert(pos, ArcDelete(name, explicit=draw(st.booleans())))
     return elements
+
+
+@st.composite
+def ignorable_afas(draw):
+    """Random AFAs with one or two ignorable self-loops (identity transfer) and parallel copies."""
+    afa = draw(afas())
+    extra = []
+    for i in range(draw(st.integers(1, 2))):
+        q = draw(st.integers(0, len(afa.states) - 1))
+        f = _fence(draw(st.one_of(st.none(), st.sampled_from(TYPES))), draw(_cond))
+        extra.append(Arc(f"i{i}", q, q, f, None))
+        if draw(st.integers(0, 3)) == 0:
+            extra.append(Arc(f"i{i}twin", q, q, f, None))
+    return Afa(states=afa.states, start=afa.start, finals=afa.finals, arcs=afa.arcs + tuple(extra),
+               initial=afa.initial, name="random-ignorable")

@@ -12,16 +12,17 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from reference.afa.driver import NetInput
+from reference.afa.ignorable import IgnorableAfaOperator
 from reference.afa.operator import AfaOperator, ProtocolError
 from reference.afa.stream import Event, Insert, Punctuate, Retract
-from tests.afa.strategies import TYPES, afas
+from tests.afa.strategies import TYPES, afas, ignorable_afas
 
 
 class AfaMachine(RuleBasedStateMachine):
-    @initialize(afa=afas(), ignorable=st.booleans())
+    @initialize(afa=st.one_of(afas(), ignorable_afas()), ignorable=st.booleans())
     def start(self, afa, ignorable):
         self.afa = afa
-        self.op = AfaOperator(afa, ignorable=ignorable)
+        self.op = IgnorableAfaOperator(afa) if ignorable else AfaOperator(afa)
         self.net_in = NetInput()
         self.tp = None
 
