@@ -51,7 +51,7 @@ class Arc:
     epsilon: bool = False
     lifetime: Lifetime = ALWAYS
     is_final: bool = False  # for dynamic arcs: whether a new dst state is final (spec/003 §6)
-    text: dict = field(default_factory=dict, compare=False)  # source text of fence/transfer, for messages
+    text: dict = field(default_factory=dict, compare=False)  # file arcs: fence/transfer text and line, for messages
 
     @property
     def ignorable(self) -> bool:
@@ -68,7 +68,9 @@ class Arc:
             return True
         v = self.fence(e, r)
         if not isinstance(v, bool):
-            raise QueryError(f"the fence of arc '{self.name}' gave {v!r}, not a boolean")
+            where = (f" (fence '{self.text['fence']}' at line {self.text['line']})"
+                     if "fence" in self.text and "line" in self.text else "")
+            raise QueryError(f"the fence of arc '{self.name}' gave {v!r}, not a boolean{where}")
         return v
 
     def apply(self, e: Any, r: Any) -> Any:

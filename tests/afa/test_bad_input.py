@@ -74,7 +74,8 @@ def test_fence_that_is_not_boolean_at_run_time_leaves_the_state_unchanged():
     op = AfaOperator(afa)
     op.feed_all([Insert(ev("A", 1, v=1)), Insert(ev("B", 2, v=2, flag=True)), Insert(ev("A", 4, v=1))])
     assert sum(op.net.values()) == 1
-    refused(op, Insert(ev("B", 5, v=2, flag=3)), QueryError, r"the fence of arc 'a1' gave 3, not a boolean")
+    refused(op, Insert(ev("B", 5, v=2, flag=3)), QueryError,
+            r"the fence of arc 'a1' gave 3, not a boolean \(fence 'e.flag' at line 8\)")
 
 
 def test_python_fence_that_is_not_boolean():
