@@ -26,7 +26,7 @@ import yaml
 from reference.afa.expr import (
     check_expression, compile_fence, compile_transfer, constant, is_boolean_shape, parse_expression,
 )
-from reference.afa.model import Afa, Arc, check_arc_states
+from reference.afa.model import Afa, Arc
 from reference.errors import QueryError
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}

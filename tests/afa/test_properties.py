@@ -12,9 +12,7 @@ from reference.afa.ignorable import IgnorableAfaOperator
 from reference.afa.operator import AfaOperator
 from reference.afa.oracle import oracle
 from reference.afa.seqop import SeqAfaOperator
-from reference.afa.stream import (
-    ArcDelete, ArcInsert, Event, Insert, OutPunctuation, Output, Punctuate, Retract, net,
-)
+from reference.afa.stream import Event, Insert, OutPunctuation, Output, Punctuate, Retract, net
 from reference.errors import CepkitError
 from tests.afa.strategies import afas, disordered_streams, dynamic_streams, event_pools, ignorable_afas
 
