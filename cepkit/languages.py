@@ -29,6 +29,8 @@ class Language:
 LANGUAGES: dict[str, Language] = {
     "sase": Language("sase", "SASE+ / SASE RFID patterns", (".sase", ".query"),
                      "cepkit.runners.sase:run", "cepkit.runners.sase:add_options"),
+    "afa": Language("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
+                    "cepkit.runners.afa:run", "cepkit.runners.afa:add_options"),
 }
 
 DEFAULT_LANGUAGE = "sase"
