@@ -48,10 +48,14 @@ def bounds(draw) -> str:
 
 @st.composite
 def relation_sets(draw) -> list[str]:
-    if draw(st.integers(0, 3)) == 0:
+    kind = draw(st.integers(0, 3))
+    if kind == 0:
         rels = list(draw(st.sampled_from(GROUPS)))
         if draw(st.booleans()):
             rels.append(draw(st.sampled_from(allen.RELATIONS)))
+    elif kind == 1:  # all but a few: lets patterns of 3 or 4 situations match while excluding something
+        drop = draw(st.sets(st.sampled_from(allen.RELATIONS), min_size=1, max_size=4))
+        rels = [r for r in allen.RELATIONS if r not in drop]
     else:
         rels = draw(st.lists(st.sampled_from(allen.RELATIONS), min_size=1, max_size=8, unique=True))
     return [draw(st.sampled_from(SPELLINGS.get(r, (r,)))) for r in rels]
@@ -90,7 +94,7 @@ def queries(draw, partitioned: bool) -> str:
 
 
 @st.composite
-def streams(draw, partitioned: bool, min_events: int = 0, max_events: int = 22):
+def streams(draw, partitioned: bool, min_events: int = 0, max_events: int = 28):
     """Attribute values come in runs (one value held for 1-3 events of a partition), so situations form.
 
     The values come from a seeded generator: hypothesis' own draws repeat values too often to give
@@ -108,3 +112,55 @@ def streams(draw, partitioned: bool, min_events: int = 0, max_events: int = 22):
     rows.sort(key=lambda r: r["ts"])
     frame = pd.DataFrame(rows, columns=["ts", "p", "x", "y", "z"])
     return from_pandas(frame, default_type="E")
+
+
+@st.composite
+def planted(draw):
+    """A query whose pattern is read off one configuration of situations the stream really has (mostly
+    including the true relation of each pair, sometimes not), so patterns of 3-4 situations match."""
+    from reference.tpstream.bind import compile_stream, value_reader
+    from reference.tpstream.brute import situations
+    from reference.tpstream.parser import parse_definitions, parse_tpstream
+
+    n = draw(st.sampled_from((3, 4)))
+    batch = draw(streams(False, min_events=12))
+    value = value_reader(batch)
+    pos = list(range(len(batch)))
+    ts = [int(t) for t in batch.ts]
+    texts: list[str] = []
+    found: list[list] = []
+    for i in range(n):  # a few tries per situation for a condition that holds somewhere
+        for _try in range(4):
+            text = f"{NAMES[i]} AS {draw(conditions())}{draw(bounds())}"
+            sits = situations(compile_stream(parse_definitions(text)[0], batch, value), pos, ts)
+            if sits:
+                break
+        texts.append(text)
+        found.append(sits)
+    defs_text = ",\n  ".join(texts)
+    names = NAMES[:n]
+    pairs = [(a, b) for i, a in enumerate(range(n)) for b in range(i + 1, n)]
+    edges = draw(st.lists(st.sampled_from(pairs), min_size=n - 1, max_size=len(pairs), unique=True))
+    for k in range(n):
+        if not any(k in e for e in edges):
+            edges.append((0, k) if k else (0, 1))
+    chosen = [draw(st.sampled_from(f)) if f else None for f in found]
+    tcs = []
+    for i, j in edges:
+        rels = draw(relation_sets())
+        if chosen[i] is not None and chosen[j] is not None:
+            true = allen.classify(chosen[i][:2], chosen[j][:2])
+            rels = [r for r in rels if allen.lookup(r) != true]
+            if draw(st.integers(0, 7)) > 0:
+                rels.append(true)
+            if not rels:
+                rels = [allen.INVERSE[true] if true != "equals" else "before"]
+        tcs.append(f"{names[i]} {';'.join(rels)} {names[j]}")
+    if all(c is not None for c in chosen):
+        span = max(c[1] for c in chosen) - min(c[0] for c in chosen)
+        window = max(1, span + draw(st.integers(-2, 12)))
+    else:
+        window = draw(st.integers(1, 60))
+    text = (f"FROM s\nDEFINE {defs_text}\nPATTERN {' AND '.join(tcs)}\nWITHIN {window}\n"
+            "RETURN count(A.x) AS n, avg(B.y) AS avg_y, max(C.z) AS max_z")
+    return parse_tpstream(text), batch

@@ -9,7 +9,7 @@ from reference.tpstream import brute
 from reference.tpstream.bind import compile_plan, partitions
 from reference.tpstream.parser import parse_tpstream
 from reference.tpstream.run import run_query
-from tests.tpstream.strategies import queries, streams
+from tests.tpstream.strategies import planted, queries, streams
 
 FEWER = settings(max_examples=max(50, settings().max_examples // 4))
 
@@ -21,7 +21,9 @@ def _rows(matches):
 @st.composite
 def cases(draw):
     partitioned = draw(st.booleans())
-    return parse_tpstream(draw(queries(partitioned))), draw(streams(partitioned, min_events=draw(st.sampled_from((0, 8, 12)))))
+    if not partitioned and draw(st.booleans()):
+        return draw(planted())
+    return parse_tpstream(draw(queries(partitioned))), draw(streams(partitioned, min_events=draw(st.sampled_from((0, 12, 20)))))
 
 
 @FEWER
