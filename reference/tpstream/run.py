@@ -93,16 +93,21 @@ def _run_brute(plan: Plan, key, positions, batch: EventBatch, mode: str) -> list
 
 
 def derive(definitions, batch: EventBatch, partition_by: tuple[str, ...] = ()):
-    """The situations of each definition alone (no pattern): [(partition, name, ts, te, events)]."""
+    """The situations of each definition alone (no pattern), and the runs still open at the end:
+    ([(partition, name, ts, te, events)], [(partition, name, ts, events so far)])."""
     from reference.tpstream.bind import check_columns, compile_stream, value_reader
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     value = value_reader(batch)
     streams = [compile_stream(d, batch, value) for d in definitions]
-    out = []
+    finished, still_open = [], []
     for key, positions in partitions(batch, partition_by):
         deriver = Deriver(streams)
         for p in positions:
             for s in deriver.step(int(p), int(batch.ts[p])):
-                out.append((key, streams[s.stream].name, s.ts, s.te, s.events))
-    return out
+                finished.append((key, streams[s.stream].name, s.ts, s.te, s.events))
+        for i, st in enumerate(streams):
+            run = deriver.ongoing(i)
+            if run is not None:
+                still_open.append((key, st.name, run.ts, run.events))
+    return finished, still_open

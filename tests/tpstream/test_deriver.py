@@ -16,7 +16,7 @@ from tests.tpstream.strategies import bounds, conditions, streams
 def test_deriver_equals_definition(defs, batch):
     text = ", ".join(f"S{i} AS {c}{b}" for i, (c, b) in enumerate(defs))
     definitions = parse_definitions(text)
-    got = sorted((key, name, ts, te, ev) for key, name, ts, te, ev in derive(definitions, batch, ("p",)))
+    got = sorted((key, name, ts, te, ev) for key, name, ts, te, ev in derive(definitions, batch, ("p",))[0])
     value = value_reader(batch)
     want = []
     for p in (0, 1):
