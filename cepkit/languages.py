@@ -29,6 +29,8 @@ class Language:
 LANGUAGES: dict[str, Language] = {
     "sase": Language("sase", "SASE+ / SASE RFID patterns", (".sase", ".query"),
                      "cepkit.runners.sase:run", "cepkit.runners.sase:add_options"),
+    "tpstream": Language("tpstream", "TPStream interval patterns over derived situations", (".tps",),
+                         "cepkit.runners.tpstream:run", "cepkit.runners.tpstream:add_options"),
 }
 
 DEFAULT_LANGUAGE = "sase"
