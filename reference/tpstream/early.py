@@ -2,8 +2,8 @@
 at which all its members are visible, every temporal constraint is certain whatever the ongoing
 situations' end times turn out to be, and t - min(ts) <= WITHIN (spec/004 A4, option a).
 
-New matches can only appear when a situation starts being visible or ends, so only those situations
-trigger a search. Duplicates are excluded by a direct test instead of Algorithm 5.4's powersets of
+New matches can only appear when a situation starts being visible or ends, and only where that start or
+end can carry a detection time (tp_min, `detection.py`), so only those situations trigger a search. Duplicates are excluded by a direct test instead of Algorithm 5.4's powersets of
 ongoing situations: a configuration is new at t only if it was not already certain at the previous
 event time, and among the situations that changed at t it is reported from the first one only.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from reference.tpstream.bind import Plan
 from reference.tpstream.buffer import Buffer
 from reference.tpstream.certainty import certain, known_te, visible
+from reference.tpstream.detection import trigger_roles
 from reference.tpstream.order import evaluation_order
 from reference.tpstream.situations import Deriver, Situation
 
@@ -25,6 +26,7 @@ class EarlyMatcher:
         self.buffers = [Buffer() for _ in plan.streams]
         self.orders = [evaluation_order(plan, i) for i in range(len(plan.streams))]
         self.prev: int | None = None
+        self.on_start, self.on_end = _triggers(plan)
 
     def update(self, t: int, finished: list[Situation]) -> list[tuple[Situation, ...]]:
         """The configurations that became certain at event time t (members' te None while ongoing)."""
@@ -37,14 +39,15 @@ class EarlyMatcher:
         for s in finished:  # ends: te now known (or first visible, for a maximum duration)
             if s.ts >= bound:
                 self.buffers[s.stream].add(s)
-                changed.append(s)
+                if self.on_end[s.stream]:
+                    changed.append(s)
         self.ongoing: list[Situation | None] = []
         for i, stream in enumerate(plan.streams):
             s = self.deriver.ongoing(i)
             if s is not None and (s.ts < bound or not visible(s, stream, t)):
                 s = None
             self.ongoing.append(s)
-            if s is not None and not (prev is not None and visible(s, stream, prev)):
+            if s is not None and self.on_start[i] and not (prev is not None and visible(s, stream, prev)):
                 changed.append(s)  # a start (or a delayed start under AT LEAST)
         out: list[tuple[Situation, ...]] = []
         for rank, s in enumerate(changed):
@@ -80,3 +83,15 @@ class EarlyMatcher:
         if not all(visible(s, streams[s.stream], prev) for s in config):
             return False
         return all(certain(rels, config[i], config[j], prev) for i, rels, j in self.plan.constraints)
+
+
+def _triggers(plan: Plan) -> tuple[list[bool], list[bool]]:
+    """matchOnStart / matchOnEnd per stream (Algorithm 5.4): whether a stream's start or end can carry a
+    detection time of some constraint (tp_min, Table 5.2), or its visibility waits on a duration bound."""
+    on_start = [s.dmin > 0 for s in plan.streams]       # a delayed start under AT LEAST
+    on_end = [s.dmax is not None for s in plan.streams]  # first visible at its end under a maximum
+    for i, rels, j in plan.constraints:
+        for side, which in trigger_roles(rels):
+            k = i if side == "a" else j
+            (on_start if which == "ts" else on_end)[k] = True
+    return on_start, on_end

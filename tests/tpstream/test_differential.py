@@ -89,3 +89,25 @@ def test_early_equals_exact_when_every_run_ends_inside_the_window(case):
     early = {m.key(): m.ts for m in run_query(q, batch, "early")}
     assert set(exact) == set(early)
     assert all(early[k] <= exact[k] for k in exact)
+
+
+@FEWER
+@given(cases())
+def test_early_detection_times_follow_table_5_2(case):
+    """Without duration constraints, an early match is detected at the latest of its constraints'
+    detection times (tr_min, or tg_min for a whole prefix group; thesis Table 5.2), computed here from
+    the final intervals."""
+    from reference.tpstream import allen
+    from reference.tpstream.detection import detection_time
+
+    q, batch = case
+    if any(d.at_least is not None or d.at_most is not None for d in q.definitions):
+        return
+    final, plan = _final_runs(q, batch)
+    for m in run_query(q, batch, "early"):
+        ends = [final[(m.partition, n, s)] for n, s, _e in m.situations]
+        if None in ends:
+            continue
+        iv = [(s, e) for (_n, s, _x), e in zip(m.situations, ends)]
+        times = [detection_time(rels, allen.classify(iv[i], iv[j]), iv[i], iv[j]) for i, rels, j in plan.constraints]
+        assert m.ts == max(times), (m, times)
