@@ -2,10 +2,11 @@
 at which all its members are visible, every temporal constraint is certain whatever the ongoing
 situations' end times turn out to be, and t - min(ts) <= WITHIN (spec/004 A4, option a).
 
-New matches can only appear when a situation starts being visible or ends, and only where that start or
-end can carry a detection time (tp_min, `detection.py`), so only those situations trigger a search. Duplicates are excluded by a direct test instead of Algorithm 5.4's powersets of
-ongoing situations: a configuration is new at t only if it was not already certain at the previous
-event time, and among the situations that changed at t it is reported from the first one only.
+New matches can only appear when a situation starts being visible or ends, and only where that start
+or end can carry a detection time (tp_min, `detection.py`), so only those situations trigger a search.
+Duplicates are excluded by a direct test instead of Algorithm 5.4's powersets of ongoing situations: a
+configuration is new at t only if it was not already certain at the previous event time, and among the
+situations that changed at t it is reported from the first one only.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class EarlyMatcher:
         self.orders = [evaluation_order(plan, i) for i in range(len(plan.streams))]
         self.prev: int | None = None
         self.on_start, self.on_end = _triggers(plan)
+        self.ongoing: list[Situation | None] = [None] * len(plan.streams)
 
     def update(self, t: int, finished: list[Situation]) -> list[tuple[Situation, ...]]:
         """The configurations that became certain at event time t (members' te None while ongoing)."""
@@ -41,7 +43,7 @@ class EarlyMatcher:
                 self.buffers[s.stream].add(s)
                 if self.on_end[s.stream]:
                     changed.append(s)
-        self.ongoing: list[Situation | None] = []
+        self.ongoing = []
         for i, stream in enumerate(plan.streams):
             s = self.deriver.ongoing(i)
             if s is not None and (s.ts < bound or not visible(s, stream, t)):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from reference.tpstream.bind import Stream
 
@@ -14,7 +14,33 @@ class Situation:
     stream: int
     ts: int
     te: int | None
-    events: tuple[int, ...]
+    events: Sequence[int]
+
+
+class Prefix(Sequence[int]):
+    """The first n events of a run that only grows by appending: an O(1) snapshot of an ongoing run."""
+
+    def __init__(self, events: list[int], n: int):
+        self._events, self._n = events, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self._events[:self._n][i])
+        if not -self._n <= i < self._n:
+            raise IndexError(i)
+        return self._events[i % self._n]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._events[:self._n])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
 
 class Deriver:
@@ -45,4 +71,4 @@ class Deriver:
     def ongoing(self, i: int) -> Situation | None:
         """Stream i's open run as an ongoing situation (te None, events so far), or None."""
         run = self.open[i]
-        return None if run is None else Situation(i, run[0], None, tuple(run[1]))
+        return None if run is None else Situation(i, run[0], None, Prefix(run[1], len(run[1])))
