@@ -31,6 +31,8 @@ LANGUAGES: dict[str, Language] = {
                      "cepkit.runners.sase:run", "cepkit.runners.sase:add_options"),
     "afa": Language("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                     "cepkit.runners.afa:run", "cepkit.runners.afa:add_options"),
+    "tpstream": Language("tpstream", "TPStream interval patterns over derived situations", (".tps",),
+                         "cepkit.runners.tpstream:run", "cepkit.runners.tpstream:add_options"),
 }
 
 DEFAULT_LANGUAGE = "sase"

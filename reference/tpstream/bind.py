@@ -1,0 +1,166 @@
+"""A TPStream query bound to an event batch: condition tests, durations in ticks, attribute values, partitions."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from reference.errors import EventError
+from reference.evaluate import Env, evaluate, truth
+from reference.events import EventBatch
+from reference.language import ast as A
+from reference.match import plain
+from reference.tpstream import allen
+from reference.tpstream.query import Amount, SituationDef, TPQuery
+
+PSEUDO = ("ts", "id")  # readable without a column: the event's timestamp and id
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One compiled situation definition: its condition per event and its inclusive duration range."""
+
+    name: str
+    test: Callable[[int], bool]
+    dmin: Amount = 0
+    dmax: Amount | None = None
+
+    def duration_ok(self, d: Amount) -> bool:
+        return d >= self.dmin and (self.dmax is None or d <= self.dmax)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The pattern over streams 0..n-1 (PATTERN order): constraints `(i, relations, j)` meaning S_i R S_j."""
+
+    streams: tuple[Stream, ...]
+    constraints: tuple[tuple[int, frozenset[str], int], ...]
+    window: Amount
+    value: Callable[[int, str], Any]
+    returns: tuple[tuple[str, str, int, str], ...]  # (output name, func, stream, attr)
+
+    def towards(self, known: int, other: int) -> list[frozenset[str]]:
+        """Every constraint between two streams, as relation sets R with `S_known R S_other`."""
+        out = []
+        for i, rels, j in self.constraints:
+            if (i, j) == (known, other):
+                out.append(rels)
+            elif (i, j) == (other, known):
+                out.append(frozenset(allen.INVERSE[r] for r in rels))
+        return out
+
+
+def value_reader(batch: EventBatch) -> Callable[[int, str], Any]:
+    def value(pos: int, attr: str) -> Any:
+        if attr in batch.columns:
+            return batch.exact_value(attr, pos)
+        if attr == "ts":
+            return int(batch.ts[pos])
+        return plain(batch.ids[pos])
+    return value
+
+
+def _attrs(e) -> list[tuple[str, bool]]:
+    """(attribute, used numerically) for every attribute reference of a condition."""
+    out: list[tuple[str, bool]] = []
+
+    def walk(x, numeric: bool) -> None:
+        if isinstance(x, A.AttrRef):
+            out.append((x.attr, numeric))
+        elif isinstance(x, A.Compare):
+            num = x.op in ("<", "<=", ">", ">=")
+            walk(x.left, num)
+            walk(x.right, num)
+        elif isinstance(x, A.BinOp):
+            walk(x.left, True)
+            walk(x.right, True)
+        elif isinstance(x, A.Neg):
+            walk(x.operand, True)
+        elif isinstance(x, A.Not):
+            walk(x.operand, False)
+        elif isinstance(x, (A.And, A.Or)):
+            for item in x.items:
+                walk(item, False)
+    walk(e, False)
+    return out
+
+
+def check_columns(batch: EventBatch, defs: Sequence[SituationDef], extra: Sequence[tuple[str, bool, str]] = ()) -> None:
+    """EventError for a missing attribute column or non-numeric values in a numerically used one."""
+    uses = [(a, num, f"the condition of {d.name}") for d in defs for a, num in _attrs(d.condition)]
+    for attr, numeric, context in list(uses) + list(extra):
+        if attr in PSEUDO and attr not in batch.columns:
+            continue
+        batch.require_columns([attr], {attr: context})
+        if numeric:
+            batch.require_numeric(attr, context=context)
+
+
+def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str], Any]) -> Stream:
+    cond, name = d.condition, d.name
+
+    def test(pos: int) -> bool:
+        return truth(evaluate(cond, Env({"": (pos,), name: (pos,)}, value)))
+
+    dmin = d.at_least.ticks(batch.ts_unit) if d.at_least is not None else 0
+    dmax = d.at_most.ticks(batch.ts_unit) if d.at_most is not None else None
+    return Stream(name, test, dmin, dmax)
+
+
+def compile_plan(q: TPQuery, batch: EventBatch) -> Plan:
+    """Bind the query to the batch's columns and timestamp unit (QueryError / EventError on mismatch)."""
+    window = q.within.ticks(batch.ts_unit)
+    names = q.streams
+    defs = [q.definition(n) for n in names]
+    extra = [(r.attr, r.func in ("sum", "avg"), f"{r.func.upper()}({r.situation}.{r.attr})") for r in q.returns]
+    extra += [(a, False, "PARTITION BY") for a in q.partition_by]
+    check_columns(batch, defs, extra)
+    value = value_reader(batch)
+    streams = tuple(compile_stream(d, batch, value) for d in defs)
+    index = {n: i for i, n in enumerate(names)}
+    constraints = tuple((index[c.left], c.relations, index[c.right]) for c in q.pattern)
+    returns = tuple((r.name, r.func, index[r.situation], r.attr) for r in q.returns)
+    return Plan(streams, constraints, window, value, returns)
+
+
+def partitions(batch: EventBatch, attrs: Sequence[str]) -> list[tuple[tuple, np.ndarray]]:
+    """(key, batch positions) per partition in order of first event; EventError on a repeated timestamp."""
+    value = value_reader(batch)
+    groups: dict[tuple, list[int]] = {}
+    for pos in range(len(batch)):
+        key = tuple(value(pos, a) for a in attrs)
+        groups.setdefault(key, []).append(pos)
+    out = []
+    for key, positions in groups.items():
+        arr = np.asarray(positions, dtype=np.int64)
+        ts = batch.ts[arr]
+        same = np.flatnonzero(ts[1:] == ts[:-1])
+        if same.size:
+            i = int(arr[same[0] + 1])
+            where = f" in partition {dict(zip(attrs, key))}" if attrs else ""
+            raise EventError(f"two events share timestamp {int(batch.ts[i])}{where}; TPStream needs distinct "
+                             "timestamps per partition (a situation needs ts < te)",
+                             row=int(batch.source_rows[i]), column="ts")
+        out.append((key, arr))
+    return out
+
+
+def aggregate(func: str, values: list[Any]) -> Any:
+    """FIRST/LAST of the events (nulls included); COUNT/SUM/AVG/MIN/MAX over the non-null values."""
+    if func == "first":
+        return values[0] if values else None
+    if func == "last":
+        return values[-1] if values else None
+    present = [v for v in values if v is not None]
+    if func == "count":
+        return len(present)
+    if not present:
+        return None
+    if func == "sum":
+        return sum(present)
+    if func == "avg":
+        total = sum(present)
+        return Fraction(total, len(present)) if isinstance(total, int) else total / len(present)
+    return min(present) if func == "min" else max(present)
