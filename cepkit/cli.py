@@ -50,7 +50,16 @@ class Progress:
 def _cmd_run(args: argparse.Namespace) -> int:
     from cepkit.languages import detect
 
-    return detect(args.query, args.language).load("runner")(args)
+    lang = detect(args.query, args.language)
+    for other, options in _LANGUAGE_OPTIONS.items():
+        for action in options if other != lang.name else ():
+            if getattr(args, action.dest) != action.default:
+                raise QueryError(f"{action.option_strings[0]} is an option for {other} queries, but "
+                                 f"{args.query} is a {lang.name} query (use --language to say otherwise)")
+    return lang.load("runner")(args)
+
+
+_LANGUAGE_OPTIONS: dict[str, list[argparse.Action]] = {}  # each language's own `cepkit run` options
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -117,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     for lang in LANGUAGES.values():
         if lang.options:
-            lang.load("options")(r.add_argument_group(f"{lang.name} options", lang.description))
+            group = r.add_argument_group(f"{lang.name} options", lang.description)
+            lang.load("options")(group)
+            _LANGUAGE_OPTIONS[lang.name] = list(group._group_actions)
     r.set_defaults(func=_cmd_run)
     e = sub.add_parser("explain", help="print a query's AST and its compiled NFA^b")
     e.add_argument("query", help="query file (SASE+)")

@@ -73,3 +73,9 @@ def test_rfid_shoplifting_example_with_tag_ids(capsys):
         assert rc == 0
         results.add(frozenset(got))
     assert results == {frozenset({'{"x": [1], "z": [4]}', '{"x": [5], "z": [6]}'})}
+
+
+def test_an_option_of_another_language_is_refused(capsys):
+    rc = main(["run", "examples/rfid/shoplifting.sase", "examples/rfid/readings.csv", "--id-col", "none", "--early"])
+    assert rc == 2
+    assert "--early is an option for tpstream queries" in capsys.readouterr().err
