@@ -29,6 +29,8 @@ from typing import Any
 
 import yaml
 
+from conformance.loader import _StrictLoader
+
 from reference.afa.afafile import load_afa, loads_afa
 from reference.afa.driver import FLAVORS
 from reference.afa.eventfile import element_of
@@ -62,22 +64,6 @@ class AfaCase:
         return self.id
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys."""
-
-
-def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    loader.flatten_mapping(node)
-    out: dict = {}
-    for k, v in node.value:
-        key = loader.construct_object(k, deep=deep)
-        if key in out:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", k.start_mark)
-        out[key] = loader.construct_object(v, deep=deep)
-    return out
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
 def freeze(v: Any) -> Any:

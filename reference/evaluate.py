@@ -44,7 +44,8 @@ def _attr_pos(ref: A.AttrRef, env: Env) -> int | None:
     return events[-1] if events else None  # PREV and LAST: the last element selected so far
 
 
-def _aggregate(func: str, values: list[Value]) -> Value:
+def aggregate(func: str, values: list[Value]) -> Value:
+    """COUNT/SUM/AVG/MIN/MAX over the non-null values (null for an empty SUM/AVG/MIN/MAX)."""
     present = [v for v in values if v is not None]
     if func == "count":
         return len(present)
@@ -126,7 +127,7 @@ def evaluate(e: A.Expr, env: Env) -> Value:
         v = evaluate(e.operand, env)
         return None if v is None else -v
     if isinstance(e, A.Agg):
-        return _aggregate(e.func, [env.value(p, e.attr) for p in env.bound.get(e.var, ())])
+        return aggregate(e.func, [env.value(p, e.attr) for p in env.bound.get(e.var, ())])
     if isinstance(e, A.LenRef):
         return len(env.bound.get(e.var, ()))
     raise TypeError(f"cannot evaluate {e!r}")  # EquivTest is expanded by the compiler

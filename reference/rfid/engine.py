@@ -28,7 +28,7 @@ from reference.language import parse
 from reference.language.printer import expr_to_text
 from reference.language.validate import walk
 from reference.match import Match
-from reference.nfab.compile import _expand_equiv, to_cnf
+from reference.nfab.compile import _conjuncts, _expand_equiv, to_cnf
 from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
 from reference.rfid.negation import Negation, NegationOperator
@@ -84,13 +84,6 @@ class Plan:
 def _unsupported(construct: str, pos: A.Pos) -> Unsupported:
     return Unsupported(ENGINE, construct, pos.line or None, pos.column or None)
 
-
-def _conjuncts(e: A.Expr):
-    if isinstance(e, A.And):
-        for item in e.items:
-            yield from _conjuncts(item)
-    else:
-        yield e
 
 
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from reference.evaluate import aggregate as exact_aggregate
 from reference.errors import EventError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
@@ -153,14 +154,4 @@ def aggregate(func: str, values: list[Any]) -> Any:
         return values[0] if values else None
     if func == "last":
         return values[-1] if values else None
-    present = [v for v in values if v is not None]
-    if func == "count":
-        return len(present)
-    if not present:
-        return None
-    if func == "sum":
-        return sum(present)
-    if func == "avg":
-        total = sum(present)
-        return Fraction(total, len(present)) if isinstance(total, int) else total / len(present)
-    return min(present) if func == "min" else max(present)
+    return exact_aggregate(func, values)
