@@ -4,7 +4,8 @@ From a start row, `matches()` yields every match (end row, labels, excluded flag
 preferment order: alternatives left to right, greedy quantifiers more iterations first, reluctant
 fewer first, concatenation lexicographically. The first one is the match SQL reports. DEFINE
 conditions are evaluated with RUNNING semantics over the match built so far. An iteration of a
-quantifier beyond its minimum that matches no rows ends the loop (it cannot repeat forever).
+quantifier beyond its minimum that matches no rows is accepted and ends the loop, as in Perl (so a
+loop cannot repeat forever).
 """
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ class Matcher:
 
         def again(i2: int) -> Iterator[Result]:
             if i2 == i and count >= p.low:
-                return iter(())  # an empty iteration beyond the minimum ends the loop
+                return k(i2)  # an empty iteration beyond the minimum ends the loop (as in Perl)
             return self._loop(p, count + 1, i2, k)
 
         if p.reluctant:
