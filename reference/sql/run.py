@@ -19,6 +19,9 @@ class Table:
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
+    # ONE ROW PER MATCH and ALL MATCHES: per output row, the match in canonical form
+    # ({variable: ids of its rows, in order}, the largest first-ORDER-BY-key value of its rows).
+    matches: tuple[tuple[dict, Any], ...] | None = None
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -137,9 +140,10 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
         pos = next((m.pos for m in q.measures if m.name == dup), q.pos)
         raise _err(f"output column '{dup}' appears twice (rename the measure)", pos)
     out: list[tuple] = []
+    matches: list[tuple[dict, Any]] = []
     for key, prows in partitions.items():
         prows = _order(prows, q.order_by)
-        emit = _Emitter(q, prows, out_cols, measure_names, out)
+        emit = _Emitter(q, prows, out_cols, measure_names, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
@@ -147,7 +151,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
                 emit.one(positions, labels, n)
         else:
             _sql_partition(q, prows, emit, check)
-    table = Table(tuple(out_cols), tuple(out))
+    table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
     return _project(q, table)
 
 
@@ -159,12 +163,14 @@ def _project(q: S.MatchRecognize, table: Table) -> Table:
         col = name.col if isinstance(name, S.ColRef) else name
         pos = name.pos if isinstance(name, S.ColRef) else q.pos
         idx.append(table.columns.index(_resolve(col, table.columns, pos)))
-    return Table(tuple(table.columns[i] for i in idx), tuple(tuple(r[i] for i in idx) for r in table.rows))
+    return Table(tuple(table.columns[i] for i in idx), tuple(tuple(r[i] for i in idx) for r in table.rows),
+                 table.matches)
 
 
 class _Emitter:
-    def __init__(self, q, rows, out_cols, measure_names, out):
-        self.q, self.rows, self.out_cols, self.out = q, rows, out_cols, out
+    def __init__(self, q, rows, out_cols, measure_names, out, matches):
+        self.q, self.rows, self.out_cols, self.out, self.matches = q, rows, out_cols, out, matches
+        self.ts_col = q.order_by[0].col.col if q.order_by else None
         self.measures = {m.name: m.expr for m in q.measures}
         self.subsets = q.subset_map
 
@@ -186,10 +192,21 @@ class _Emitter:
         ctx = Ctx(self.rows, positions, labels, len(positions) - 1, self.subsets, number)
         part_row = self.rows[positions[0]] if positions else self.rows[0]
         self.out.append(self._row(None, self._measures(ctx, True), part_row))
+        self.matches.append(self._canonical(positions, labels))
+
+    def _canonical(self, positions, labels) -> tuple[dict, Any]:
+        bindings: dict[str, list] = {}
+        for p, lab in zip(positions, labels):
+            row = self.rows[p]
+            bindings.setdefault(lab, []).append(row.get("id", p))
+        keys = [self.rows[p].get(self.ts_col) for p in positions] if self.ts_col else []
+        keys = [k for k in keys if k is not None]
+        return ({k: tuple(v) for k, v in bindings.items()}, max(keys) if keys else None)
 
     def empty_one(self, start: int, number: int) -> None:
         ctx = Ctx(self.rows, (), (), -1, self.subsets, number)
         self.out.append(self._row(None, self._measures(ctx, True), self.rows[start]))
+        self.matches.append(({}, None))
 
     def all(self, positions, labels, excluded, number: int) -> None:
         for j, p in enumerate(positions):
