@@ -29,6 +29,8 @@ class Language:
 LANGUAGES: dict[str, Language] = {
     "sase": Language("sase", "SASE+ / SASE RFID patterns", (".sase", ".query"),
                      "cepkit.runners.sase:run", "cepkit.runners.sase:add_options"),
+    "sql": Language("sql", "SQL MATCH_RECOGNIZE (row pattern recognition)", (".sql",),
+                    "cepkit.runners.sql:run", "cepkit.runners.sql:add_options"),
 }
 
 DEFAULT_LANGUAGE = "sase"
