@@ -146,3 +146,87 @@ def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
 
 def load_sql_cases(directory: Path | None = None) -> list[SqlCase]:
     return load_area("sql", parse_sql_case, directory)
+
+
+# ---------------------------------------------------------------------------------------- windows
+
+_WIN_KEYS = {"id", "title", "source", "operator", "events", "right_events", "window", "right_window", "attr",
+             "funcs", "where", "condition", "active", "skip_empty", "expected"}
+_WIN_REQUIRED = {"filter": ("where",), "aggregate": ("window", "attr", "funcs"),
+                 "join": ("right_events", "window", "condition")}
+
+
+@dataclass(frozen=True)
+class WindowCase:
+    id: str
+    title: str
+    source: str
+    operator: str
+    events: list = field(hash=False)
+    right_events: list | None = field(hash=False)
+    window: dict | None = field(hash=False)
+    right_window: dict | None = field(hash=False)
+    attr: str | None
+    funcs: tuple[str, ...]
+    where: str | None
+    condition: str | None
+    active: str
+    skip_empty: bool
+    expected: list = field(hash=False)
+    path: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def _events(raw, key: str, fail) -> list:
+    events = raw[key]
+    if not isinstance(events, list):
+        raise fail(f"'{key}' must be a list of mappings")
+    ids = set()
+    for n, e in enumerate(events, 1):
+        if not isinstance(e, dict) or not isinstance(e.get("ts"), int) or "id" not in e:
+            raise fail(f"{key} #{n} must be a mapping with an integer 'ts' and an 'id'")
+        if e["id"] in ids:
+            raise fail(f"{key} #{n}: duplicate id {e['id']!r}")
+        ids.add(e["id"])
+        for k, v in e.items():
+            _check_value(v, fail, f"{key} #{n} '{k}'")
+    return events
+
+
+def _window(w, fail, key: str) -> dict:
+    if not isinstance(w, dict) or set(w) - {"kind", "size", "slide", "align"} or not {"kind", "size", "slide"} <= set(w):
+        raise fail(f"'{key}' must be a mapping with kind, size, slide and optionally align")
+    return w
+
+
+def parse_window_case(raw: Any, path: Path, fail) -> WindowCase:
+    _common(raw, _WIN_KEYS, ("id", "title", "source", "operator", "events", "expected"), fail)
+    op = raw["operator"]
+    if op not in _WIN_REQUIRED:
+        raise fail(f"'operator' must be one of {', '.join(_WIN_REQUIRED)}")
+    missing = [k for k in _WIN_REQUIRED[op] if k not in raw]
+    if missing:
+        raise fail(f"operator {op} needs {', '.join(missing)}")
+    events = _events(raw, "events", fail)
+    right = _events(raw, "right_events", fail) if "right_events" in raw else None
+    window = _window(raw["window"], fail, "window") if "window" in raw else None
+    right_window = _window(raw["right_window"], fail, "right_window") if "right_window" in raw else None
+    expected = raw["expected"]
+    if not isinstance(expected, list) or not all(isinstance(r, dict) for r in expected):
+        raise fail("'expected' must be a list of mappings")
+    for r in expected:
+        for k, v in r.items():
+            if not isinstance(v, list):
+                _check_value(v, fail, f"expected '{k}'")
+    funcs = raw.get("funcs", [])
+    if not isinstance(funcs, list):
+        raise fail("'funcs' must be a list")
+    return WindowCase(raw["id"], raw["title"], raw["source"], op, events, right, window, right_window,
+                      raw.get("attr"), tuple(funcs), raw.get("where"), raw.get("condition"), raw.get("active", "strict"),
+                      bool(raw.get("skip_empty", False)), expected, str(path))
+
+
+def load_window_cases(directory: Path | None = None) -> list[WindowCase]:
+    return load_area("windows", parse_window_case, directory)

@@ -2,6 +2,7 @@
 
 GRAMMAR = r"""
 start: query ";"?
+expr_start: expr
 
 query: SELECT select_list FROM NAME mr alias?
 select_list: STAR -> select_all

@@ -17,7 +17,8 @@ from reference.sql.validate import validate
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    return Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False,
+                start=["start", "expr_start"])
 
 
 def _pos(x) -> A.Pos:
@@ -43,6 +44,9 @@ def _toks(items, kind=None):
 class _ToAst(Transformer):
     # ------------------------------------------------------------------ query
     def start(self, meta, items):
+        return items[0]
+
+    def expr_start(self, meta, items):
         return items[0]
 
     def query(self, meta, items):
@@ -306,6 +310,32 @@ class _ToAst(Transformer):
 
     def agg_var_star(self, meta, items):
         return ("star", None, _var(items[0]))
+
+
+def parse_expression(text: str, variables: tuple[str, ...] = ()):
+    """A standalone condition (for windowed filters and joins): no pattern functions or aggregates;
+    qualified column references may only use `variables`."""
+    from reference.sql.validate import nodes
+
+    try:
+        tree = _parser().parse(text, start="expr_start")
+        t = _ToAst()
+        t._text = text
+        e = t.transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, QueryError):
+            raise exc.orig_exc from None
+        raise
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text) from None
+    for n in nodes(e):
+        if isinstance(n, (S.Nav, S.SqlAgg, S.Classifier, S.MatchNumber)):
+            raise QueryError("a condition here cannot use navigation, aggregates or pattern functions",
+                             n.pos.line, n.pos.column)
+        if isinstance(n, S.ColRef) and n.var is not None and n.var not in variables:
+            shown = ", ".join(variables) if variables else "none"
+            raise QueryError(f"unknown qualifier '{n.var}' (allowed: {shown})", n.pos.line, n.pos.column)
+    return e
 
 
 def parse(text: str) -> S.MatchRecognize:
