@@ -341,7 +341,7 @@ def parse_expression(text: str, variables: tuple[str, ...] = ()):
 def parse(text: str) -> S.MatchRecognize:
     """Parse and validate a MATCH_RECOGNIZE query."""
     try:
-        tree = _parser().parse(text)
+        tree = _parser().parse(text, start="start")
         t = _ToAst()
         t._text = text
         raw = t.transform(tree)

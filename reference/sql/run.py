@@ -143,7 +143,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     matches: list[tuple[dict, Any]] = []
     for key, prows in partitions.items():
         prows = _order(prows, q.order_by)
-        emit = _Emitter(q, prows, out_cols, measure_names, out, matches)
+        emit = Emitter(q, prows, out_cols, measure_names, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
@@ -167,7 +167,7 @@ def _project(q: S.MatchRecognize, table: Table) -> Table:
                  table.matches)
 
 
-class _Emitter:
+class Emitter:
     def __init__(self, q, rows, out_cols, measure_names, out, matches):
         self.q, self.rows, self.out_cols, self.out, self.matches = q, rows, out_cols, out, matches
         self.ts_col = q.order_by[0].col.col if q.order_by else None
@@ -223,7 +223,7 @@ class _Emitter:
         self.out.append(self._row(self.rows[row], {name: None for name in self.measures}, self.rows[row]))
 
 
-def _sql_partition(q: S.MatchRecognize, rows: list[dict], emit: _Emitter, within) -> None:
+def _sql_partition(q: S.MatchRecognize, rows: list[dict], emit: Emitter, within) -> None:
     """SQL:2016 matching of one partition: the preferred match at each start, then AFTER MATCH SKIP."""
     matcher = Matcher(q.pattern, q.define_map, q.subset_map, within)
     subsets = q.subset_map
