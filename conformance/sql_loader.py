@@ -230,3 +230,69 @@ def parse_window_case(raw: Any, path: Path, fail) -> WindowCase:
 
 def load_window_cases(directory: Path | None = None) -> list[WindowCase]:
     return load_area("windows", parse_window_case, directory)
+
+
+# ---------------------------------------------------------------------------------------- replay
+
+_REPLAY_KEYS = {"id", "title", "source", "kind", "query", "events", "block_size", "indexes", "configs",
+                "expected_matches", "params", "rows"}
+
+
+@dataclass(frozen=True)
+class ReplayCase:
+    id: str
+    title: str
+    source: str
+    kind: str                  # 'intervals' | 'agg_cost'
+    query: str | None
+    events: list | None = field(hash=False)
+    block_size: int | None
+    indexes: tuple[str, ...]
+    configs: list | None = field(hash=False)        # [{use: [VARS], intervals: [[a, b], ...]}]
+    expected_matches: list | None = field(hash=False)
+    params: dict | None = field(hash=False)          # agg_cost: r, B, D, h
+    rows: list | None = field(hash=False)            # agg_cost: [{slide, c_index, c_replay, choice}]
+    path: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
+    _common(raw, _REPLAY_KEYS, ("id", "title", "source", "kind"), fail)
+    kind = raw["kind"]
+    if kind == "intervals":
+        for k in ("query", "events", "block_size", "indexes", "configs", "expected_matches"):
+            if k not in raw:
+                raise fail(f"an intervals case needs '{k}'")
+        events = _events(raw, "events", fail)
+        ids = {str(e["id"]) for e in events}
+        for c in raw["configs"]:
+            if not isinstance(c, dict) or set(c) != {"use", "intervals"}:
+                raise fail("each config is a mapping with exactly 'use' and 'intervals'")
+            if not all(isinstance(iv, list) and len(iv) == 2 and all(isinstance(x, int) for x in iv)
+                       for iv in c["intervals"]):
+                raise fail("intervals are [a, b] pairs of integers")
+        for m in raw["expected_matches"]:
+            if not isinstance(m, dict) or set(m) != {"bindings", "ts"}:
+                raise fail("each expected match is a mapping with exactly 'bindings' and 'ts'")
+            for var, evs in m["bindings"].items():
+                for i in evs:
+                    if str(i) not in ids:
+                        raise fail(f"binding {var} names event {i!r}, which the case does not contain")
+        return ReplayCase(raw["id"], raw["title"], raw["source"], kind, raw["query"], events, raw["block_size"],
+                          tuple(raw["indexes"]), raw["configs"], raw["expected_matches"], None, None, str(path))
+    if kind == "agg_cost":
+        params, rows = raw.get("params"), raw.get("rows")
+        if not isinstance(params, dict) or set(params) != {"r", "B", "D", "h"}:
+            raise fail("an agg_cost case needs params r, B, D, h")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and set(r) == {"slide", "c_index", "c_replay",
+                                                                                   "choice"} for r in rows):
+            raise fail("agg_cost rows are mappings with slide, c_index, c_replay, choice")
+        return ReplayCase(raw["id"], raw["title"], raw["source"], kind, None, None, None, (), None, None, params,
+                          rows, str(path))
+    raise fail("'kind' must be 'intervals' or 'agg_cost'")
+
+
+def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
+    return load_area("replay", parse_replay_case, directory)
