@@ -117,8 +117,12 @@ class Store:
             except (OSError, pa.ArrowException) as exc:
                 raise StoreError(f"cannot read block file {name}: {exc}") from None
             ts_col = meta.schema.names.index("ts")
+            nonempty = 0
             for g in range(meta.num_row_groups):
                 rg = meta.row_group(g)
+                if rg.num_rows == 0:
+                    continue
+                nonempty += 1
                 st = rg.column(ts_col).statistics
                 if st is None or not st.has_min_max:
                     self.stats_ok = False
@@ -130,7 +134,7 @@ class Store:
             try:
                 raw = (meta.metadata or {}).get(SUMS_KEY)
                 sums = json.loads(raw) if raw is not None else None
-                if self._sums is not None and sums is not None and len(sums) == meta.num_row_groups:
+                if self._sums is not None and sums is not None and len(sums) == nonempty:
                     self._sums.extend(sums)
                 else:
                     self._sums = None
@@ -145,9 +149,10 @@ class Store:
     # -------------------------------------------------------------------------------- reading
     @property
     def columns(self) -> list[str]:
-        if not self.blocks:
+        files = self.manifest["files"]
+        if not files:
             return ["ts", "id"]
-        return list(pq.ParquetFile(self.root / self.blocks[0].file).schema_arrow.names)
+        return list(pq.ParquetFile(self.root / files[0]).schema_arrow.names)
 
     def read_block(self, b: int) -> list[dict]:
         if b not in self._cache:

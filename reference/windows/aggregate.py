@@ -7,7 +7,6 @@ identical results. Empty windows give sum 0, count 0 and null avg/min/max (A10 a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from reference.errors import QueryError
@@ -38,8 +37,8 @@ def aggregate(ts: Sequence[int], values: Sequence[Any], spec: WindowSpec, funcs:
               slice_partial: Callable[[int, int], Partial] | None = None) -> list[AggRow]:
     """Aggregate `values` (exact numbers or None) over the windows of a stream with timestamps `ts`.
 
-    `slice_partial(lo, hi)`, for time windows with method 'tree', supplies the partial aggregate of the
-    timestamps [lo, hi) from elsewhere (an index); by default it is computed from the events."""
+    `slice_partial(a, b)`, with method 'tree', supplies the partial aggregate of a slice from elsewhere
+    (an index): timestamps [a, b) for time windows, positions [a, b) for count windows."""
     _check(funcs)
     if method not in ("tree", "naive"):
         raise QueryError(f"aggregation method must be 'tree' or 'naive', not {method!r}")
@@ -60,7 +59,10 @@ def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_parti
     if not wins:
         return []
     first, step = slices(spec.size, spec.slide)
-    if spec.kind == "count":
+    if slice_partial is not None:
+        part = slice_partial
+        origin = wins[0].start if spec.kind == "count" else wins[0].lo
+    elif spec.kind == "count":
         def part(a: int, b: int) -> Partial:
             return of_values(values[a:b])
         origin = wins[0].start
@@ -68,8 +70,6 @@ def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_parti
         import bisect
 
         def part(a: int, b: int) -> Partial:
-            if slice_partial is not None:
-                return slice_partial(a, b)
             return of_values(values[bisect.bisect_left(ts, a):bisect.bisect_left(ts, b)])
         origin = wins[0].lo
     tree = AggregateTree(len(first))
@@ -86,8 +86,13 @@ def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_parti
     return out
 
 
-def avg_exact(p: Partial) -> Fraction | int | None:
-    return finalize(p, "avg")
+def aggregate_windows(wins: list[Window], spec: WindowSpec, funcs: Sequence[str], skip_empty: bool,
+                      slice_partial: Callable[[int, int], Partial]) -> list[AggRow]:
+    """Tree aggregation over given windows, every slice's partial supplied by `slice_partial`."""
+    _check(funcs)
+    parts = _tree_partials(None, None, spec, wins, slice_partial)
+    return [AggRow(w.ts, tuple((f, finalize(p, f)) for f in funcs))
+            for w, p in zip(wins, parts) if not (skip_empty and p.count == 0)]
 
 
 __all__ = ["aggregate", "AggRow", "FUNCS", "EMPTY"]

@@ -72,6 +72,25 @@ def windows(ts: Sequence[int], spec: WindowSpec) -> list[Window]:
     return out
 
 
+def windows_from_bounds(spec: WindowSpec, n: int, t_first: int | None, t_last: int | None) -> list[Window]:
+    """The windows of a stream known only by its length and first/last timestamps (start/stop of time
+    windows, and the timestamps of count windows, are unknown and set to -1): what an index can tell
+    without reading events."""
+    if n == 0:
+        return []
+    if spec.kind == "count":
+        return [Window(k, k * spec.slide, k * spec.slide + spec.size, -1)
+                for k in range((n - spec.size) // spec.slide + 1)] if n >= spec.size else []
+    t0 = t_first if spec.align == "first" else 0
+    k = 0 if spec.align == "first" else max(0, -(-(t_first - spec.size + 1) // spec.slide))
+    out = []
+    while t0 + k * spec.slide + spec.size - 1 <= t_last:
+        lo = t0 + k * spec.slide
+        out.append(Window(k, -1, -1, lo + spec.size - 1, lo, lo + spec.size))
+        k += 1
+    return out
+
+
 def slices(size: int, slide: int) -> tuple[list[int], list[int]]:
     """§3.3.3: the initial slice lengths of a window and the lengths appended on each slide.
 
