@@ -40,8 +40,9 @@ def register(sub) -> None:
     a.add_argument("--attr", required=True)
     a.add_argument("--funcs", default="sum", help="comma-separated: sum,count,min,max,avg")
     window(a)
-    a.add_argument("--method", default="tree", choices=("tree", "naive"),
-                   help="aggregate tree over slides (default) or recomputation per window")
+    a.add_argument("--method", default="auto", choices=("auto", "tree", "naive", "index", "replay"),
+                   help="over an event file: aggregate tree (auto, tree) or recomputation per window (naive); "
+                        "over a store directory: the cost model decides (auto), or index / replay")
     a.add_argument("--skip-empty", action="store_true", help="leave out empty time windows (A10 b)")
     a.set_defaults(func=_aggregate, query="--attr")
 
@@ -105,10 +106,32 @@ def _aggregate(args: argparse.Namespace) -> int:
     funcs = [f.strip().lower() for f in args.funcs.split(",") if f.strip()]
     if not funcs:
         raise QueryError("--funcs names no aggregate")
+    import os
+
+    if os.path.isdir(args.events):
+        return _aggregate_store(args, funcs)
+    if args.method in ("index", "replay"):
+        raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
     batch = _read(args.events, args)
-    rows = aggregate_batch(batch, args.attr, _spec(args), funcs, args.method, args.skip_empty)
+    method = "tree" if args.method == "auto" else args.method
+    rows = aggregate_batch(batch, args.attr, _spec(args), funcs, method, args.skip_empty)
     _write([r.as_dict() for r in rows], args)
     print(f"{len(rows)} windows from {len(batch)} events", file=sys.stderr)
+    return 0
+
+
+def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
+    from cepkit.replay_cli import _warnings_to_stderr
+    from reference.replay.aggregate import aggregate_store
+    from reference.replay.store import Store
+
+    store = Store(args.events)
+    method = {"tree": "replay", "naive": "replay"}.get(args.method, args.method)
+    with _warnings_to_stderr():
+        rows, decision = aggregate_store(store, args.attr, _spec(args), funcs, method, args.skip_empty)
+    _write([r.as_dict() for r in rows], args)
+    print(f"{len(rows)} windows from {store.events} events; {decision.method} ({decision.reason}), "
+          f"read {len(store.blocks_read)} of {len(store.blocks)} blocks", file=sys.stderr)
     return 0
 
 

@@ -8,7 +8,6 @@ An unusable index (missing, damaged) makes the whole query fall back to full rep
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -17,7 +16,7 @@ from reference.language.units import NANOS
 from reference.replay import cost as C
 from reference.replay.intervals import Selected, candidate_intervals, merge
 from reference.replay.select import Candidate, Config, greedy, pareto
-from reference.replay.store import ReplayWarning, Store
+from reference.replay.store import Store
 from reference.replay.symbols import symbols
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
@@ -199,7 +198,6 @@ def execute(p: Plan) -> Table:
 
 
 def replay(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str] = "pareto") -> tuple[Table, Plan]:
+    """Plan and execute; an unusable index has already warned (ReplayWarning) and means a full replay."""
     p = plan(query, store, method)
-    if p.mode == "full" and p.reason.startswith("the index on"):
-        warnings.warn(ReplayWarning(f"{p.reason}; falling back to full replay"), stacklevel=2)
     return execute(p), p
