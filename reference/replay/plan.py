@@ -78,8 +78,11 @@ def _window(q: S.MatchRecognize, store: Store) -> int:
         if store.ts_unit is None:
             raise QueryError(f"WITHIN {w} {q.within.unit} needs the store's time unit; give WITHIN in ticks",
                              q.within.pos.line, q.within.pos.column)
-        w = w * NANOS[q.within.unit] // NANOS[store.ts_unit]
-    return w
+        w, rest = divmod(w * NANOS[q.within.unit], NANOS[store.ts_unit])
+        if rest:
+            raise QueryError(f"WITHIN is not a whole number of {store.ts_unit}", q.within.pos.line,
+                             q.within.pos.column)
+    return w - 1 if q.within.exclusive else w   # integer ticks: span < w is span <= w - 1
 
 
 def plan(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str] = "pareto") -> Plan:

@@ -159,7 +159,8 @@ class Skip:
 
 @dataclass(frozen=True)
 class Within:
-    """The thesis' WITHIN: last ORDER BY key - first <= amount (in ticks of the key, after units)."""
+    """The thesis' WITHIN: last ORDER BY key - first <= amount (in ticks of the key, after units);
+    `exclusive` (WITHIN ... EXCLUSIVE) makes it < amount, as Flink does (A16)."""
 
     amount: int
     unit: str | None

@@ -34,8 +34,8 @@ skip: AFTER MATCH SKIP PAST LAST ROW -> skip_past_last
     | AFTER MATCH SKIP TO NAME -> skip_last
 
 pattern_clause: PATTERN palt within?
-within: WITHIN INT NAME? -> within
-      | WITHIN INTERVAL STRING NAME -> within_interval
+within: WITHIN INT NAME? EXCLUSIVE? -> within
+      | WITHIN INTERVAL STRING NAME EXCLUSIVE? -> within_interval
 
 ?palt: pseq ("|" pseq)* -> p_alt
 ?pseq: pquant+ -> p_seq
@@ -136,6 +136,7 @@ NEXT.2: /next\b/i
 PATTERN.2: /pattern\b/i
 WITHIN.2: /within\b/i
 INTERVAL.2: /interval\b/i
+EXCLUSIVE.2: /exclusive\b/i
 PERMUTE.2: /permute\b/i
 SUBSET.2: /subset\b/i
 DEFINE.2: /define\b/i

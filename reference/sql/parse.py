@@ -138,15 +138,18 @@ class _ToAst(Transformer):
         return out
 
     def within(self, meta, items):
+        exclusive = items[-1].type == "EXCLUSIVE"
+        items = [t for t in items if t.type != "EXCLUSIVE"]
         amount = int(items[1])
         unit = parse_unit(str(items[2]), _pos(items[2])) if len(items) > 2 else None
-        return S.Within(amount, unit, pos=_pos(meta))
+        return S.Within(amount, unit, exclusive, pos=_pos(meta))
 
     def within_interval(self, meta, items):
+        exclusive = items[-1].type == "EXCLUSIVE"
         text = str(items[2])[1:-1].strip()
         if not text.isdigit():
             raise QueryError(f"INTERVAL needs a whole number, not '{text}'", items[2].line, items[2].column)
-        return S.Within(int(text), parse_unit(str(items[3]), _pos(items[3])), pos=_pos(meta))
+        return S.Within(int(text), parse_unit(str(items[3]), _pos(items[3])), exclusive, pos=_pos(meta))
 
     # ------------------------------------------------------------------ patterns
     def p_alt(self, meta, items):

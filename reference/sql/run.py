@@ -110,7 +110,8 @@ def _within(q: S.MatchRecognize, ts_unit: str | None):
                 return False
             if isinstance(a, str) or isinstance(b, str):
                 raise EventError(f"WITHIN needs a numeric ORDER BY column, '{col}' holds {b!r}", column=col)
-            return sign * (b - a) <= amount
+            span = sign * (b - a)
+            return span < amount if q.within.exclusive else span <= amount
         return ok
     return check
 

@@ -40,6 +40,7 @@ def queries(draw):
         items.append("A")
     strategy = draw(st.sampled_from(["CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"]))
     w = draw(st.integers(1, 8 if strategy != "SKIP_TILL_ANY_MATCH" else 4))
+    exclusive = " EXCLUSIVE" if draw(st.integers(0, 3)) == 0 else ""
     defines = []
     used = [v for v in VARS if any(v in i for i in items)]
     for v in used:
@@ -48,7 +49,7 @@ def queries(draw):
             defines.append(f"{v} AS {c}")
     define = ("DEFINE " + ", ".join(defines)) if defines else ""
     text = (f"SELECT * FROM s MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, COUNT(*) AS n, "
-            f"PREV(FIRST(a), 1) AS before ALL MATCHES {strategy} PATTERN ({' '.join(items)}) WITHIN {w} {define})")
+            f"PREV(FIRST(a), 1) AS before ALL MATCHES {strategy} PATTERN ({' '.join(items)}) WITHIN {w}{exclusive} {define})")
     return text, strategy
 
 
