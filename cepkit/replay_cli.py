@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from reference.errors import QueryError
 
-METHODS = ("pareto", "greedy", "all", "none")
+METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
 def register(sub) -> None:
@@ -30,7 +30,8 @@ def register(sub) -> None:
         p.add_argument("query", help="MATCH_RECOGNIZE query file (.sql)")
         p.add_argument("store", help="store directory (see `cepkit store`)")
         p.add_argument("--method", default="pareto", choices=METHODS,
-                       help="index selection: Pareto search (default), greedy, all indexes, none (full replay)")
+                       help="index selection: Pareto search (default), greedy, optimal (exhaustive), all indexes, "
+                            "none (full replay)")
         p.add_argument("--use", help="comma-separated pattern variables whose indexes to use (overrides --method)")
         if name == "replay":
             p.add_argument("--format", default="jsonl", choices=("jsonl", "csv", "table"))

@@ -92,3 +92,24 @@ def sio(entries: Sequence[int]) -> float:
 
 def query_cost(c_pio: float, c_sio: float) -> float:
     return W_PIO * c_pio + W_SIO * c_sio + W_SORT * c_sio * math.log2(max(c_sio, 1.0))
+
+
+def estimator(kinds: Sequence[str], stats: Stats, w: int):
+    """cost(config) -> (C_PIO, C_SIO, C_query) for configurations of candidates (objects with
+    `position`, `block` and `count`) over the symbol sequence `kinds`; () is a full replay."""
+    n = len(kinds)
+
+    def estimate(cfg) -> tuple[float, float, float]:
+        if not cfg:
+            p = float(stats.blocks)
+            return p, 0.0, query_cost(p, 0.0)
+        phis: dict[int, float] = {}
+        for c in cfg:
+            phis[c.block] = phis.get(c.block, 1.0) * (c.count / max(stats.events, 1))
+        i1, ik = cfg[0].position, cfg[-1].position
+        case = "S1" if i1 == 1 and ik < n else "S2" if i1 == 1 else "S3" if ik == n else "base"
+        p = min(pio(stats, [phis[b] for b in sorted(phis)], case, w), float(stats.blocks))
+        s = sio([c.count for c in cfg])
+        return p, s, query_cost(p, s)
+
+    return estimate

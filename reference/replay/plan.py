@@ -15,7 +15,7 @@ from reference.errors import QueryError
 from reference.language.units import NANOS
 from reference.replay import cost as C
 from reference.replay.intervals import Selected, candidate_intervals, merge
-from reference.replay.select import Candidate, Config, greedy, pareto
+from reference.replay.select import Candidate, Config, greedy, optimal, pareto
 from reference.replay.store import Store
 from reference.replay.symbols import symbols
 from reference.sql import ast as S
@@ -24,7 +24,7 @@ from reference.sql.parse import parse
 from reference.sql.run import Emitter, Table, run_rows
 from reference.sql.validate import nodes
 
-METHODS = ("pareto", "greedy", "all", "none")
+METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
 @dataclass
@@ -120,24 +120,13 @@ def plan(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str
     stats = C.Stats(store.events, (store.blocks[-1].t_max - store.blocks[0].t_min + 1) if store.blocks else 1,
                     len(store.blocks))
 
-    def estimate(cfg: Config) -> tuple[float, float, float]:
-        if not cfg:
-            p = float(stats.blocks)
-            return p, 0.0, C.query_cost(p, 0.0)
-        phis: dict[int, float] = {}
-        for c in cfg:
-            phis[c.block] = phis.get(c.block, 1.0) * (c.count / max(store.events, 1))
-        i1, ik = cfg[0].position, cfg[-1].position
-        n = len(kinds)
-        case = "S1" if i1 == 1 and ik < n else "S2" if i1 == 1 else "S3" if ik == n else "base"
-        p = min(C.pio(stats, [phis[b] for b in sorted(phis)], case, w), float(stats.blocks))
-        s = C.sio([c.count for c in cfg])
-        return p, s, C.query_cost(p, s)
+    estimate = C.estimator(kinds, stats, w)
 
     if isinstance(method, str):
         if method not in METHODS:
             raise QueryError(f"unknown index selection method '{method}'", expected=list(METHODS))
         chosen = {"pareto": lambda: pareto(cands, estimate), "greedy": lambda: greedy(cands, estimate),
+                  "optimal": lambda: optimal(cands, estimate),
                   "all": lambda: tuple(cands), "none": lambda: ()}[method]()
     else:
         wanted = [v.upper() for v in method]

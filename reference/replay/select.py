@@ -1,7 +1,12 @@
-"""Index selection (spec/004 §3.4.3): greedy (k lowest-selectivity symbols, best k) and the Pareto
-divide-and-conquer over basic blocks of Algorithm 3.2; both return the configuration of lowest
-estimated C_query (the empty configuration is a full replay)."""
+"""Index selection (spec/004 §3.4.3): greedy (k lowest-selectivity symbols, best k), the Pareto
+divide-and-conquer over basic blocks of Algorithm 3.2, and the exhaustive optimum (2^m configurations,
+for checking the others); each returns the configuration of lowest estimated C_query (the empty
+configuration is a full replay). Under our estimator a configuration's cost is not a function of its
+halves' costs, so the Pareto search is a heuristic here: it can miss the optimum (rarely; see
+tests/replay/test_selection.py)."""
 from __future__ import annotations
+
+from itertools import combinations
 
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -63,4 +68,15 @@ def pareto(cands: Sequence[Candidate], cost: Callable[[Config], tuple[float, flo
     blocks = [by_block[b] for b in sorted(by_block)]
     fronts = _select(blocks, len(cands), cost)
     options = [cfg for front in fronts for cfg in front] + [()]
+    return min(options, key=lambda cfg: (cost(cfg)[2], len(cfg)))
+
+
+def optimal(cands: Sequence[Candidate], cost: Callable[[Config], tuple[float, float, float]],
+            limit: int = 14) -> Config:
+    """The exhaustive argmin over every subset (refused beyond `limit` candidates)."""
+    if len(cands) > limit:
+        from reference.errors import QueryError
+        raise QueryError(f"exhaustive index selection over {len(cands)} candidates is too large (limit {limit})")
+    ordered = sorted(cands, key=lambda c: c.position)
+    options = [tuple(cfg) for r in range(len(ordered) + 1) for cfg in combinations(ordered, r)]
     return min(options, key=lambda cfg: (cost(cfg)[2], len(cfg)))
