@@ -66,7 +66,7 @@ def streams(draw):
     return pd.DataFrame({"ts": ts, "a": a, "b": pd.array(b, dtype="Int64")})
 
 
-@settings(deadline=None, max_examples=max(40, settings().max_examples // 5),
+@settings(deadline=None, max_examples=max(40, settings().max_examples // 8),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(streams(), queries(), st.integers(1, 8), st.sets(st.sampled_from(["a", "b"]), min_size=1), st.data())
 def test_index_based_replay_equals_full_replay(frame, query, block_size, indexed, data):
