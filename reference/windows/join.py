@@ -41,7 +41,7 @@ def _active(ts: Sequence[int], seen: int, t: int, spec: WindowSpec, active: str)
     t0 = int(ts[0]) if spec.align == "first" else 0
     # the most recent window with timestamp t0 + k*slide + size - 1 <= t
     k = (t - t0 - spec.size + 1) // spec.slide
-    if k < 0:
+    if k < 0 and spec.align == "first":   # no window before the first event's (epoch windows have any k)
         return range(0)
     lo = t0 + k * spec.slide
     hi = lo + spec.size

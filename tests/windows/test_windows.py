@@ -102,3 +102,50 @@ def test_join_time_windows_strict_and_warmup():
     assert join(left, lt, right, rt, cond, w, w, "strict") == []
     # warm-up: the probe at 1 sees E1's events in [-1, 1] -> (1 <= 2)
     assert [(r.left, r.right, r.ts) for r in join(left, lt, right, rt, cond, w, w, "warmup")] == [(0, 0, 1)]
+
+
+def _brute_join(left, lt, right, rt, cond, lw, rw, active):
+    """Defs 2.12/2.13 read directly: order the probes (E1 first at equal ts); a probe sees the other
+    stream's events processed before it; strict: the active window is the window of `windows()` with the
+    largest timestamp <= t (count windows: among those whose events were all processed), warm-up: the
+    last `size` processed events or those in [t - size + 1, t]."""
+    from reference.sql.exprs import Ctx, holds
+
+    probes = sorted([(t, 0, i) for i, t in enumerate(lt)] + [(t, 1, j) for j, t in enumerate(rt)])
+    out = []
+    for n, (t, side, i) in enumerate(probes):
+        other_ts, spec = (rt, rw) if side == 0 else (lt, lw)
+        seen = {k for (_, s, k) in probes[:n] if s != side}
+        if active == "warmup":
+            ordered = sorted(seen)
+            members = ordered[-spec.size:] if spec.kind == "count" else [k for k in ordered if other_ts[k] > t - spec.size]
+        elif spec.kind == "count":
+            ws = [w for w in windows(other_ts, spec) if all(k in seen for k in range(w.start, w.stop))]
+            members = list(range(ws[-1].start, ws[-1].stop)) if ws else []
+        else:  # time windows exist for every k (empty ones too), aligned at e1.t (k >= 0) or at 0 (any k)
+            members = []
+            if other_ts:
+                t0 = other_ts[0] if spec.align == "first" else 0
+                k = 0 if spec.align == "first" else (min(other_ts[0], t) - t0) // spec.slide - spec.size - 1
+                last = None
+                while t0 + k * spec.slide + spec.size - 1 <= t:
+                    last = k
+                    k += 1
+                if last is not None:
+                    lo = t0 + last * spec.slide
+                    members = [j for j in sorted(seen) if lo <= other_ts[j] < lo + spec.size]
+        for k in members:
+            l_i, r_i = (i, k) if side == 0 else (k, i)
+            if holds(cond, Ctx([left[l_i], right[r_i]], (0, 1), ("L", "R"), 1, {})):
+                out.append((l_i, r_i, t))
+    return out
+
+
+@settings(deadline=None, max_examples=max(50, settings().max_examples // 4))
+@given(streams(), streams(), specs, specs, st.sampled_from(["strict", "warmup"]))
+def test_join_equals_its_definition(s1, s2, lw, rw, active):
+    (lt, lv), (rt, rv) = s1, s2
+    left, right = [{"v": v} for v in lv], [{"v": v} for v in rv]
+    cond = parse_expression("L.v <= R.v", ("L", "R"))
+    got = [(r.left, r.right, r.ts) for r in join(left, lt, right, rt, cond, lw, rw, active)]
+    assert got == _brute_join(left, lt, right, rt, cond, lw, rw, active)
