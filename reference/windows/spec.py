@@ -55,7 +55,7 @@ def windows(ts: Sequence[int], spec: WindowSpec) -> list[Window]:
         return out
     t0 = int(ts[0]) if spec.align == "first" else 0
     if spec.align == "zero":  # first window whose end is after the first event
-        k0 = max(0, -(-(int(ts[0]) - spec.size + 1) // spec.slide))
+        k0 = -(-(int(ts[0]) - spec.size + 1) // spec.slide)
     else:
         k0 = 0
     last = int(ts[-1])
@@ -82,7 +82,7 @@ def windows_from_bounds(spec: WindowSpec, n: int, t_first: int | None, t_last: i
         return [Window(k, k * spec.slide, k * spec.slide + spec.size, -1)
                 for k in range((n - spec.size) // spec.slide + 1)] if n >= spec.size else []
     t0 = t_first if spec.align == "first" else 0
-    k = 0 if spec.align == "first" else max(0, -(-(t_first - spec.size + 1) // spec.slide))
+    k = 0 if spec.align == "first" else -(-(t_first - spec.size + 1) // spec.slide)
     out = []
     while t0 + k * spec.slide + spec.size - 1 <= t_last:
         lo = t0 + k * spec.slide

@@ -30,8 +30,9 @@ def frames(draw):
     return pd.DataFrame({"ts": ts, "v": pd.array(v, dtype="Int64")})
 
 
-specs = st.builds(lambda kind, size, slide: WindowSpec(kind, size, min(size, slide)),
-                  st.sampled_from(["count", "time"]), st.integers(1, 12), st.integers(1, 12))
+specs = st.builds(lambda kind, size, slide, align: WindowSpec(kind, size, min(size, slide), align),
+                  st.sampled_from(["count", "time"]), st.integers(1, 12), st.integers(1, 12),
+                  st.sampled_from(["first", "zero"]))
 
 
 @settings(deadline=None, max_examples=max(40, settings().max_examples // 5),

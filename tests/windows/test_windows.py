@@ -63,6 +63,10 @@ def test_windows_follow_the_definitions(stream, spec):
             assert [w.lo for w in ws] == list(range(ws[0].lo, ws[-1].lo + 1, spec.slide))
             nxt = ws[-1].lo + spec.slide
             assert nxt + spec.size - 1 > ts[-1]  # the next window is not closed yet
+            if spec.align == "first":
+                assert ws[0].lo == ts[0]
+            else:  # epoch alignment: the first window is the first one that can hold the first event
+                assert ws[0].hi > ts[0] >= ws[0].hi - spec.slide
 
 
 def test_slices_of_an_arbitrary_slide():
