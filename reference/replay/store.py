@@ -157,10 +157,8 @@ class Store:
     def read_block(self, b: int) -> list[dict]:
         if b not in self._cache:
             blk = self.blocks[b]
-            frame = pq.ParquetFile(self.root / blk.file).read_row_group(blk.row_group).to_pandas()
-            rows = []
-            for rec in frame.to_dict("records"):
-                rows.append({k: _exact(v) for k, v in rec.items()})
+            table = pq.ParquetFile(self.root / blk.file).read_row_group(blk.row_group)
+            rows = [{k: _exact(v) for k, v in rec.items()} for rec in table.to_pylist()]
             self._cache[b] = rows
         self.blocks_read.add(b)
         return self._cache[b]
