@@ -21,7 +21,7 @@ from reference.replay.symbols import symbols
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.parse import parse
-from reference.sql.run import Emitter, Table, run_rows
+from reference.sql.run import Emitter, Table, _project, _within, run_rows
 from reference.sql.validate import nodes
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
@@ -161,8 +161,7 @@ def execute(p: Plan) -> Table:
         return run_rows(q, store.columns, store.read_all(), store.ts_unit)
     back, fwd = _margins(q)
     found: list[tuple[tuple[int, ...], tuple[str, ...], list[dict], int]] = []
-    from reference.sql.run import _within  # the same WITHIN check as a full run
-    within = _within(q, store.ts_unit)
+    within = _within(q, store.ts_unit)  # the same WITHIN check as a full run
     for a, b in p.intervals:
         rng = store.seq_range(a, b)
         if rng is None:
@@ -176,17 +175,13 @@ def execute(p: Plan) -> Table:
             if glob[0] >= lo and glob[-1] <= hi:
                 found.append((glob, labels, rows, first))
     found.sort(key=lambda m: (m[0][-1], m[0][0], m[0]))
-    columns = store.columns
     out_cols = [m.name for m in q.measures]
     out: list[tuple] = []
     matches: list[tuple[dict, Any]] = []
     for number, (glob, labels, rows, first) in enumerate(found, start=1):
-        emit = Emitter(q, rows, out_cols, out_cols, out, matches)
+        emit = Emitter(q, rows, out_cols, out, matches)
         emit.one(tuple(g - first for g in glob), labels, number)
-    table = Table(tuple(out_cols), tuple(out), tuple(matches))
-    from reference.sql.run import _project
-    del columns
-    return _project(q, table)
+    return _project(q, Table(tuple(out_cols), tuple(out), tuple(matches)))
 
 
 def replay(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str] = "pareto") -> tuple[Table, Plan]:

@@ -10,7 +10,6 @@ from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
 from reference.sql.matcher import Matcher
-from reference.sql.validate import nodes
 
 
 @dataclass(frozen=True)
@@ -64,18 +63,9 @@ def _bind(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
     return fix(q)
 
 
-def _sort_key(k: S.SortKey):
-    col = k.col.col
-
-    def key(row):
-        v = row.get(col)
-        return (v is None, v) if v is not None else (True, 0)
-    return key, k.descending
-
-
 def _order(rows: list[dict], keys: Sequence[S.SortKey]) -> list[dict]:
     for k in reversed(keys):
-        key, desc = _sort_key(k)
+        desc = k.descending
         nulls = [r for r in rows if r.get(k.col.col) is None]
         vals = [r for r in rows if r.get(k.col.col) is not None]
         try:
@@ -144,7 +134,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     matches: list[tuple[dict, Any]] = []
     for key, prows in partitions.items():
         prows = _order(prows, q.order_by)
-        emit = Emitter(q, prows, out_cols, measure_names, out, matches)
+        emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
@@ -169,7 +159,7 @@ def _project(q: S.MatchRecognize, table: Table) -> Table:
 
 
 class Emitter:
-    def __init__(self, q, rows, out_cols, measure_names, out, matches):
+    def __init__(self, q, rows, out_cols, out, matches):
         self.q, self.rows, self.out_cols, self.out, self.matches = q, rows, out_cols, out, matches
         self.ts_col = q.order_by[0].col.col if q.order_by else None
         self.measures = {m.name: m.expr for m in q.measures}
@@ -302,11 +292,3 @@ def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: s
 
 def _plain_id(v):
     return v.item() if hasattr(v, "item") else v
-
-
-def uses(q: S.MatchRecognize) -> set[str]:
-    """Column names a query refers to."""
-    out = {c.col for c in q.partition_by} | {k.col.col for k in q.order_by}
-    for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
-        out |= {n.col for n in nodes(e) if isinstance(n, S.ColRef)}
-    return out

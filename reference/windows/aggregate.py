@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from reference.errors import QueryError
-from reference.windows.partial import EMPTY, Partial, finalize, of_values
+from reference.windows.partial import Partial, finalize, of_values
 from reference.windows.spec import Window, WindowSpec, slices, windows
 from reference.windows.tree import AggregateTree
 
@@ -95,4 +95,4 @@ def aggregate_windows(wins: list[Window], spec: WindowSpec, funcs: Sequence[str]
             for w, p in zip(wins, parts) if not (skip_empty and p.count == 0)]
 
 
-__all__ = ["aggregate", "AggRow", "FUNCS", "EMPTY"]
+__all__ = ["aggregate", "aggregate_windows", "AggRow", "FUNCS"]

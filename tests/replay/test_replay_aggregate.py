@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import tempfile
-import warnings
 
 import pandas as pd
 import pyarrow.parquet as pq
