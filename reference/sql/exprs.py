@@ -113,6 +113,8 @@ def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> 
     if func == "avg":
         q = Fraction(sum(present), len(present))
         return q.numerator if q.denominator == 1 else q
+    if len({isinstance(v, str) for v in present}) > 1:
+        raise EventError(f"{func.upper()} over a mix of text and numbers")
     return min(present) if func == "min" else max(present)
 
 
