@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from reference.errors import EventError
 from reference.language import ast as A
 from reference.sql import ast as S
+from reference.sql.validate import nodes
 
 Value = Any
 
@@ -34,6 +35,15 @@ class Ctx:
     def visible(self, final: bool) -> int:
         return len(self.positions) if final else self.cur + 1
 
+    def last_index(self, var: str | None, final: bool) -> int | None:
+        """Match index of the last visible row labelled with var (any row for None)."""
+        k = self.visible(final)
+        names = self.label_set(var)
+        for j in range(k - 1, -1, -1):
+            if names is None or self.labels[j] in names:
+                return j
+        return None
+
     def indices(self, var: str | None, final: bool) -> list[int]:
         """Match indices (in the running or final view) of the rows labelled with var."""
         k = self.visible(final)
@@ -45,8 +55,6 @@ class Ctx:
 
 def _var_of(e) -> str | None:
     """The one pattern variable an argument's column references use (None: universal)."""
-    from reference.sql.validate import nodes
-
     for n in nodes(e):
         if isinstance(n, S.ColRef) and n.var is not None:
             return n.var
@@ -142,8 +150,8 @@ def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
     if isinstance(e, S.ColRef):
         if at is not None:
             return ctx.rows[at].get(e.col) if 0 <= at < len(ctx.rows) else None
-        idx = ctx.indices(e.var, final)
-        return ctx.rows[ctx.positions[idx[-1]]].get(e.col) if idx else None
+        j = ctx.last_index(e.var, final)
+        return None if j is None else ctx.rows[ctx.positions[j]].get(e.col)
     if isinstance(e, S.Classifier):
         if at is not None:
             k = ctx.visible(final)
@@ -151,8 +159,8 @@ def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
                 if ctx.positions[j] == at:
                     return ctx.labels[j]
             return None
-        idx = ctx.indices(e.var, final)
-        return ctx.labels[idx[-1]] if idx else None
+        j = ctx.last_index(e.var, final)
+        return None if j is None else ctx.labels[j]
     if isinstance(e, S.MatchNumber):
         return ctx.match_number
     if isinstance(e, S.Nav):
@@ -201,8 +209,8 @@ def _nav(e: S.Nav, ctx: Ctx, final: bool, at: int | None) -> Value:
     if inner is not None:
         row = _logical_target(inner, ctx, final)
     else:
-        idx = ctx.indices(_var_of(e.arg), final)
-        row = ctx.positions[idx[-1]] if idx else None
+        j = ctx.last_index(_var_of(e.arg), final)
+        row = None if j is None else ctx.positions[j]
     if row is None:
         return None
     row = row - e.offset if e.kind == "prev" else row + e.offset
@@ -212,8 +220,6 @@ def _nav(e: S.Nav, ctx: Ctx, final: bool, at: int | None) -> Value:
 
 
 def _navs(e):
-    from reference.sql.validate import nodes
-
     return (n for n in nodes(e) if isinstance(n, S.Nav))
 
 

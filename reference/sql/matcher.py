@@ -10,7 +10,8 @@ loop cannot repeat forever).
 from __future__ import annotations
 
 import sys
-from typing import Callable, Iterator, Mapping, Sequence
+import threading
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from reference.errors import CepkitError
 from reference.sql import ast as S
@@ -18,6 +19,11 @@ from reference.sql.exprs import Ctx, holds
 from reference.sql.patterns import expand_permute
 
 Result = tuple[int, tuple[str, ...], tuple[bool, ...]]
+
+# The search recurses a few Python frames per matched row. `run_deep` gives it a thread with a large
+# stack, so matches of some hundred thousand rows fit; beyond that MatchTooLong is raised.
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 400_000
 
 
 class MatchTooLong(CepkitError):
@@ -40,7 +46,8 @@ class Matcher:
         self.excl: list[bool] = []
         self.depth = 0
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20000))
+        deep = getattr(_local, "deep", False)
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT if deep else 20000))
         try:
             yield from self._m(self.pattern, start, self._done)
         except RecursionError:
@@ -137,3 +144,30 @@ class Matcher:
             yield from self._m(p.item, i, after)
         finally:
             self.depth -= 1
+
+
+_local = threading.local()
+
+
+def run_deep(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a thread with a large stack (for the recursive search); exceptions propagate."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        _local.deep = True
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    old = threading.stack_size()
+    try:
+        threading.stack_size(STACK_BYTES)
+        worker = threading.Thread(target=target, name="cepkit-matcher")
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")

@@ -9,7 +9,7 @@ from reference.language.units import NANOS
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
-from reference.sql.matcher import Matcher
+from reference.sql.matcher import Matcher, run_deep
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
             for n, (positions, labels) in enumerate(engine.matches(prows), start=1):
                 emit.one(positions, labels, n)
         else:
-            _sql_partition(q, prows, emit, check)
+            run_deep(_sql_partition, q, prows, emit, check)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
     return _project(q, table)
 
