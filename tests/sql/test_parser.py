@@ -68,3 +68,11 @@ def test_subset_permute_exclusion_anchor_nodes():
     q = mr("PATTERN (^ PERMUTE(A, B) {- C -} $) SUBSET U = (A, B)")
     assert isinstance(q.pattern.items[0], S.PAnchor) and isinstance(q.pattern.items[1], S.PPermute)
     assert isinstance(q.pattern.items[2], S.PExclude) and q.subset_map == {"U": ("A", "B")}
+
+
+def test_long_match_runs_in_the_deep_matcher():
+    # 8000 rows need more than Python's default recursion depth in the backtracking search
+    rows = [{"ts": i, "v": i % 5} for i in range(8000)]
+    table = run_rows("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (A+) "
+                     "DEFINE A AS v >= 0)", ["ts", "v"], rows)
+    assert table.records() == [{"n": 8000}]
