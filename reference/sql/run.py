@@ -76,6 +76,46 @@ def _order(rows: list[dict], keys: Sequence[S.SortKey]) -> list[dict]:
     return rows
 
 
+SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input, for error messages
+
+
+def _numeric_columns(q: S.MatchRecognize) -> set[str]:
+    """Columns the query does arithmetic on or sums/averages (they must hold numbers)."""
+    from reference.language import ast as A
+    from reference.sql.validate import children
+
+    out: set[str] = set()
+
+    def walk(e, need: bool) -> None:
+        if isinstance(e, S.ColRef):
+            if need:
+                out.add(e.col)
+            return
+        if isinstance(e, S.SqlAgg):
+            need = e.func in ("sum", "avg")
+        elif isinstance(e, (A.BinOp, A.Neg)):
+            need = True
+        elif not isinstance(e, S.Nav):
+            need = False
+        for c in children(e):
+            walk(c, need)
+
+    for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
+        walk(e, False)
+    return out
+
+
+def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None:
+    """EventError naming the row and column of a text value where the query needs a number."""
+    cols = _numeric_columns(q)
+    for i, row in enumerate(rows):
+        for c in cols:
+            v = row.get(c)
+            if isinstance(v, (str, bool)):
+                raise EventError(f"non-numeric value {v!r} in a column the query computes with",
+                                 row=row.get(SOURCE_ROW, i + 1), column=c)
+
+
 def _within(q: S.MatchRecognize, ts_unit: str | None):
     if q.within is None:
         return None
@@ -114,6 +154,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     if isinstance(q, str):
         q = parse(q)
     q = _bind(q, list(columns))
+    _check_types(q, rows)
     part_cols = [c.col for c in q.partition_by]
     order_cols = [k.col.col for k in q.order_by]
     partitions: dict[tuple, list[dict]] = {}
@@ -278,7 +319,7 @@ def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: s
     columns += [c for c in batch.columns if c not in columns]
     rows = []
     for i in range(len(batch)):
-        row = {ts_col: int(batch.ts[i])}
+        row = {ts_col: int(batch.ts[i]), SOURCE_ROW: int(batch.source_rows[i])}
         if id_col:
             row[id_col] = _plain_id(batch.ids[i])
         if type_col:

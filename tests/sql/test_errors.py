@@ -88,3 +88,18 @@ def test_select_of_an_unknown_column():
     with pytest.raises(QueryError) as info:
         run_rows("SELECT nope FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A))", ["ts"], [{"ts": 1}])
     assert (info.value.line, info.value.column) == (1, 8)
+
+
+@pytest.mark.parametrize("measure,bad", [("SUM(A.x)", True), ("PREV(x) * 2", True), ("COUNT(A.x) + 1", False),
+                                         ("LAST(x)", False)])
+def test_text_where_a_number_is_needed_is_an_event_error_with_row_and_column(measure, bad):
+    from reference.errors import EventError
+
+    q = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES {measure} AS s PATTERN (A+))"
+    rows = [{"ts": 1, "x": 1}, {"ts": 2, "x": "a"}]
+    if bad:
+        with pytest.raises(EventError) as info:
+            run_rows(q, ["ts", "x"], rows)
+        assert (info.value.row, info.value.column) == (2, "x")
+    else:
+        assert len(run_rows(q, ["ts", "x"], rows).rows) == 1
