@@ -81,15 +81,25 @@ SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input,
 
 def _numeric_columns(q: S.MatchRecognize) -> set[str]:
     """Columns the query does arithmetic on or sums/averages (they must hold numbers)."""
+    return numeric_columns([m.expr for m in q.measures] + [d.cond for d in q.define])
+
+
+def numeric_columns(exprs) -> set[str]:
+    """Columns that expressions do arithmetic on or sum/average."""
+    return {col for _, col in numeric_refs(exprs)}
+
+
+def numeric_refs(exprs) -> set[tuple[str | None, str]]:
+    """(qualifier, column) of the references that expressions do arithmetic on or sum/average."""
     from reference.language import ast as A
     from reference.sql.validate import children
 
-    out: set[str] = set()
+    out: set[tuple[str | None, str]] = set()
 
     def walk(e, need: bool) -> None:
         if isinstance(e, S.ColRef):
             if need:
-                out.add(e.col)
+                out.add((e.var, e.col))
             return
         if isinstance(e, S.SqlAgg):
             need = e.func in ("sum", "avg")
@@ -100,7 +110,7 @@ def _numeric_columns(q: S.MatchRecognize) -> set[str]:
         for c in children(e):
             walk(c, need)
 
-    for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
+    for e in exprs:
         walk(e, False)
     return out
 

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from reference.errors import EventError
+from reference.errors import EventError, QueryError
+from reference.sql import ast as S
 from reference.sql.parse import parse_expression
-from reference.sql.run import batch_rows
+from reference.sql.run import SOURCE_ROW, batch_rows, numeric_columns, numeric_refs
+from reference.sql.validate import nodes
 from reference.windows.aggregate import AggRow, aggregate
 from reference.windows.filter import filter_events
 from reference.windows.join import join
@@ -19,15 +21,18 @@ def _rows(batch):
 def filter_batch(batch, where: str) -> list[dict[str, Any]]:
     """The events (as rows with ts, id and attributes) satisfying the condition `where`."""
     cond = parse_expression(where)
-    columns, rows = _rows(batch)
-    _require(cond, columns)
-    return [rows[i] for i in filter_events(rows, cond)]
+    _require(cond, ["ts", "id", *batch.columns])
+    for col in numeric_columns([cond]) - {"ts", "id"}:
+        batch.require_numeric(col, context="a column the condition computes with")
+    _, rows = _rows(batch)
+    return [{k: v for k, v in rows[i].items() if k != SOURCE_ROW} for i in filter_events(rows, cond)]
 
 
 def aggregate_batch(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), method: str = "tree",
                     skip_empty: bool = False) -> list[AggRow]:
     if attr not in batch.columns:
         raise EventError(f"missing attribute column '{attr}'", column=attr)
+    batch.require_numeric(attr, context="the aggregated attribute")
     values = [batch.exact_value(attr, i) for i in range(len(batch))]
     ts = [int(t) for t in batch.ts]
     return aggregate(ts, values, spec, funcs, method, skip_empty)
@@ -37,21 +42,20 @@ def join_batches(left, right, on: str, left_window: WindowSpec, right_window: Wi
                  active: str = "strict") -> list[dict[str, Any]]:
     """Join results as rows: ts, left_id, right_id, then left_<attr> and right_<attr> columns."""
     cond = parse_expression(on, ("L", "R"))
-    lcols, lrows = _rows(left)
-    rcols, rrows = _rows(right)
-    from reference.sql.validate import nodes
-    from reference.sql import ast as S
-
     for n in nodes(cond):
         if isinstance(n, S.ColRef):
-            cols = lcols if n.var == "L" else rcols if n.var == "R" else None
-            if cols is None:
-                from reference.errors import QueryError
+            if n.var is None:
                 raise QueryError("join conditions qualify every column with L. (first stream) or R. (second)",
                                  n.pos.line, n.pos.column)
-            if n.col not in cols:
-                raise EventError(f"missing attribute column '{n.col}' in the {'first' if n.var == 'L' else 'second'}"
-                                 " stream", column=n.col)
+            side = left if n.var == "L" else right
+            if n.col not in side.columns and n.col not in ("ts", "id"):
+                raise EventError(f"missing attribute column '{n.col}' in the "
+                                 f"{'first' if n.var == 'L' else 'second'} stream", column=n.col)
+    for var, col in numeric_refs([cond]):
+        if col not in ("ts", "id"):
+            (left if var == "L" else right).require_numeric(col, context="a column the condition computes with")
+    lcols, lrows = _rows(left)
+    rcols, rrows = _rows(right)
     res = join(lrows, [int(t) for t in left.ts], rrows, [int(t) for t in right.ts], cond, left_window,
                right_window, active)
     out = []
@@ -64,9 +68,6 @@ def join_batches(left, right, on: str, left_window: WindowSpec, right_window: Wi
 
 
 def _require(cond, columns) -> None:
-    from reference.sql import ast as S
-    from reference.sql.validate import nodes
-
     for n in nodes(cond):
         if isinstance(n, S.ColRef) and n.col not in columns:
             raise EventError(f"missing attribute column '{n.col}'", column=n.col)

@@ -153,3 +153,21 @@ def test_join_equals_its_definition(s1, s2, lw, rw, active):
     cond = parse_expression("L.v <= R.v", ("L", "R"))
     got = [(r.left, r.right, r.ts) for r in join(left, lt, right, rt, cond, lw, rw, active)]
     assert got == _brute_join(left, lt, right, rt, cond, lw, rw, active)
+
+
+def test_text_in_computed_or_aggregated_columns_is_an_event_error(tmp_path):
+    import pandas as pd
+
+    from reference.errors import EventError
+    from reference.events import from_pandas
+    from reference.windows.api import aggregate_batch, filter_batch, join_batches
+
+    batch = from_pandas(pd.DataFrame({"ts": [1, 2], "v": [1, "x"]}), type_col=None, default_type="e")
+    for call in (lambda: aggregate_batch(batch, "v", WindowSpec("count", 1, 1)),
+                 lambda: filter_batch(batch, "v + 1 > 2"),
+                 lambda: join_batches(batch, batch, "L.v * 2 > R.ts", WindowSpec("count", 1, 1),
+                                      WindowSpec("count", 1, 1))):
+        with pytest.raises(EventError) as info:
+            call()
+        assert (info.value.row, info.value.column) == (2, "v")
+    assert [r["ts"] for r in filter_batch(batch, "v = 'x'")] == [2]
