@@ -5,8 +5,10 @@ Rewrite rules (Table 3.2), applied top-down: a variable is a BS; P{n,m} becomes 
 true* (when m != n); P?, P* become true*; an alternation of single variables becomes one BS without
 a range (`true`), any other alternation or PERMUTE becomes true*; adjacent true* merge. Under the
 skip-till strategies a true* sits between every two symbols (§3.4.4), so every BS is its own block.
-Ranges come from the top-level AND conjuncts `col op constant` on the symbol's own row; every other
-conjunct is replaced by true, so a range admits a superset of the symbol's events.
+Ranges come from the top-level AND conjuncts `col op constant` on the symbol's own row, and from
+`col = X.col2` where X's own DEFINE bounds col2 by a range (every row mapped to X satisfies it, and a
+null X.col2 fails the comparison): the thesis' propagation of `B.BEAT = A.BEAT` to `B.BEAT = 2232`
+(§2.8). Every other conjunct is replaced by true, so a range admits a superset of the symbol's events.
 """
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ def symbols(q: S.MatchRecognize) -> list[Symbol]:
 
 def _rewrite(p: S.Pattern, define: dict) -> list[Symbol]:
     if isinstance(p, S.PVar):
-        return [Symbol("BS", p.name, ranges_of(p.name, define.get(p.name)))]
+        return [Symbol("BS", p.name, ranges_of(p.name, define.get(p.name), define))]
     if isinstance(p, S.PConcat):
         return [s for item in p.items for s in _rewrite(item, define)]
     if isinstance(p, S.PQuant):
@@ -84,21 +86,40 @@ def _rewrite(p: S.Pattern, define: dict) -> list[Symbol]:
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
-def ranges_of(var: str, cond) -> tuple[Range, ...]:
-    """One range per attribute that the top-level conjuncts of `cond` bound on the row of `var`."""
+def _conjuncts(cond) -> list:
+    if isinstance(cond, A.And):
+        return [x for item in cond.items for x in _conjuncts(item)]
+    return [cond]
+
+
+def ranges_of(var: str, cond, define: dict | None = None) -> tuple[Range, ...]:
+    """One range per attribute that the top-level conjuncts of `cond` bound on the row of `var`
+    (with `define`, also through equalities with another variable's bounded column)."""
     if cond is None:
         return ()
-    conjuncts = list(cond.items) if isinstance(cond, A.And) else [cond]
     found: dict[str, Range] = {}
-    for c in conjuncts:
-        if isinstance(c, A.And):
-            for r in ranges_of(var, c):
-                found[r.attr] = _meet(found.get(r.attr), r)
-            continue
+    for c in _conjuncts(cond):
         atom = _atom(var, c)
+        if atom is None and define is not None:
+            atom = _propagated(var, c, define)
         if atom is not None:
             found[atom.attr] = _meet(found.get(atom.attr), atom)
     return tuple(found[k] for k in sorted(found))
+
+
+def _propagated(var: str, c, define: dict) -> Range | None:
+    """`col = X.col2` with X's own DEFINE bounding col2: the same range on col."""
+    if not isinstance(c, A.Compare) or c.op != "=":
+        return None
+    for mine, other in ((c.left, c.right), (c.right, c.left)):
+        col = _own_column(var, mine)
+        if col is None or not isinstance(other, S.ColRef) or other.var in (None, var) \
+                or other.var not in define:
+            continue
+        for r in ranges_of(other.var, define[other.var]):
+            if r.attr == other.col:
+                return Range(col, r.lo, r.lo_incl, r.hi, r.hi_incl)
+    return None
 
 
 def _own_column(var: str, e) -> str | None:

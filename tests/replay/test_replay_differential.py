@@ -17,10 +17,14 @@ VARS = ("A", "B", "C", "D")
 
 
 @st.composite
-def conditions(draw):
+def conditions(draw, linkable=True):
     attr = draw(st.sampled_from(["a", "b"]))
     k = draw(st.integers(0, 9))
-    form = draw(st.sampled_from(["<", ">=", "=", "between", "between", "cross", "none"]))
+    form = draw(st.sampled_from(["<", ">=", "=", "between", "between", "cross", "link", "none"]))
+    if form == "link" and not linkable:
+        form = "="
+    if form == "link":  # an equality with another variable's column (propagated when that one is bounded)
+        return f"{attr} = A.{attr} AND {attr} <= {k}"
     if form in ("<", ">="):
         k = draw(st.integers(2, 7))
     if form == "between":
@@ -44,7 +48,7 @@ def queries(draw):
     defines = []
     used = [v for v in VARS if any(v in i for i in items)]
     for v in used:
-        c = draw(conditions())
+        c = draw(conditions(linkable="A" in used))
         if c is not None:
             defines.append(f"{v} AS {c}")
     define = ("DEFINE " + ", ".join(defines)) if defines else ""
