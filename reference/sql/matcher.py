@@ -165,6 +165,8 @@ def run_deep(fn: Callable[..., Any], *args: Any) -> Any:
         threading.stack_size(STACK_BYTES)
         worker = threading.Thread(target=target, name="cepkit-matcher")
         worker.start()
+    except (RuntimeError, ValueError, MemoryError):  # no large stack here: run with the default depth
+        return fn(*args)
     finally:
         threading.stack_size(old)
     worker.join()
