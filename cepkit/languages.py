@@ -33,6 +33,8 @@ LANGUAGES: dict[str, Language] = {
                     "cepkit.runners.afa:run", "cepkit.runners.afa:add_options"),
     "tpstream": Language("tpstream", "TPStream interval patterns over derived situations", (".tps",),
                          "cepkit.runners.tpstream:run", "cepkit.runners.tpstream:add_options"),
+    "sql": Language("sql", "SQL MATCH_RECOGNIZE (row pattern recognition)", (".sql",),
+                    "cepkit.runners.sql:run", "cepkit.runners.sql:add_options"),
 }
 
 DEFAULT_LANGUAGE = "sase"

@@ -1,0 +1,75 @@
+"""`cepkit run` for MATCH_RECOGNIZE queries (.sql): the query's table is the events file."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from reference.errors import EventError, QueryError
+
+
+def add_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--ts-col", help="column read as the integer timestamp (default: ts, else the query's "
+                                        "first ORDER BY column)")
+
+
+def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
+    """An EventBatch of every column of the table (type and id stay ordinary columns)."""
+    from reference.events import read_events
+
+    candidates = [ts_col] if ts_col else ["ts"] + ([query.order_by[0].col.col] if query.order_by else [])
+    last: EventError | None = None
+    for col in dict.fromkeys(candidates):
+        try:
+            return read_events(path, ts_unit=ts_unit, sort=True, type_col=None, default_type="row",
+                               ts_col=col, id_col=None), col
+        except EventError as exc:
+            if exc.column == col and "missing timestamp column" in exc.message:
+                last = exc
+                continue
+            raise
+    raise last  # type: ignore[misc]
+
+
+def write_table(table, fmt: str, output: str | None) -> None:
+    import pandas as pd
+
+    from cepkit.output import OutputError, _write_text
+    from reference.match import plain
+
+    if fmt == "parquet" and not output:
+        raise OutputError("--format parquet needs --output PATH")
+    records = [{c: plain(v) for c, v in zip(table.columns, row)} for row in table.rows]
+    try:
+        if fmt == "jsonl":
+            _write_text("".join(json.dumps(r, default=str) + "\n" for r in records), output)
+            return
+        frame = pd.DataFrame(records, columns=list(table.columns))
+        if fmt == "parquet":
+            frame.to_parquet(output, index=False)
+        elif fmt == "csv":
+            _write_text(frame.to_csv(index=False), output)
+        else:
+            _write_text((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n", output)
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from cepkit.cli import read_query
+    from reference.sql import parse
+    from reference.sql.run import batch_rows, run_rows
+
+    if args.engine not in (None, "reference"):
+        raise QueryError(f"engine '{args.engine}' cannot run MATCH_RECOGNIZE queries", expected=["reference"])
+    q = parse(read_query(args.query))
+    started = time.monotonic()
+    batch, ts_col = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
+    columns, rows = batch_rows(batch, ts_col=ts_col, id_col=None)
+    table = run_rows(q, columns, rows, batch.ts_unit)
+    elapsed = time.monotonic() - started
+    write_table(table, args.format, args.output)
+    mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
+    print(f"{len(table.rows)} rows from {len(batch)} events in {elapsed:.2f} s ({mode[q.rows]})", file=sys.stderr)
+    return 0

@@ -1,0 +1,298 @@
+"""Conformance vectors for MATCH_RECOGNIZE, windowed operators and replay: `conformance/cases/<area>/*.yaml`.
+
+A file holds `cases:`, a list of cases. Every case has id, title, source (where its expected result
+comes from) and exactly one expectation. The loader is strict: unknown keys, missing keys, duplicate
+ids (across all files of the area) and bindings naming events the case does not contain are errors.
+
+sql cases: query, events (mappings with `ts` and `id`), optional ts_unit, and
+  expected_rows (output rows as mappings, compared as a multiset) and/or expected_matches
+  ({bindings: {VAR: [ids]}, ts}), or error ({line, column, contains}) for a query that must be refused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.loader import _StrictLoader
+
+AREA_DIR = Path(__file__).resolve().parent / "cases"
+TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
+
+_SQL_KEYS = {"id", "title", "source", "query", "events", "ts_unit", "expected_rows", "expected_matches",
+             "error"}
+
+
+@dataclass(frozen=True)
+class SqlCase:
+    id: str
+    title: str
+    source: str
+    query: str
+    events: list = field(hash=False)
+    ts_unit: str | None
+    expected_rows: list | None = field(hash=False)
+    expected_matches: list | None = field(hash=False)
+    error: dict | None = field(hash=False)
+    path: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def _read(path: Path) -> list:
+    try:
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: invalid YAML: {exc}") from None
+    if not isinstance(doc, dict) or set(doc) != {"cases"} or not isinstance(doc["cases"], list) \
+            or not doc["cases"]:
+        raise ValueError(f"{path}: the file must be a mapping with one key 'cases' holding a non-empty list")
+    return doc["cases"]
+
+
+def load_area(area: str, parse_case, directory: Path | None = None) -> list:
+    root = directory or AREA_DIR / area
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a directory of conformance cases")
+    seen: dict[str, str] = {}
+    out = []
+    for path in sorted(root.glob("*.yaml")):
+        for n, raw in enumerate(_read(path), 1):
+            label = f"case {raw.get('id')!r}" if isinstance(raw, dict) else f"case #{n}"
+
+            def fail(msg: str, label=label, path=path) -> ValueError:
+                return ValueError(f"{path}: {label}: {msg}")
+
+            case = parse_case(raw, path, fail)
+            if case.id in seen:
+                raise fail(f"duplicate id (also in {seen[case.id]})")
+            seen[case.id] = str(path)
+            out.append(case)
+    return out
+
+
+def _common(raw: Any, allowed: set[str], required: tuple[str, ...], fail) -> None:
+    if not isinstance(raw, dict):
+        raise fail("a case must be a mapping")
+    unknown = sorted(str(k) for k in raw if k not in allowed)
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+    missing = [k for k in required if k not in raw]
+    if missing:
+        raise fail(f"missing key(s) {', '.join(missing)}")
+    for key in ("id", "title", "source"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            raise fail(f"'{key}' must be a non-empty string")
+
+
+def _check_value(v: Any, fail, where: str) -> None:
+    if v is not None and not isinstance(v, (int, str, bool)):
+        raise fail(f"{where}: values must be integers, strings, booleans or null (got {v!r})")
+
+
+def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
+    _common(raw, _SQL_KEYS, ("id", "title", "source", "query", "events"), fail)
+    events = raw["events"]
+    if not isinstance(events, list):
+        raise fail("'events' must be a list of mappings")
+    ids = set()
+    for n, e in enumerate(events, 1):
+        if not isinstance(e, dict) or "ts" not in e or "id" not in e:
+            raise fail(f"event #{n} must be a mapping with 'ts' and 'id'")
+        if not isinstance(e["ts"], int):
+            raise fail(f"event #{n}: 'ts' must be an integer")
+        if str(e["id"]) in ids:
+            raise fail(f"event #{n}: duplicate id {e['id']!r}")
+        ids.add(str(e["id"]))
+        for k, v in e.items():
+            _check_value(v, fail, f"event #{n} '{k}'")
+    ts_unit = raw.get("ts_unit")
+    if ts_unit is not None and ts_unit not in TS_UNITS:
+        raise fail(f"'ts_unit' must be one of {', '.join(TS_UNITS)}")
+    rows = raw.get("expected_rows")
+    matches = raw.get("expected_matches")
+    error = raw.get("error")
+    if error is not None:
+        if rows is not None or matches is not None:
+            raise fail("'error' excludes expected_rows and expected_matches")
+        if not isinstance(error, dict) or set(error) - {"line", "column", "contains"} or "contains" not in error:
+            raise fail("'error' must be a mapping with 'contains' and optionally 'line', 'column'")
+    elif rows is None and matches is None:
+        raise fail("a case needs expected_rows, expected_matches or error")
+    if rows is not None:
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise fail("'expected_rows' must be a list of mappings")
+        for r in rows:
+            for k, v in r.items():
+                _check_value(v, fail, f"expected row '{k}'")
+    if matches is not None:
+        if not isinstance(matches, list):
+            raise fail("'expected_matches' must be a list")
+        for m in matches:
+            if not isinstance(m, dict) or set(m) != {"bindings", "ts"} or not isinstance(m["bindings"], dict):
+                raise fail("each expected match is a mapping with exactly 'bindings' and 'ts'")
+            for var, evs in m["bindings"].items():
+                if not isinstance(evs, list) or not evs:
+                    raise fail(f"binding {var}: a non-empty list of event ids")
+                for i in evs:
+                    if str(i) not in ids:
+                        raise fail(f"binding {var} names event {i!r}, which the case does not contain")
+    return SqlCase(raw["id"], raw["title"], raw["source"], raw["query"], events, ts_unit, rows, matches,
+                   error, str(path))
+
+
+def load_sql_cases(directory: Path | None = None) -> list[SqlCase]:
+    return load_area("sql", parse_sql_case, directory)
+
+
+# ---------------------------------------------------------------------------------------- windows
+
+_WIN_KEYS = {"id", "title", "source", "operator", "events", "right_events", "window", "right_window", "attr",
+             "funcs", "where", "condition", "active", "skip_empty", "expected"}
+_WIN_REQUIRED = {"filter": ("where",), "aggregate": ("window", "attr", "funcs"),
+                 "join": ("right_events", "window", "condition")}
+
+
+@dataclass(frozen=True)
+class WindowCase:
+    id: str
+    title: str
+    source: str
+    operator: str
+    events: list = field(hash=False)
+    right_events: list | None = field(hash=False)
+    window: dict | None = field(hash=False)
+    right_window: dict | None = field(hash=False)
+    attr: str | None
+    funcs: tuple[str, ...]
+    where: str | None
+    condition: str | None
+    active: str
+    skip_empty: bool
+    expected: list = field(hash=False)
+    path: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def _events(raw, key: str, fail) -> list:
+    events = raw[key]
+    if not isinstance(events, list):
+        raise fail(f"'{key}' must be a list of mappings")
+    ids = set()
+    for n, e in enumerate(events, 1):
+        if not isinstance(e, dict) or not isinstance(e.get("ts"), int) or "id" not in e:
+            raise fail(f"{key} #{n} must be a mapping with an integer 'ts' and an 'id'")
+        if e["id"] in ids:
+            raise fail(f"{key} #{n}: duplicate id {e['id']!r}")
+        ids.add(e["id"])
+        for k, v in e.items():
+            _check_value(v, fail, f"{key} #{n} '{k}'")
+    return events
+
+
+def _window(w, fail, key: str) -> dict:
+    if not isinstance(w, dict) or set(w) - {"kind", "size", "slide", "align"} or not {"kind", "size", "slide"} <= set(w):
+        raise fail(f"'{key}' must be a mapping with kind, size, slide and optionally align")
+    return w
+
+
+def parse_window_case(raw: Any, path: Path, fail) -> WindowCase:
+    _common(raw, _WIN_KEYS, ("id", "title", "source", "operator", "events", "expected"), fail)
+    op = raw["operator"]
+    if op not in _WIN_REQUIRED:
+        raise fail(f"'operator' must be one of {', '.join(_WIN_REQUIRED)}")
+    missing = [k for k in _WIN_REQUIRED[op] if k not in raw]
+    if missing:
+        raise fail(f"operator {op} needs {', '.join(missing)}")
+    events = _events(raw, "events", fail)
+    right = _events(raw, "right_events", fail) if "right_events" in raw else None
+    window = _window(raw["window"], fail, "window") if "window" in raw else None
+    right_window = _window(raw["right_window"], fail, "right_window") if "right_window" in raw else None
+    expected = raw["expected"]
+    if not isinstance(expected, list) or not all(isinstance(r, dict) for r in expected):
+        raise fail("'expected' must be a list of mappings")
+    for r in expected:
+        for k, v in r.items():
+            if not isinstance(v, list):
+                _check_value(v, fail, f"expected '{k}'")
+    funcs = raw.get("funcs", [])
+    if not isinstance(funcs, list):
+        raise fail("'funcs' must be a list")
+    return WindowCase(raw["id"], raw["title"], raw["source"], op, events, right, window, right_window,
+                      raw.get("attr"), tuple(funcs), raw.get("where"), raw.get("condition"), raw.get("active", "strict"),
+                      bool(raw.get("skip_empty", False)), expected, str(path))
+
+
+def load_window_cases(directory: Path | None = None) -> list[WindowCase]:
+    return load_area("windows", parse_window_case, directory)
+
+
+# ---------------------------------------------------------------------------------------- replay
+
+_REPLAY_KEYS = {"id", "title", "source", "kind", "query", "events", "block_size", "indexes", "configs",
+                "expected_matches", "params", "rows"}
+
+
+@dataclass(frozen=True)
+class ReplayCase:
+    id: str
+    title: str
+    source: str
+    kind: str                  # 'intervals' | 'agg_cost'
+    query: str | None
+    events: list | None = field(hash=False)
+    block_size: int | None
+    indexes: tuple[str, ...]
+    configs: list | None = field(hash=False)        # [{use: [VARS], intervals: [[a, b], ...]}]
+    expected_matches: list | None = field(hash=False)
+    params: dict | None = field(hash=False)          # agg_cost: r, B, D, h
+    rows: list | None = field(hash=False)            # agg_cost: [{slide, c_index, c_replay, choice}]
+    path: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
+    _common(raw, _REPLAY_KEYS, ("id", "title", "source", "kind"), fail)
+    kind = raw["kind"]
+    if kind == "intervals":
+        for k in ("query", "events", "block_size", "indexes", "configs", "expected_matches"):
+            if k not in raw:
+                raise fail(f"an intervals case needs '{k}'")
+        events = _events(raw, "events", fail)
+        ids = {str(e["id"]) for e in events}
+        for c in raw["configs"]:
+            if not isinstance(c, dict) or set(c) != {"use", "intervals"}:
+                raise fail("each config is a mapping with exactly 'use' and 'intervals'")
+            if not all(isinstance(iv, list) and len(iv) == 2 and all(isinstance(x, int) for x in iv)
+                       for iv in c["intervals"]):
+                raise fail("intervals are [a, b] pairs of integers")
+        for m in raw["expected_matches"]:
+            if not isinstance(m, dict) or set(m) != {"bindings", "ts"}:
+                raise fail("each expected match is a mapping with exactly 'bindings' and 'ts'")
+            for var, evs in m["bindings"].items():
+                for i in evs:
+                    if str(i) not in ids:
+                        raise fail(f"binding {var} names event {i!r}, which the case does not contain")
+        return ReplayCase(raw["id"], raw["title"], raw["source"], kind, raw["query"], events, raw["block_size"],
+                          tuple(raw["indexes"]), raw["configs"], raw["expected_matches"], None, None, str(path))
+    if kind == "agg_cost":
+        params, rows = raw.get("params"), raw.get("rows")
+        if not isinstance(params, dict) or set(params) != {"r", "B", "D", "h"}:
+            raise fail("an agg_cost case needs params r, B, D, h")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and set(r) == {"slide", "c_index", "c_replay",
+                                                                                   "choice"} for r in rows):
+            raise fail("agg_cost rows are mappings with slide, c_index, c_replay, choice")
+        return ReplayCase(raw["id"], raw["title"], raw["source"], kind, None, None, None, (), None, None, params,
+                          rows, str(path))
+    raise fail("'kind' must be 'intervals' or 'agg_cost'")
+
+
+def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
+    return load_area("replay", parse_replay_case, directory)

@@ -1,0 +1,168 @@
+"""The thesis' all-matches semantics (spec/004 §2.7) over a Glushkov automaton of the row pattern.
+
+Positions are the variable occurrences of the pattern (bounded quantifiers unrolled, PERMUTE expanded);
+a run is a partial match: its last position, its rows and their labels. Strategies:
+- contiguous: a run takes the next row of the partition or dies (Def 2.17, all matches, fork on choice);
+- skip_till_any: a run may take any later row whose predicate holds, and also skip it (Def 2.15);
+- skip_till_next: per start row one deterministic run (A15 [R]): take the first later row that enables
+  a transition, preferring a forward transition over a self-loop, then the leftmost position; rows that
+  enable nothing are ignored; stop at the first accepting position.
+A match is reported each time a run reaches an accepting position; identical (rows, labels) are reported
+once. WITHIN (inclusive) bounds last key - first key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping, Sequence
+
+from reference.sql import ast as S
+from reference.sql.exprs import Ctx, holds
+from reference.sql.patterns import expand_permute
+
+
+@dataclass
+class Glushkov:
+    labels: list[str] = field(default_factory=list)        # position -> variable
+    first: set[int] = field(default_factory=set)
+    last: set[int] = field(default_factory=set)
+    follow: dict[int, set[int]] = field(default_factory=dict)
+
+
+def glushkov(p: S.Pattern) -> Glushkov:
+    g = Glushkov()
+    _, g.first, g.last = _build(p, g)
+    return g
+
+
+def _build(p: S.Pattern, g: Glushkov) -> tuple[bool, set[int], set[int]]:
+    """(nullable, first, last) of p, adding positions and follow pairs to g."""
+    if isinstance(p, S.PVar):
+        g.labels.append(p.name)
+        q = len(g.labels) - 1
+        g.follow[q] = set()
+        return False, {q}, {q}
+    if isinstance(p, S.PEmpty):
+        return True, set(), set()
+    if isinstance(p, S.PConcat):
+        nul, first, last = True, set(), set()
+        for item in p.items:
+            n2, f2, l2 = _build(item, g)
+            for x in last:
+                g.follow[x] |= f2
+            first = first | f2 if nul else first
+            last = l2 | last if n2 else l2
+            nul = nul and n2
+        return nul, first, last
+    if isinstance(p, (S.PAlt, S.PPermute)):
+        items = expand_permute(p).items if isinstance(p, S.PPermute) else p.items
+        nul, first, last = False, set(), set()
+        for item in items:
+            n2, f2, l2 = _build(item, g)
+            nul, first, last = nul or n2, first | f2, last | l2
+        return nul, first, last
+    if isinstance(p, S.PQuant):
+        copies = [p.item] * p.low
+        if p.high is None:
+            return _build(S.PConcat(tuple(copies) + (S.PQuant(p.item, 0, None, pos=p.pos),), p.pos), g) \
+                if copies else _star(p.item, g)
+        opt = S.PQuant(p.item, 0, 1, pos=p.pos)
+        if p.low == 0 and p.high == 1:
+            n2, f2, l2 = _build(p.item, g)
+            return True, f2, l2
+        return _build(S.PConcat(tuple(copies) + (opt,) * (p.high - p.low), p.pos), g)
+    raise TypeError(f"pattern element {type(p).__name__} is not supported in ALL MATCHES")
+
+
+def _star(item: S.Pattern, g: Glushkov) -> tuple[bool, set[int], set[int]]:
+    _, first, last = _build(item, g)
+    for x in last:
+        g.follow[x] |= first
+    return True, first, last
+
+
+@dataclass(frozen=True)
+class Run:
+    pos: int                   # Glushkov position of the last row taken
+    rows: tuple[int, ...]
+    labels: tuple[str, ...]
+
+
+class AllMatches:
+    def __init__(self, pattern: S.Pattern, define: Mapping[str, object], subsets: Mapping[str, tuple[str, ...]],
+                 strategy: str, within: Callable[[int, int], bool] | None = None):
+        self.g = glushkov(pattern)
+        self.define = define
+        self.subsets = subsets
+        self.strategy = strategy
+        self.within = within
+
+    def _ok(self, rows: Sequence[Mapping], run: Run | None, q: int, r: int) -> bool:
+        if run is not None and self.within is not None and not self.within(run.rows[0], r):
+            return False
+        cond = self.define.get(self.g.labels[q])
+        if cond is None:
+            return True
+        positions = (run.rows if run else ()) + (r,)
+        labels = (run.labels if run else ()) + (self.g.labels[q],)
+        return holds(cond, Ctx(rows, positions, labels, len(positions) - 1, self.subsets))
+
+    def _take(self, run: Run | None, q: int, r: int) -> Run:
+        if run is None:
+            return Run(q, (r,), (self.g.labels[q],))
+        return Run(q, run.rows + (r,), run.labels + (self.g.labels[q],))
+
+    def matches(self, rows: Sequence[Mapping]) -> Iterator[tuple[tuple[int, ...], tuple[str, ...]]]:
+        """(rows, labels) of every match, in order of (last row, first row, rows)."""
+        seen: set = set()
+        found: list = []
+        if self.strategy == "skip_till_next":
+            gen = self._next(rows)
+        else:
+            gen = self._forking(rows)
+        for run in gen:
+            key = (run.rows, run.labels)
+            if key not in seen:
+                seen.add(key)
+                found.append(key)
+        found.sort(key=lambda m: (m[0][-1], m[0][0], m[0]))
+        return iter(found)
+
+    def _forking(self, rows: Sequence[Mapping]) -> Iterator[Run]:
+        g = self.g
+        active: list[Run] = []
+        for r in range(len(rows)):
+            new: list[Run] = []
+            for run in active:
+                for q in sorted(g.follow[run.pos]):
+                    if self._ok(rows, run, q, r):
+                        new.append(self._take(run, q, r))
+            for q in sorted(g.first):
+                if self._ok(rows, None, q, r):
+                    new.append(self._take(None, q, r))
+            for run in new:
+                if run.pos in g.last:
+                    yield run
+            if self.strategy == "contiguous":
+                active = new
+            else:
+                keep = [run for run in active if self.within is None or self.within(run.rows[0], r)]
+                active = keep + new
+
+    def _next(self, rows: Sequence[Mapping]) -> Iterator[Run]:
+        g = self.g
+        for s in range(len(rows)):
+            starts = [q for q in sorted(g.first) if self._ok(rows, None, q, s)]
+            if not starts:
+                continue
+            run = self._take(None, starts[0], s)
+            r = s + 1
+            while run.pos not in g.last and r < len(rows):
+                if self.within is not None and not self.within(s, r):
+                    break
+                cands = [q for q in sorted(g.follow[run.pos]) if self._ok(rows, run, q, r)]
+                if cands:
+                    forward = [q for q in cands if q != run.pos]
+                    run = self._take(run, (forward or cands)[0], r)
+                r += 1
+            if run.pos in g.last:
+                yield run

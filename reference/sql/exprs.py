@@ -1,0 +1,228 @@
+"""Exact evaluation of MATCH_RECOGNIZE expressions over a (partial) match, with SQL three-valued logic.
+
+A match is a list of partition row positions with one label each. `cur` selects the RUNNING view
+(the match up to and including its `cur`-th row); FINAL reads the whole match. Null is None; a
+comparison with null, and arithmetic with null, is null; AND/OR/NOT follow SQL's three-valued logic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from reference.errors import EventError
+from reference.language import ast as A
+from reference.sql import ast as S
+from reference.sql.validate import nodes
+
+Value = Any
+
+
+@dataclass
+class Ctx:
+    rows: Sequence[Mapping[str, Value]]      # the partition, in ORDER BY order
+    positions: Sequence[int]                  # partition positions of the match rows
+    labels: Sequence[str]                     # the variable of each match row
+    cur: int                                  # index into positions of the current row (-1: none)
+    subsets: Mapping[str, tuple[str, ...]]
+    match_number: int | None = None
+
+    def label_set(self, var: str | None) -> tuple[str, ...] | None:
+        if var is None:
+            return None
+        return self.subsets.get(var, (var,))
+
+    def visible(self, final: bool) -> int:
+        return len(self.positions) if final else self.cur + 1
+
+    def last_index(self, var: str | None, final: bool) -> int | None:
+        """Match index of the last visible row labelled with var (any row for None)."""
+        k = self.visible(final)
+        names = self.label_set(var)
+        for j in range(k - 1, -1, -1):
+            if names is None or self.labels[j] in names:
+                return j
+        return None
+
+    def indices(self, var: str | None, final: bool) -> list[int]:
+        """Match indices (in the running or final view) of the rows labelled with var."""
+        k = self.visible(final)
+        names = self.label_set(var)
+        if names is None:
+            return list(range(k))
+        return [j for j in range(k) if self.labels[j] in names]
+
+
+def _var_of(e) -> str | None:
+    """The one pattern variable an argument's column references use (None: universal)."""
+    for n in nodes(e):
+        if isinstance(n, S.ColRef) and n.var is not None:
+            return n.var
+        if isinstance(n, S.Classifier) and n.var is not None:
+            return n.var
+    return None
+
+
+def _num(x: Value, what: str) -> None:
+    if isinstance(x, (str, bool)):
+        raise EventError(f"arithmetic on a non-number {x!r} in {what}")
+
+
+def arith(op: str, x: Value, y: Value) -> Value:
+    if x is None or y is None:
+        return None
+    _num(x, op)
+    _num(y, op)
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if y == 0:
+        return None
+    if op == "/":
+        q = Fraction(x) / Fraction(y)
+        return q.numerator if q.denominator == 1 else q
+    return x % y
+
+
+def compare(op: str, x: Value, y: Value) -> bool | None:
+    if x is None or y is None:
+        return None
+    if isinstance(x, str) != isinstance(y, str):
+        return op == "!="
+    if op == "=":
+        return x == y
+    if op == "!=":
+        return x != y
+    if op == "<":
+        return x < y
+    if op == "<=":
+        return x <= y
+    if op == ">":
+        return x > y
+    return x >= y
+
+
+def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> Value:
+    if count_rows is not None:
+        return count_rows
+    present = [v for v in values if v is not None]
+    if func == "count":
+        return len(present)
+    if not present:
+        return None
+    for v in present:
+        if func in ("sum", "avg"):
+            _num(v, func.upper())
+    if func == "sum":
+        return sum(present)
+    if func == "avg":
+        q = Fraction(sum(present), len(present))
+        return q.numerator if q.denominator == 1 else q
+    if len({isinstance(v, str) for v in present}) > 1:
+        raise EventError(f"{func.upper()} over a mix of text and numbers")
+    return min(present) if func == "min" else max(present)
+
+
+def _logic(e, ctx: Ctx, final: bool, at: int | None) -> Value:
+    vals = [evaluate(x, ctx, final, at) for x in e.items]
+    if isinstance(e, A.And):
+        if any(v is False for v in vals):
+            return False
+        return None if any(v is None for v in vals) else True
+    if any(v is True for v in vals):
+        return True
+    return None if any(v is None for v in vals) else False
+
+
+def _truthy(v: Value) -> Value:
+    if v is None or isinstance(v, bool):
+        return v
+    return bool(v)
+
+
+def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
+    """The value of `e`. `at` fixes a partition row (inside a navigation argument or an aggregate)."""
+    if isinstance(e, A.Const):
+        return e.value
+    if isinstance(e, S.ColRef):
+        if at is not None:
+            return ctx.rows[at].get(e.col) if 0 <= at < len(ctx.rows) else None
+        j = ctx.last_index(e.var, final)
+        return None if j is None else ctx.rows[ctx.positions[j]].get(e.col)
+    if isinstance(e, S.Classifier):
+        if at is not None:
+            k = ctx.visible(final)
+            for j in range(k):
+                if ctx.positions[j] == at:
+                    return ctx.labels[j]
+            return None
+        j = ctx.last_index(e.var, final)
+        return None if j is None else ctx.labels[j]
+    if isinstance(e, S.MatchNumber):
+        return ctx.match_number
+    if isinstance(e, S.Nav):
+        return _nav(e, ctx, final, at)
+    if isinstance(e, S.SqlAgg):
+        f = final or e.final
+        idx = ctx.indices(e.var if e.arg is None else _var_of(e.arg), f)
+        if e.arg is None:
+            return len(idx)
+        return aggregate(e.func, [evaluate(e.arg, ctx, f, ctx.positions[j]) for j in idx])
+    if isinstance(e, A.Compare):
+        return compare(e.op, evaluate(e.left, ctx, final, at), evaluate(e.right, ctx, final, at))
+    if isinstance(e, (A.And, A.Or)):
+        return _logic(e, ctx, final, at)
+    if isinstance(e, A.Not):
+        v = _truthy(evaluate(e.operand, ctx, final, at))
+        return None if v is None else not v
+    if isinstance(e, S.IsNull):
+        v = evaluate(e.operand, ctx, final, at)
+        return (v is not None) if e.negated else (v is None)
+    if isinstance(e, A.BinOp):
+        return arith(e.op, evaluate(e.left, ctx, final, at), evaluate(e.right, ctx, final, at))
+    if isinstance(e, A.Neg):
+        v = evaluate(e.operand, ctx, final, at)
+        if v is None:
+            return None
+        _num(v, "unary minus")
+        return -v
+    raise TypeError(f"cannot evaluate {e!r}")
+
+
+def _logical_target(e: S.Nav, ctx: Ctx, final: bool) -> int | None:
+    """Partition row of FIRST/LAST(arg, offset), or None when there is no such row in the match."""
+    idx = ctx.indices(_var_of(e.arg), final or e.final)
+    j = e.offset if e.kind == "first" else len(idx) - 1 - e.offset
+    return ctx.positions[idx[j]] if 0 <= j < len(idx) else None
+
+
+def _nav(e: S.Nav, ctx: Ctx, final: bool, at: int | None) -> Value:
+    if at is not None:  # nested FIRST/LAST inside PREV/NEXT: the outer navigation already fixed the row
+        return evaluate(e.arg, ctx, final, at)
+    if e.kind in ("first", "last"):
+        row = _logical_target(e, ctx, final)
+        return None if row is None else evaluate(e.arg, ctx, final or e.final, row)
+    inner = next((n for n in _navs(e.arg)), None)
+    if inner is not None:
+        row = _logical_target(inner, ctx, final)
+    else:
+        j = ctx.last_index(_var_of(e.arg), final)
+        row = None if j is None else ctx.positions[j]
+    if row is None:
+        return None
+    row = row - e.offset if e.kind == "prev" else row + e.offset
+    if not 0 <= row < len(ctx.rows):
+        return None
+    return evaluate(e.arg, ctx, final, row)
+
+
+def _navs(e):
+    return (n for n in nodes(e) if isinstance(n, S.Nav))
+
+
+def holds(e, ctx: Ctx) -> bool:
+    """A DEFINE condition holds only when it is true (null and false fail)."""
+    return _truthy(evaluate(e, ctx)) is True

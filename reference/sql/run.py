@@ -1,0 +1,345 @@
+"""Run a MATCH_RECOGNIZE query over a table: partition, order, match, and build the output rows."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from reference.errors import EventError, QueryError
+from reference.language.units import NANOS
+from reference.sql import ast as S
+from reference.sql.allmatches import AllMatches
+from reference.sql.exprs import Ctx, evaluate
+from reference.sql.matcher import Matcher, run_deep
+
+
+@dataclass(frozen=True)
+class Table:
+    """Output of a query: column names and rows (tuples of exact values)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    # ONE ROW PER MATCH and ALL MATCHES: per output row, the match in canonical form
+    # ({variable: ids of its rows, in order}, the largest first-ORDER-BY-key value of its rows).
+    matches: tuple[tuple[dict, Any], ...] | None = None
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+def _err(msg: str, pos) -> QueryError:
+    return QueryError(msg, pos.line or None, pos.column or None)
+
+
+def _resolve(name: str, columns: Sequence[str], pos) -> str:
+    """A column of the table: exact name, else the unique case-insensitive match."""
+    if name in columns:
+        return name
+    folded = [c for c in columns if c.lower() == name.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    raise _err(f"column '{name}' is not in the table", pos)
+
+
+def _bind(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
+    """Check that every column the query names exists (QueryError with position) and use its exact name."""
+    import dataclasses
+
+    def fix(e):
+        if isinstance(e, S.ColRef):
+            return dataclasses.replace(e, col=_resolve(e.col, columns, e.pos))
+        if dataclasses.is_dataclass(e) and not isinstance(e, type):
+            changes = {}
+            for f in dataclasses.fields(e):
+                v = getattr(e, f.name)
+                if f.name == "select":
+                    continue
+                if isinstance(v, tuple) and v and not isinstance(v[0], (str, int)):
+                    changes[f.name] = tuple(fix(x) for x in v)
+                elif dataclasses.is_dataclass(v) and f.name not in ("pos", "pattern", "skip", "within"):
+                    changes[f.name] = fix(v)
+            return dataclasses.replace(e, **changes) if changes else e
+        return e
+
+    return fix(q)
+
+
+def _order(rows: list[dict], keys: Sequence[S.SortKey]) -> list[dict]:
+    for k in reversed(keys):
+        desc = k.descending
+        nulls = [r for r in rows if r.get(k.col.col) is None]
+        vals = [r for r in rows if r.get(k.col.col) is not None]
+        try:
+            vals.sort(key=lambda r: r.get(k.col.col), reverse=desc)
+        except TypeError:
+            raise EventError(f"ORDER BY column '{k.col.col}' mixes text and numbers", column=k.col.col) from None
+        rows = vals + nulls
+    return rows
+
+
+SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input, for error messages
+
+
+def _numeric_columns(q: S.MatchRecognize) -> set[str]:
+    """Columns the query does arithmetic on or sums/averages (they must hold numbers)."""
+    return numeric_columns([m.expr for m in q.measures] + [d.cond for d in q.define])
+
+
+def numeric_columns(exprs) -> set[str]:
+    """Columns that expressions do arithmetic on or sum/average."""
+    return {col for _, col in numeric_refs(exprs)}
+
+
+def numeric_refs(exprs) -> set[tuple[str | None, str]]:
+    """(qualifier, column) of the references that expressions do arithmetic on or sum/average."""
+    from reference.language import ast as A
+    from reference.sql.validate import children
+
+    out: set[tuple[str | None, str]] = set()
+
+    def walk(e, need: bool) -> None:
+        if isinstance(e, S.ColRef):
+            if need:
+                out.add((e.var, e.col))
+            return
+        if isinstance(e, S.SqlAgg):
+            need = e.func in ("sum", "avg")
+        elif isinstance(e, (A.BinOp, A.Neg)):
+            need = True
+        elif not isinstance(e, S.Nav):
+            need = False
+        for c in children(e):
+            walk(c, need)
+
+    for e in exprs:
+        walk(e, False)
+    return out
+
+
+def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None:
+    """EventError naming the row and column of a text value where the query needs a number."""
+    cols = _numeric_columns(q)
+    for i, row in enumerate(rows):
+        for c in cols:
+            v = row.get(c)
+            if isinstance(v, (str, bool)):
+                raise EventError(f"non-numeric value {v!r} in a column the query computes with",
+                                 row=row.get(SOURCE_ROW, i + 1), column=c)
+
+
+def _within(q: S.MatchRecognize, ts_unit: str | None):
+    if q.within is None:
+        return None
+    key = q.order_by[0]
+    amount = q.within.amount
+    if q.within.unit is not None:
+        if ts_unit is None:
+            raise _err(f"WITHIN {q.within.amount} {q.within.unit} needs the time unit of the table's "
+                       f"timestamps (--ts-unit); give WITHIN in ticks instead", q.within.pos)
+        amount = amount * NANOS[q.within.unit]
+        unit_ns = NANOS[ts_unit]
+        if amount % unit_ns:
+            raise _err(f"WITHIN is not a whole number of {ts_unit}", q.within.pos)
+        amount //= unit_ns
+    col = key.col.col
+    sign = -1 if key.descending else 1
+
+    def check(rows):
+        def ok(first: int, row: int) -> bool:
+            a, b = rows[first].get(col), rows[row].get(col)
+            if a is None or b is None:
+                return False
+            if isinstance(a, str) or isinstance(b, str):
+                raise EventError(f"WITHIN needs a numeric ORDER BY column, '{col}' holds {b!r}", column=col)
+            span = sign * (b - a)
+            return span < amount if q.within.exclusive else span <= amount
+        return ok
+    return check
+
+
+def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
+             ts_unit: str | None = None) -> Table:
+    """Run a query over rows (mappings from column name to exact value) of a table with `columns`."""
+    from reference.sql.parse import parse
+
+    if isinstance(q, str):
+        q = parse(q)
+    q = _bind(q, list(columns))
+    _check_types(q, rows)
+    part_cols = [c.col for c in q.partition_by]
+    order_cols = [k.col.col for k in q.order_by]
+    partitions: dict[tuple, list[dict]] = {}
+    for row in rows:
+        partitions.setdefault(tuple(row.get(c) for c in part_cols), []).append(dict(row))
+    within = _within(q, ts_unit)
+    measure_names = [m.name for m in q.measures]
+    if q.rows == "all":
+        rest = [c for c in columns if c not in part_cols and c not in order_cols]
+        out_cols = part_cols + [c for c in order_cols if c not in part_cols] + measure_names + rest
+    else:
+        out_cols = part_cols + measure_names
+    if len(set(out_cols)) != len(out_cols):
+        dup = next(c for c in out_cols if out_cols.count(c) > 1)
+        pos = next((m.pos for m in q.measures if m.name == dup), q.pos)
+        raise _err(f"output column '{dup}' appears twice (rename the measure)", pos)
+    out: list[tuple] = []
+    matches: list[tuple[dict, Any]] = []
+    for key, prows in partitions.items():
+        prows = _order(prows, q.order_by)
+        emit = Emitter(q, prows, out_cols, out, matches)
+        check = within(prows) if within else None
+        if q.rows == "all_matches":
+            engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
+            for n, (positions, labels) in enumerate(engine.matches(prows), start=1):
+                emit.one(positions, labels, n)
+        else:
+            run_deep(_sql_partition, q, prows, emit, check)
+    table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
+    return _project(q, table)
+
+
+def _project(q: S.MatchRecognize, table: Table) -> Table:
+    if q.select is None:
+        return table
+    idx = []
+    for name in q.select:
+        col = name.col if isinstance(name, S.ColRef) else name
+        pos = name.pos if isinstance(name, S.ColRef) else q.pos
+        idx.append(table.columns.index(_resolve(col, table.columns, pos)))
+    return Table(tuple(table.columns[i] for i in idx), tuple(tuple(r[i] for i in idx) for r in table.rows),
+                 table.matches)
+
+
+class Emitter:
+    def __init__(self, q, rows, out_cols, out, matches):
+        self.q, self.rows, self.out_cols, self.out, self.matches = q, rows, out_cols, out, matches
+        self.ts_col = q.order_by[0].col.col if q.order_by else None
+        self.measures = {m.name: m.expr for m in q.measures}
+        self.subsets = q.subset_map
+
+    def _row(self, base: Mapping | None, measures: Mapping[str, Any], part_row: Mapping) -> tuple:
+        vals = []
+        for c in self.out_cols:
+            if c in measures:
+                vals.append(measures[c])
+            elif base is not None and c in base:
+                vals.append(base[c])
+            else:
+                vals.append(part_row.get(c))
+        return tuple(vals)
+
+    def _measures(self, ctx: Ctx, final: bool) -> dict[str, Any]:
+        return {name: evaluate(e, ctx, final) for name, e in self.measures.items()}
+
+    def one(self, positions, labels, number: int) -> None:
+        ctx = Ctx(self.rows, positions, labels, len(positions) - 1, self.subsets, number)
+        part_row = self.rows[positions[0]] if positions else self.rows[0]
+        self.out.append(self._row(None, self._measures(ctx, True), part_row))
+        self.matches.append(self._canonical(positions, labels))
+
+    def _canonical(self, positions, labels) -> tuple[dict, Any]:
+        bindings: dict[str, list] = {}
+        for p, lab in zip(positions, labels):
+            row = self.rows[p]
+            bindings.setdefault(lab, []).append(row.get("id", p))
+        keys = [self.rows[p].get(self.ts_col) for p in positions] if self.ts_col else []
+        keys = [k for k in keys if k is not None]
+        return ({k: tuple(v) for k, v in bindings.items()}, max(keys) if keys else None)
+
+    def empty_one(self, start: int, number: int) -> None:
+        ctx = Ctx(self.rows, (), (), -1, self.subsets, number)
+        self.out.append(self._row(None, self._measures(ctx, True), self.rows[start]))
+        self.matches.append(({}, None))
+
+    def all(self, positions, labels, excluded, number: int) -> None:
+        for j, p in enumerate(positions):
+            if excluded[j]:
+                continue
+            ctx = Ctx(self.rows, positions, labels, j, self.subsets, number)
+            self.out.append(self._row(self.rows[p], self._measures(ctx, False), self.rows[p]))
+
+    def empty_all(self, start: int, number: int) -> None:
+        ctx = Ctx(self.rows, (), (), -1, self.subsets, number)
+        self.out.append(self._row(self.rows[start], self._measures(ctx, False), self.rows[start]))
+
+    def unmatched(self, row: int) -> None:
+        self.out.append(self._row(self.rows[row], {name: None for name in self.measures}, self.rows[row]))
+
+
+def _sql_partition(q: S.MatchRecognize, rows: list[dict], emit: Emitter, within) -> None:
+    """SQL:2016 matching of one partition: the preferred match at each start, then AFTER MATCH SKIP."""
+    matcher = Matcher(q.pattern, q.define_map, q.subset_map, within)
+    subsets = q.subset_map
+    n = len(rows)
+    pos, number = 0, 1
+    covered = [False] * n
+    while pos < n:
+        found = matcher.first(rows, pos)
+        if found is None:
+            if q.rows == "all" and q.empty == "unmatched" and not covered[pos]:
+                emit.unmatched(pos)
+            pos += 1
+            continue
+        end, labels, excluded = found
+        positions = range(pos, end)
+        if end == pos:  # empty match: reported, then matching resumes at the next row
+            if q.rows == "one":
+                emit.empty_one(pos, number)
+            elif q.empty in ("show", "unmatched"):
+                emit.empty_all(pos, number)
+            number += 1
+            pos += 1
+            continue
+        if q.rows == "one":
+            emit.one(positions, labels, number)
+        else:
+            emit.all(positions, labels, excluded, number)
+        for p in positions:
+            covered[p] = True
+        number += 1
+        pos = _skip_target(q, pos, end, labels, subsets)
+
+
+def _skip_target(q: S.MatchRecognize, start: int, end: int, labels, subsets) -> int:
+    skip = q.skip
+    if skip.mode == "past_last":
+        return end
+    if skip.mode == "next_row":
+        return start + 1
+    names = subsets.get(skip.var, (skip.var,))
+    hits = [start + j for j, lab in enumerate(labels) if lab in names]
+    if not hits:
+        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var}: the match has no row of {skip.var}",
+                   skip.pos)
+    target = hits[0] if skip.mode == "first" else hits[-1]
+    if target == start:
+        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var} would restart at the first row of "
+                   "the match (an endless loop)", skip.pos)
+    return target
+
+
+def run_query(q: S.MatchRecognize | str, batch) -> Table:
+    """Run a query over an EventBatch (reference.events); its ts, id and type are columns too."""
+    columns, rows = batch_rows(batch)
+    return run_rows(q, columns, rows, batch.ts_unit)
+
+
+def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: str | None = None):
+    """Columns and row mappings of an EventBatch with exact values."""
+    columns = [ts_col] + ([id_col] if id_col else []) + ([type_col] if type_col else [])
+    columns += [c for c in batch.columns if c not in columns]
+    rows = []
+    for i in range(len(batch)):
+        row = {ts_col: int(batch.ts[i]), SOURCE_ROW: int(batch.source_rows[i])}
+        if id_col:
+            row[id_col] = _plain_id(batch.ids[i])
+        if type_col:
+            row[type_col] = batch.type_of(i)
+        for c in batch.columns:
+            if c not in row:
+                row[c] = batch.exact_value(c, i)
+        rows.append(row)
+    return columns, rows
+
+
+def _plain_id(v):
+    return v.item() if hasattr(v, "item") else v

@@ -1,0 +1,73 @@
+"""The windowed operators over EventBatches (reference.events), with conditions written as SQL text."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from reference.errors import EventError, QueryError
+from reference.sql import ast as S
+from reference.sql.parse import parse_expression
+from reference.sql.run import SOURCE_ROW, batch_rows, numeric_columns, numeric_refs
+from reference.sql.validate import nodes
+from reference.windows.aggregate import AggRow, aggregate
+from reference.windows.filter import filter_events
+from reference.windows.join import join
+from reference.windows.spec import WindowSpec
+
+
+def _rows(batch):
+    return batch_rows(batch, ts_col="ts", id_col="id")
+
+
+def filter_batch(batch, where: str) -> list[dict[str, Any]]:
+    """The events (as rows with ts, id and attributes) satisfying the condition `where`."""
+    cond = parse_expression(where)
+    _require(cond, ["ts", "id", *batch.columns])
+    for col in numeric_columns([cond]) - {"ts", "id"}:
+        batch.require_numeric(col, context="a column the condition computes with")
+    _, rows = _rows(batch)
+    return [{k: v for k, v in rows[i].items() if k != SOURCE_ROW} for i in filter_events(rows, cond)]
+
+
+def aggregate_batch(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), method: str = "tree",
+                    skip_empty: bool = False) -> list[AggRow]:
+    if attr not in batch.columns:
+        raise EventError(f"missing attribute column '{attr}'", column=attr)
+    batch.require_numeric(attr, context="the aggregated attribute")
+    values = [batch.exact_value(attr, i) for i in range(len(batch))]
+    ts = [int(t) for t in batch.ts]
+    return aggregate(ts, values, spec, funcs, method, skip_empty)
+
+
+def join_batches(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec,
+                 active: str = "strict") -> list[dict[str, Any]]:
+    """Join results as rows: ts, left_id, right_id, then left_<attr> and right_<attr> columns."""
+    cond = parse_expression(on, ("L", "R"))
+    for n in nodes(cond):
+        if isinstance(n, S.ColRef):
+            if n.var is None:
+                raise QueryError("join conditions qualify every column with L. (first stream) or R. (second)",
+                                 n.pos.line, n.pos.column)
+            side = left if n.var == "L" else right
+            if n.col not in side.columns and n.col not in ("ts", "id"):
+                raise EventError(f"missing attribute column '{n.col}' in the "
+                                 f"{'first' if n.var == 'L' else 'second'} stream", column=n.col)
+    for var, col in numeric_refs([cond]):
+        if col not in ("ts", "id"):
+            (left if var == "L" else right).require_numeric(col, context="a column the condition computes with")
+    lcols, lrows = _rows(left)
+    rcols, rrows = _rows(right)
+    res = join(lrows, [int(t) for t in left.ts], rrows, [int(t) for t in right.ts], cond, left_window,
+               right_window, active)
+    out = []
+    for r in res:
+        row = {"ts": r.ts, "left_id": lrows[r.left]["id"], "right_id": rrows[r.right]["id"]}
+        row.update({f"left_{c}": lrows[r.left][c] for c in lcols if c not in ("ts", "id")})
+        row.update({f"right_{c}": rrows[r.right][c] for c in rcols if c not in ("ts", "id")})
+        out.append(row)
+    return out
+
+
+def _require(cond, columns) -> None:
+    for n in nodes(cond):
+        if isinstance(n, S.ColRef) and n.col not in columns:
+            raise EventError(f"missing attribute column '{n.col}'", column=n.col)
