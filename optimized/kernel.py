@@ -1,0 +1,586 @@
+"""The NFA^b run loop in Numba (spec/000 §4.3-4.5, exactly as reference/nfab/runs.py): runs, Step-6
+proceed, set semantics, windows, partition contiguity, negation and held trailing-negation matches.
+
+A run is one row of an int64 matrix: [j, phase, node, (first, last, len) per component, then 7
+accumulator slots per aggregate (sum num/den, non-null count, min num/den, max num/den)]. `node` points
+into the shared match buffer `arena` (rows: parent, position, component, done-stamp): a run's bindings
+are the chain from its node to the root, so runs share their common prefixes. Nodes are created once
+per (parent, component) per event, so equal bindings have equal node ids and a run is identified by
+(node, phase) — the kernel deduplicates on that key with stamped hash tables (no clearing per event).
+
+This module is the shared part of every query: edge formulas are evaluated by `holds`, which the
+generic build reads from postfix tables (optimized/bytecode.py) and a generated module replaces by
+specialized code (optimized/codegen.py). `holds` is looked up in this module's globals at compile
+time, so the generated module carries its own copy of the source below.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub
+
+NUM, NULL, STR = 0, 1, 2
+FIRST, ITER = 0, 1
+HDR = 3
+AGGW = 7
+
+# Q (int64 scalars of the query)
+Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP = range(11)
+
+
+# ---------------------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def _inside(Q, ets, base, first, p):
+    if Q[Q_HASWIN] == 0:
+        return True
+    if Q[Q_WINPOS] == 1:
+        span = p - first
+    else:
+        span = ets[p - base] - ets[first - base]
+    if Q[Q_WINSTRICT] == 1:
+        return span * Q[Q_WINDEN] < Q[Q_WINNUM]
+    return span * Q[Q_WINDEN] <= Q[Q_WINNUM]
+
+
+@njit(cache=True)
+def _inside_back(Q, ets, base, last, p):
+    if Q[Q_WINPOS] == 1:
+        span = last - p
+    else:
+        span = ets[last - base] - ets[p - base]
+    if Q[Q_WINSTRICT] == 1:
+        return span * Q[Q_WINDEN] < Q[Q_WINNUM]
+    return span * Q[Q_WINDEN] <= Q[Q_WINNUM]
+
+
+@njit(cache=True)
+def _grow2(a, need):
+    if need <= a.shape[0]:
+        return a
+    cap = max(need, 2 * a.shape[0], 16)
+    b = np.zeros((cap, a.shape[1]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _hash(key, mask):
+    h = (key * np.int64(-7046029254386353131)) ^ (key >> 29)
+    return h & mask
+
+
+@njit(cache=True)
+def _table_find(keys, stamps, stamp, key):
+    """Slot of key in the stamped table: (slot, found)."""
+    mask = keys.shape[0] - 1
+    i = _hash(key, mask)
+    while True:
+        if stamps[i] != stamp:
+            return i, False
+        if keys[i] == key:
+            return i, True
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def _rat_eq(an, ad, at, bn, bd, bt):
+    return at != NULL and bt != NULL and at == bt and an == bn and ad == bd
+
+
+# ---------------------------------------------------------------------------------------- postfix evaluation
+@njit(cache=True)
+def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, std, stt):
+    """Truth of one postfix clause on the run `row` with the event at p tested for component cur_k."""
+    sp = 0
+    for i in range(s, e):
+        op = T_ops[i, 0]
+        a = T_ops[i, 1]
+        if op == 0:  # const
+            stt[sp] = T_consts[a, 0]
+            stn[sp] = T_consts[a, 1]
+            std[sp] = T_consts[a, 2]
+            sp += 1
+        elif op == 1:  # attr
+            k = T_ops[i, 2]
+            slot = T_ops[i, 3]
+            q = -1
+            if a == 0:
+                q = p
+            elif a == 1:
+                if row[HDR + 3 * k + 2] > 0:
+                    q = row[HDR + 3 * k]
+            elif a == 2:
+                q = row[HDR + 3 * k] if row[HDR + 3 * k + 2] > 0 else p
+            elif a == 3:
+                if row[HDR + 3 * k + 2] > 0:
+                    q = row[HDR + 3 * k + 1]
+            if q < 0:
+                stt[sp] = NULL
+                stn[sp] = 0
+                std[sp] = 1
+            else:
+                stt[sp] = vt[slot, q - base]
+                stn[sp] = vn[slot, q - base]
+                std[sp] = vd[slot, q - base]
+            sp += 1
+        elif op == 2:  # len
+            stt[sp] = NUM
+            stn[sp] = row[HDR + 3 * a + 2] if a >= 0 else 0
+            std[sp] = 1
+            sp += 1
+        elif op == 3:  # aggregate
+            slot = T_ops[i, 2]
+            cnt = 0
+            if slot >= 0:
+                o = HDR + 3 * n + AGGW * slot
+                cnt = row[o + 2]
+            if a == 1:
+                stt[sp] = NUM
+                stn[sp] = cnt
+                std[sp] = 1
+            elif cnt == 0:
+                stt[sp] = NULL
+                stn[sp] = 0
+                std[sp] = 1
+            else:
+                stt[sp] = NUM
+                if a == 0:
+                    stn[sp] = row[o]
+                    std[sp] = row[o + 1]
+                elif a == 2:
+                    rn, rd = rat_div(row[o], row[o + 1], cnt, 1)
+                    stn[sp] = rn
+                    std[sp] = rd
+                elif a == 3:
+                    stn[sp] = row[o + 3]
+                    std[sp] = row[o + 4]
+                else:
+                    stn[sp] = row[o + 5]
+                    std[sp] = row[o + 6]
+            sp += 1
+        elif op == 4:  # arithmetic
+            sp -= 1
+            if stt[sp - 1] != NUM or stt[sp] != NUM:
+                stt[sp - 1] = NULL
+            else:
+                x_n = stn[sp - 1]
+                x_d = std[sp - 1]
+                y_n = stn[sp]
+                y_d = std[sp]
+                if a == 0:
+                    rn, rd = rat_add(x_n, x_d, y_n, y_d)
+                elif a == 1:
+                    rn, rd = rat_sub(x_n, x_d, y_n, y_d)
+                elif a == 2:
+                    rn, rd = rat_mul(x_n, x_d, y_n, y_d)
+                elif y_n == 0:
+                    stt[sp - 1] = NULL
+                    continue
+                elif a == 3:
+                    rn, rd = rat_div(x_n, x_d, y_n, y_d)
+                else:
+                    rn, rd = rat_mod(x_n, x_d, y_n, y_d)
+                stn[sp - 1] = rn
+                std[sp - 1] = rd
+        elif op == 5:  # unary minus
+            if stt[sp - 1] == NUM:
+                stn[sp - 1] = -stn[sp - 1]
+        elif op == 6:  # compare
+            sp -= 1
+            r = cmp_vals(a, stt[sp - 1], stn[sp - 1], std[sp - 1], stt[sp], stn[sp], std[sp])
+            stt[sp - 1] = NUM
+            stn[sp - 1] = 1 if r else 0
+            std[sp - 1] = 1
+        elif op == 7 or op == 8:  # and / or over the top `a` values
+            acc = op == 7
+            for k in range(sp - a, sp):
+                tv = (stt[k] == NUM and stn[k] != 0) or (stt[k] == STR and stn[k] != 0)
+                if op == 7:
+                    acc = acc and tv
+                else:
+                    acc = acc or tv
+            sp -= a
+            stt[sp] = NUM
+            stn[sp] = 1 if acc else 0
+            std[sp] = 1
+            sp += 1
+        else:  # not
+            tv = (stt[sp - 1] == NUM and stn[sp - 1] != 0) or (stt[sp - 1] == STR and stn[sp - 1] != 0)
+            stt[sp - 1] = NUM
+            stn[sp - 1] = 0 if tv else 1
+            std[sp - 1] = 1
+    return (stt[0] == NUM and stn[0] != 0) or (stt[0] == STR and stn[0] != 0)
+
+
+@njit(cache=True)
+def holds(fid, row, p, T, E, base, n, stk, cnt):
+    """Whether the clauses of formula fid all hold (each evaluated clause is counted)."""
+    ops, clauses, formulas, consts = T[0], T[1], T[2], T[3]
+    for c in range(formulas[fid, 0], formulas[fid, 1]):
+        cnt[1] += 1
+        if not eval_clause(ops, clauses[c, 0], clauses[c, 1], row, p, 0, base, E[2], E[3], E[4], consts, n,
+                           stk[0], stk[1], stk[2]):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------- the run loop
+# LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
+@njit(cache=True)
+def _type_ok(E, base, p, code):
+    return E[0][p - base] == code
+
+
+@njit(cache=True)
+def _partition(part, E, base, row, p):
+    anchor = row[HDR] - base
+    q = p - base
+    vn, vd, vt = E[2], E[3], E[4]
+    for i in range(part.shape[0]):
+        a = part[i]
+        if vt[a, q] == NULL or not _rat_eq(vn[a, q], vd[a, q], vt[a, q], vn[a, anchor], vd[a, anchor], vt[a, anchor]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
+    s = Q[Q_STRAT]
+    if s == 1:
+        return False
+    if s == 2:
+        g = not _partition(part, E, base, row, p)
+    elif s == 3:
+        fid = n + j if phase == ITER else j
+        g = not (_type_ok(E, base, p, ctype[j]) and holds(fid, row, p, T, E, base, n, stk, cnt))
+    else:
+        g = True
+    return g and _inside(Q, E[1], base, row[HDR], p)
+
+
+@njit(cache=True)
+def _extend(dst, src, j, phase, node, comp, p, begin, n, aggs, E, base):
+    """dst = src with the event at p added to component comp (begin: its first element)."""
+    dst[:] = src
+    dst[0] = j
+    dst[1] = phase
+    dst[2] = node
+    o = HDR + 3 * comp
+    if begin:
+        dst[o] = p
+        dst[o + 1] = p
+        dst[o + 2] = 1
+    else:
+        dst[o + 1] = p
+        dst[o + 2] += 1
+    q = p - base
+    for s in range(aggs.shape[0]):
+        if aggs[s, 0] != comp:
+            continue
+        a = aggs[s, 1]
+        o = HDR + 3 * n + AGGW * s
+        if begin:
+            dst[o] = 0
+            dst[o + 1] = 1
+            dst[o + 2] = 0
+        t = E[4][a, q]
+        if t == NULL:
+            continue
+        vn = E[2][a, q]
+        vd = E[3][a, q]
+        if dst[o + 2] == 0:
+            dst[o] = vn
+            dst[o + 1] = vd
+            dst[o + 3] = vn
+            dst[o + 4] = vd
+            dst[o + 5] = vn
+            dst[o + 6] = vd
+        else:
+            rn, rd = rat_add(dst[o], dst[o + 1], vn, vd)
+            dst[o] = rn
+            dst[o + 1] = rd
+            if rat_less(vn, vd, dst[o + 3], dst[o + 4]):
+                dst[o + 3] = vn
+                dst[o + 4] = vd
+            if rat_less(dst[o + 5], dst[o + 6], vn, vd):
+                dst[o + 5] = vn
+                dst[o + 6] = vd
+        dst[o + 2] += 1
+
+
+@njit(cache=True)
+def _new_node(arena, nnodes, ntab, nstamp, stamp, parent, comp, p):
+    """The node for (parent, comp) + the event at p: one per (parent, comp) per event."""
+    key = (parent + 1) * 64 + comp
+    keys = ntab[0]
+    slot, found = _table_find(keys, nstamp, stamp, key)
+    if found:
+        return arena, nnodes, ntab[1][slot]
+    arena = _grow2(arena, nnodes + 1)
+    arena[nnodes, 0] = parent
+    arena[nnodes, 1] = p
+    arena[nnodes, 2] = comp
+    arena[nnodes, 3] = 0
+    keys[slot] = key
+    ntab[1][slot] = nnodes
+    nstamp[slot] = stamp
+    return arena, nnodes + 1, nnodes
+
+
+@njit(cache=True)
+def _claim_run(rkeys, rstamp, stamp, node, phase):
+    """True the first time (node, phase) is pushed in this event."""
+    key = node * 2 + phase
+    slot, found = _table_find(rkeys, rstamp, stamp, key)
+    if found:
+        return False
+    rkeys[slot] = key
+    rstamp[slot] = stamp
+    return True
+
+
+@njit(cache=True)
+def _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
+    return _type_ok(E, base, q, neg_type[m]) and holds(3 * n + m, row, q, T, E, base, n, stk, cnt)
+
+
+@njit(cache=True)
+def _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, row):
+    """1 confirmed, 0 blocked, 2 waiting for a trailing negation's window."""
+    wait = False
+    for m in range(neg_gap.shape[0]):
+        gap = neg_gap[m]
+        if gap == n:
+            wait = True
+            continue
+        if gap == 0:
+            first = row[HDR]
+            lastp = row[HDR + 3 * (n - 1) + 1]
+            q = first - 1
+            while q >= base:
+                if Q[Q_HASWIN] == 1 and not _inside_back(Q, E[1], base, lastp, q):
+                    break
+                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
+                    return 0
+                q -= 1
+        else:
+            for q in range(row[HDR + 3 * (gap - 1) + 1] + 1, row[HDR + 3 * gap]):
+                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
+                    return 0
+    return 2 if wait else 1
+
+
+@njit(cache=True)
+def _pow2(x):
+    s = 16
+    while s < x:
+        s *= 2
+    return s
+
+
+@njit(cache=True)
+def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
+             runs, nruns, arena, nnodes, pend, npend, out, nout, cnt, stamp):
+    """Process events start..end-1 (global positions; the store begins at base). Returns the position
+    after the last processed event (earlier than end when Q_STOP and an event confirmed matches) and
+    the updated state. out rows: (event position, node, 1 if released from the held list)."""
+    n = Q[Q_N]
+    W = runs.shape[1]
+    aggs = T[4]
+    nxt = np.zeros_like(runs)
+    done = np.zeros((16, W), dtype=np.int64)
+    fresh = np.zeros(W, dtype=np.int64)
+    fresh[2] = -1
+    stk = (np.zeros(64, np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
+    size = _pow2(16 * (nruns + 4))
+    rkeys = np.zeros(size, np.int64)
+    rstamp = np.zeros(size, np.int64)
+    ntab = (np.zeros(size, np.int64), np.zeros(size, np.int64))
+    nstamp = np.zeros(size, np.int64)
+    p = start
+    while p < end:
+        stamp += 1
+        if 8 * (nruns + 4) > rkeys.shape[0]:
+            size = _pow2(16 * (nruns + 4))
+            rkeys = np.zeros(size, np.int64)
+            rstamp = np.zeros(size, np.int64)
+            ntab = (np.zeros(size, np.int64), np.zeros(size, np.int64))
+            nstamp = np.zeros(size, np.int64)
+        # held matches of a trailing negation: released when p leaves their window, dropped if p blocks
+        if npend > 0:
+            keep = 0
+            for i in range(npend):
+                row = pend[i]
+                if Q[Q_HASWIN] == 1 and not _inside(Q, E[1], base, row[HDR], p):
+                    out = _grow2(out, nout + 1)
+                    out[nout, 0] = p
+                    out[nout, 1] = row[2]
+                    out[nout, 2] = 1
+                    nout += 1
+                    continue
+                blocked = False
+                for m in range(neg_gap.shape[0]):
+                    if neg_gap[m] == n and _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, p):
+                        blocked = True
+                        break
+                if not blocked:
+                    if keep != i:
+                        pend[keep] = row
+                    keep += 1
+            npend = keep
+        if nxt.shape[0] < 4 * nruns + 8:
+            nxt = np.zeros((4 * nruns + 8, W), np.int64)
+        nn = 0
+        ndone = 0
+        for r in range(nruns + 1):
+            src = runs[r] if r < nruns else fresh
+            j = src[0]
+            phase = src[1]
+            while True:
+                last = j == n - 1
+                if phase == ITER:
+                    first = src[HDR]
+                    t = (_type_ok(E, base, p, ctype[j]) and holds(n + j, src, p, T, E, base, n, stk, cnt)
+                         and _inside(Q, E[1], base, first, p))
+                    g = _ignore(Q, part, ctype, T, E, base, n, stk, cnt, src, j, ITER, p)
+                    if t:
+                        arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p)
+                        cnt[0] += 1
+                        if _claim_run(rkeys, rstamp, stamp, node, ITER):
+                            _extend(nxt[nn], src, j, ITER, node, j, p, False, n, aggs, E, base)
+                            nn += 1
+                            if last and holds(2 * n + j, nxt[nn - 1], -1, T, E, base, n, stk, cnt) \
+                                    and arena[node, 3] != stamp:
+                                arena[node, 3] = stamp
+                                done = _grow2(done, ndone + 1)
+                                done[ndone] = nxt[nn - 1]
+                                ndone += 1
+                    if g and _claim_run(rkeys, rstamp, stamp, src[2], ITER):
+                        nxt[nn] = src
+                        nxt[nn, 0] = j
+                        nxt[nn, 1] = ITER
+                        nn += 1
+                    if not last and holds(2 * n + j, src, -1, T, E, base, n, stk, cnt):
+                        peek = (_type_ok(E, base, p, ctype[j + 1]) and holds(j + 1, src, p, T, E, base, n, stk, cnt)
+                                and _inside(Q, E[1], base, first, p))
+                        if peek or (not t and not g):
+                            j += 1
+                            phase = FIRST
+                            continue
+                    break
+                # FIRST: waiting for component j's first event
+                if _type_ok(E, base, p, ctype[j]) and holds(j, src, p, T, E, base, n, stk, cnt) \
+                        and (j == 0 or _inside(Q, E[1], base, src[HDR], p)):
+                    arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p)
+                    if kleene[j] == 1:
+                        cnt[0] += 1
+                        if _claim_run(rkeys, rstamp, stamp, node, ITER):
+                            _extend(nxt[nn], src, j, ITER, node, j, p, True, n, aggs, E, base)
+                            nn += 1
+                            if last and holds(2 * n + j, nxt[nn - 1], -1, T, E, base, n, stk, cnt) \
+                                    and arena[node, 3] != stamp:
+                                arena[node, 3] = stamp
+                                done = _grow2(done, ndone + 1)
+                                done[ndone] = nxt[nn - 1]
+                                ndone += 1
+                    elif last:
+                        if arena[node, 3] != stamp:
+                            arena[node, 3] = stamp
+                            done = _grow2(done, ndone + 1)
+                            _extend(done[ndone], src, j, FIRST, node, j, p, True, n, aggs, E, base)
+                            ndone += 1
+                    else:
+                        cnt[0] += 1
+                        if _claim_run(rkeys, rstamp, stamp, node, FIRST):
+                            _extend(nxt[nn], src, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
+                            nn += 1
+                if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, src, j, FIRST, p) \
+                        and _claim_run(rkeys, rstamp, stamp, src[2], FIRST):
+                    nxt[nn] = src
+                    nxt[nn, 0] = j
+                    nxt[nn, 1] = FIRST
+                    nn += 1
+                break
+            if nxt.shape[0] < nn + 4:
+                nxt = _grow2(nxt, 2 * (nn + 4))
+        runs, nxt = nxt, runs
+        nruns = nn
+        confirmed = 0
+        for i in range(ndone):
+            v = _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, done[i])
+            if v == 2:
+                pend = _grow2(pend, npend + 1)
+                pend[npend] = done[i]
+                npend += 1
+            elif v == 1:
+                out = _grow2(out, nout + 1)
+                out[nout, 0] = p
+                out[nout, 1] = done[i, 2]
+                out[nout, 2] = 0
+                nout += 1
+                confirmed += 1
+        p += 1
+        if confirmed > 0 and Q[Q_STOP] == 1:
+            break
+    return p, runs, nruns, arena, nnodes, pend, npend, out, nout, stamp
+# LOOP-END
+
+
+@njit(cache=True)
+def materialize(arena, nodes, n):
+    """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets."""
+    total = 0
+    for i in range(nodes.shape[0]):
+        x = nodes[i]
+        while x >= 0:
+            total += 1
+            x = arena[x, 0]
+    comps = np.empty(total, np.int64)
+    poss = np.empty(total, np.int64)
+    offs = np.empty(nodes.shape[0] + 1, np.int64)
+    k = 0
+    for i in range(nodes.shape[0]):
+        offs[i] = k
+        x = nodes[i]
+        m = 0
+        while x >= 0:
+            m += 1
+            x = arena[x, 0]
+        x = nodes[i]
+        e = k + m
+        while x >= 0:
+            e -= 1
+            comps[e] = arena[x, 2]
+            poss[e] = arena[x, 1]
+            x = arena[x, 0]
+        k += m
+    offs[nodes.shape[0]] = k
+    return comps, poss, offs
+
+
+@njit(cache=True)
+def compact(arena, nnodes, runs, nruns, pend, npend):
+    """Drop buffer nodes no live run or held match reaches; renumber the rest (in place)."""
+    live = np.zeros(nnodes, np.bool_)
+    for i in range(nruns + npend):
+        x = runs[i, 2] if i < nruns else pend[i - nruns, 2]
+        while x >= 0 and not live[x]:
+            live[x] = True
+            x = arena[x, 0]
+    newid = np.full(nnodes, -1, np.int64)
+    k = 0
+    for x in range(nnodes):  # parents precede children
+        if live[x]:
+            newid[x] = k
+            par = arena[x, 0]
+            arena[k, 0] = newid[par] if par >= 0 else -1
+            arena[k, 1] = arena[x, 1]
+            arena[k, 2] = arena[x, 2]
+            arena[k, 3] = arena[x, 3]
+            k += 1
+    for i in range(nruns):
+        runs[i, 2] = newid[runs[i, 2]] if runs[i, 2] >= 0 else -1
+    for i in range(npend):
+        pend[i, 2] = newid[pend[i, 2]]
+    return k
