@@ -243,13 +243,8 @@ def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def call(fn: Any, spec: TaskSpec):
-    """A picklable one-argument function for Spark: fn(spec, arg)."""
-    return _Bound(fn, spec)
+    """A one-argument function for Spark: fn(spec, arg) (a closure: Spark reads its arity)."""
+    def bound(arg):
+        return fn(spec, arg)
 
-
-class _Bound:
-    def __init__(self, fn, spec):
-        self.fn, self.spec = fn, spec
-
-    def __call__(self, arg):
-        return self.fn(self.spec, arg)
+    return bound
