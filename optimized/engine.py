@@ -37,7 +37,7 @@ class OptimizedProgram:
 
     engine_name = ENGINE
 
-    def __init__(self, nfa: NFAb, selection: str = "all", kernel=None):
+    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False):
         if selection not in SELECTIONS:
             raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
@@ -63,7 +63,13 @@ class OptimizedProgram:
             fc.formula(neg.formula, neg.component.var)
         t = fc.arrays()
         self.tables = (t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
-        self.kernel = kernel or K
+        self.kernel = K
+        self.generated = None
+        if codegen:  # a module of straight-line formulas for this query (optimized/codegen.py)
+            from optimized.cache import load_module
+            from optimized.codegen import module_source
+
+            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
         self.store = Store(self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
@@ -77,6 +83,7 @@ class OptimizedProgram:
         self.npend = 0
         self.stamp = 0
         self.live_nodes = 0
+        self._idlist: list | None = None
         self.types: dict[str, str] | None = None
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
@@ -149,8 +156,11 @@ class OptimizedProgram:
         self._bind(batch)
         start = self.store.end
         self.store.add(batch, self._keep_from())
+        self._idlist = None
         end = self.store.end
         s = self.store
+        if self.kernel is not K and (s.vd[:, start - s.base:] != 1).any():
+            self.kernel = K  # generated formulas assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         out_all: list[Match] = []
         cnt = np.zeros(2, np.int64)
@@ -189,17 +199,33 @@ class OptimizedProgram:
 
     # ------------------------------------------------------------------ output
     def _bindings(self, nodes: np.ndarray) -> list[tuple]:
+        """The bindings (a tuple of position tuples per component) of each buffer node."""
         if not len(nodes):
             return []
         comps, poss, offs = K.materialize(self.arena, np.ascontiguousarray(nodes, np.int64), self.nfa.n)
-        comps, poss, offs = comps.tolist(), poss.tolist(), offs.tolist()
-        result = []
         n = self.nfa.n
+        poss_list = poss.tolist()
+        # component boundaries: comps is non-decreasing within each node's slice
+        cuts = np.flatnonzero(np.diff(comps) != 0) + 1
+        starts = set(offs.tolist())
+        edges = sorted(starts.union(cuts.tolist()))
+        result = []
+        e = 0
+        offs_list = offs.tolist()
+        comps_list = comps.tolist()
         for i in range(len(nodes)):
-            per: list[list[int]] = [[] for _ in range(n)]
-            for k in range(offs[i], offs[i + 1]):
-                per[comps[k]].append(poss[k])
-            result.append(tuple(tuple(x) for x in per))
+            lo, hi = offs_list[i], offs_list[i + 1]
+            per = [()] * n
+            while e < len(edges) and edges[e] < lo:
+                e += 1
+            k = e
+            while k < len(edges) and edges[k] < hi:
+                a = edges[k]
+                b = edges[k + 1] if k + 1 < len(edges) and edges[k + 1] < hi else hi
+                per[comps_list[a]] = tuple(poss_list[a:b])
+                k += 1
+            e = k
+            result.append(tuple(per))
         return result
 
     def _matches(self, out: np.ndarray) -> list[tuple]:
@@ -235,12 +261,21 @@ class OptimizedProgram:
 
     def _match(self, b: tuple) -> Match:
         s = self.store
-        bindings = {var: tuple(s.ident(p) for p in ps) for var, ps in zip(self.vars, b)}
+        if self._idlist is None:
+            self._idlist = s.ids.tolist()
+        ids, base = self._idlist, s.base
+        bindings = {var: tuple([ids[p - base] for p in ps]) for var, ps in zip(self.vars, b)}
         payload = {}
         if self.nfa.query.returns:
             env = Env(dict(zip(self.vars, b)), s.value)
             payload = {r.name: evaluate(r.expr, env) for r in self.nfa.query.returns}
-        return Match.make(bindings, int(s.ts[b[-1][-1] - s.base]), payload)
+        return Match.make(bindings, int(s.ts[b[-1][-1] - base]), payload)
+
+
+def _query_text(q: A.Query) -> str:
+    from reference.language.printer import query_to_text
+
+    return query_to_text(q)
 
 
 def _preference(b: tuple) -> tuple:
@@ -252,9 +287,13 @@ class OptimizedEngine:
 
     name = ENGINE
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all") -> OptimizedProgram:
+    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
+                codegen: bool = False) -> OptimizedProgram:
+        """A program for the query. codegen=True generates and compiles a Numba module for this query
+        (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
+        from tables (no compilation per query)."""
         q = parse(query, language) if isinstance(query, str) else query
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
-        return OptimizedProgram(compile_nfab(q), selection=selection)
+        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen)

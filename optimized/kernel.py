@@ -226,7 +226,7 @@ def holds(fid, row, p, T, E, base, n, stk, cnt):
 
 
 # ---------------------------------------------------------------------------------------- the run loop
-# LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
+
 @njit(cache=True)
 def _type_ok(E, base, p, code):
     return E[0][p - base] == code
@@ -242,21 +242,6 @@ def _partition(part, E, base, row, p):
         if vt[a, q] == NULL or not _rat_eq(vn[a, q], vd[a, q], vt[a, q], vn[a, anchor], vd[a, anchor], vt[a, anchor]):
             return False
     return True
-
-
-@njit(cache=True)
-def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
-    s = Q[Q_STRAT]
-    if s == 1:
-        return False
-    if s == 2:
-        g = not _partition(part, E, base, row, p)
-    elif s == 3:
-        fid = n + j if phase == ITER else j
-        g = not (_type_ok(E, base, p, ctype[j]) and holds(fid, row, p, T, E, base, n, stk, cnt))
-    else:
-        g = True
-    return g and _inside(Q, E[1], base, row[HDR], p)
 
 
 @njit(cache=True)
@@ -341,6 +326,31 @@ def _claim_run(rkeys, rstamp, stamp, node, phase):
 
 
 @njit(cache=True)
+def _pow2(x):
+    s = 16
+    while s < x:
+        s *= 2
+    return s
+
+
+
+# LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
+@njit(cache=True)
+def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
+    s = Q[Q_STRAT]
+    if s == 1:
+        return False
+    if s == 2:
+        g = not _partition(part, E, base, row, p)
+    elif s == 3:
+        fid = n + j if phase == ITER else j
+        g = not (_type_ok(E, base, p, ctype[j]) and holds(fid, row, p, T, E, base, n, stk, cnt))
+    else:
+        g = True
+    return g and _inside(Q, E[1], base, row[HDR], p)
+
+
+@njit(cache=True)
 def _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
     return _type_ok(E, base, q, neg_type[m]) and holds(3 * n + m, row, q, T, E, base, n, stk, cnt)
 
@@ -369,14 +379,6 @@ def _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, row):
                 if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
                     return 0
     return 2 if wait else 1
-
-
-@njit(cache=True)
-def _pow2(x):
-    s = 16
-    while s < x:
-        s *= 2
-    return s
 
 
 @njit(cache=True)
@@ -430,7 +432,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                     keep += 1
             npend = keep
         if nxt.shape[0] < 4 * nruns + 8:
-            nxt = np.zeros((4 * nruns + 8, W), np.int64)
+            nxt = np.zeros((max(8 * nruns + 16, runs.shape[0]), W), np.int64)
         nn = 0
         ndone = 0
         for r in range(nruns + 1):
@@ -504,6 +506,8 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                 break
             if nxt.shape[0] < nn + 4:
                 nxt = _grow2(nxt, 2 * (nn + 4))
+        if runs.shape[0] < nxt.shape[0]:
+            runs = np.zeros_like(nxt)  # both buffers keep one capacity, so swapping never reallocates
         runs, nxt = nxt, runs
         nruns = nn
         confirmed = 0
