@@ -83,7 +83,6 @@ class OptimizedProgram:
         self.npend = 0
         self.stamp = 0
         self.live_nodes = 0
-        self._idlist: list | None = None
         self.types: dict[str, str] | None = None
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
@@ -156,7 +155,6 @@ class OptimizedProgram:
         self._bind(batch)
         start = self.store.end
         self.store.add(batch, self._keep_from())
-        self._idlist = None
         end = self.store.end
         s = self.store
         if self.kernel is not K and (s.vd[:, start - s.base:] != 1).any():
@@ -183,8 +181,9 @@ class OptimizedProgram:
         self.counters.partial_matches += int(cnt[0])
         self.counters.predicate_evaluations += int(cnt[1])
         if self.nnodes > 4096 and self.nnodes > 2 * self.live_nodes:
+            empty = np.zeros((0, 3), np.int64)
             self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.runs, self.nruns,
-                                                          self.pend, self.npend))
+                                                          self.pend, self.npend, empty, 0))
         return out_all
 
     def close(self) -> list[Match]:
@@ -199,33 +198,33 @@ class OptimizedProgram:
 
     # ------------------------------------------------------------------ output
     def _bindings(self, nodes: np.ndarray) -> list[tuple]:
-        """The bindings (a tuple of position tuples per component) of each buffer node."""
+        """(positions, ids) of each buffer node's bindings: per component, a tuple in stream order."""
         if not len(nodes):
             return []
         comps, poss, offs = K.materialize(self.arena, np.ascontiguousarray(nodes, np.int64), self.nfa.n)
         n = self.nfa.n
+        s = self.store
         poss_list = poss.tolist()
-        # component boundaries: comps is non-decreasing within each node's slice
-        cuts = np.flatnonzero(np.diff(comps) != 0) + 1
-        starts = set(offs.tolist())
-        edges = sorted(starts.union(cuts.tolist()))
+        ids_list = s.ids[poss - s.base].tolist()
+        cuts = np.flatnonzero(np.diff(comps) != 0) + 1  # component changes (comps ascend within a node)
+        edges = sorted(set(offs.tolist()).union(cuts.tolist()))
+        comps_list = comps.tolist()
+        offs_list = offs.tolist()
         result = []
         e = 0
-        offs_list = offs.tolist()
-        comps_list = comps.tolist()
         for i in range(len(nodes)):
             lo, hi = offs_list[i], offs_list[i + 1]
-            per = [()] * n
+            per_pos = [()] * n
+            per_ids = [()] * n
             while e < len(edges) and edges[e] < lo:
                 e += 1
-            k = e
-            while k < len(edges) and edges[k] < hi:
-                a = edges[k]
-                b = edges[k + 1] if k + 1 < len(edges) and edges[k + 1] < hi else hi
-                per[comps_list[a]] = tuple(poss_list[a:b])
-                k += 1
-            e = k
-            result.append(tuple(per))
+            while e < len(edges) and edges[e] < hi:
+                a = edges[e]
+                b = edges[e + 1] if e + 1 < len(edges) and edges[e + 1] < hi else hi
+                per_pos[comps_list[a]] = tuple(poss_list[a:b])
+                per_ids[comps_list[a]] = tuple(ids_list[a:b])
+                e += 1
+            result.append((tuple(per_pos), tuple(per_ids)))
         return result
 
     def _matches(self, out: np.ndarray) -> list[tuple]:
@@ -240,7 +239,7 @@ class OptimizedProgram:
             while k < len(found) and out[k, 0] == out[i, 0] and out[k, 2] == out[i, 2]:
                 k += 1
             group = found[i:k]
-            result.extend(group if out[i, 2] == 1 else sorted(group))
+            result.extend(group if out[i, 2] == 1 else sorted(group, key=lambda m: m[0]))
             i = k
         return result
 
@@ -250,26 +249,23 @@ class OptimizedProgram:
     def _non_overlap(self, confirmed: list[tuple]) -> list[tuple]:
         """One match per partition, the latest start (reference `_non_overlap`); that partition's runs end."""
         chosen: dict[tuple, tuple] = {}
-        for b in sorted(confirmed):
-            key = self._key(b[0][0])
-            if key not in chosen or _preference(b) > _preference(chosen[key]):
-                chosen[key] = b
+        for m in sorted(confirmed, key=lambda m: m[0]):
+            key = self._key(m[0][0][0])
+            if key not in chosen or _preference(m[0]) > _preference(chosen[key][0]):
+                chosen[key] = m
         keep = [r for r in range(self.nruns) if self._key(int(self.runs[r, K.HDR])) not in chosen]
         self.runs[: len(keep)] = self.runs[keep]
         self.nruns = len(keep)
-        return sorted(chosen.values())
+        return sorted(chosen.values(), key=lambda m: m[0])
 
-    def _match(self, b: tuple) -> Match:
+    def _match(self, found: tuple) -> Match:
+        b, ids = found
         s = self.store
-        if self._idlist is None:
-            self._idlist = s.ids.tolist()
-        ids, base = self._idlist, s.base
-        bindings = {var: tuple([ids[p - base] for p in ps]) for var, ps in zip(self.vars, b)}
-        payload = {}
+        payload = ()
         if self.nfa.query.returns:
             env = Env(dict(zip(self.vars, b)), s.value)
-            payload = {r.name: evaluate(r.expr, env) for r in self.nfa.query.returns}
-        return Match.make(bindings, int(s.ts[b[-1][-1] - base]), payload)
+            payload = tuple((r.name, evaluate(r.expr, env)) for r in self.nfa.query.returns)
+        return Match(tuple(zip(self.vars, ids)), int(s.ts[b[-1][-1] - s.base]), payload)
 
 
 def _query_text(q: A.Query) -> str:

@@ -334,6 +334,42 @@ def _pow2(x):
 
 
 
+@njit(cache=True)
+def compact(arena, nnodes, runs, nruns, pend, npend, out, nout):
+    """Drop buffer nodes that no live run, held match or reported match reaches; renumber the rest in
+    place (parents precede children, so one forward pass suffices). Returns the new node count."""
+    live = np.zeros(nnodes, np.bool_)
+    for i in range(nruns + npend + nout):
+        if i < nruns:
+            x = runs[i, 2]
+        elif i < nruns + npend:
+            x = pend[i - nruns, 2]
+        else:
+            x = out[i - nruns - npend, 1]
+        while x >= 0 and not live[x]:
+            live[x] = True
+            x = arena[x, 0]
+    newid = np.full(nnodes, -1, np.int64)
+    k = 0
+    for x in range(nnodes):
+        if live[x]:
+            newid[x] = k
+            par = arena[x, 0]
+            arena[k, 0] = newid[par] if par >= 0 else -1
+            arena[k, 1] = arena[x, 1]
+            arena[k, 2] = arena[x, 2]
+            arena[k, 3] = arena[x, 3]
+            k += 1
+    for i in range(nruns):
+        if runs[i, 2] >= 0:
+            runs[i, 2] = newid[runs[i, 2]]
+    for i in range(npend):
+        pend[i, 2] = newid[pend[i, 2]]
+    for i in range(nout):
+        out[i, 1] = newid[out[i, 1]]
+    return k
+
+
 # LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
 @njit(cache=True)
 def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
@@ -401,6 +437,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
     ntab = (np.zeros(size, np.int64), np.zeros(size, np.int64))
     nstamp = np.zeros(size, np.int64)
     p = start
+    live = nnodes
     while p < end:
         stamp += 1
         if 8 * (nruns + 4) > rkeys.shape[0]:
@@ -525,6 +562,9 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                 nout += 1
                 confirmed += 1
         p += 1
+        if nnodes > 65536 and nnodes > 4 * live:
+            nnodes = compact(arena, nnodes, runs, nruns, pend, npend, out, nout)
+            live = nnodes
         if confirmed > 0 and Q[Q_STOP] == 1:
             break
     return p, runs, nruns, arena, nnodes, pend, npend, out, nout, stamp
@@ -563,28 +603,3 @@ def materialize(arena, nodes, n):
     return comps, poss, offs
 
 
-@njit(cache=True)
-def compact(arena, nnodes, runs, nruns, pend, npend):
-    """Drop buffer nodes no live run or held match reaches; renumber the rest (in place)."""
-    live = np.zeros(nnodes, np.bool_)
-    for i in range(nruns + npend):
-        x = runs[i, 2] if i < nruns else pend[i - nruns, 2]
-        while x >= 0 and not live[x]:
-            live[x] = True
-            x = arena[x, 0]
-    newid = np.full(nnodes, -1, np.int64)
-    k = 0
-    for x in range(nnodes):  # parents precede children
-        if live[x]:
-            newid[x] = k
-            par = arena[x, 0]
-            arena[k, 0] = newid[par] if par >= 0 else -1
-            arena[k, 1] = arena[x, 1]
-            arena[k, 2] = arena[x, 2]
-            arena[k, 3] = arena[x, 3]
-            k += 1
-    for i in range(nruns):
-        runs[i, 2] = newid[runs[i, 2]] if runs[i, 2] >= 0 else -1
-    for i in range(npend):
-        pend[i, 2] = newid[pend[i, 2]]
-    return k
