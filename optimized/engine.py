@@ -7,6 +7,7 @@ that cannot be stored exactly, when the batch arrives).
 """
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from typing import Callable
 
@@ -30,6 +31,7 @@ from reference.pattern.counters import Counters
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
 MAX_COMPONENTS = 63
+PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
 
 
 class OptimizedProgram:
@@ -168,7 +170,8 @@ class OptimizedProgram:
             (pos, self.runs, self.nruns, self.arena, self.nnodes, self.pend, self.npend, out, nout,
              self.stamp) = self.kernel.run_loop(
                 self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, E,
-                s.base, pos, end, self.runs, self.nruns, self.arena, self.nnodes, self.pend, self.npend,
+                s.base, pos, min(end, pos + PROGRESS_STEP), self.runs, self.nruns, self.arena, self.nnodes,
+                self.pend, self.npend,
                 out, 0, cnt, self.stamp)
             found = self._matches(out[:nout])
             if self.selection == "non_overlap" and found:
@@ -284,10 +287,12 @@ class OptimizedEngine:
     name = ENGINE
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
-                codegen: bool = False) -> OptimizedProgram:
+                codegen: bool | None = None) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
-        from tables (no compilation per query)."""
+        from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables."""
+        if codegen is None:
+            codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         q = parse(query, language) if isinstance(query, str) else query
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"

@@ -30,7 +30,7 @@ Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NN
 
 
 # ---------------------------------------------------------------------------------------- helpers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inside(Q, ets, base, first, p):
     if Q[Q_HASWIN] == 0:
         return True
@@ -43,7 +43,7 @@ def _inside(Q, ets, base, first, p):
     return span * Q[Q_WINDEN] <= Q[Q_WINNUM]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inside_back(Q, ets, base, last, p):
     if Q[Q_WINPOS] == 1:
         span = last - p
@@ -64,13 +64,13 @@ def _grow2(a, need):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hash(key, mask):
     h = (key * np.int64(-7046029254386353131)) ^ (key >> 29)
     return h & mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _table_find(keys, stamps, stamp, key):
     """Slot of key in the stamped table: (slot, found)."""
     mask = keys.shape[0] - 1
@@ -83,7 +83,7 @@ def _table_find(keys, stamps, stamp, key):
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rat_eq(an, ad, at, bn, bd, bt):
     return at != NULL and bt != NULL and at == bt and an == bn and ad == bd
 
@@ -227,12 +227,12 @@ def holds(fid, row, p, T, E, base, n, stk, cnt):
 
 # ---------------------------------------------------------------------------------------- the run loop
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _type_ok(E, base, p, code):
     return E[0][p - base] == code
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _partition(part, E, base, row, p):
     anchor = row[HDR] - base
     q = p - base
@@ -313,7 +313,7 @@ def _new_node(arena, nnodes, ntab, nstamp, stamp, parent, comp, p):
     return arena, nnodes + 1, nnodes
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _claim_run(rkeys, rstamp, stamp, node, phase):
     """True the first time (node, phase) is pushed in this event."""
     key = node * 2 + phase
@@ -371,7 +371,7 @@ def compact(arena, nnodes, runs, nruns, pend, npend, out, nout):
 
 
 # LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
     s = Q[Q_STRAT]
     if s == 1:
@@ -386,7 +386,7 @@ def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
     return g and _inside(Q, E[1], base, row[HDR], p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
     return _type_ok(E, base, q, neg_type[m]) and holds(3 * n + m, row, q, T, E, base, n, stk, cnt)
 
