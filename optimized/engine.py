@@ -7,6 +7,7 @@ that cannot be stored exactly, when the batch arrives).
 """
 from __future__ import annotations
 
+import math
 import os
 from fractions import Fraction
 from typing import Callable
@@ -144,11 +145,11 @@ class OptimizedProgram:
             if w is None:
                 return 0
             if w.by == "pos":
-                keep = min(keep, max(0, end - 1 - int(np.ceil(w.size))))
+                keep = min(keep, max(0, end - 1 - math.ceil(w.size)))
             else:
                 ts = self.store.ts
-                lo = ts[-1] - w.size
-                keep = min(keep, self.store.base + int(np.searchsorted(ts, int(np.floor(lo)), side="left")))
+                lo = math.floor(int(ts[-1]) - w.size)
+                keep = min(keep, self.store.base + int(np.searchsorted(ts, lo, side="left")))
         return keep
 
     # ------------------------------------------------------------------ stream interface
