@@ -108,31 +108,30 @@ def _maybe_fail_once(spec: TaskSpec) -> None:
 # ---------------------------------------------------------------------------------------------
 # Groups.
 
-def _key_values(batch: pa.RecordBatch, cols: tuple[str, ...]) -> list[np.ndarray]:
-    out = []
-    for c in cols:
-        s = batch.column(c).to_pandas()
-        values = s.to_numpy(dtype=object)
-        values[s.isna().to_numpy()] = None
-        out.append(values)
-    return out
-
-
 def split_groups(batch: pa.RecordBatch, cols: tuple[str, ...]) -> list[tuple[tuple, int, int]]:
     """(key, start, stop) for each run of rows with equal values in `cols` (nulls equal to nulls)."""
+    import pyarrow.compute as pc
+
     n = batch.num_rows
     if n == 0:
         return []
-    values = _key_values(batch, cols)
     change = np.zeros(n, dtype=bool)
     change[0] = True
-    for v in values:
-        same = np.fromiter((a == b for a, b in zip(v[1:], v[:-1])), dtype=bool, count=n - 1) \
-            if v.dtype == object else (v[1:] == v[:-1])
-        change[1:] |= ~same
+    for c in cols:
+        col = batch.column(c)
+        after, before = col.slice(1), col.slice(0, n - 1)
+        same = pc.or_kleene(pc.fill_null(pc.equal(after, before), False),
+                            pc.and_(pc.is_null(after), pc.is_null(before)))
+        change[1:] |= ~same.to_numpy(zero_copy_only=False)
     starts = np.flatnonzero(change)
     stops = np.append(starts[1:], n)
-    return [(tuple(v[s] for v in values), int(s), int(e)) for s, e in zip(starts, stops)]
+    columns = [batch.column(c) for c in cols]
+    return [(tuple(_plain_key(col[int(s)].as_py()) for col in columns), int(s), int(e)) for s, e in zip(starts, stops)]
+
+
+def _plain_key(value):
+    """NaN is null, as the event readers read it."""
+    return None if isinstance(value, float) and value != value else value
 
 
 class GroupRunner:
