@@ -231,7 +231,7 @@ import numpy as np
 from numba import njit
 
 from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
-                              Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, _inside, _inside_back, _grow2,
+                              Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, _inside, _inside_back, _grow2,
                               _table_find, _type_ok, _partition, _extend, _new_node, _claim_run, _pow2, compact)
 
 '''

@@ -40,7 +40,7 @@ class OptimizedProgram:
 
     engine_name = ENGINE
 
-    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False):
+    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True):
         if selection not in SELECTIONS:
             raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
@@ -90,11 +90,12 @@ class OptimizedProgram:
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
         self.counters = Counters()
-        self.Q = np.zeros(11, np.int64)
+        self.Q = np.zeros(12, np.int64)
         self.Q[K.Q_N] = n
         self.Q[K.Q_STRAT] = STRATEGY_CODES[nfa.strategy]
         self.Q[K.Q_NNEG] = len(nfa.negations)
         self.Q[K.Q_STOP] = 1 if selection == "non_overlap" else 0
+        self.Q[K.Q_NOSHARE] = 0 if share_buffer else 1
         self.leading_negation = any(neg.gap == 0 for neg in nfa.negations)
 
     @property
@@ -288,14 +289,16 @@ class OptimizedEngine:
     name = ENGINE
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
-                codegen: bool | None = None) -> OptimizedProgram:
+                codegen: bool | None = None, share_buffer: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
-        from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables."""
+        from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
+        share_buffer=False gives every run a private copy of its bindings (spec/000 §5.1 switched off),
+        to measure what the shared buffer saves."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         q = parse(query, language) if isinstance(query, str) else query
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
-        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen)
+        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer)

@@ -26,7 +26,7 @@ HDR = 3
 AGGW = 7
 
 # Q (int64 scalars of the query)
-Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP = range(11)
+Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP, Q_NOSHARE = range(12)
 
 
 # ---------------------------------------------------------------------------------------- helpers
@@ -295,13 +295,35 @@ def _extend(dst, src, j, phase, node, comp, p, begin, n, aggs, E, base):
 
 
 @njit(cache=True)
-def _new_node(arena, nnodes, ntab, nstamp, stamp, parent, comp, p):
-    """The node for (parent, comp) + the event at p: one per (parent, comp) per event."""
+def _copy_chain(arena, nnodes, x):
+    """A private copy of the chain ending at node x (per-run buffers, when sharing is switched off)."""
+    m = 0
+    y = x
+    while y >= 0:
+        m += 1
+        y = arena[y, 0]
+    arena = _grow2(arena, nnodes + m)
+    y = x
+    for i in range(m - 1, -1, -1):  # fill leaf-last: copies keep parents before children
+        arena[nnodes + i, 1] = arena[y, 1]
+        arena[nnodes + i, 2] = arena[y, 2]
+        arena[nnodes + i, 3] = 0
+        arena[nnodes + i, 0] = nnodes + i - 1 if i > 0 else -1
+        y = arena[y, 0]
+    return arena, nnodes + m, nnodes + m - 1
+
+
+@njit(cache=True)
+def _new_node(arena, nnodes, ntab, nstamp, stamp, parent, comp, p, share):
+    """The node for (parent, comp) + the event at p: one per (parent, comp) per event. Without
+    sharing, the new node hangs off a private copy of the parent's chain."""
     key = (parent + 1) * 64 + comp
     keys = ntab[0]
     slot, found = _table_find(keys, nstamp, stamp, key)
     if found:
         return arena, nnodes, ntab[1][slot]
+    if not share and parent >= 0:
+        arena, nnodes, parent = _copy_chain(arena, nnodes, parent)
     arena = _grow2(arena, nnodes + 1)
     arena[nnodes, 0] = parent
     arena[nnodes, 1] = p
@@ -438,6 +460,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
     nstamp = np.zeros(size, np.int64)
     p = start
     live = nnodes
+    share = Q[Q_NOSHARE] == 0
     while p < end:
         stamp += 1
         if 8 * (nruns + 4) > rkeys.shape[0]:
@@ -484,7 +507,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                          and _inside(Q, E[1], base, first, p))
                     g = _ignore(Q, part, ctype, T, E, base, n, stk, cnt, src, j, ITER, p)
                     if t:
-                        arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p)
+                        arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p, share)
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):
                             _extend(nxt[nn], src, j, ITER, node, j, p, False, n, aggs, E, base)
@@ -511,7 +534,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                 # FIRST: waiting for component j's first event
                 if _type_ok(E, base, p, ctype[j]) and holds(j, src, p, T, E, base, n, stk, cnt) \
                         and (j == 0 or _inside(Q, E[1], base, src[HDR], p)):
-                    arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p)
+                    arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p, share)
                     if kleene[j] == 1:
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):

@@ -22,10 +22,10 @@ def _scaled(divisor: int, floor: int = 30):
     return settings(max_examples=max(floor, settings().max_examples // divisor), deadline=None)
 
 
-def _optimized(text: str, selection: str = "all"):
+def _optimized(text: str, selection: str = "all", **options):
     """The optimized program, or a rejected example (counted) when the engine refuses the pattern."""
     try:
-        return compile(text, engine="optimized", selection=selection)
+        return compile(text, engine="optimized", selection=selection, **options)
     except Unsupported as exc:
         UNSUPPORTED[exc.construct] += 1
         event(f"unsupported: {exc.construct}")
@@ -59,14 +59,15 @@ def test_optimized_equals_reference(strategy, data):
 
 
 @_scaled(4)
-@given(case=cases(), cuts=st.lists(st.integers(0, 9), max_size=4))
-def test_chunked_feeding_equals_reference(case, cuts):
-    """Streaming: feeding random chunk sizes gives the reference's matches, in the same order."""
+@given(case=cases(), cuts=st.lists(st.integers(0, 9), max_size=4), share=st.booleans())
+def test_chunked_feeding_equals_reference(case, cuts, share):
+    """Streaming: feeding random chunk sizes gives the reference's matches, in the same order, with the
+    shared match buffer on or off."""
     pattern, frame = case
     text = _with_return(pattern)
     note(text)
     note(frame.to_string())
-    program = _optimized(text)
+    program = _optimized(text, share_buffer=share)
     batch = from_pandas(frame)
     bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
     got = []

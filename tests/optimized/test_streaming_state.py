@@ -35,3 +35,12 @@ def test_leading_negation_without_window_keeps_history():
         got += program.feed(batch.slice(lo, lo + 250))
     assert program.store.base == 0
     assert got + program.close() == compile(text).run(batch)
+
+
+def test_unshared_buffer_gives_the_same_matches_with_more_nodes():
+    """share_buffer=False copies each run's bindings (spec/000 §5.1 off): same answer, more buffer nodes."""
+    batch = from_pandas(generate(3_000, seed=4))
+    shared = compile(QUERY, engine="optimized")
+    private = compile(QUERY, engine="optimized", share_buffer=False)
+    assert shared.feed(batch) == private.feed(batch)
+    assert private.arena.shape[0] > shared.arena.shape[0]  # peak buffer size
