@@ -1,6 +1,6 @@
 """Events/s of the reference and the optimized engine on the spec/000 experiment queries (not a test).
 
-    python -m optimized.measure [--events N] [--reference-events N] [--window W ...] [--codegen]
+    python -m optimized.measure [--events N] [--reference-events N] [--window W ...] [--codegen] [--unshared]
 
 Each query runs over the same stock stream (benchmarks/workloads/stock.py) already in an EventBatch;
 the time covers feed() + close(), including building the Match objects.
@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--reference-events", type=int, default=20_000)
     ap.add_argument("--window", type=int, nargs="+", default=[500, 2000])
     ap.add_argument("--codegen", action="store_true", help="also time the generated-module kernel")
+    ap.add_argument("--unshared", action="store_true", help="also time the tables with share_buffer=False")
     args = ap.parse_args(argv)
     frame = generate(args.events, seed=1)
     batch = from_pandas(frame)
@@ -44,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     queries = [(f"{p} {s} W={w}", TEMPLATE.format(strategy=STRATEGIES[s], pa=PREDICATES[p], w=w))
                for w in args.window for p in PREDICATES for s in STRATEGIES]
     queries.append(("Query3 W=500", QUERY3))
-    cols = ["query", "reference ev/s", "tables ev/s", "tables matches"] + (["codegen ev/s"] if args.codegen else [])
+    cols = (["query", "reference ev/s", "tables ev/s", "matches"] + (["codegen ev/s"] if args.codegen else [])
+            + (["unshared tables ev/s"] if args.unshared else []))
     print(" | ".join(cols))
     for name, text in queries:
         ref, _ = _rate(text, small, "reference")
@@ -53,6 +55,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.codegen:
             gen, _ = _rate(text, batch, "optimized", codegen=True)
             row.append(f"{gen:,.0f} ({gen / ref:,.0f}x)")
+        if args.unshared:
+            priv, _ = _rate(text, batch, "optimized", share_buffer=False)
+            row.append(f"{priv:,.0f}")
         print(" | ".join(row), flush=True)
 
 
