@@ -22,7 +22,7 @@ def test_engine(benchmark, engine, query, window):
     from cepkit import compile
 
     text = C.query_text(query, window)
-    batch = C.stream(C.stream_size(engine, window), query == "q3")
+    batch = C.stream(C.stream_size(engine, window, query), query == "q3")
     compile(text, engine=engine).run(batch.slice(0, min(len(batch), 2_000)))  # warm: code generation, JIT
 
     def run():

@@ -114,9 +114,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     S.check_columns(events, df.columns, need)
     tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
     id_is_int = _id_is_int(df, columns.id)
-    type_col = columns.type if columns.default_type is None else None
-    if type_col is not None and type_col not in df.columns:
-        type_col = None
+    # as the readers: the type column when there is one, else the default type
+    type_col = columns.type if columns.type is not None and columns.type in df.columns else None
     if type_col is None and columns.default_type is None:
         raise EventError(f"'{events}' has no column '{columns.type}' (the event type); pass --default-type",
                          column=columns.type)
@@ -160,7 +159,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
     if keyed:
         spec = T.TaskSpec(group_cols=keys, **spec_args)
-        nparts = partitions or max(parallelism, 1)
+        # as many partitions as a groupBy would use: fewer leave hash collisions of keys unbalanced
+        nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
         if udf == "pandas":
             out = df.groupBy(*keys).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
         else:

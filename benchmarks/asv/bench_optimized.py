@@ -65,7 +65,7 @@ class OptimizedRun:
         from cepkit import compile
 
         self.text = C.query_text(query, 2000)
-        self.batch = C.stream(C.stream_size("optimized", 2000), query == "q3")
+        self.batch = C.stream(C.stream_size("optimized", 2000, query), query == "q3")
         compile(self.text, engine="optimized").run(self.batch.slice(0, 2_000))
 
     def time_run(self, query):

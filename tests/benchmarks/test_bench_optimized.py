@@ -9,7 +9,7 @@ from benchmarks.asv import bench_optimized as B
 def test_engine_suite_and_ratio_table(monkeypatch):
     monkeypatch.setattr(C, "QUERIES", ["p2s3", "q3"])
     monkeypatch.setattr(C, "WINDOWS", [500])
-    monkeypatch.setattr(C, "stream_size", lambda engine, window: 3_000)
+    monkeypatch.setattr(C, "stream_size", lambda engine, window, name="": 3_000)
     suite = B.EngineStock()
     results = suite.setup_cache()
     for engine in C.ENGINES:

@@ -14,11 +14,10 @@ def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
 
 
 def test_sample_check_notices_a_missing_match(tmp_path):
-    from benchmarks.workloads.stock import generate
-    from spark_jobs.tasks import TaskSpec, match_partition, output_schema  # noqa: F401  (the job's row format)
     import cepkit
+    from benchmarks.workloads.stock import generate
     from reference.events import from_pandas
-    from spark_jobs.tasks import matches_to_arrow
+    from spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()
     events = generate(3000, symbols=2, seed=7, volume_max=1010)
@@ -29,7 +28,7 @@ def test_sample_check_notices_a_missing_match(tmp_path):
                     default_type=None, ts_unit="min", type_names=("stock",), group_cols=("symbol",),
                     variables=tuple(program.variables), returns=tuple(r.name for r in program.query.returns),
                     id_is_int=True)
-    full = matches_to_arrow(spec, matches).to_pandas()
+    full = matches_to_arrow(spec, matches).to_pandas()  # the job's row format
     assert demo.sample_check(text, events, full, cutoff=3000) == (len(matches), True)
     assert demo.sample_check(text, events, full.iloc[1:], cutoff=3000) == (len(matches), False)
     assert isinstance(full, pd.DataFrame)

@@ -3,7 +3,6 @@
 is reported before any task runs."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -80,6 +79,17 @@ def test_non_overlap_and_apply_in_pandas(spark, stock, tmp_path):
     run_job(text, str(root / "stock.parquet"), str(tmp_path / "out"), engine="reference", spark=spark,
             selection="non_overlap", udf="pandas")
     assert spark_rows(spark, tmp_path / "out", text) == expected_rows(text, frame, selection="non_overlap")
+
+
+def test_default_type_when_there_is_no_type_column(spark, stock, tmp_path):
+    from spark_jobs.source import Columns
+
+    frame, _ = stock
+    path = tmp_path / "untyped.parquet"
+    frame.drop(columns=["type"]).to_parquet(path, index=False)
+    text = KEYED["neg-s2"]
+    run_job(text, str(path), str(tmp_path / "out"), spark=spark, columns=Columns(default_type="stock"))
+    assert spark_rows(spark, tmp_path / "out", text) == expected_rows(text, frame, engine=default_engine())
 
 
 def test_a_task_failing_once_is_retried_with_identical_output(spark, stock, tmp_path):
