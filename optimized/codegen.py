@@ -64,7 +64,7 @@ class _Emitter:
             elif op == OP_ATTR:
                 stack.append(self.attr(a, b, c, bound, ind))
             elif op == OP_LEN:
-                stack.append(Val(str(NUM), f"row[{HDR + 3 * a + 2}]" if a >= 0 else "0"))
+                stack.append(Val(str(NUM), f"R[pl, ix, {HDR + 3 * a + 2}]" if a >= 0 else "0"))
             elif op == OP_AGG:
                 stack.append(self.agg(a, b, ind))
             elif op == OP_BIN:
@@ -116,13 +116,13 @@ class _Emitter:
         col = HDR + 3 * k + (1 if mode == M_LASTB else 0)
         if k < bound:  # always bound on this edge
             x = self.tmp("x")
-            self.emit(f"{x} = row[{col}] - base", ind)
+            self.emit(f"{x} = R[pl, ix, {col}] - base", ind)
             self.emit(f"{t} = vt[{slot}, {x}]", ind)
             self.emit(f"{n} = vn[{slot}, {x}]", ind)
             return Val(t, n)
-        self.emit(f"if row[{HDR + 3 * k + 2}] > 0:", ind)
-        self.emit(f"    {t} = vt[{slot}, row[{col}] - base]", ind)
-        self.emit(f"    {n} = vn[{slot}, row[{col}] - base]", ind)
+        self.emit(f"if R[pl, ix, {HDR + 3 * k + 2}] > 0:", ind)
+        self.emit(f"    {t} = vt[{slot}, R[pl, ix, {col}] - base]", ind)
+        self.emit(f"    {n} = vn[{slot}, R[pl, ix, {col}] - base]", ind)
         self.emit("else:", ind)
         if mode == M_FIRST_OR_CUR:
             self.emit(f"    {t} = vt[{slot}, q]", ind)
@@ -136,16 +136,16 @@ class _Emitter:
         if slot < 0:
             return Val(str(NUM), "0") if func == 1 else Val(str(NULL), "0")
         o = HDR + 3 * self.n + AGGW * slot
-        cnt = f"row[{o + 2}]"
+        cnt = f"R[pl, ix, {o + 2}]"
         if func == 1:
             return Val(str(NUM), cnt)
         t = self.tmp("t")
         self.emit(f"{t} = {NUM} if {cnt} > 0 else {NULL}", ind)
         if func == 0:
-            return Val(t, f"row[{o}]")
+            return Val(t, f"R[pl, ix, {o}]")
         if func == 2:
-            return Val(t, f"row[{o}]", f"max({cnt}, 1)")
-        return Val(t, f"row[{o + 3}]" if func == 3 else f"row[{o + 5}]")
+            return Val(t, f"R[pl, ix, {o}]", f"max({cnt}, 1)")
+        return Val(t, f"R[pl, ix, {o + 3}]" if func == 3 else f"R[pl, ix, {o + 5}]")
 
     def binop(self, op: int, x: Val, y: Val, ind: int) -> Val:
         t, n, d = self.tmp("t"), self.tmp(), self.tmp("d")
@@ -202,7 +202,7 @@ def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int) -> str:
     """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted."""
     em = _Emitter(tables, n)
     em.emit("@njit(cache=True)", 0)
-    em.emit("def holds(fid, row, p, T, E, base, n, stk, cnt):", 0)
+    em.emit("def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):", 0)
     em.emit("vn = E[2]", 1)
     em.emit("vt = E[4]", 1)
     em.emit("q = p - base", 1)
@@ -231,8 +231,9 @@ import numpy as np
 from numba import njit
 
 from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
-                              Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, _inside, _inside_back, _grow2,
-                              _table_find, _type_ok, _partition, _extend, _new_node, _claim_run, _pow2, compact)
+                              Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, P_DONE, P_PEND, P_FRESH,
+                              _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
+                              _copy_row, _extend, _new_node, _claim_run, _pow2, compact)
 
 '''
 

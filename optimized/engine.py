@@ -78,11 +78,14 @@ class OptimizedProgram:
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
         self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"])
-        self.runs = np.zeros((16, self.width), np.int64)
+        # run matrix R[plane, row, field]: planes 0/1 alternate as current/next runs, then completed
+        # matches of one event, held matches, and the fresh run of the start state
+        self.R = np.zeros((5, 16, self.width), np.int64)
+        self.R[K.P_FRESH, 0, 2] = -1
+        self.cur = 0
         self.nruns = 0
         self.arena = np.zeros((64, 4), np.int64)
         self.nnodes = 0
-        self.pend = np.zeros((4, self.width), np.int64)
         self.npend = 0
         self.stamp = 0
         self.live_nodes = 0
@@ -138,9 +141,9 @@ class OptimizedProgram:
         end = self.store.end
         keep = end
         if self.nruns:
-            keep = min(keep, int(self.runs[: self.nruns, K.HDR].min()))
+            keep = min(keep, int(self.R[self.cur, : self.nruns, K.HDR].min()))
         if self.npend:
-            keep = min(keep, int(self.pend[: self.npend, K.HDR].min()))
+            keep = min(keep, int(self.R[K.P_PEND, : self.npend, K.HDR].min()))
         if self.leading_negation and end:
             w = self.window
             if w is None:
@@ -169,11 +172,11 @@ class OptimizedProgram:
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
-            (pos, self.runs, self.nruns, self.arena, self.nnodes, self.pend, self.npend, out, nout,
+            (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
              self.stamp) = self.kernel.run_loop(
                 self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, E,
-                s.base, pos, min(end, pos + PROGRESS_STEP), self.runs, self.nruns, self.arena, self.nnodes,
-                self.pend, self.npend,
+                s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena, self.nnodes,
+                self.npend,
                 out, 0, cnt, self.stamp)
             found = self._matches(out[:nout])
             if self.selection == "non_overlap" and found:
@@ -187,13 +190,13 @@ class OptimizedProgram:
         self.counters.predicate_evaluations += int(cnt[1])
         if self.nnodes > 4096 and self.nnodes > 2 * self.live_nodes:
             empty = np.zeros((0, 3), np.int64)
-            self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.runs, self.nruns,
-                                                          self.pend, self.npend, empty, 0))
+            self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
+                                                          self.npend, empty, 0))
         return out_all
 
     def close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
-        found = self._bindings(self.pend[: self.npend, 2].copy())
+        found = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
         self.npend = 0
         self.nruns = 0
         return [self._match(b) for b in found]
@@ -258,8 +261,9 @@ class OptimizedProgram:
             key = self._key(m[0][0][0])
             if key not in chosen or _preference(m[0]) > _preference(chosen[key][0]):
                 chosen[key] = m
-        keep = [r for r in range(self.nruns) if self._key(int(self.runs[r, K.HDR])) not in chosen]
-        self.runs[: len(keep)] = self.runs[keep]
+        runs = self.R[self.cur]
+        keep = [r for r in range(self.nruns) if self._key(int(runs[r, K.HDR])) not in chosen]
+        runs[: len(keep)] = runs[keep]
         self.nruns = len(keep)
         return sorted(chosen.values(), key=lambda m: m[0])
 

@@ -90,8 +90,8 @@ def _rat_eq(an, ad, at, bn, bd, bt):
 
 # ---------------------------------------------------------------------------------------- postfix evaluation
 @njit(cache=True)
-def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, std, stt):
-    """Truth of one postfix clause on the run `row` with the event at p tested for component cur_k."""
+def eval_clause(T_ops, s, e, R, pl, ix, p, base, vn, vd, vt, T_consts, n, stn, std, stt):
+    """Truth of one postfix clause on the run row R[pl, ix] with the event at p being tested."""
     sp = 0
     for i in range(s, e):
         op = T_ops[i, 0]
@@ -108,13 +108,13 @@ def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, 
             if a == 0:
                 q = p
             elif a == 1:
-                if row[HDR + 3 * k + 2] > 0:
-                    q = row[HDR + 3 * k]
+                if R[pl, ix, HDR + 3 * k + 2] > 0:
+                    q = R[pl, ix, HDR + 3 * k]
             elif a == 2:
-                q = row[HDR + 3 * k] if row[HDR + 3 * k + 2] > 0 else p
+                q = R[pl, ix, HDR + 3 * k] if R[pl, ix, HDR + 3 * k + 2] > 0 else p
             elif a == 3:
-                if row[HDR + 3 * k + 2] > 0:
-                    q = row[HDR + 3 * k + 1]
+                if R[pl, ix, HDR + 3 * k + 2] > 0:
+                    q = R[pl, ix, HDR + 3 * k + 1]
             if q < 0:
                 stt[sp] = NULL
                 stn[sp] = 0
@@ -126,7 +126,7 @@ def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, 
             sp += 1
         elif op == 2:  # len
             stt[sp] = NUM
-            stn[sp] = row[HDR + 3 * a + 2] if a >= 0 else 0
+            stn[sp] = R[pl, ix, HDR + 3 * a + 2] if a >= 0 else 0
             std[sp] = 1
             sp += 1
         elif op == 3:  # aggregate
@@ -134,7 +134,7 @@ def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, 
             cnt = 0
             if slot >= 0:
                 o = HDR + 3 * n + AGGW * slot
-                cnt = row[o + 2]
+                cnt = R[pl, ix, o + 2]
             if a == 1:
                 stt[sp] = NUM
                 stn[sp] = cnt
@@ -146,18 +146,18 @@ def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, 
             else:
                 stt[sp] = NUM
                 if a == 0:
-                    stn[sp] = row[o]
-                    std[sp] = row[o + 1]
+                    stn[sp] = R[pl, ix, o]
+                    std[sp] = R[pl, ix, o + 1]
                 elif a == 2:
-                    rn, rd = rat_div(row[o], row[o + 1], cnt, 1)
+                    rn, rd = rat_div(R[pl, ix, o], R[pl, ix, o + 1], cnt, 1)
                     stn[sp] = rn
                     std[sp] = rd
                 elif a == 3:
-                    stn[sp] = row[o + 3]
-                    std[sp] = row[o + 4]
+                    stn[sp] = R[pl, ix, o + 3]
+                    std[sp] = R[pl, ix, o + 4]
                 else:
-                    stn[sp] = row[o + 5]
-                    std[sp] = row[o + 6]
+                    stn[sp] = R[pl, ix, o + 5]
+                    std[sp] = R[pl, ix, o + 6]
             sp += 1
         elif op == 4:  # arithmetic
             sp -= 1
@@ -214,12 +214,12 @@ def eval_clause(T_ops, s, e, row, p, cur_k, base, vn, vd, vt, T_consts, n, stn, 
 
 
 @njit(cache=True)
-def holds(fid, row, p, T, E, base, n, stk, cnt):
-    """Whether the clauses of formula fid all hold (each evaluated clause is counted)."""
+def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):
+    """Whether the clauses of formula fid all hold on row R[pl, ix] (each evaluated clause is counted)."""
     ops, clauses, formulas, consts = T[0], T[1], T[2], T[3]
     for c in range(formulas[fid, 0], formulas[fid, 1]):
         cnt[1] += 1
-        if not eval_clause(ops, clauses[c, 0], clauses[c, 1], row, p, 0, base, E[2], E[3], E[4], consts, n,
+        if not eval_clause(ops, clauses[c, 0], clauses[c, 1], R, pl, ix, p, base, E[2], E[3], E[4], consts, n,
                            stk[0], stk[1], stk[2]):
             return False
     return True
@@ -233,8 +233,8 @@ def _type_ok(E, base, p, code):
 
 
 @njit(cache=True, inline="always")
-def _partition(part, E, base, row, p):
-    anchor = row[HDR] - base
+def _partition(part, E, base, R, pl, ix, p):
+    anchor = R[pl, ix, HDR] - base
     q = p - base
     vn, vd, vt = E[2], E[3], E[4]
     for i in range(part.shape[0]):
@@ -245,12 +245,19 @@ def _partition(part, E, base, row, p):
 
 
 @njit(cache=True)
-def _extend(dst, src, j, phase, node, comp, p, begin, n, aggs, E, base):
-    """dst = src with the event at p added to component comp (begin: its first element)."""
-    dst[:] = src
-    dst[0] = j
-    dst[1] = phase
-    dst[2] = node
+def _copy_row(R, dpl, dix, spl, six, j, phase, node):
+    for x in range(R.shape[2]):
+        R[dpl, dix, x] = R[spl, six, x]
+    R[dpl, dix, 0] = j
+    R[dpl, dix, 1] = phase
+    R[dpl, dix, 2] = node
+
+
+@njit(cache=True)
+def _extend(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E, base):
+    """Row (dpl, dix) = row (spl, six) with the event at p added to component comp (begin: first element)."""
+    _copy_row(R, dpl, dix, spl, six, j, phase, node)
+    dst = R[dpl, dix]
     o = HDR + 3 * comp
     if begin:
         dst[o] = p
@@ -296,43 +303,41 @@ def _extend(dst, src, j, phase, node, comp, p, begin, n, aggs, E, base):
 
 @njit(cache=True)
 def _copy_chain(arena, nnodes, x):
-    """A private copy of the chain ending at node x (per-run buffers, when sharing is switched off)."""
+    """A private copy of the chain ending at node x (per-run buffers, when sharing is switched off);
+    the caller guarantees the capacity. Returns (node count, the copy of x)."""
     m = 0
     y = x
     while y >= 0:
         m += 1
         y = arena[y, 0]
-    arena = _grow2(arena, nnodes + m)
     y = x
-    for i in range(m - 1, -1, -1):  # fill leaf-last: copies keep parents before children
+    for i in range(m - 1, -1, -1):  # copies keep parents before children
         arena[nnodes + i, 1] = arena[y, 1]
         arena[nnodes + i, 2] = arena[y, 2]
         arena[nnodes + i, 3] = 0
         arena[nnodes + i, 0] = nnodes + i - 1 if i > 0 else -1
         y = arena[y, 0]
-    return arena, nnodes + m, nnodes + m - 1
+    return nnodes + m, nnodes + m - 1
 
 
 @njit(cache=True)
-def _new_node(arena, nnodes, ntab, nstamp, stamp, parent, comp, p, share):
-    """The node for (parent, comp) + the event at p: one per (parent, comp) per event. Without
-    sharing, the new node hangs off a private copy of the parent's chain."""
+def _new_node(arena, nnodes, nkeys, nvals, nstamp, stamp, parent, comp, p, share):
+    """The node for (parent, comp) + the event at p: one per (parent, comp) per event (capacity is the
+    caller's). Without sharing, the new node hangs off a private copy of the parent's chain."""
     key = (parent + 1) * 64 + comp
-    keys = ntab[0]
-    slot, found = _table_find(keys, nstamp, stamp, key)
+    slot, found = _table_find(nkeys, nstamp, stamp, key)
     if found:
-        return arena, nnodes, ntab[1][slot]
+        return nnodes, nvals[slot]
     if not share and parent >= 0:
-        arena, nnodes, parent = _copy_chain(arena, nnodes, parent)
-    arena = _grow2(arena, nnodes + 1)
+        nnodes, parent = _copy_chain(arena, nnodes, parent)
     arena[nnodes, 0] = parent
     arena[nnodes, 1] = p
     arena[nnodes, 2] = comp
     arena[nnodes, 3] = 0
-    keys[slot] = key
-    ntab[1][slot] = nnodes
+    nkeys[slot] = key
+    nvals[slot] = nnodes
     nstamp[slot] = stamp
-    return arena, nnodes + 1, nnodes
+    return nnodes + 1, nnodes
 
 
 @njit(cache=True, inline="always")
@@ -355,17 +360,20 @@ def _pow2(x):
     return s
 
 
+# planes of the run matrix R[plane, row, field]
+P_DONE, P_PEND, P_FRESH = 2, 3, 4
+
 
 @njit(cache=True)
-def compact(arena, nnodes, runs, nruns, pend, npend, out, nout):
+def compact(arena, nnodes, R, cur, nruns, npend, out, nout):
     """Drop buffer nodes that no live run, held match or reported match reaches; renumber the rest in
     place (parents precede children, so one forward pass suffices). Returns the new node count."""
     live = np.zeros(nnodes, np.bool_)
     for i in range(nruns + npend + nout):
         if i < nruns:
-            x = runs[i, 2]
+            x = R[cur, i, 2]
         elif i < nruns + npend:
-            x = pend[i - nruns, 2]
+            x = R[P_PEND, i - nruns, 2]
         else:
             x = out[i - nruns - npend, 1]
         while x >= 0 and not live[x]:
@@ -383,38 +391,61 @@ def compact(arena, nnodes, runs, nruns, pend, npend, out, nout):
             arena[k, 3] = arena[x, 3]
             k += 1
     for i in range(nruns):
-        if runs[i, 2] >= 0:
-            runs[i, 2] = newid[runs[i, 2]]
+        if R[cur, i, 2] >= 0:
+            R[cur, i, 2] = newid[R[cur, i, 2]]
     for i in range(npend):
-        pend[i, 2] = newid[pend[i, 2]]
+        R[P_PEND, i, 2] = newid[R[P_PEND, i, 2]]
     for i in range(nout):
         out[i, 1] = newid[out[i, 1]]
     return k
 
 
+@njit(cache=True)
+def _needs(Q, R, cur, nruns, npend, nnodes, n):
+    """(rows per plane, buffer nodes) that processing one more event may need."""
+    rows = max(4 * nruns + 8, npend + 2 * nruns + 8)
+    nodes = nnodes + 2 * nruns + 4
+    if Q[Q_NOSHARE] == 1:
+        for r in range(nruns):
+            m = 1
+            for k in range(n):
+                m += R[cur, r, HDR + 3 * k + 2]
+            nodes += 2 * m
+    return rows, nodes
+
+
+@njit(cache=True)
+def _grow3(R, rows):
+    if rows <= R.shape[1]:
+        return R
+    S = np.zeros((R.shape[0], max(rows, 2 * R.shape[1]), R.shape[2]), np.int64)
+    S[:, : R.shape[1], :] = R
+    return S
+
+
 # LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
-@njit(cache=True, inline="always")
-def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, row, j, phase, p):
+@njit(cache=True)
+def _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, pl, ix, j, phase, p):
     s = Q[Q_STRAT]
     if s == 1:
         return False
     if s == 2:
-        g = not _partition(part, E, base, row, p)
+        g = not _partition(part, E, base, R, pl, ix, p)
     elif s == 3:
         fid = n + j if phase == ITER else j
-        g = not (_type_ok(E, base, p, ctype[j]) and holds(fid, row, p, T, E, base, n, stk, cnt))
+        g = not (_type_ok(E, base, p, ctype[j]) and holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt))
     else:
         g = True
-    return g and _inside(Q, E[1], base, row[HDR], p)
-
-
-@njit(cache=True, inline="always")
-def _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
-    return _type_ok(E, base, q, neg_type[m]) and holds(3 * n + m, row, q, T, E, base, n, stk, cnt)
+    return g and _inside(Q, E[1], base, R[pl, ix, HDR], p)
 
 
 @njit(cache=True)
-def _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, row):
+def _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, R, pl, ix, q):
+    return _type_ok(E, base, q, neg_type[m]) and holds(3 * n + m, R, pl, ix, q, T, E, base, n, stk, cnt)
+
+
+@njit(cache=True)
+def _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, R, pl, ix):
     """1 confirmed, 0 blocked, 2 waiting for a trailing negation's window."""
     wait = False
     for m in range(neg_gap.shape[0]):
@@ -423,108 +454,100 @@ def _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, row):
             wait = True
             continue
         if gap == 0:
-            first = row[HDR]
-            lastp = row[HDR + 3 * (n - 1) + 1]
+            first = R[pl, ix, HDR]
+            lastp = R[pl, ix, HDR + 3 * (n - 1) + 1]
             q = first - 1
             while q >= base:
                 if Q[Q_HASWIN] == 1 and not _inside_back(Q, E[1], base, lastp, q):
                     break
-                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
+                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, R, pl, ix, q):
                     return 0
                 q -= 1
         else:
-            for q in range(row[HDR + 3 * (gap - 1) + 1] + 1, row[HDR + 3 * gap]):
-                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, q):
+            for q in range(R[pl, ix, HDR + 3 * (gap - 1) + 1] + 1, R[pl, ix, HDR + 3 * gap]):
+                if _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, R, pl, ix, q):
                     return 0
     return 2 if wait else 1
 
 
 @njit(cache=True)
-def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
-             runs, nruns, arena, nnodes, pend, npend, out, nout, cnt, stamp):
-    """Process events start..end-1 (global positions; the store begins at base). Returns the position
-    after the last processed event (earlier than end when Q_STOP and an event confirmed matches) and
-    the updated state. out rows: (event position, node, 1 if released from the held list)."""
+def _done(R, ndone, arena, node, stamp, spl, six):
+    """Record the completed row (spl, six) unless its node already completed in this event."""
+    if arena[node, 3] == stamp:
+        return ndone
+    arena[node, 3] = stamp
+    _copy_row(R, P_DONE, ndone, spl, six, R[spl, six, 0], R[spl, six, 1], node)
+    return ndone + 1
+
+
+@njit(cache=True)
+def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R, cur, nruns, arena, nnodes,
+           npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, stk, live):
+    """Process events from start while the buffers are large enough (no array is reallocated here).
+    Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
+    larger buffers before the event at position, 2 stopped after an event that confirmed matches
+    (non-overlap), 3 wants the buffer compacted."""
     n = Q[Q_N]
-    W = runs.shape[1]
     aggs = T[4]
-    nxt = np.zeros_like(runs)
-    done = np.zeros((16, W), dtype=np.int64)
-    fresh = np.zeros(W, dtype=np.int64)
-    fresh[2] = -1
-    stk = (np.zeros(64, np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
-    size = _pow2(16 * (nruns + 4))
-    rkeys = np.zeros(size, np.int64)
-    rstamp = np.zeros(size, np.int64)
-    ntab = (np.zeros(size, np.int64), np.zeros(size, np.int64))
-    nstamp = np.zeros(size, np.int64)
-    p = start
-    live = nnodes
     share = Q[Q_NOSHARE] == 0
+    p = start
     while p < end:
+        rows, nodes = _needs(Q, R, cur, nruns, npend, nnodes, n)
+        if rows > R.shape[1] or nodes > arena.shape[0] or 8 * (nruns + 4) > rkeys.shape[0] \
+                or nout + npend + 2 * nruns + 4 > out.shape[0]:
+            return 1, p, cur, nruns, nnodes, npend, nout, stamp
+        if nnodes > 65536 and nnodes > 4 * live:
+            return 3, p, cur, nruns, nnodes, npend, nout, stamp
         stamp += 1
-        if 8 * (nruns + 4) > rkeys.shape[0]:
-            size = _pow2(16 * (nruns + 4))
-            rkeys = np.zeros(size, np.int64)
-            rstamp = np.zeros(size, np.int64)
-            ntab = (np.zeros(size, np.int64), np.zeros(size, np.int64))
-            nstamp = np.zeros(size, np.int64)
         # held matches of a trailing negation: released when p leaves their window, dropped if p blocks
         if npend > 0:
             keep = 0
             for i in range(npend):
-                row = pend[i]
-                if Q[Q_HASWIN] == 1 and not _inside(Q, E[1], base, row[HDR], p):
-                    out = _grow2(out, nout + 1)
+                if Q[Q_HASWIN] == 1 and not _inside(Q, E[1], base, R[P_PEND, i, HDR], p):
                     out[nout, 0] = p
-                    out[nout, 1] = row[2]
+                    out[nout, 1] = R[P_PEND, i, 2]
                     out[nout, 2] = 1
                     nout += 1
                     continue
                 blocked = False
                 for m in range(neg_gap.shape[0]):
-                    if neg_gap[m] == n and _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, row, p):
+                    if neg_gap[m] == n and _blocks(Q, neg_type, T, E, base, n, stk, cnt, m, R, P_PEND, i, p):
                         blocked = True
                         break
                 if not blocked:
                     if keep != i:
-                        pend[keep] = row
+                        _copy_row(R, P_PEND, keep, P_PEND, i, R[P_PEND, i, 0], R[P_PEND, i, 1], R[P_PEND, i, 2])
                     keep += 1
             npend = keep
-        if nxt.shape[0] < 4 * nruns + 8:
-            nxt = np.zeros((max(8 * nruns + 16, runs.shape[0]), W), np.int64)
+        nxt = 1 - cur
         nn = 0
         ndone = 0
         for r in range(nruns + 1):
-            src = runs[r] if r < nruns else fresh
-            j = src[0]
-            phase = src[1]
+            spl = cur if r < nruns else P_FRESH
+            six = r if r < nruns else 0
+            j = R[spl, six, 0]
+            phase = R[spl, six, 1]
             while True:
                 last = j == n - 1
                 if phase == ITER:
-                    first = src[HDR]
-                    t = (_type_ok(E, base, p, ctype[j]) and holds(n + j, src, p, T, E, base, n, stk, cnt)
+                    first = R[spl, six, HDR]
+                    t = (_type_ok(E, base, p, ctype[j]) and holds(n + j, R, spl, six, p, T, E, base, n, stk, cnt)
                          and _inside(Q, E[1], base, first, p))
-                    g = _ignore(Q, part, ctype, T, E, base, n, stk, cnt, src, j, ITER, p)
+                    g = _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, spl, six, j, ITER, p)
                     if t:
-                        arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p, share)
+                        nnodes, node = _new_node(arena, nnodes, nkeys, nvals, nstamp, stamp, R[spl, six, 2], j, p, share)
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):
-                            _extend(nxt[nn], src, j, ITER, node, j, p, False, n, aggs, E, base)
+                            _extend(R, nxt, nn, spl, six, j, ITER, node, j, p, False, n, aggs, E, base)
                             nn += 1
-                            if last and holds(2 * n + j, nxt[nn - 1], -1, T, E, base, n, stk, cnt) \
-                                    and arena[node, 3] != stamp:
-                                arena[node, 3] = stamp
-                                done = _grow2(done, ndone + 1)
-                                done[ndone] = nxt[nn - 1]
-                                ndone += 1
-                    if g and _claim_run(rkeys, rstamp, stamp, src[2], ITER):
-                        nxt[nn] = src
-                        nxt[nn, 0] = j
-                        nxt[nn, 1] = ITER
+                            if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
+                                ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
+                    if g and _claim_run(rkeys, rstamp, stamp, R[spl, six, 2], ITER):
+                        _copy_row(R, nxt, nn, spl, six, j, ITER, R[spl, six, 2])
                         nn += 1
-                    if not last and holds(2 * n + j, src, -1, T, E, base, n, stk, cnt):
-                        peek = (_type_ok(E, base, p, ctype[j + 1]) and holds(j + 1, src, p, T, E, base, n, stk, cnt)
+                    if not last and holds(2 * n + j, R, spl, six, -1, T, E, base, n, stk, cnt):
+                        peek = (_type_ok(E, base, p, ctype[j + 1])
+                                and holds(j + 1, R, spl, six, p, T, E, base, n, stk, cnt)
                                 and _inside(Q, E[1], base, first, p))
                         if peek or (not t and not g):
                             j += 1
@@ -532,65 +555,89 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                             continue
                     break
                 # FIRST: waiting for component j's first event
-                if _type_ok(E, base, p, ctype[j]) and holds(j, src, p, T, E, base, n, stk, cnt) \
-                        and (j == 0 or _inside(Q, E[1], base, src[HDR], p)):
-                    arena, nnodes, node = _new_node(arena, nnodes, ntab, nstamp, stamp, src[2], j, p, share)
+                if _type_ok(E, base, p, ctype[j]) and holds(j, R, spl, six, p, T, E, base, n, stk, cnt) \
+                        and (j == 0 or _inside(Q, E[1], base, R[spl, six, HDR], p)):
+                    nnodes, node = _new_node(arena, nnodes, nkeys, nvals, nstamp, stamp, R[spl, six, 2], j, p, share)
                     if kleene[j] == 1:
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):
-                            _extend(nxt[nn], src, j, ITER, node, j, p, True, n, aggs, E, base)
+                            _extend(R, nxt, nn, spl, six, j, ITER, node, j, p, True, n, aggs, E, base)
                             nn += 1
-                            if last and holds(2 * n + j, nxt[nn - 1], -1, T, E, base, n, stk, cnt) \
-                                    and arena[node, 3] != stamp:
-                                arena[node, 3] = stamp
-                                done = _grow2(done, ndone + 1)
-                                done[ndone] = nxt[nn - 1]
-                                ndone += 1
+                            if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
+                                ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     elif last:
                         if arena[node, 3] != stamp:
                             arena[node, 3] = stamp
-                            done = _grow2(done, ndone + 1)
-                            _extend(done[ndone], src, j, FIRST, node, j, p, True, n, aggs, E, base)
+                            _extend(R, P_DONE, ndone, spl, six, j, FIRST, node, j, p, True, n, aggs, E, base)
                             ndone += 1
                     else:
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, FIRST):
-                            _extend(nxt[nn], src, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
+                            _extend(R, nxt, nn, spl, six, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
                             nn += 1
-                if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, src, j, FIRST, p) \
-                        and _claim_run(rkeys, rstamp, stamp, src[2], FIRST):
-                    nxt[nn] = src
-                    nxt[nn, 0] = j
-                    nxt[nn, 1] = FIRST
+                if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, spl, six, j, FIRST, p) \
+                        and _claim_run(rkeys, rstamp, stamp, R[spl, six, 2], FIRST):
+                    _copy_row(R, nxt, nn, spl, six, j, FIRST, R[spl, six, 2])
                     nn += 1
                 break
-            if nxt.shape[0] < nn + 4:
-                nxt = _grow2(nxt, 2 * (nn + 4))
-        if runs.shape[0] < nxt.shape[0]:
-            runs = np.zeros_like(nxt)  # both buffers keep one capacity, so swapping never reallocates
-        runs, nxt = nxt, runs
+        cur = nxt
         nruns = nn
         confirmed = 0
         for i in range(ndone):
-            v = _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, done[i])
+            v = _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, R, P_DONE, i)
             if v == 2:
-                pend = _grow2(pend, npend + 1)
-                pend[npend] = done[i]
+                _copy_row(R, P_PEND, npend, P_DONE, i, R[P_DONE, i, 0], R[P_DONE, i, 1], R[P_DONE, i, 2])
                 npend += 1
             elif v == 1:
-                out = _grow2(out, nout + 1)
                 out[nout, 0] = p
-                out[nout, 1] = done[i, 2]
+                out[nout, 1] = R[P_DONE, i, 2]
                 out[nout, 2] = 0
                 nout += 1
                 confirmed += 1
         p += 1
-        if nnodes > 65536 and nnodes > 4 * live:
-            nnodes = compact(arena, nnodes, runs, nruns, pend, npend, out, nout)
-            live = nnodes
         if confirmed > 0 and Q[Q_STOP] == 1:
+            return 2, p, cur, nruns, nnodes, npend, nout, stamp
+    return 0, p, cur, nruns, nnodes, npend, nout, stamp
+
+
+@njit(cache=True)
+def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
+             R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp):
+    """Process events start..end-1 (global positions; the store begins at base), growing the buffers
+    between stretches of `_steps`. Returns the position after the last processed event (earlier than
+    end when non-overlap stops at a confirming event) and the updated state. out rows: (event position,
+    node, 1 if released from the held list)."""
+    stk = (np.zeros(64, np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
+    size = _pow2(16 * (nruns + 4))
+    rkeys = np.zeros(size, np.int64)
+    rstamp = np.zeros(size, np.int64)
+    nkeys = np.zeros(size, np.int64)
+    nvals = np.zeros(size, np.int64)
+    nstamp = np.zeros(size, np.int64)
+    live = nnodes
+    p = start
+    while True:
+        status, p, cur, nruns, nnodes, npend, nout, stamp = _steps(
+            Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, p, end, R, cur, nruns, arena, nnodes,
+            npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, stk, live)
+        if status == 1:
+            rows, nodes = _needs(Q, R, cur, nruns, npend, nnodes, Q[Q_N])
+            R = _grow3(R, rows)
+            arena = _grow2(arena, nodes)
+            out = _grow2(out, nout + npend + 2 * nruns + 4)
+            if 8 * (nruns + 4) > rkeys.shape[0]:
+                size = _pow2(16 * (nruns + 4))
+                rkeys = np.zeros(size, np.int64)
+                rstamp = np.zeros(size, np.int64)
+                nkeys = np.zeros(size, np.int64)
+                nvals = np.zeros(size, np.int64)
+                nstamp = np.zeros(size, np.int64)
+        elif status == 3:
+            nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout)
+            live = nnodes
+        else:
             break
-    return p, runs, nruns, arena, nnodes, pend, npend, out, nout, stamp
+    return p, R, cur, nruns, arena, nnodes, npend, out, nout, stamp
 # LOOP-END
 
 
