@@ -87,7 +87,7 @@ def _id_is_int(df, id_col: str) -> bool:
 
 def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None, master: str | None = None,
             selection: str = "all", columns: S.Columns = S.Columns(), ts_unit: str | None = None,
-            input_format: str | None = None, udf: str = "arrow", slice_length: int | None = None,
+            input_format: str | None = None, udf: str = "pandas", slice_length: int | None = None,
             partitions: int | None = None, spark=None, fail_once_marker: str | None = None) -> Summary:
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`."""
     import cepkit
@@ -159,8 +159,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
     if keyed:
         spec = T.TaskSpec(group_cols=keys, **spec_args)
-        # as many partitions as a groupBy would use: fewer leave hash collisions of keys unbalanced
-        nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+        nparts = partitions or max(parallelism, 1)
         if udf == "pandas":
             out = df.groupBy(*keys).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
         else:
@@ -178,9 +177,12 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         sliced = (df.withColumn(T.TICK_COL, tick)
                   .withColumn(T.SLICE_COL, F.explode(F.sequence(lo.cast("long"), hi.cast("long")))))
         nparts = partitions or min(sp.count, max(4 * parallelism, 1))
-        out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
-               .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-               .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
+        if udf == "pandas":
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
+        else:
+            out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
+                   .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
+                   .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
         plan_text, groups = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context})", sp.count
 
     t1 = time.perf_counter()

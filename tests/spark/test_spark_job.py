@@ -11,7 +11,8 @@ from cepkit.cli import main
 from spark_jobs.job import default_engine, run_job
 from tests.spark.helpers import expected_rows, output_rows
 
-ENGINES = sorted({default_engine(), "reference"})
+# (engine, task body): the default engine with the default body (applyInPandas), the reference with mapInArrow
+CONFIGS = [(default_engine(), "pandas"), ("reference", "arrow")]
 
 KEYED = {
     "kleene-s3": "PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
@@ -48,36 +49,37 @@ def spark_rows(spark, out, text):
     return output_rows(pd.read_parquet(out), variables, [r.name for r in q.returns])
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine, udf", CONFIGS)
 @pytest.mark.parametrize("name", sorted(KEYED))
-def test_keyed_queries_equal_single_process(spark, stock, tmp_path, name, engine):
+def test_keyed_queries_equal_single_process(spark, stock, tmp_path, name, engine, udf):
     frame, root = stock
     text = KEYED[name]
-    summary = run_job(text, str(root / "stock.parquet"), str(tmp_path / "out"), engine=engine, spark=spark)
+    summary = run_job(text, str(root / "stock.parquet"), str(tmp_path / "out"), engine=engine, spark=spark,
+                      udf=udf)
     expected = expected_rows(text, frame, engine=engine)
     assert expected and summary.plan.startswith("by key")
     assert spark_rows(spark, tmp_path / "out", text) == expected
     assert summary.events == len(frame) and summary.matches == len(expected)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine, udf", CONFIGS)
 @pytest.mark.parametrize("name", sorted(SLICED))
-def test_sliced_queries_equal_single_process(spark, stock, tmp_path, name, engine):
+def test_sliced_queries_equal_single_process(spark, stock, tmp_path, name, engine, udf):
     frame, root = stock
     text = SLICED[name]
     # slices of 17 ticks: about 35 boundaries for matches and negations to cross
     summary = run_job(text, str(root / "stock.csv"), str(tmp_path / "out"), engine=engine, spark=spark,
-                      slice_length=17)
+                      slice_length=17, udf=udf)
     expected = expected_rows(text, frame, engine=engine)
     assert expected and summary.plan.startswith("by time slice")
     assert spark_rows(spark, tmp_path / "out", text) == expected
 
 
-def test_non_overlap_and_apply_in_pandas(spark, stock, tmp_path):
+def test_non_overlap_by_key(spark, stock, tmp_path):
     frame, root = stock
     text = KEYED["kleene-s3"]
     run_job(text, str(root / "stock.parquet"), str(tmp_path / "out"), engine="reference", spark=spark,
-            selection="non_overlap", udf="pandas")
+            selection="non_overlap", udf="arrow")
     assert spark_rows(spark, tmp_path / "out", text) == expected_rows(text, frame, selection="non_overlap")
 
 
