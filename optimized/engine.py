@@ -65,7 +65,8 @@ class OptimizedProgram:
         for neg in nfa.negations:
             fc.formula(neg.formula, neg.component.var)
         t = fc.arrays()
-        self.tables = (t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+        self.table_dict = t
+        self.tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
         self.kernel = K
         self.generated = None
         if codegen:  # a module of straight-line formulas for this query (optimized/codegen.py)

@@ -89,21 +89,23 @@ def _rat_eq(an, ad, at, bn, bd, bt):
 
 
 # ---------------------------------------------------------------------------------------- postfix evaluation
-@njit(cache=True)
-def eval_clause(T_ops, s, e, R, pl, ix, p, base, vn, vd, vt, T_consts, n, stn, std, stt):
-    """Truth of one postfix clause on the run row R[pl, ix] with the event at p being tested."""
+@njit(cache=True, inline="always")
+def eval_clause(T, s, e, R, pl, ix, p, base, vn, vd, vt, n, stk):
+    """Truth of the postfix clause in rows s..e-1 of the packed tables T, on the run row R[pl, ix] with
+    the event at p being tested; stk holds the value stack (numerators, denominators, tags)."""
+    kc = T[0, 3]
     sp = 0
     for i in range(s, e):
-        op = T_ops[i, 0]
-        a = T_ops[i, 1]
+        op = T[i, 0]
+        a = T[i, 1]
         if op == 0:  # const
-            stt[sp] = T_consts[a, 0]
-            stn[sp] = T_consts[a, 1]
-            std[sp] = T_consts[a, 2]
+            stk[2, sp] = T[kc + a, 0]
+            stk[0, sp] = T[kc + a, 1]
+            stk[1, sp] = T[kc + a, 2]
             sp += 1
         elif op == 1:  # attr
-            k = T_ops[i, 2]
-            slot = T_ops[i, 3]
+            k = T[i, 2]
+            slot = T[i, 3]
             q = -1
             if a == 0:
                 q = p
@@ -116,58 +118,58 @@ def eval_clause(T_ops, s, e, R, pl, ix, p, base, vn, vd, vt, T_consts, n, stn, s
                 if R[pl, ix, HDR + 3 * k + 2] > 0:
                     q = R[pl, ix, HDR + 3 * k + 1]
             if q < 0:
-                stt[sp] = NULL
-                stn[sp] = 0
-                std[sp] = 1
+                stk[2, sp] = NULL
+                stk[0, sp] = 0
+                stk[1, sp] = 1
             else:
-                stt[sp] = vt[slot, q - base]
-                stn[sp] = vn[slot, q - base]
-                std[sp] = vd[slot, q - base]
+                stk[2, sp] = vt[slot, q - base]
+                stk[0, sp] = vn[slot, q - base]
+                stk[1, sp] = vd[slot, q - base]
             sp += 1
         elif op == 2:  # len
-            stt[sp] = NUM
-            stn[sp] = R[pl, ix, HDR + 3 * a + 2] if a >= 0 else 0
-            std[sp] = 1
+            stk[2, sp] = NUM
+            stk[0, sp] = R[pl, ix, HDR + 3 * a + 2] if a >= 0 else 0
+            stk[1, sp] = 1
             sp += 1
         elif op == 3:  # aggregate
-            slot = T_ops[i, 2]
+            slot = T[i, 2]
             cnt = 0
             if slot >= 0:
                 o = HDR + 3 * n + AGGW * slot
                 cnt = R[pl, ix, o + 2]
             if a == 1:
-                stt[sp] = NUM
-                stn[sp] = cnt
-                std[sp] = 1
+                stk[2, sp] = NUM
+                stk[0, sp] = cnt
+                stk[1, sp] = 1
             elif cnt == 0:
-                stt[sp] = NULL
-                stn[sp] = 0
-                std[sp] = 1
+                stk[2, sp] = NULL
+                stk[0, sp] = 0
+                stk[1, sp] = 1
             else:
-                stt[sp] = NUM
+                stk[2, sp] = NUM
                 if a == 0:
-                    stn[sp] = R[pl, ix, o]
-                    std[sp] = R[pl, ix, o + 1]
+                    stk[0, sp] = R[pl, ix, o]
+                    stk[1, sp] = R[pl, ix, o + 1]
                 elif a == 2:
                     rn, rd = rat_div(R[pl, ix, o], R[pl, ix, o + 1], cnt, 1)
-                    stn[sp] = rn
-                    std[sp] = rd
+                    stk[0, sp] = rn
+                    stk[1, sp] = rd
                 elif a == 3:
-                    stn[sp] = R[pl, ix, o + 3]
-                    std[sp] = R[pl, ix, o + 4]
+                    stk[0, sp] = R[pl, ix, o + 3]
+                    stk[1, sp] = R[pl, ix, o + 4]
                 else:
-                    stn[sp] = R[pl, ix, o + 5]
-                    std[sp] = R[pl, ix, o + 6]
+                    stk[0, sp] = R[pl, ix, o + 5]
+                    stk[1, sp] = R[pl, ix, o + 6]
             sp += 1
         elif op == 4:  # arithmetic
             sp -= 1
-            if stt[sp - 1] != NUM or stt[sp] != NUM:
-                stt[sp - 1] = NULL
+            if stk[2, sp - 1] != NUM or stk[2, sp] != NUM:
+                stk[2, sp - 1] = NULL
             else:
-                x_n = stn[sp - 1]
-                x_d = std[sp - 1]
-                y_n = stn[sp]
-                y_d = std[sp]
+                x_n = stk[0, sp - 1]
+                x_d = stk[1, sp - 1]
+                y_n = stk[0, sp]
+                y_d = stk[1, sp]
                 if a == 0:
                     rn, rd = rat_add(x_n, x_d, y_n, y_d)
                 elif a == 1:
@@ -175,54 +177,72 @@ def eval_clause(T_ops, s, e, R, pl, ix, p, base, vn, vd, vt, T_consts, n, stn, s
                 elif a == 2:
                     rn, rd = rat_mul(x_n, x_d, y_n, y_d)
                 elif y_n == 0:
-                    stt[sp - 1] = NULL
+                    stk[2, sp - 1] = NULL
                     continue
                 elif a == 3:
                     rn, rd = rat_div(x_n, x_d, y_n, y_d)
                 else:
                     rn, rd = rat_mod(x_n, x_d, y_n, y_d)
-                stn[sp - 1] = rn
-                std[sp - 1] = rd
+                stk[0, sp - 1] = rn
+                stk[1, sp - 1] = rd
         elif op == 5:  # unary minus
-            if stt[sp - 1] == NUM:
-                stn[sp - 1] = -stn[sp - 1]
+            if stk[2, sp - 1] == NUM:
+                stk[0, sp - 1] = -stk[0, sp - 1]
         elif op == 6:  # compare
             sp -= 1
-            r = cmp_vals(a, stt[sp - 1], stn[sp - 1], std[sp - 1], stt[sp], stn[sp], std[sp])
-            stt[sp - 1] = NUM
-            stn[sp - 1] = 1 if r else 0
-            std[sp - 1] = 1
+            r = cmp_vals(a, stk[2, sp - 1], stk[0, sp - 1], stk[1, sp - 1], stk[2, sp], stk[0, sp], stk[1, sp])
+            stk[2, sp - 1] = NUM
+            stk[0, sp - 1] = 1 if r else 0
+            stk[1, sp - 1] = 1
         elif op == 7 or op == 8:  # and / or over the top `a` values
             acc = op == 7
             for k in range(sp - a, sp):
-                tv = (stt[k] == NUM and stn[k] != 0) or (stt[k] == STR and stn[k] != 0)
+                tv = (stk[2, k] == NUM and stk[0, k] != 0) or (stk[2, k] == STR and stk[0, k] != 0)
                 if op == 7:
                     acc = acc and tv
                 else:
                     acc = acc or tv
             sp -= a
-            stt[sp] = NUM
-            stn[sp] = 1 if acc else 0
-            std[sp] = 1
+            stk[2, sp] = NUM
+            stk[0, sp] = 1 if acc else 0
+            stk[1, sp] = 1
             sp += 1
         else:  # not
-            tv = (stt[sp - 1] == NUM and stn[sp - 1] != 0) or (stt[sp - 1] == STR and stn[sp - 1] != 0)
-            stt[sp - 1] = NUM
-            stn[sp - 1] = 0 if tv else 1
-            std[sp - 1] = 1
-    return (stt[0] == NUM and stn[0] != 0) or (stt[0] == STR and stn[0] != 0)
+            tv = (stk[2, sp - 1] == NUM and stk[0, sp - 1] != 0) or (stk[2, sp - 1] == STR and stk[0, sp - 1] != 0)
+            stk[2, sp - 1] = NUM
+            stk[0, sp - 1] = 0 if tv else 1
+            stk[1, sp - 1] = 1
+    return (stk[2, 0] == NUM and stk[0, 0] != 0) or (stk[2, 0] == STR and stk[0, 0] != 0)
 
 
 @njit(cache=True)
 def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):
-    """Whether the clauses of formula fid all hold on row R[pl, ix] (each evaluated clause is counted)."""
-    ops, clauses, formulas, consts = T[0], T[1], T[2], T[3]
-    for c in range(formulas[fid, 0], formulas[fid, 1]):
+    """Whether the clauses of formula fid all hold on row R[pl, ix] (each evaluated clause is counted).
+    T packs the tables (see `pack`): row 0 = offsets of ops, clauses, formulas, constants."""
+    oo = T[0, 0]
+    oc = T[0, 1]
+    of = T[0, 2]
+    for c in range(T[of + fid, 0], T[of + fid, 1]):
         cnt[1] += 1
-        if not eval_clause(ops, clauses[c, 0], clauses[c, 1], R, pl, ix, p, base, E[2], E[3], E[4], consts, n,
-                           stk[0], stk[1], stk[2]):
+        if not eval_clause(T, oo + T[oc + c, 0], oo + T[oc + c, 1], R, pl, ix, p, base, E[2], E[3], E[4], n, stk):
             return False
     return True
+
+
+def pack(ops, clauses, formulas, consts, aggs) -> np.ndarray:
+    """The tables as one int64 matrix of 4 columns: row 0 = offsets of ops, clauses, formulas and
+    constants; row 1 = offset and number of aggregate slots; then each table's rows."""
+    parts = [ops, clauses, formulas, consts, aggs]
+    offs, rows = [], 2
+    for t in parts:
+        offs.append(rows)
+        rows += t.shape[0]
+    T = np.zeros((rows, 4), np.int64)
+    T[0] = offs[:4]
+    T[1, 0], T[1, 1] = offs[4], aggs.shape[0]
+    for o, t in zip(offs, parts):
+        T[o:o + t.shape[0], : t.shape[1]] = t
+    return T
 
 
 # ---------------------------------------------------------------------------------------- the run loop
@@ -267,10 +287,11 @@ def _extend(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E, b
         dst[o + 1] = p
         dst[o + 2] += 1
     q = p - base
-    for s in range(aggs.shape[0]):
-        if aggs[s, 0] != comp:
+    oa = aggs[1, 0]
+    for s in range(aggs[1, 1]):
+        if aggs[oa + s, 0] != comp:
             continue
-        a = aggs[s, 1]
+        a = aggs[oa + s, 1]
         o = HDR + 3 * n + AGGW * s
         if begin:
             dst[o] = 0
@@ -488,7 +509,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R,
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
     (non-overlap), 3 wants the buffer compacted."""
     n = Q[Q_N]
-    aggs = T[4]
+    aggs = T  # _extend reads the aggregate slots from the packed tables
     share = Q[Q_NOSHARE] == 0
     p = start
     while p < end:
@@ -607,7 +628,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
     between stretches of `_steps`. Returns the position after the last processed event (earlier than
     end when non-overlap stops at a confirming event) and the updated state. out rows: (event position,
     node, 1 if released from the held list)."""
-    stk = (np.zeros(64, np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
+    stk = np.zeros((3, 64), np.int64)
     size = _pow2(16 * (nruns + 4))
     rkeys = np.zeros(size, np.int64)
     rstamp = np.zeros(size, np.int64)

@@ -67,8 +67,7 @@ def test_cache_writes_one_file_per_source(tmp_path, monkeypatch):
 def test_generated_source_has_no_interpreter():
     """The generated formulas are straight-line code: no postfix tables are read."""
     program = compile(QUERY, engine="optimized")
-    tables = dict(zip(["ops", "clauses", "formulas", "consts", "aggs"], program.tables))
-    source = module_source(tables, program.nfa.n, len(program.nfa.negations), QUERY)
+    source = module_source(program.table_dict, program.nfa.n, len(program.nfa.negations), QUERY)
     formulas = source[source.index("def holds"):source.index("# LOOP-START")]
     assert "eval_clause" not in formulas and "T[0]" not in formulas
     assert "* 4 / 5" not in formulas  # fractions are kept as integer pairs, never as floats
