@@ -188,13 +188,12 @@ class GroupRunner:
         hi = lo + self.spec.slice_length
         index = pd.Index(np.concatenate(self.ids))
         ticks = np.concatenate(self.ticks)
-        keep = []
-        for m in matches:
-            flat = [i for _, ids in m.bindings for i in ids]
-            first = index.get_indexer(flat).min()
-            if lo <= ticks[first] < hi:
-                keep.append(m)
-        return keep
+        sizes = [sum(len(ids) for _, ids in m.bindings) for m in matches]
+        flat = [i for m in matches for _, ids in m.bindings for i in ids]
+        where = index.get_indexer(flat)  # every bound event is in this slice's input
+        first = np.minimum.reduceat(where, np.cumsum([0] + sizes[:-1]))
+        inside = (ticks[first] >= lo) & (ticks[first] < hi)
+        return [m for m, k in zip(matches, inside) if k]
 
 
 def _name_event(exc: EventError, events: pa.Table, id_col: str) -> EventError:
