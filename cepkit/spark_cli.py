@@ -25,9 +25,10 @@ def register(sub) -> None:
     r.add_argument("--default-type", help="event type for every row when there is no type column")
     r.add_argument("--id-col", default="id", help="column holding the event id (default: id)")
     r.add_argument("--ts-col", default="ts", help="column holding the timestamp (default: ts)")
-    r.add_argument("--udf", default="pandas", choices=UDFS,
-                   help="task body: pandas (applyInPandas per key or slice; default, measured faster) or arrow "
-                        "(mapInArrow over sorted partitions, fed batch by batch: memory bounded by the batch)")
+    r.add_argument("--udf", choices=UDFS,
+                   help="task body: pandas (applyInPandas per group) or arrow (mapInArrow over sorted partitions, "
+                        "fed batch by batch: memory bounded by a batch); default: the faster measured, pandas for "
+                        "keyed queries, arrow for time slices")
     r.add_argument("--slice-length", type=int, help="time-slice length in ticks for queries without a key")
     r.add_argument("--partitions", type=int, help="number of Spark partitions (default: from the parallelism)")
     r.set_defaults(func=_cmd_spark_run)

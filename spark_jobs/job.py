@@ -87,14 +87,14 @@ def _id_is_int(df, id_col: str) -> bool:
 
 def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None, master: str | None = None,
             selection: str = "all", columns: S.Columns = S.Columns(), ts_unit: str | None = None,
-            input_format: str | None = None, udf: str = "pandas", slice_length: int | None = None,
+            input_format: str | None = None, udf: str | None = None, slice_length: int | None = None,
             partitions: int | None = None, spark=None, fail_once_marker: str | None = None) -> Summary:
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`."""
     import cepkit
 
     t0 = time.perf_counter()
     engine = engine or default_engine()
-    if udf not in UDFS:
+    if udf is not None and udf not in UDFS:
         raise QueryError(f"unknown task body '{udf}'", expected=list(UDFS))
     q = parse(query)
     program = cepkit.compile(query, engine=engine, selection=selection)  # refusals before any Spark work
@@ -157,6 +157,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         spark.createDataFrame([], _spark_schema(schema)).write.mode("overwrite").parquet(out_dir)
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0)
 
+    # the task body that measured faster for each plan (docs/spark.md): applyInPandas per key, mapInArrow per slice
+    udf = udf or ("pandas" if keyed else "arrow")
     if keyed:
         spec = T.TaskSpec(group_cols=keys, **spec_args)
         nparts = partitions or max(parallelism, 1)
@@ -165,7 +167,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         else:
             out = (df.repartition(nparts, *keys).sortWithinPartitions(*keys, columns.ts, columns.id)
                    .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
-        plan_text, groups = f"by key [{', '.join(keys)}]", nparts
+        plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
         sp = P.slice_plan(stats["t_min"], stats["t_max"], window, 4 * parallelism, slice_length)
@@ -183,7 +185,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
                    .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
-        plan_text, groups = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context})", sp.count
+        plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
+        groups = sp.count
 
     t1 = time.perf_counter()
     try:
