@@ -46,11 +46,11 @@ def test_generated_counters_equal_reference():
 
 def test_fractional_values_fall_back_to_tables():
     """Generated formulas assume integral values; a batch with fractions switches to the tables."""
-    rows = [{"id": i, "ts": i, "type": "AAB"[i % 3], "x": [1, 1.5, 2.25, 3][i % 4], "g": 0} for i in range(12)]
+    rows = [{"id": i, "ts": i // 2, "type": "DAACAB"[i % 6], "x": [1, 1.5, 2.25, 3, 0.5][i % 5], "g": 0}
+            for i in range(40)]
     batch = from_pandas(pd.DataFrame(rows))
-    text = "PATTERN SEQ(A+ a[], B b) WHERE skip_till_any_match { a[i].x > avg(a[..i-1].x) and b.x > 1 } WITHIN 5"
-    program = compile(text, engine="optimized", codegen=True)
-    assert program.run(batch) == compile(text).run(batch)
+    program = compile(QUERY, engine="optimized", codegen=True)
+    assert program.run(batch) == compile(QUERY).run(batch)
     assert program.kernel is not program.generated
 
 
