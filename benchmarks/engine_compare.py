@@ -116,5 +116,5 @@ def measure(engine: str, name: str, window: int, events: int | None = None, warm
     matches = program.run(batch)
     seconds = time.perf_counter() - t0
     peak = _rss_kb("VmHWM") if can_track else None
-    peak_mb = (peak - before) / 1024 if peak is not None and before is not None else None
+    peak_mb = max(0, peak - before) / 1024 if peak is not None and before is not None else None
     return Measurement(engine, name, window, len(batch), len(matches), seconds, peak_mb)

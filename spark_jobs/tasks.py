@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch, from_arrow
+from reference.events import EventBatch, from_arrow, from_pandas
 from reference.match import Match, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -147,11 +147,14 @@ class GroupRunner:
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []
 
-    def feed(self, table: pa.Table) -> None:
+    def feed(self, rows: pa.Table | pd.DataFrame) -> None:
+        """Feed the next rows of the group (an Arrow table, or a pandas frame from applyInPandas)."""
         spec = self.spec
+        internal = [c for c in INTERNAL if c in _names(rows)]
         if spec.slice_length is not None:
-            self.ticks.append(table.column(TICK_COL).to_numpy())
-        events = table.drop_columns([c for c in INTERNAL if c in table.column_names])
+            self.ticks.append(np.asarray(rows[TICK_COL]) if isinstance(rows, pd.DataFrame)
+                              else rows.column(TICK_COL).to_numpy())
+        events = rows.drop(columns=internal) if isinstance(rows, pd.DataFrame) else rows.drop_columns(internal)
         batch = self._batch(events)
         if spec.slice_length is not None:
             self.ids.append(np.asarray(batch.ids))
@@ -160,11 +163,12 @@ class GroupRunner:
         except EventError as exc:
             raise _name_event(exc, events, spec.id_col) from None
 
-    def _batch(self, events: pa.Table) -> EventBatch:
+    def _batch(self, events: pa.Table | pd.DataFrame) -> EventBatch:
         spec = self.spec
+        read = from_pandas if isinstance(events, pd.DataFrame) else from_arrow
         try:
-            batch = from_arrow(events, type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col,
-                               ts_unit=spec.ts_unit, default_type=spec.default_type)
+            batch = read(events, type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col,
+                         ts_unit=spec.ts_unit, default_type=spec.default_type)
         except EventError as exc:
             raise _name_event(exc, events, spec.id_col) from None
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
@@ -196,10 +200,16 @@ class GroupRunner:
         return [m for m, k in zip(matches, inside) if k]
 
 
-def _name_event(exc: EventError, events: pa.Table, id_col: str) -> EventError:
+def _names(rows: pa.Table | pd.DataFrame) -> list[str]:
+    return list(rows.columns) if isinstance(rows, pd.DataFrame) else rows.column_names
+
+
+def _name_event(exc: EventError, events: pa.Table | pd.DataFrame, id_col: str) -> EventError:
     """The error with its chunk-relative row replaced by the event's id."""
-    if exc.row is not None and 1 <= exc.row <= events.num_rows and id_col in events.column_names:
-        ident = events.column(id_col)[exc.row - 1].as_py()
+    if exc.row is not None and 1 <= exc.row <= len(events) and id_col in _names(events):
+        ident = events[id_col].iloc[exc.row - 1] if isinstance(events, pd.DataFrame) \
+            else events.column(id_col)[exc.row - 1].as_py()
+        ident = ident.item() if hasattr(ident, "item") else ident
         return EventError(f"event id {ident!r}: {exc.message}", column=exc.column)
     return exc
 
@@ -230,10 +240,10 @@ def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
     """applyInPandas body: one key's rows, in any order."""
     try:
         _maybe_fail_once(spec)
-        frame = frame.sort_values([spec.ts_col, spec.id_col], kind="stable")
+        frame = frame.sort_values([spec.ts_col, spec.id_col], kind="stable").reset_index(drop=True)
         key = tuple(frame[c].iloc[0] for c in spec.group_cols) if len(frame) else ()
         runner = GroupRunner(spec, key)
-        runner.feed(pa.Table.from_pandas(frame, preserve_index=False))
+        runner.feed(frame)
         out = matches_to_arrow(spec, runner.finish())
     except CepkitError as exc:
         raise wrap_error(exc) from None
