@@ -27,8 +27,7 @@ def register(sub) -> None:
     r.add_argument("--ts-col", default="ts", help="column holding the timestamp (default: ts)")
     r.add_argument("--udf", choices=UDFS,
                    help="task body: pandas (applyInPandas per group) or arrow (mapInArrow over sorted partitions, "
-                        "fed batch by batch: memory bounded by a batch); default: the faster measured, pandas for "
-                        "keyed queries, arrow for time slices")
+                        "fed batch by batch: memory bounded by a batch; the default, measured faster)")
     r.add_argument("--slice-length", type=int, help="time-slice length in ticks for queries without a key")
     r.add_argument("--partitions", type=int, help="number of Spark partitions (default: from the parallelism)")
     r.set_defaults(func=_cmd_spark_run)
