@@ -7,6 +7,7 @@ that cannot be stored exactly, when the batch arrives).
 """
 from __future__ import annotations
 
+import gc
 import math
 import os
 from fractions import Fraction
@@ -179,10 +180,16 @@ class OptimizedProgram:
                 s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena, self.nnodes,
                 self.npend,
                 out, 0, cnt, self.stamp)
-            found = self._matches(out[:nout])
-            if self.selection == "non_overlap" and found:
-                found = self._non_overlap(found)
-            out_all.extend(self._match(b) for b in found)
+            was_enabled = gc.isenabled()
+            gc.disable()  # building many match tuples: the cyclic collector would only rescan them
+            try:
+                found = self._matches(out[:nout])
+                if self.selection == "non_overlap" and found:
+                    found = self._non_overlap(found)
+                out_all.extend(self._match(b) for b in found)
+            finally:
+                if was_enabled:
+                    gc.enable()
             if progress is not None:
                 progress(pos - start, end - start)
         if progress is not None:
