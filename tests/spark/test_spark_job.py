@@ -58,7 +58,7 @@ def test_keyed_queries_equal_single_process(spark, stock, tmp_path, name, engine
                       udf=udf)
     expected = expected_rows(text, frame, engine=engine)
     assert expected and summary.plan.startswith("by key")
-    assert spark_rows(spark, tmp_path / "out", text) == expected
+    assert spark_rows(spark, tmp_path / "out", text) == expected == expected_rows(text, frame)  # and the oracle's
     assert summary.events == len(frame) and summary.matches == len(expected)
 
 
@@ -72,7 +72,7 @@ def test_sliced_queries_equal_single_process(spark, stock, tmp_path, name, engin
                       slice_length=17, udf=udf)
     expected = expected_rows(text, frame, engine=engine)
     assert expected and summary.plan.startswith("by time slice")
-    assert spark_rows(spark, tmp_path / "out", text) == expected
+    assert spark_rows(spark, tmp_path / "out", text) == expected == expected_rows(text, frame)
 
 
 def test_non_overlap_by_key(spark, stock, tmp_path):
