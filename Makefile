@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
+DEMO_EVENTS ?= 200000
 
-.PHONY: venv install demo test bench clean
+.PHONY: venv install demo test bench bench-pytest clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -22,6 +23,8 @@ demo: install
 	$(CEPKIT) run examples/shoplifting.sase examples/rfid.jsonl --ts-unit h
 	@echo "== SASE 1.0 query file on the synthetic stock ticker (5000 events)"
 	$(CEPKIT) run examples/sase1_stock.query examples/stocks.csv --format table
+	@echo "== The main job: Query 3 through the Spark job (cepkit spark run) over a generated stock stream"
+	$(PY) -m spark_jobs.demo --events $(DEMO_EVENTS) --out out/demo
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider
@@ -29,7 +32,11 @@ test: install
 bench: install
 	$(VENV)/bin/asv machine --yes --machine local >/dev/null
 	$(VENV)/bin/asv run -E existing:$(abspath $(PY)) --set-commit-hash $$(git rev-parse HEAD) --machine local
+	$(PY) -m benchmarks.ratio_table
 	@echo "compare two commits: $(VENV)/bin/asv compare -E existing:$(abspath $(PY)) --machine local A B"
+
+bench-pytest: install
+	$(PY) -m pytest -p no:cacheprovider benchmarks/test_bench_engines.py --benchmark-columns=mean,rounds
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info

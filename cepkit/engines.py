@@ -1,6 +1,7 @@
 """The engines a user can pick by name."""
 from __future__ import annotations
 
+from optimized.engine import OptimizedEngine
 from reference.brute import BruteForceEngine
 from reference.engine import ReferenceEngine
 from reference.pattern.engines import EagerEngine, LazyChainEngine, TreeEngine
@@ -13,4 +14,5 @@ ENGINES = {
     "reference-lazy": LazyChainEngine(),
     "reference-tree": TreeEngine(),
     "reference-ssc": SSCEngine(),
+    "optimized": OptimizedEngine(),
 }

@@ -1,0 +1,75 @@
+"""Spark job throughput against the single-process engine on a partitioned stock stream.
+
+    python -m benchmarks.spark_throughput N [--symbols 8] [--master local[2]] [--query p2s3] [--window 500]
+                                            [--engine NAME] [--udf arrow,pandas] [--repeat 2]
+
+Prints the single-process engine's events/s (events already in an EventBatch) and the Spark job's
+matching-stage events/s for each task body (mapInArrow, applyInPandas), warm (the last of --repeat runs:
+the first pays for the Python workers' imports and Numba cache loads), and the per-core ratio
+(Spark events/s / cores) / single-process events/s.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("n", type=int)
+    ap.add_argument("--symbols", type=int, default=8)
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--query", default="p2s3")
+    ap.add_argument("--window", type=int, default=500)
+    ap.add_argument("--engine")
+    ap.add_argument("--udf", default="arrow,pandas")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--keyless", action="store_true", help="drop [symbol]: the time-slice plan")
+    args = ap.parse_args(argv)
+
+    import cepkit
+    from benchmarks.engine_compare import query_text
+    from benchmarks.workloads.stock import generate
+    from reference.events import read_events
+    from spark_jobs.job import default_engine, run_job
+    from spark_jobs.session import get_session
+
+    engine = args.engine or default_engine()
+    text = query_text(args.query, args.window)
+    if args.keyless:
+        text = text.replace("[symbol] and ", "")
+    work = Path(tempfile.mkdtemp(prefix="cepkit-spark-bench-"))
+    events = work / "stock.parquet"
+    generate(args.n, symbols=args.symbols, seed=1, volume_max=1010 if args.query == "q3" else 1000) \
+        .to_parquet(events, index=False)
+
+    t0 = time.perf_counter()
+    batch = read_events(events)
+    read_s = time.perf_counter() - t0
+    cepkit.compile(text, engine=engine).run(batch.slice(0, 2_000))  # warm
+    t0 = time.perf_counter()
+    single = cepkit.compile(text, engine=engine).run(batch)
+    single_s = time.perf_counter() - t0
+    print(f"query {args.query} W={args.window}{' (no key)' if args.keyless else ''}, {args.n:,} events, "
+          f"{args.symbols} symbols, engine {engine}")
+    print(f"single process: {args.n / single_s:,.0f} events/s engine only ({single_s:.2f} s), "
+          f"{args.n / (single_s + read_s):,.0f} events/s with reading ({read_s:.2f} s); {len(single):,} matches")
+
+    spark = get_session(args.master, **{"spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
+                                        "spark.ui.enabled": "false"})
+    cores = spark.sparkContext.defaultParallelism
+    for udf in args.udf.split(","):
+        for _ in range(args.repeat):
+            s = run_job(text, str(events), str(work / f"out-{udf}"), engine=engine, spark=spark, udf=udf)
+        assert s.matches == len(single), (s.matches, len(single))
+        per_core = s.events_per_second / cores
+        print(f"spark {udf:<6} ({args.master}, {cores} cores, {s.plan}): {s.events_per_second:,.0f} events/s in the "
+              f"matching stage ({s.match_seconds:.2f} s), {per_core:,.0f} per core = "
+              f"{per_core / (args.n / single_s):.2f} x single process; total {s.total_seconds:.2f} s")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

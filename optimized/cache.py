@@ -1,0 +1,39 @@
+"""Generated modules live as real .py files in a cache directory, so `@njit(cache=True)` keeps their
+machine code across processes: $CEPKIT_CACHE, else ~/.cache/cepkit/numba. A module's file name is the
+hash of its source, so equal queries share one module and a changed generator never reads stale code.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("CEPKIT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cepkit", "numba")
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def load_module(source: str, prefix: str = "cepkit_q") -> ModuleType:
+    """Import the module with this source, writing it to the cache directory first if needed."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
+    name = f"{prefix}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = cache_dir() / f"{name}.py"
+    if not path.exists() or path.read_text() != source:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)  # atomic: concurrent writers (Spark executors) never see half a file
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,249 @@
+"""Generate a Numba module per query: the edge formulas as straight-line code (no interpreter), plus
+the run loop (kernel.py LOOP-START..LOOP-END) compiled against them.
+
+The formulas are generated from the same postfix tables the generic kernel interprets
+(optimized/bytecode.py), with a symbolic stack. Attribute values are assumed integral (the engine
+uses a generated module only while every stored value has denominator 1; see engine.py), so
+arithmetic stays on int64 and comparisons with averages are cross-multiplied: `x > avg(a[..i-1].x)`
+becomes `x * count > sum`. Fractions from constants and `/` are carried as unnormalized
+(numerator, positive denominator) pairs and compared by cross-multiplication, exactly.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from optimized import kernel
+from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NUM, OP_AGG, OP_AND, OP_ATTR,
+                                OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
+
+HDR, AGGW = kernel.HDR, kernel.AGGW
+CMP_PY = ["==", "!=", "<", "<=", ">", ">="]
+
+
+@dataclass
+class Val:
+    """A symbolic stack entry: a tagged value (t, n, d) or a boolean (b)."""
+
+    t: str = ""
+    n: str = ""
+    d: str = "1"
+    b: str | None = None
+
+    @property
+    def one(self) -> bool:
+        return self.d == "1"
+
+
+class _Emitter:
+    def __init__(self, tables: dict[str, np.ndarray], n: int):
+        self.t = tables
+        self.n = n
+        self.lines: list[str] = []
+        self.k = 0
+
+    def tmp(self, prefix: str = "v") -> str:
+        self.k += 1
+        return f"{prefix}{self.k}"
+
+    def emit(self, line: str, indent: int) -> None:
+        self.lines.append("    " * indent + line)
+
+    # ------------------------------------------------------------------ one clause
+    def clause(self, s: int, e: int, bound: int, ind: int) -> str:
+        """Statements computing the clause; returns the name of its boolean."""
+        ops = self.t["ops"]
+        stack: list[Val] = []
+        for i in range(s, e):
+            op, a, b, c = (int(x) for x in ops[i])
+            if op == OP_CONST:
+                tag, num, den = (int(x) for x in self.t["consts"][a])
+                stack.append(Val(str(tag), str(num), str(den)))
+            elif op == OP_ATTR:
+                stack.append(self.attr(a, b, c, bound, ind))
+            elif op == OP_LEN:
+                stack.append(Val(str(NUM), f"R[pl, ix, {HDR + 3 * a + 2}]" if a >= 0 else "0"))
+            elif op == OP_AGG:
+                stack.append(self.agg(a, b, ind))
+            elif op == OP_BIN:
+                y, x = stack.pop(), stack.pop()
+                stack.append(self.binop(a, self.value(x, ind), self.value(y, ind), ind))
+            elif op == OP_NEG:
+                x = self.value(stack.pop(), ind)
+                stack.append(Val(x.t, f"(-{x.n})", x.d))
+            elif op == OP_CMP:
+                y, x = stack.pop(), stack.pop()
+                stack.append(self.compare(a, self.value(x, ind), self.value(y, ind), ind))
+            elif op in (OP_AND, OP_OR):
+                items = [self.truth(v) for v in stack[len(stack) - a:]]
+                del stack[len(stack) - a:]
+                joiner = " and " if op == OP_AND else " or "
+                name = self.tmp("b")
+                self.emit(f"{name} = {joiner.join(items) if items else ('True' if op == OP_AND else 'False')}", ind)
+                stack.append(Val(b=name))
+            elif op == OP_NOT:
+                name = self.tmp("b")
+                self.emit(f"{name} = not {self.truth(stack.pop())}", ind)
+                stack.append(Val(b=name))
+        name = self.tmp("c")
+        self.emit(f"{name} = {self.truth(stack.pop())}", ind)
+        return name
+
+    def value(self, v: Val, ind: int) -> Val:
+        if v.b is None:
+            return v
+        name = self.tmp()
+        self.emit(f"{name} = 1 if {v.b} else 0", ind)
+        return Val(str(NUM), name, "1")
+
+    def truth(self, v: Val) -> str:
+        if v.b is not None:
+            return v.b
+        if v.t == str(NUM):
+            return f"({v.n} != 0)"
+        return f"(({v.t} == {NUM} or {v.t} == {STR}) and {v.n} != 0)"
+
+    def attr(self, mode: int, k: int, slot: int, bound: int, ind: int) -> Val:
+        t, n = self.tmp("t"), self.tmp()
+        if mode == M_CUR:
+            self.emit(f"{t} = vt[{slot}, q]", ind)
+            self.emit(f"{n} = vn[{slot}, q]", ind)
+            return Val(t, n)
+        if mode not in (M_FIRSTB, M_FIRST_OR_CUR, M_LASTB) or k < 0:
+            return Val(str(NULL), "0")
+        col = HDR + 3 * k + (1 if mode == M_LASTB else 0)
+        if k < bound:  # always bound on this edge
+            x = self.tmp("x")
+            self.emit(f"{x} = R[pl, ix, {col}] - base", ind)
+            self.emit(f"{t} = vt[{slot}, {x}]", ind)
+            self.emit(f"{n} = vn[{slot}, {x}]", ind)
+            return Val(t, n)
+        self.emit(f"if R[pl, ix, {HDR + 3 * k + 2}] > 0:", ind)
+        self.emit(f"    {t} = vt[{slot}, R[pl, ix, {col}] - base]", ind)
+        self.emit(f"    {n} = vn[{slot}, R[pl, ix, {col}] - base]", ind)
+        self.emit("else:", ind)
+        if mode == M_FIRST_OR_CUR:
+            self.emit(f"    {t} = vt[{slot}, q]", ind)
+            self.emit(f"    {n} = vn[{slot}, q]", ind)
+        else:
+            self.emit(f"    {t} = {NULL}", ind)
+            self.emit(f"    {n} = 0", ind)
+        return Val(t, n)
+
+    def agg(self, func: int, slot: int, ind: int) -> Val:
+        if slot < 0:
+            return Val(str(NUM), "0") if func == 1 else Val(str(NULL), "0")
+        o = HDR + 3 * self.n + AGGW * slot
+        cnt = f"R[pl, ix, {o + 2}]"
+        if func == 1:
+            return Val(str(NUM), cnt)
+        t = self.tmp("t")
+        self.emit(f"{t} = {NUM} if {cnt} > 0 else {NULL}", ind)
+        if func == 0:
+            return Val(t, f"R[pl, ix, {o}]")
+        if func == 2:
+            return Val(t, f"R[pl, ix, {o}]", f"max({cnt}, 1)")
+        return Val(t, f"R[pl, ix, {o + 3}]" if func == 3 else f"R[pl, ix, {o + 5}]")
+
+    def binop(self, op: int, x: Val, y: Val, ind: int) -> Val:
+        t, n, d = self.tmp("t"), self.tmp(), self.tmp("d")
+        self.emit(f"{t} = {NUM} if ({x.t} == {NUM} and {y.t} == {NUM}) else {NULL}", ind)
+        if op in (0, 1):
+            sign = "+" if op == 0 else "-"
+            if x.one and y.one:
+                self.emit(f"{n} = {x.n} {sign} {y.n}", ind)
+                return Val(t, n)
+            self.emit(f"{n} = {x.n} * {y.d} {sign} {y.n} * {x.d}", ind)
+            self.emit(f"{d} = {x.d} * {y.d}", ind)
+            return Val(t, n, d)
+        if op == 2:
+            if x.one and y.one:
+                self.emit(f"{n} = {x.n} * {y.n}", ind)
+                return Val(t, n)
+            self.emit(f"{n} = {x.n} * {y.n}", ind)
+            self.emit(f"{d} = {x.d} * {y.d}", ind)
+            return Val(t, n, d)
+        # / and %: null on a zero divisor; denominators stay positive
+        self.emit(f"if {y.n} == 0:", ind)
+        self.emit(f"    {t} = {NULL}", ind)
+        self.emit(f"    {n} = 0", ind)
+        self.emit(f"    {d} = 1", ind)
+        self.emit("else:", ind)
+        if op == 3:
+            self.emit(f"    {n} = {x.n} * {y.d}", ind)
+            self.emit(f"    {d} = {x.d} * {y.n}", ind)
+            self.emit(f"    if {d} < 0:", ind)
+            self.emit(f"        {n} = -{n}", ind)
+            self.emit(f"        {d} = -{d}", ind)
+        else:
+            self.emit(f"    {n} = ({x.n} * {y.d}) % ({y.n} * {x.d})", ind)
+            self.emit(f"    {d} = {x.d} * {y.d}", ind)
+        return Val(t, n, d)
+
+    def compare(self, op: int, x: Val, y: Val, ind: int) -> Val:
+        name = self.tmp("b")
+        py = CMP_PY[op]
+        lhs = x.n if y.one else f"{x.n} * {y.d}"
+        rhs = y.n if x.one else f"{y.n} * {x.d}"
+        self.emit(f"if {x.t} == {NULL} or {y.t} == {NULL}:", ind)
+        self.emit(f"    {name} = False", ind)
+        self.emit(f"elif {x.t} != {y.t}:", ind)
+        self.emit(f"    {name} = {op == 1}", ind)
+        self.emit(f"elif {x.t} == {STR}:", ind)
+        self.emit(f"    {name} = {x.n} {'==' if op == 0 else '!='} {y.n}", ind)
+        self.emit("else:", ind)
+        self.emit(f"    {name} = {lhs} {py} {rhs}", ind)
+        return Val(b=name)
+
+
+def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int) -> str:
+    """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted."""
+    em = _Emitter(tables, n)
+    em.emit("@njit(cache=True)", 0)
+    em.emit("def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):", 0)
+    em.emit("vn = E[2]", 1)
+    em.emit("vt = E[4]", 1)
+    em.emit("q = p - base", 1)
+    for fid, (cs, ce) in enumerate(tables["formulas"]):
+        if cs == ce:
+            continue
+        kind, j = divmod(fid, n) if fid < 3 * n else (3, fid - 3 * n)
+        bound = {0: j, 1: j + 1, 2: j + 1, 3: n}[kind]
+        em.emit(f"if fid == {fid}:", 1)
+        for c in range(int(cs), int(ce)):
+            em.emit("cnt[1] += 1", 2)
+            s, e = (int(x) for x in tables["clauses"][c])
+            name = em.clause(s, e, bound, 2)
+            em.emit(f"if not {name}:", 2)
+            em.emit("return False", 3)
+        em.emit("return True", 2)
+    em.emit("return True", 1)
+    return "\n".join(em.lines) + "\n"
+
+
+HEADER = '''"""Generated by optimized/codegen.py for one query; do not edit.
+
+{query}
+"""
+import numpy as np
+from numba import njit
+
+from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
+                              Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, P_DONE, P_PEND, P_FRESH,
+                              _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
+                              _copy_row, _extend, _new_node, _claim_run, _pow2, compact)
+
+'''
+
+
+def loop_source() -> str:
+    text = inspect.getsource(kernel)
+    return text[text.index("# LOOP-START"):text.index("# LOOP-END")]
+
+
+def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text: str) -> str:
+    """The whole generated module: the specialized formulas and the run loop that calls them."""
+    doc = "\n".join("    " + line for line in query_text.replace('"""', "'''").splitlines())
+    return HEADER.format(query=doc) + formulas_source(tables, n, n_neg) + "\n\n" + loop_source()

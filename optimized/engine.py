@@ -1,0 +1,316 @@
+"""The optimized SASE+ engine: the NFA^b run semantics of reference/nfab/runs.py, with the per-event
+loop in Numba (optimized/kernel.py) over columnar batches, state carried across `feed` calls.
+
+Matches are identical to the reference's (bindings, timestamps, RETURN payloads, order); a construct
+the engine cannot run exactly is refused by name with `Unsupported` at compile time (or, for data
+that cannot be stored exactly, when the batch arrives).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import os
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from optimized import kernel as K
+from optimized.bytecode import ENGINE, FormulaCompiler
+from optimized.store import Store
+from reference.binding import WindowBound, attribute_uses, check_columns, resolve_type, window_bound
+from reference.engine import is_nfab_query
+from reference.errors import EventError, QueryError, Unsupported
+from reference.evaluate import Env, evaluate
+from reference.events import EventBatch
+from reference.language import ast as A
+from reference.language import parse
+from reference.match import Match
+from reference.nfab.compile import NFAb, compile_nfab
+from reference.nfab.runs import SELECTIONS
+from reference.pattern.counters import Counters
+
+STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
+                  A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
+MAX_COMPONENTS = 63
+PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
+
+
+class OptimizedProgram:
+    """A compiled query: `feed(batch)` any number of times, then `close()`."""
+
+    engine_name = ENGINE
+
+    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True):
+        if selection not in SELECTIONS:
+            raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
+        if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
+            neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
+            raise Unsupported(self.engine_name, "the non-overlap output format with a trailing negation",
+                              neg.component.pos.line or None, neg.component.pos.column or None)
+        if nfa.n > MAX_COMPONENTS:
+            raise Unsupported(ENGINE, f"patterns of more than {MAX_COMPONENTS} positive components")
+        self.nfa = nfa
+        self.selection = selection
+        self.vars = [c.var for c in nfa.components]
+        self.attrs = sorted(attribute_uses(nfa.query))
+        self.strings: dict[str, int] = {"": 0}
+        fc = FormulaCompiler(nfa, self.attrs, self.strings)
+        n = nfa.n
+        for j, c in enumerate(nfa.components):
+            fc.formula(nfa.begin[j], c.var)
+        for j, c in enumerate(nfa.components):
+            fc.formula(nfa.take[j], c.var)
+        for j in range(n):
+            fc.formula(nfa.proceed[j], None)
+        for neg in nfa.negations:
+            fc.formula(neg.formula, neg.component.var)
+        t = fc.arrays()
+        self.table_dict = t
+        self.tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+        self.kernel = K
+        self.generated = None
+        if codegen:  # a module of straight-line formulas for this query (optimized/codegen.py)
+            from optimized.cache import load_module
+            from optimized.codegen import module_source
+
+            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
+        self.store = Store(self.attrs, self.strings)
+        self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
+        self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
+        self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
+        self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"])
+        # run matrix R[plane, row, field]: planes 0/1 alternate as current/next runs, then completed
+        # matches of one event, held matches, and the fresh run of the start state
+        self.R = np.zeros((5, 16, self.width), np.int64)
+        self.R[K.P_FRESH, 0, 2] = -1
+        self.cur = 0
+        self.nruns = 0
+        self.arena = np.zeros((64, 4), np.int64)
+        self.nnodes = 0
+        self.npend = 0
+        self.stamp = 0
+        self.live_nodes = 0
+        self.types: dict[str, str] | None = None
+        self.ts_unit: str | None = None
+        self.window: WindowBound | None = None
+        self.counters = Counters()
+        self.Q = np.zeros(12, np.int64)
+        self.Q[K.Q_N] = n
+        self.Q[K.Q_STRAT] = STRATEGY_CODES[nfa.strategy]
+        self.Q[K.Q_NNEG] = len(nfa.negations)
+        self.Q[K.Q_STOP] = 1 if selection == "non_overlap" else 0
+        self.Q[K.Q_NOSHARE] = 0 if share_buffer else 1
+        self.leading_negation = any(neg.gap == 0 for neg in nfa.negations)
+
+    @property
+    def query(self) -> A.Query:
+        return self.nfa.query
+
+    @property
+    def variables(self) -> list[str]:
+        return self.vars
+
+    # ------------------------------------------------------------------ binding (as NFAbProgram._bind)
+    def _bind(self, batch: EventBatch) -> None:
+        if len(batch) and self.store.end and int(batch.ts[0]) < int(self.store.ts[-1]):
+            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
+                             f"{int(self.store.ts[-1])} from an earlier batch", int(batch.source_rows[0]), "ts")
+        q = self.nfa.query
+        types = {c.var: resolve_type(c.event_type, batch.type_names, c.pos) for c in q.pattern.components}
+        if self.types is None or not self.store.end:
+            self.types = types
+            self.window = window_bound(q.window, batch.ts_unit)
+        elif batch.ts_unit != self.ts_unit:
+            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
+                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
+        self.ts_unit = batch.ts_unit
+        check_columns(q, batch, self.types)
+        self.ctype = np.array([self.store.type_code(self.types[v]) for v in self.vars], np.int64)
+        self.neg_type = np.array([self.store.type_code(self.types[neg.component.var])
+                                  for neg in self.nfa.negations], np.int64)
+        w = self.window
+        self.Q[K.Q_HASWIN] = 0 if w is None else 1
+        if w is not None:
+            size = Fraction(w.size)
+            self.Q[K.Q_WINPOS] = 1 if w.by == "pos" else 0
+            self.Q[K.Q_WINNUM] = size.numerator
+            self.Q[K.Q_WINDEN] = size.denominator
+            self.Q[K.Q_WINSTRICT] = 1 if w.strict else 0
+
+    def _keep_from(self) -> int:
+        """The first position a live run, a held match or a leading negation may still read."""
+        end = self.store.end
+        keep = end
+        if self.nruns:
+            keep = min(keep, int(self.R[self.cur, : self.nruns, K.HDR].min()))
+        if self.npend:
+            keep = min(keep, int(self.R[K.P_PEND, : self.npend, K.HDR].min()))
+        if self.leading_negation and end:
+            w = self.window
+            if w is None:
+                return 0
+            if w.by == "pos":
+                keep = min(keep, max(0, end - 1 - math.ceil(w.size)))
+            else:
+                ts = self.store.ts
+                lo = math.floor(int(ts[-1]) - w.size)
+                keep = min(keep, self.store.base + int(np.searchsorted(ts, lo, side="left")))
+        return keep
+
+    # ------------------------------------------------------------------ stream interface
+    def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+        """Consume a batch; return the matches it completes, in completion order."""
+        self._bind(batch)
+        start = self.store.end
+        self.store.add(batch, self._keep_from())
+        end = self.store.end
+        s = self.store
+        if self.kernel is not K and (s.vd[:, start - s.base:] != 1).any():
+            self.kernel = K  # generated formulas assume integral values; the tables handle fractions
+        E = (s.etype, s.ts, s.vn, s.vd, s.vt)
+        out_all: list[Match] = []
+        cnt = np.zeros(2, np.int64)
+        pos = start
+        while pos < end:
+            out = np.zeros((16, 3), np.int64)
+            (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
+             self.stamp) = self.kernel.run_loop(
+                self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, E,
+                s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena, self.nnodes,
+                self.npend,
+                out, 0, cnt, self.stamp)
+            was_enabled = gc.isenabled()
+            gc.disable()  # building many match tuples: the cyclic collector would only rescan them
+            try:
+                found = self._matches(out[:nout])
+                if self.selection == "non_overlap" and found:
+                    found = self._non_overlap(found)
+                out_all.extend(self._match(b) for b in found)
+            finally:
+                if was_enabled:
+                    gc.enable()
+            if progress is not None:
+                progress(pos - start, end - start)
+        if progress is not None:
+            progress(end - start, end - start)
+        self.counters.partial_matches += int(cnt[0])
+        self.counters.predicate_evaluations += int(cnt[1])
+        if self.nnodes > 4096 and self.nnodes > 2 * self.live_nodes:
+            empty = np.zeros((0, 3), np.int64)
+            self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
+                                                          self.npend, empty, 0))
+        return out_all
+
+    def close(self) -> list[Match]:
+        """End of stream: release matches that were waiting for a trailing negation."""
+        found = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
+        self.npend = 0
+        self.nruns = 0
+        return [self._match(b) for b in found]
+
+    def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+        return self.feed(batch, progress) + self.close()
+
+    # ------------------------------------------------------------------ output
+    def _bindings(self, nodes: np.ndarray) -> list[tuple]:
+        """(positions, ids) of each buffer node's bindings: per component, a tuple in stream order."""
+        if not len(nodes):
+            return []
+        comps, poss, offs = K.materialize(self.arena, np.ascontiguousarray(nodes, np.int64), self.nfa.n)
+        n = self.nfa.n
+        s = self.store
+        poss_list = poss.tolist()
+        ids_list = s.ids[poss - s.base].tolist()
+        cuts = np.flatnonzero(np.diff(comps) != 0) + 1  # component changes (comps ascend within a node)
+        edges = sorted(set(offs.tolist()).union(cuts.tolist()))
+        comps_list = comps.tolist()
+        offs_list = offs.tolist()
+        result = []
+        e = 0
+        for i in range(len(nodes)):
+            lo, hi = offs_list[i], offs_list[i + 1]
+            per_pos = [()] * n
+            per_ids = [()] * n
+            while e < len(edges) and edges[e] < lo:
+                e += 1
+            while e < len(edges) and edges[e] < hi:
+                a = edges[e]
+                b = edges[e + 1] if e + 1 < len(edges) and edges[e + 1] < hi else hi
+                per_pos[comps_list[a]] = tuple(poss_list[a:b])
+                per_ids[comps_list[a]] = tuple(ids_list[a:b])
+                e += 1
+            result.append((tuple(per_pos), tuple(per_ids)))
+        return result
+
+    def _matches(self, out: np.ndarray) -> list[tuple]:
+        """Bindings in the reference's order: per event, released held matches, then the sorted rest."""
+        if not len(out):
+            return []
+        found = self._bindings(out[:, 1])
+        result: list[tuple] = []
+        i = 0
+        while i < len(found):
+            k = i
+            while k < len(found) and out[k, 0] == out[i, 0] and out[k, 2] == out[i, 2]:
+                k += 1
+            group = found[i:k]
+            result.extend(group if out[i, 2] == 1 else sorted(group, key=lambda m: m[0]))
+            i = k
+        return result
+
+    def _key(self, pos: int) -> tuple:
+        return tuple(self.store.value(pos, a) for a in self.nfa.partition_attrs)
+
+    def _non_overlap(self, confirmed: list[tuple]) -> list[tuple]:
+        """One match per partition, the latest start (reference `_non_overlap`); that partition's runs end."""
+        chosen: dict[tuple, tuple] = {}
+        for m in sorted(confirmed, key=lambda m: m[0]):
+            key = self._key(m[0][0][0])
+            if key not in chosen or _preference(m[0]) > _preference(chosen[key][0]):
+                chosen[key] = m
+        runs = self.R[self.cur]
+        keep = [r for r in range(self.nruns) if self._key(int(runs[r, K.HDR])) not in chosen]
+        runs[: len(keep)] = runs[keep]
+        self.nruns = len(keep)
+        return sorted(chosen.values(), key=lambda m: m[0])
+
+    def _match(self, found: tuple) -> Match:
+        b, ids = found
+        s = self.store
+        payload = ()
+        if self.nfa.query.returns:
+            env = Env(dict(zip(self.vars, b)), s.value)
+            payload = tuple((r.name, evaluate(r.expr, env)) for r in self.nfa.query.returns)
+        return Match(tuple(zip(self.vars, ids)), int(s.ts[b[-1][-1] - s.base]), payload)
+
+
+def _query_text(q: A.Query) -> str:
+    from reference.language.printer import query_to_text
+
+    return query_to_text(q)
+
+
+def _preference(b: tuple) -> tuple:
+    return (b[0][0], -sum(map(len, b)))
+
+
+class OptimizedEngine:
+    """Compiles SASE+ sequence queries to Numba-driven NFA^b programs."""
+
+    name = ENGINE
+
+    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
+                codegen: bool | None = None, share_buffer: bool = True) -> OptimizedProgram:
+        """A program for the query. codegen=True generates and compiles a Numba module for this query
+        (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
+        from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
+        share_buffer=False gives every run a private copy of its bindings (spec/000 §5.1 switched off),
+        to measure what the shared buffer saves."""
+        if codegen is None:
+            codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
+        q = parse(query, language) if isinstance(query, str) else query
+        if not is_nfab_query(q):
+            kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
+            raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
+        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer)

@@ -1,0 +1,258 @@
+"""What runs inside a Spark task: feed each group (a key, or a time slice) of sorted events to an engine
+and turn its matches into Arrow rows. Plain Python and pyarrow, so it is testable without Spark."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from reference.errors import CepkitError, EventError, QueryError
+from reference.events import EventBatch, from_arrow, from_pandas
+from reference.match import Match, plain
+
+SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
+TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
+INTERNAL = (SLICE_COL, TICK_COL)
+# An error raised inside a task crosses Spark as text; the driver finds it between these markers.
+_ERROR_RE = re.compile(r"<<cepkit:(\w+):(.*?):cepkit>>", re.S)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything a task needs, shipped to the executors with the function."""
+
+    query: str
+    engine: str
+    selection: str
+    ts_col: str
+    id_col: str
+    type_col: str | None
+    default_type: str | None
+    ts_unit: str | None
+    type_names: tuple[str, ...]          # the whole stream's type dictionary (type names bind alike)
+    group_cols: tuple[str, ...]          # the key columns, or (SLICE_COL,)
+    variables: tuple[str, ...]
+    returns: tuple[str, ...]
+    id_is_int: bool
+    slice_length: int | None = None      # slice plan: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
+    slice_t_min: int | None = None
+    fail_once_marker: str | None = None  # tests: the first task to create this file fails once
+
+
+def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool) -> pa.Schema:
+    """One row per match: a list of ids per variable, ts (the last event's), RETURN values as JSON text."""
+    id_type = pa.int64() if id_is_int else pa.string()
+    fields = [pa.field(v, pa.list_(id_type)) for v in spec_variables]
+    fields.append(pa.field("ts", pa.int64()))
+    fields += [pa.field(r, pa.string()) for r in returns]
+    return pa.schema(fields)
+
+
+def matches_to_arrow(spec: TaskSpec, matches: list[Match]) -> pa.RecordBatch:
+    schema = output_schema(spec.variables, spec.returns, spec.id_is_int)
+    data: dict[str, list] = {v: [] for v in spec.variables}
+    data["ts"] = []
+    for r in spec.returns:
+        data[r] = []
+    conv = int if spec.id_is_int else str
+    for m in matches:
+        b = m.binding_dict
+        for v in spec.variables:
+            data[v].append([conv(plain(i)) for i in b.get(v, ())])
+        data["ts"].append(int(m.ts))
+        payload = dict(m.payload)
+        for r in spec.returns:
+            data[r].append(json.dumps(plain(payload.get(r)), default=str))
+    return pa.RecordBatch.from_pydict(data, schema=schema)
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors across the Spark boundary.
+
+def wrap_error(exc: CepkitError) -> RuntimeError:
+    kind = "query" if isinstance(exc, QueryError) else "event" if isinstance(exc, EventError) else "other"
+    return RuntimeError(f"<<cepkit:{kind}:{exc}:cepkit>>")
+
+
+def unwrap_error(text: str) -> CepkitError | None:
+    """The cepkit error that a failed task reported, if any."""
+    found = _ERROR_RE.search(text)
+    if not found:
+        return None
+    kind, message = found.group(1), found.group(2)
+    if kind == "query":
+        return QueryError(message)
+    if kind == "event":
+        return EventError(message)
+    return CepkitError(message)
+
+
+def _maybe_fail_once(spec: TaskSpec) -> None:
+    if not spec.fail_once_marker:
+        return
+    try:
+        fd = os.open(spec.fail_once_marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.close(fd)
+    raise RuntimeError("cepkit: injected failure of a task's first attempt (test of task retry)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Groups.
+
+def split_groups(batch: pa.RecordBatch, cols: tuple[str, ...]) -> list[tuple[tuple, int, int]]:
+    """(key, start, stop) for each run of rows with equal values in `cols` (nulls equal to nulls)."""
+    import pyarrow.compute as pc
+
+    n = batch.num_rows
+    if n == 0:
+        return []
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for c in cols:
+        col = batch.column(c)
+        after, before = col.slice(1), col.slice(0, n - 1)
+        same = pc.or_kleene(pc.fill_null(pc.equal(after, before), False),
+                            pc.and_(pc.is_null(after), pc.is_null(before)))
+        change[1:] |= ~same.to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(change)
+    stops = np.append(starts[1:], n)
+    columns = [batch.column(c) for c in cols]
+    return [(tuple(_plain_key(col[int(s)].as_py()) for col in columns), int(s), int(e)) for s, e in zip(starts, stops)]
+
+
+def _plain_key(value):
+    """NaN is null, as the event readers read it."""
+    return None if isinstance(value, float) and value != value else value
+
+
+class GroupRunner:
+    """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
+
+    def __init__(self, spec: TaskSpec, key: tuple):
+        import cepkit
+
+        self.spec = spec
+        self.key = key
+        self.program = cepkit.compile(spec.query, engine=spec.engine, selection=spec.selection)
+        self.matches: list[Match] = []
+        self.ids: list[np.ndarray] = []
+        self.ticks: list[np.ndarray] = []
+
+    def feed(self, rows: pa.Table | pd.DataFrame) -> None:
+        """Feed the next rows of the group (an Arrow table, or a pandas frame from applyInPandas)."""
+        spec = self.spec
+        internal = [c for c in INTERNAL if c in _names(rows)]
+        if spec.slice_length is not None:
+            self.ticks.append(np.asarray(rows[TICK_COL]) if isinstance(rows, pd.DataFrame)
+                              else rows.column(TICK_COL).to_numpy())
+        events = rows.drop(columns=internal) if isinstance(rows, pd.DataFrame) else rows.drop_columns(internal)
+        batch = self._batch(events)
+        if spec.slice_length is not None:
+            self.ids.append(np.asarray(batch.ids))
+        try:
+            self.matches += self.program.feed(batch)
+        except EventError as exc:
+            raise _name_event(exc, events, spec.id_col) from None
+
+    def _batch(self, events: pa.Table | pd.DataFrame) -> EventBatch:
+        spec = self.spec
+        read = from_pandas if isinstance(events, pd.DataFrame) else from_arrow
+        try:
+            batch = read(events, type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col,
+                         ts_unit=spec.ts_unit, default_type=spec.default_type)
+        except EventError as exc:
+            raise _name_event(exc, events, spec.id_col) from None
+        remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
+        codes = remap[batch.type_codes] if len(batch) else batch.type_codes
+        return dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
+
+    def drain(self, at_least: int = 10_000) -> list[Match]:
+        """Matches ready for output (by-key groups only; a slice filters them at its end)."""
+        if self.spec.slice_length is not None or len(self.matches) < at_least:
+            return []
+        out, self.matches = self.matches, []
+        return out
+
+    def finish(self) -> list[Match]:
+        matches = self.matches + self.program.close()
+        if self.spec.slice_length is None or not matches:
+            return matches
+        # keep the matches that start inside this slice
+        j = self.key[0]
+        lo = self.spec.slice_t_min + j * self.spec.slice_length
+        hi = lo + self.spec.slice_length
+        index = pd.Index(np.concatenate(self.ids))
+        ticks = np.concatenate(self.ticks)
+        sizes = [sum(len(ids) for _, ids in m.bindings) for m in matches]
+        flat = [i for m in matches for _, ids in m.bindings for i in ids]
+        where = index.get_indexer(flat)  # every bound event is in this slice's input
+        first = np.minimum.reduceat(where, np.cumsum([0] + sizes[:-1]))
+        inside = (ticks[first] >= lo) & (ticks[first] < hi)
+        return [m for m, k in zip(matches, inside) if k]
+
+
+def _names(rows: pa.Table | pd.DataFrame) -> list[str]:
+    return list(rows.columns) if isinstance(rows, pd.DataFrame) else rows.column_names
+
+
+def _name_event(exc: EventError, events: pa.Table | pd.DataFrame, id_col: str) -> EventError:
+    """The error with its chunk-relative row replaced by the event's id."""
+    if exc.row is not None and 1 <= exc.row <= len(events) and id_col in _names(events):
+        ident = events[id_col].iloc[exc.row - 1] if isinstance(events, pd.DataFrame) \
+            else events.column(id_col)[exc.row - 1].as_py()
+        ident = ident.item() if hasattr(ident, "item") else ident
+        return EventError(f"event id {ident!r}: {exc.message}", column=exc.column)
+    return exc
+
+
+def match_partition(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: rows arrive sorted by (group, ts, id); one program per group."""
+    try:
+        _maybe_fail_once(spec)
+        runner: GroupRunner | None = None
+        for rb in batches:
+            for key, start, stop in split_groups(rb, spec.group_cols):
+                if runner is not None and key != runner.key:
+                    yield matches_to_arrow(spec, runner.finish())
+                    runner = None
+                if runner is None:
+                    runner = GroupRunner(spec, key)
+                runner.feed(pa.Table.from_batches([rb.slice(start, stop - start)]))
+                ready = runner.drain()
+                if ready:
+                    yield matches_to_arrow(spec, ready)
+        if runner is not None:
+            yield matches_to_arrow(spec, runner.finish())
+    except CepkitError as exc:
+        raise wrap_error(exc) from None
+
+
+def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
+    """applyInPandas body: one key's rows, in any order."""
+    try:
+        _maybe_fail_once(spec)
+        frame = frame.sort_values([spec.ts_col, spec.id_col], kind="stable").reset_index(drop=True)
+        key = tuple(frame[c].iloc[0] for c in spec.group_cols) if len(frame) else ()
+        runner = GroupRunner(spec, key)
+        runner.feed(frame)
+        out = matches_to_arrow(spec, runner.finish())
+    except CepkitError as exc:
+        raise wrap_error(exc) from None
+    return out.to_pandas()
+
+
+def call(fn: Any, spec: TaskSpec):
+    """A one-argument function for Spark: fn(spec, arg) (a closure: Spark reads its arity)."""
+    def bound(arg):
+        return fn(spec, arg)
+
+    return bound

@@ -1,0 +1,19 @@
+"""One SparkSession for every Spark test (starting one costs 10-25 s): local[2,2], so that a failed
+task is retried once (spark.task.maxFailures = 2 in local mode)."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from spark_jobs.session import get_session
+
+    session = get_session(
+        "local[2,2]", app_name="cepkit-tests",
+        **{"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+           "spark.default.parallelism": "2",
+           "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+           "spark.sql.execution.arrow.maxRecordsPerBatch": "500"})
+    yield session
+    session.stop()

@@ -1,0 +1,34 @@
+"""The main job of `make demo` on a small stream (in the shared session): it runs and its sample check
+compares the Spark output with the reference engine."""
+from __future__ import annotations
+
+import pandas as pd
+
+from spark_jobs import demo
+
+
+def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
+    assert demo.main(["--events", "4000", "--symbols", "3", "--out", str(tmp_path), "--sample", "2500"]) == 0
+    out = capsys.readouterr().out
+    assert "events:   4,000" in out and "equal the reference engine's" in out
+
+
+def test_sample_check_notices_a_missing_match(tmp_path):
+    import cepkit
+    from benchmarks.workloads.stock import generate
+    from reference.events import from_pandas
+    from spark_jobs.tasks import TaskSpec, matches_to_arrow
+
+    text = demo.QUERY3.read_text()
+    events = generate(3000, symbols=2, seed=7, volume_max=1010)
+    program = cepkit.compile(text, engine="reference")
+    matches = program.run(from_pandas(events, ts_unit="min"))
+    assert matches
+    spec = TaskSpec(query=text, engine="reference", selection="all", ts_col="ts", id_col="id", type_col="type",
+                    default_type=None, ts_unit="min", type_names=("stock",), group_cols=("symbol",),
+                    variables=tuple(program.variables), returns=tuple(r.name for r in program.query.returns),
+                    id_is_int=True)
+    full = matches_to_arrow(spec, matches).to_pandas()  # the job's row format
+    assert demo.sample_check(text, events, full, cutoff=3000) == (len(matches), True)
+    assert demo.sample_check(text, events, full.iloc[1:], cutoff=3000) == (len(matches), False)
+    assert isinstance(full, pd.DataFrame)
