@@ -112,10 +112,15 @@ def load_cases(directory: str | Path | None = None) -> list[Case]:
     Raises ValueError (naming the file and the case) on any malformed file, and on a case id used
     twice, within a file or across files.
     """
-    root = Path(directory) if directory is not None else CASES_DIR
+    return collect(Path(directory) if directory is not None else CASES_DIR, load_file)
+
+
+def collect(root: Path, load_file) -> list:
+    """The cases of every `*.yaml` file in root (sorted by file), read by load_file; a case id used twice
+    is a ValueError naming both files."""
     if not root.is_dir():
         raise ValueError(f"{root}: not a directory of conformance cases")
-    cases: list[Case] = []
+    cases: list = []
     seen: dict[str, str] = {}
     for path in sorted(root.glob("*.yaml")):
         for case in load_file(path):

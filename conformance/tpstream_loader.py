@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from conformance.loader import _StrictLoader
+from conformance.loader import _StrictLoader, collect
 from reference.tpstream import allen
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "tpstream"
@@ -54,18 +54,7 @@ class TPCase:
 
 
 def load_cases(directory: str | Path | None = None) -> list[TPCase]:
-    root = Path(directory) if directory is not None else CASES_DIR
-    if not root.is_dir():
-        raise ValueError(f"{root}: not a directory of conformance cases")
-    out: list[TPCase] = []
-    seen: dict[str, str] = {}
-    for path in sorted(root.glob("*.yaml")):
-        for case in load_file(path):
-            if case.id in seen:
-                raise ValueError(f"{path}: case {case.id!r}: duplicate id (also in {seen[case.id]})")
-            seen[case.id] = str(path)
-            out.append(case)
-    return out
+    return collect(Path(directory) if directory is not None else CASES_DIR, load_file)
 
 
 def load_file(path: str | Path) -> list[TPCase]:

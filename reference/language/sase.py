@@ -62,7 +62,64 @@ def strategy_from_name(name: str, pos: A.Pos) -> A.Strategy:
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class ExprToAst(Transformer):
+    """Expression rules shared by every cepkit grammar: OR / AND / NOT, comparisons, arithmetic, literals."""
+
+    def or_expr(self, meta, children):
+        return A.Or(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
+
+    or_noand = or_expr
+
+    def and_expr(self, meta, children):
+        return A.And(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
+
+    def not_(self, meta, children):
+        return A.Not(children[1], _pos(meta))
+
+    def comparison(self, meta, children):
+        left, op, right = children
+        o = {"==": "=", "<>": "!=", "≠": "!=", "≥": ">=", "≤": "<="}.get(str(op), str(op))
+        return A.Compare(o, left, right, _pos(op))
+
+    def sum(self, meta, children):
+        return self._fold(children)
+
+    def product(self, meta, children):
+        return self._fold(children)
+
+    @staticmethod
+    def _fold(children):
+        acc = children[0]
+        for i in range(1, len(children), 2):
+            op = children[i]
+            acc = A.BinOp(str(op), acc, children[i + 1], _pos(op))
+        return acc
+
+    def neg(self, meta, children):
+        operand = children[1]
+        if isinstance(operand, A.Const) and not isinstance(operand.value, (str, bool)):
+            return A.Const(-operand.value, _pos(meta))
+        return A.Neg(operand, _pos(meta))
+
+    def number(self, meta, children):
+        return A.Const(_number(str(children[0])), _pos(children[0]))
+
+    def percent(self, meta, children):
+        return A.Const(Fraction(str(children[0])[:-1]) / 100, _pos(children[0]))
+
+    def string(self, meta, children):
+        return A.Const(str(children[0])[1:-1], _pos(children[0]))
+
+    def true(self, meta, children):
+        return A.Const(True, _pos(children[0]))
+
+    def false(self, meta, children):
+        return A.Const(False, _pos(children[0]))
+
+
+
+@v_args(meta=True)
+class _ToAst(ExprToAst):
     # -------------------------------------------------------------- clauses
     def start(self, meta, children):
         (dialect, pattern), where, window, returns = children
@@ -183,58 +240,6 @@ class _ToAst(Transformer):
         expr, _as, name = children
         label = str(name) if name is not None else _default_name(expr)
         return A.ReturnItem(expr, label, _pos(meta))
-
-    # -------------------------------------------------------------- expressions
-    def or_expr(self, meta, children):
-        return A.Or(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
-
-    or_noand = or_expr
-
-    def and_expr(self, meta, children):
-        return A.And(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
-
-    def not_(self, meta, children):
-        return A.Not(children[1], _pos(meta))
-
-    def comparison(self, meta, children):
-        left, op, right = children
-        o = {"==": "=", "<>": "!=", "≠": "!=", "≥": ">=", "≤": "<="}.get(str(op), str(op))
-        return A.Compare(o, left, right, _pos(op))
-
-    def sum(self, meta, children):
-        return self._fold(children)
-
-    def product(self, meta, children):
-        return self._fold(children)
-
-    @staticmethod
-    def _fold(children):
-        acc = children[0]
-        for i in range(1, len(children), 2):
-            op = children[i]
-            acc = A.BinOp(str(op), acc, children[i + 1], _pos(op))
-        return acc
-
-    def neg(self, meta, children):
-        operand = children[1]
-        if isinstance(operand, A.Const) and not isinstance(operand.value, (str, bool)):
-            return A.Const(-operand.value, _pos(meta))
-        return A.Neg(operand, _pos(meta))
-
-    def number(self, meta, children):
-        return A.Const(_number(str(children[0])), _pos(children[0]))
-
-    def percent(self, meta, children):
-        return A.Const(Fraction(str(children[0])[:-1]) / 100, _pos(children[0]))
-
-    def string(self, meta, children):
-        return A.Const(str(children[0])[1:-1], _pos(children[0]))
-
-    def true(self, meta, children):
-        return A.Const(True, _pos(children[0]))
-
-    def false(self, meta, children):
-        return A.Const(False, _pos(children[0]))
 
     def equiv(self, meta, children):
         tests = tuple(c for c in children if isinstance(c, A.EquivTest))

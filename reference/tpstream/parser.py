@@ -6,11 +6,12 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from reference.errors import QueryError
 from reference.language import ast as A
+from reference.language.sase import ExprToAst
 from reference.language.units import parse_unit
 from reference.tpstream import allen
 from reference.tpstream.query import RETURN_FUNCS, Constraint, Duration, ReturnAgg, SituationDef, TPQuery
@@ -43,7 +44,7 @@ def _number(text: str):
 
 
 @v_args(meta=True)
-class _ToQuery(Transformer):
+class _ToQuery(ExprToAst):
     def query(self, meta, ch):
         _from, source, partition = ch[0], ch[1], ch[2]
         defs = tuple(c for c in ch if isinstance(c, SituationDef))
@@ -131,47 +132,7 @@ class _ToQuery(Transformer):
         label = str(name) if name is not None else f"{f}_{sit}_{attr}"
         return ReturnAgg(f, str(sit), str(attr), label, _pos(func))
 
-    # -------------------------------------------------------------- conditions
-    def or_expr(self, meta, ch):
-        return A.Or(tuple(c for c in ch if not isinstance(c, Token)), _pos(meta))
-
-    def and_expr(self, meta, ch):
-        return A.And(tuple(c for c in ch if not isinstance(c, Token)), _pos(meta))
-
-    def not_(self, meta, ch):
-        return A.Not(ch[1], _pos(meta))
-
-    def comparison(self, meta, ch):
-        left, op, right = ch
-        o = {"==": "=", "<>": "!=", "≠": "!=", "≥": ">=", "≤": "<="}.get(str(op), str(op))
-        return A.Compare(o, left, right, _pos(op))
-
-    def sum(self, meta, ch):
-        acc = ch[0]
-        for i in range(1, len(ch), 2):
-            acc = A.BinOp(str(ch[i]), acc, ch[i + 1], _pos(ch[i]))
-        return acc
-
-    product = sum
-
-    def neg(self, meta, ch):
-        operand = ch[1]
-        if isinstance(operand, A.Const) and not isinstance(operand.value, (str, bool)):
-            return A.Const(-operand.value, _pos(meta))
-        return A.Neg(operand, _pos(meta))
-
-    def number(self, meta, ch):
-        return A.Const(_number(str(ch[0])), _pos(ch[0]))
-
-    def string(self, meta, ch):
-        return A.Const(str(ch[0])[1:-1], _pos(ch[0]))
-
-    def true(self, meta, ch):
-        return A.Const(True, _pos(ch[0]))
-
-    def false(self, meta, ch):
-        return A.Const(False, _pos(ch[0]))
-
+    # -------------------------------------------------------------- conditions (shared rules: ExprToAst)
     def bare_ref(self, meta, ch):
         return A.AttrRef("", str(ch[0]), None, _pos(ch[0]))
 
