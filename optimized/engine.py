@@ -18,9 +18,9 @@ import numpy as np
 from optimized import kernel as K
 from optimized.bytecode import ENGINE, FormulaCompiler
 from optimized.store import Store
-from reference.binding import WindowBound, attribute_uses, check_columns, resolve_type, window_bound
+from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
-from reference.errors import EventError, QueryError, Unsupported
+from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -111,21 +111,11 @@ class OptimizedProgram:
     def variables(self) -> list[str]:
         return self.vars
 
-    # ------------------------------------------------------------------ binding (as NFAbProgram._bind)
+    # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
-        if len(batch) and self.store.end and int(batch.ts[0]) < int(self.store.ts[-1]):
-            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
-                             f"{int(self.store.ts[-1])} from an earlier batch", int(batch.source_rows[0]), "ts")
         q = self.nfa.query
         types = {c.var: resolve_type(c.event_type, batch.type_names, c.pos) for c in q.pattern.components}
-        if self.types is None or not self.store.end:
-            self.types = types
-            self.window = window_bound(q.window, batch.ts_unit)
-        elif batch.ts_unit != self.ts_unit:
-            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
-                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
-        self.ts_unit = batch.ts_unit
-        check_columns(q, batch, self.types)
+        bind_batch(self, q, batch, types, int(self.store.ts[-1]) if self.store.end else None)
         self.ctype = np.array([self.store.type_code(self.types[v]) for v in self.vars], np.int64)
         self.neg_type = np.array([self.store.type_code(self.types[neg.component.var])
                                   for neg in self.nfa.negations], np.int64)

@@ -137,3 +137,25 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[st
             except EventError:
                 pass  # a text attribute: compared as text
 
+
+
+def bind_batch(state, q: A.Query, batch: EventBatch, types: dict, last_ts: int | None) -> bool:
+    """The checks every engine makes when a batch arrives, and the binding of types, window and ts unit.
+
+    `state` carries `types`, `window` and `ts_unit`; `last_ts` is the last timestamp already fed (None
+    before the first event). The first batch with events binds the type names and the window; later
+    batches must keep timestamps in order and in the same unit. Returns True when this batch bound them.
+    """
+    if len(batch) and last_ts is not None and int(batch.ts[0]) < last_ts:
+        raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after {last_ts} from an "
+                         f"earlier batch", int(batch.source_rows[0]), "ts")
+    first = state.types is None or last_ts is None
+    if first:
+        state.types = types
+        state.window = window_bound(q.window, batch.ts_unit)
+    elif batch.ts_unit != state.ts_unit:
+        raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
+                         f"{state.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
+    state.ts_unit = batch.ts_unit
+    check_columns(q, batch, state.types)
+    return first

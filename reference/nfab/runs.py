@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, check_columns, resolve_type, window_bound
-from reference.errors import EventError, QueryError, Unsupported
+from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
+from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -116,19 +116,9 @@ class NFAbProgram:
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
-        if len(batch) and self.store.ts and int(batch.ts[0]) < self.store.ts[-1]:
-            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
-                             f"{self.store.ts[-1]} from an earlier batch", int(batch.source_rows[0]), "ts")
         q = self.nfa.query
         types = {c.var: resolve_type(c.event_type, batch.type_names, c.pos) for c in q.pattern.components}
-        if self.types is None or not self.store.ts:  # bind to the first batch that has events
-            self.types = types
-            self.window = window_bound(q.window, batch.ts_unit)
-        elif batch.ts_unit != self.ts_unit:
-            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
-                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
-        self.ts_unit = batch.ts_unit
-        check_columns(q, batch, self.types)
+        bind_batch(self, q, batch, types, self.store.ts[-1] if self.store.ts else None)
 
     # ------------------------------------------------------------------ formulas
     def _bound(self, b: Bindings) -> dict[str, tuple[int, ...]]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from reference.binding import WindowBound, attribute_uses, check_columns, resolve_type, window_bound
-from reference.errors import EventError, QueryError
+from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from reference.errors import QueryError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -34,7 +34,7 @@ class PatternProgram:
         self.counters = Counters()
         self.window: WindowBound | None = None
         self.ts_unit: str | None = None
-        self.bound_types = False
+        self.types: dict | None = None
         self.type_of_var: dict[str, frozenset[str]] = {}
         self.pending: list[tuple[int, Assignment]] = []
         self.emitted: set = set()  # canonical keys of matches, kept for OR patterns only (spec/001 §10 A6 b)
@@ -70,20 +70,10 @@ class PatternProgram:
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
-        if len(batch) and self.store.ts and int(batch.ts[0]) < self.store.ts[-1]:
-            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
-                             f"{self.store.ts[-1]} from an earlier batch", int(batch.source_rows[0]), "ts")
         leaves = A.leaves(self.query.pattern)
         types = {c.var: tuple(resolve_type(t, batch.type_names, c.pos) for t in c.types) for c in leaves}
-        if not self.bound_types or not self.store.ts:
-            self.bound_types = True
-            self.type_of_var = {v: frozenset(ts) for v, ts in types.items()}
-            self.window = window_bound(self.query.window, batch.ts_unit)
-        elif batch.ts_unit != self.ts_unit:
-            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
-                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
-        self.ts_unit = batch.ts_unit
-        check_columns(self.query, batch, types)
+        if bind_batch(self, self.query, batch, types, self.store.ts[-1] if self.store.ts else None):
+            self.type_of_var = {v: frozenset(ts) for v, ts in self.types.items()}
 
     def evict(self, buf: list[int], pos: int) -> None:
         """Drop from a position-sorted buffer the events that cannot share a window with the event at pos."""

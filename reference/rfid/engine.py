@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from reference.binding import WindowBound, attribute_uses, check_columns, resolve_type, window_bound
-from reference.errors import EventError, QueryError, Unsupported
+from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -282,26 +282,13 @@ class SSCProgram:
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
-        if len(batch) and self.store.ts and int(batch.ts[0]) < self.store.ts[-1]:
-            raise EventError(f"timestamps are not in order: {int(batch.ts[0])} comes after "
-                             f"{self.store.ts[-1]} from an earlier batch", int(batch.source_rows[0]), "ts")
-        q = self.query
         comps = [c for c in self.plan.positives] + [n.component for n in self.plan.negations]
         types = {c.var: tuple(resolve_type(t, batch.type_names, c.pos) for t in c.types) for c in comps}
-        if self.types is None or not self.store.ts:  # bind to the first batch that has events
-            self.types = types
-            self.window = window_bound(q.window, batch.ts_unit)
+        if bind_batch(self, self.query, batch, types, self.store.ts[-1] if self.store.ts else None):
             self.ssc.bind([frozenset(self.types[c.var]) for c in self.plan.positives], self.window)
             for neg in self.plan.negations:
                 neg.types = frozenset(self.types[neg.component.var])
             self.ng.bind(self.window)
-        elif batch.ts_unit != self.ts_unit:
-            raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
-                             f"{self.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")
-        self.ts_unit = batch.ts_unit
-        width = max(len(ts) for ts in self.types.values())
-        for k in range(width):  # every type of every ANY(...) is checked once
-            check_columns(q, batch, {v: ts[min(k, len(ts) - 1)] for v, ts in self.types.items()})
 
     # ------------------------------------------------------------------ operators
     def _clause(self, clause: A.Expr, env: Env) -> bool:
