@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 
@@ -30,31 +30,39 @@ def matches_frame(matches: Sequence[Match], variables: Sequence[str], returns: S
     return pd.DataFrame(rows, columns=list(variables) + ["ts"] + list(returns))
 
 
-def write_matches(matches: Sequence[Match], fmt: str, output: str | None, program: Any) -> None:
-    variables = list(program.variables)
-    returns = [r.name for r in program.query.returns]
+def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[dict]],
+                 frame: Callable[[str], pd.DataFrame], empty: str) -> None:
+    """Write results: JSON lines from `records()`; csv, table or parquet from `frame(fmt)`."""
     if fmt == "parquet" and not output:
         raise OutputError("--format parquet needs --output PATH")
     try:
         if fmt == "jsonl":
-            text = "".join(json.dumps(m.to_json(), default=str) + "\n" for m in matches)
-            _write_text(text, output)
+            _write_text("".join(json.dumps(r, default=str) + "\n" for r in records()), output)
             return
-        frame = matches_frame(matches, variables, returns)
+        table = frame(fmt)
         if fmt == "parquet":
-            frame.to_parquet(output, index=False)
+            table.to_parquet(output, index=False)
         elif fmt == "csv":
-            flat = frame.copy()
-            for v in variables:
-                flat[v] = [" ".join(str(i) for i in ids) for ids in flat[v]]
-            _write_text(flat.to_csv(index=False), output)
+            _write_text(table.to_csv(index=False), output)
         else:
-            shown = frame.copy()
-            for v in variables:
-                shown[v] = [",".join(str(i) for i in ids) for ids in shown[v]]
-            _write_text((shown.to_string(index=False) if len(shown) else "(no matches)") + "\n", output)
+            _write_text((table.to_string(index=False) if len(table) else empty) + "\n", output)
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def write_matches(matches: Sequence[Match], fmt: str, output: str | None, program: Any) -> None:
+    variables = list(program.variables)
+    returns = [r.name for r in program.query.returns]
+
+    def frame(fmt: str) -> pd.DataFrame:
+        table = matches_frame(matches, variables, returns)
+        if fmt != "parquet":  # list-of-ids columns as text: space-separated in CSV, comma-separated in tables
+            sep = " " if fmt == "csv" else ","
+            for v in variables:
+                table[v] = [sep.join(str(i) for i in ids) for ids in table[v]]
+        return table
+
+    write_output(fmt, output, lambda: (m.to_json() for m in matches), frame, "(no matches)")
 
 
 def _write_text(text: str, output: str | None) -> None:

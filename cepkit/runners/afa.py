@@ -6,7 +6,6 @@ Prints the output change stream (insertions, retractions, punctuations) in arriv
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import Counter
@@ -94,36 +93,30 @@ def _rows(afa, op, net: bool) -> list[dict]:
 
 
 def _write(rows: list[dict], fmt: str, output: str | None) -> None:
-    from cepkit.output import OutputError, _write_text
+    from cepkit.output import OutputError, write_output
 
     if fmt == "parquet":
         raise OutputError("AFA output is written as jsonl, csv or table, not parquet")
-    if fmt == "jsonl":
-        text = "".join(json.dumps(r) + "\n" for r in rows)
-    else:
-        flat = []
-        for r in rows:
-            f = {k: v for k, v in r.items() if k != "payload"}
-            p = r.get("payload")
-            if isinstance(p, dict):
-                f.update({f"r.{k}": v for k, v in p.items()})
-            elif "payload" in r:
-                f["payload"] = p
-            flat.append(f)
-        import pandas as pd
+    write_output(fmt, output, lambda: rows, lambda _fmt: _flat_frame(rows), "(no output)")
 
-        columns: list[str] = []
-        for f in flat:
-            columns += [k for k in f if k not in columns]
-        frame = pd.DataFrame([[f.get(c, "") for c in columns] for f in flat], columns=columns, dtype=object)
-        if fmt == "csv":
-            text = frame.to_csv(index=False)
-        else:
-            text = (frame.to_string(index=False) if len(frame) else "(no output)") + "\n"
-    try:
-        _write_text(text, output)
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+def _flat_frame(rows: list[dict]):
+    """One column per field, the register's fields as r.<name>."""
+    import pandas as pd
+
+    flat = []
+    for r in rows:
+        f = {k: v for k, v in r.items() if k != "payload"}
+        p = r.get("payload")
+        if isinstance(p, dict):
+            f.update({f"r.{k}": v for k, v in p.items()})
+        elif "payload" in r:
+            f["payload"] = p
+        flat.append(f)
+    columns: list[str] = []
+    for f in flat:
+        columns += [k for k in f if k not in columns]
+    return pd.DataFrame([[f.get(c, "") for c in columns] for f in flat], columns=columns, dtype=object)
 
 
 def run(args: argparse.Namespace) -> int:

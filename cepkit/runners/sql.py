@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -35,25 +34,12 @@ def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None 
 def write_table(table, fmt: str, output: str | None) -> None:
     import pandas as pd
 
-    from cepkit.output import OutputError, _write_text
+    from cepkit.output import write_output
     from reference.match import plain
 
-    if fmt == "parquet" and not output:
-        raise OutputError("--format parquet needs --output PATH")
     records = [{c: plain(v) for c, v in zip(table.columns, row)} for row in table.rows]
-    try:
-        if fmt == "jsonl":
-            _write_text("".join(json.dumps(r, default=str) + "\n" for r in records), output)
-            return
-        frame = pd.DataFrame(records, columns=list(table.columns))
-        if fmt == "parquet":
-            frame.to_parquet(output, index=False)
-        elif fmt == "csv":
-            _write_text(frame.to_csv(index=False), output)
-        else:
-            _write_text((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n", output)
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    write_output(fmt, output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=list(table.columns)),
+                 "(no rows)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@ its detection time `ts`, its situations' intervals and the RETURN values."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any, Sequence
@@ -65,21 +64,7 @@ def frame(matches: Sequence[Any], query) -> pd.DataFrame:
 
 
 def write(matches: Sequence[Any], query, fmt: str, output: str | None) -> None:
-    from cepkit.output import OutputError, _write_text
+    from cepkit.output import write_output
 
-    if fmt == "parquet" and not output:
-        raise OutputError("--format parquet needs --output PATH")
-    try:
-        if fmt == "jsonl":
-            _write_text("".join(json.dumps(m.to_json(query.partition_by), default=str) + "\n" for m in matches),
-                        output)
-            return
-        table = frame(matches, query)
-        if fmt == "parquet":
-            table.to_parquet(output, index=False)
-        elif fmt == "csv":
-            _write_text(table.to_csv(index=False), output)
-        else:
-            _write_text((table.to_string(index=False) if len(table) else "(no matches)") + "\n", output)
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    write_output(fmt, output, lambda: (m.to_json(query.partition_by) for m in matches),
+                 lambda _fmt: frame(matches, query), "(no matches)")
