@@ -58,7 +58,7 @@ def aggregate(func: str, values: list[Value]) -> Value:
     return min(present) if func == "min" else max(present)
 
 
-def _arith(op: str, x: Value, y: Value) -> Value:
+def arithmetic(op: str, x: Value, y: Value) -> Value:
     if x is None or y is None:
         return None
     if op == "+":
@@ -74,7 +74,7 @@ def _arith(op: str, x: Value, y: Value) -> Value:
     return x % y
 
 
-def _compare(op: str, x: Value, y: Value) -> bool:
+def compare_values(op: str, x: Value, y: Value) -> bool:
     if x is None or y is None:
         return False
     if isinstance(x, str) != isinstance(y, str):
@@ -114,7 +114,7 @@ def evaluate(e: A.Expr, env: Env) -> Value:
         x, y = evaluate(e.left, env), evaluate(e.right, env)
         if env.missing_true and (x is None or y is None):
             return True
-        return _compare(e.op, x, y)
+        return compare_values(e.op, x, y)
     if isinstance(e, A.And):
         return all(truth(evaluate(x, env)) for x in e.items)
     if isinstance(e, A.Or):
@@ -122,7 +122,7 @@ def evaluate(e: A.Expr, env: Env) -> Value:
     if isinstance(e, A.Not):
         return not truth(evaluate(e.operand, env))
     if isinstance(e, A.BinOp):
-        return _arith(e.op, evaluate(e.left, env), evaluate(e.right, env))
+        return arithmetic(e.op, evaluate(e.left, env), evaluate(e.right, env))
     if isinstance(e, A.Neg):
         v = evaluate(e.operand, env)
         return None if v is None else -v

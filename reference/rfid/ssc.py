@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Callable, Hashable
 
 from reference.binding import WindowBound
-from reference.evaluate import _compare
+from reference.evaluate import compare_values
 from reference.pattern.counters import Counters
 from reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
 
@@ -39,7 +39,7 @@ def norm(v: object) -> Hashable:
             n = Fraction(v.strip())
         except (ValueError, ZeroDivisionError):
             return v
-        return n if _compare("=", v, n) else v
+        return n if compare_values("=", v, n) else v
     return v
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
+from reference.evaluate import arithmetic, compare_values
 from reference.errors import EventError
 from reference.language import ast as A
 from reference.sql import ast as S
@@ -69,40 +70,19 @@ def _num(x: Value, what: str) -> None:
 
 
 def arith(op: str, x: Value, y: Value) -> Value:
+    """SQL arithmetic: null in, null out; a non-number operand is an event error; else exact as everywhere."""
     if x is None or y is None:
         return None
     _num(x, op)
     _num(y, op)
-    if op == "+":
-        return x + y
-    if op == "-":
-        return x - y
-    if op == "*":
-        return x * y
-    if y == 0:
-        return None
-    if op == "/":
-        q = Fraction(x) / Fraction(y)
-        return q.numerator if q.denominator == 1 else q
-    return x % y
+    return arithmetic(op, x, y)
 
 
 def compare(op: str, x: Value, y: Value) -> bool | None:
+    """SQL comparison: unknown (None) when either side is null, else the project's comparison."""
     if x is None or y is None:
         return None
-    if isinstance(x, str) != isinstance(y, str):
-        return op == "!="
-    if op == "=":
-        return x == y
-    if op == "!=":
-        return x != y
-    if op == "<":
-        return x < y
-    if op == "<=":
-        return x <= y
-    if op == ">":
-        return x > y
-    return x >= y
+    return compare_values(op, x, y)
 
 
 def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> Value:
