@@ -118,3 +118,9 @@ def measure(engine: str, name: str, window: int, events: int | None = None, warm
     peak = _rss_kb("VmHWM") if can_track else None
     peak_mb = max(0, peak - before) / 1024 if peak is not None and before is not None else None
     return Measurement(engine, name, window, len(batch), len(matches), seconds, peak_mb)
+
+
+def measure_all() -> dict:
+    """{(engine, query, window): Measurement} for every registered engine, query and window."""
+    return {(engine, name, window): measure(engine, name, window)
+            for engine in ENGINES if available(engine) for name in QUERIES for window in WINDOWS}

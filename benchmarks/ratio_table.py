@@ -48,17 +48,8 @@ def from_asv(results_dir: str = ".asv/results") -> dict | None:
 
 
 def measured() -> dict:
-    table = {}
-    for engine in C.ENGINES:
-        if not C.available(engine):
-            continue
-        for name in C.QUERIES:
-            for window in C.WINDOWS:
-                m = C.measure(engine, name, window)
-                table[(engine, name, window)] = {"events_per_second": m.events_per_second,
-                                                 "matches_per_second": m.matches_per_second,
-                                                 "matches": m.matches, "peak_memory_mb": m.peak_mb}
-    return table
+    return {key: {"events_per_second": m.events_per_second, "matches_per_second": m.matches_per_second,
+                  "matches": m.matches, "peak_memory_mb": m.peak_mb} for key, m in C.measure_all().items()}
 
 
 def _num(value, fmt="{:,.0f}") -> str:

@@ -2,7 +2,7 @@
 
     python -m optimized.measure [--events N] [--reference-events N] [--window W ...] [--codegen] [--unshared]
 
-Each query runs over the same stock stream (benchmarks/workloads/stock.py) already in an EventBatch;
+Each query (benchmarks/engine_compare.py) runs over its stock stream, already in an EventBatch;
 the time covers feed() + close(), including building the Match objects.
 """
 from __future__ import annotations
@@ -10,16 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from benchmarks.workloads.stock import generate
+from benchmarks import engine_compare as C
 from cepkit import compile
-from reference.events import from_pandas
-
-TEMPLATE = ("PATTERN SEQ(stock+ a[], stock b) WHERE {strategy} AND [symbol] AND a[1].price % 500 = 0 "
-            "AND {pa} AND b.volume < 150 WITHIN {w}")
-PREDICATES = {"p1": "TRUE", "p2": "a[i].price > a[i-1].price", "p3": "a[i].price > min(a[..i-1].price)"}
-STRATEGIES = {"s2": "partition-contiguity", "s3": "skip-till-next-match"}
-QUERY3 = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match(a[], b) { [symbol] and "
-          "a[1].volume > 900 and a[i].price > avg(a[..i-1].price) and b.volume < 80%*a[a.LEN].volume } WITHIN 500")
 
 
 def _rate(text: str, batch, engine: str, **options) -> tuple[float, int]:
@@ -39,16 +31,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--codegen", action="store_true", help="also time the generated-module kernel")
     ap.add_argument("--unshared", action="store_true", help="also time the tables with share_buffer=False")
     args = ap.parse_args(argv)
-    frame = generate(args.events, seed=1)
-    batch = from_pandas(frame)
-    small = batch.slice(0, args.reference_events)
-    queries = [(f"{p} {s} W={w}", TEMPLATE.format(strategy=STRATEGIES[s], pa=PREDICATES[p], w=w))
-               for w in args.window for p in PREDICATES for s in STRATEGIES]
-    queries.append(("Query3 W=500", QUERY3))
+    queries = [(f"{name} W={w}", C.query_text(name, w), name == "q3") for w in args.window for name in C.QUERIES]
     cols = (["query", "reference ev/s", "tables ev/s", "matches"] + (["codegen ev/s"] if args.codegen else [])
             + (["unshared tables ev/s"] if args.unshared else []))
     print(" | ".join(cols))
-    for name, text in queries:
+    for name, text, query3 in queries:
+        batch = C.stream(args.events, query3)
+        small = batch.slice(0, args.reference_events)
         ref, _ = _rate(text, small, "reference")
         opt, found = _rate(text, batch, "optimized")
         row = [name, f"{ref:,.0f}", f"{opt:,.0f} ({opt / ref:,.0f}x)", f"{found:,}"]

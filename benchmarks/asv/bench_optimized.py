@@ -14,15 +14,7 @@ class EngineStock:
 
     def setup_cache(self):
         """Every measurement once (asv runs each benchmark in its own process; this is shared)."""
-        out = {}
-        for engine in C.ENGINES:
-            if not C.available(engine):
-                continue
-            for name in C.QUERIES:
-                for window in C.WINDOWS:
-                    m = C.measure(engine, name, window)
-                    out[(engine, name, window)] = m
-        return out
+        return C.measure_all()
 
     setup_cache.timeout = 3600
 
