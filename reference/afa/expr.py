@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from lark import Lark
-from lark.exceptions import UnexpectedInput, VisitError
 
 from reference.errors import QueryError
 from reference.evaluate import Env, evaluate
@@ -43,14 +42,9 @@ def parse_expression(text: str, line: int = 1, column: int = 1) -> A.Expr:
     if not isinstance(text, str) or not text.strip():
         raise QueryError("empty expression", line, column)
     try:
-        tree = _parser().parse(text)
-        return sase._ToAst().transform(tree)
-    except UnexpectedInput as exc:
-        raise shift(sase._syntax_error(exc, text)) from None
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, QueryError):
-            raise shift(exc.orig_exc) from None
-        raise
+        return sase.transform_text(text, _parser().parse, sase._ToAst())
+    except QueryError as exc:
+        raise shift(exc) from None
 
 
 def _walk(e: A.Expr):

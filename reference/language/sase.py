@@ -369,35 +369,40 @@ def _default_name(expr: A.Expr) -> str:
 
 def parse_sase(text: str) -> A.Query:
     """Parse a SASE+ query (either spelling) into an unvalidated AST; syntax errors become QueryError."""
+    return transform_text(text, _parser().parse, _ToAst())
+
+
+def transform_text(text: str, parse, transformer, words: dict[str, str] = _TOKEN_WORDS):
+    """`transformer` applied to `parse(text)`; lark's syntax errors and the QueryErrors the transformer
+    raises come out as QueryError (with line, column and what was expected, named by `words`)."""
     try:
-        tree = _parser().parse(text)
-        return _ToAst().transform(tree)
+        return transformer.transform(parse(text))
     except VisitError as exc:  # an error raised inside the transformer
         if isinstance(exc.orig_exc, QueryError):
             raise exc.orig_exc from None
         raise
     except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
+        raise syntax_error(exc, text, words) from None
 
 
-def _syntax_error(exc: UnexpectedInput, text: str) -> QueryError:
-    expected: list[str] = []
+def syntax_error(exc: UnexpectedInput, text: str, words: dict[str, str] = _TOKEN_WORDS) -> QueryError:
+    """A lark syntax error as a QueryError naming the line, the column and the expected tokens."""
+    def named(names) -> list[str]:
+        return sorted({words.get(t, t) for t in names if not t.startswith("__")})
+
     if isinstance(exc, UnexpectedToken):
-        expected = sorted({_TOKEN_WORDS.get(t, t) for t in exc.accepts or exc.expected if not t.startswith("__")})
+        expected = named(exc.accepts or exc.expected)
         tok = exc.token
         if tok.type == "$END":
             line, col = _end_position(text)
             return QueryError("unexpected end of query", line, col, expected)
-        what = f"'{tok}'"
-        return QueryError(f"unexpected {what}", tok.line, tok.column, expected)
+        return QueryError(f"unexpected '{tok}'", tok.line, tok.column, expected)
     if isinstance(exc, UnexpectedCharacters):
-        expected = sorted({_TOKEN_WORDS.get(t, t) for t in exc.allowed or () if not t.startswith("__")})
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return QueryError(f"unexpected character '{ch}'", exc.line, exc.column, expected)
+        return QueryError(f"unexpected character '{ch}'", exc.line, exc.column, named(exc.allowed or ()))
     if isinstance(exc, UnexpectedEOF):
         line, col = _end_position(text)
-        return QueryError("unexpected end of query", line, col,
-                          sorted({_TOKEN_WORDS.get(t, t) for t in exc.expected}))
+        return QueryError("unexpected end of query", line, col, named(exc.expected))
     return QueryError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
 
 

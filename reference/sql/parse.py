@@ -5,10 +5,10 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from reference.errors import QueryError
 from reference.language import ast as A
+from reference.language.sase import transform_text
 from reference.language.units import parse_unit
 from reference.sql import ast as S
 from reference.sql.grammar import GRAMMAR
@@ -320,17 +320,7 @@ def parse_expression(text: str, variables: tuple[str, ...] = ()):
     qualified column references may only use `variables`."""
     from reference.sql.validate import nodes
 
-    try:
-        tree = _parser().parse(text, start="expr_start")
-        t = _ToAst()
-        t._text = text
-        e = t.transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, QueryError):
-            raise exc.orig_exc from None
-        raise
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
+    e = transform_text(text, lambda t: _parser().parse(t, start="expr_start"), _transformer(text), _WORDS)
     for n in nodes(e):
         if isinstance(n, (S.Nav, S.SqlAgg, S.Classifier, S.MatchNumber)):
             raise QueryError("a condition here cannot use navigation, aggregates or pattern functions",
@@ -341,38 +331,17 @@ def parse_expression(text: str, variables: tuple[str, ...] = ()):
     return e
 
 
+def _transformer(text: str) -> "_ToAst":
+    t = _ToAst()
+    t._text = text
+    return t
+
+
 def parse(text: str) -> S.MatchRecognize:
     """Parse and validate a MATCH_RECOGNIZE query."""
-    try:
-        tree = _parser().parse(text, start="start")
-        t = _ToAst()
-        t._text = text
-        raw = t.transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, QueryError):
-            raise exc.orig_exc from None
-        raise
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
+    raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
     return validate(raw)
 
 
 _WORDS = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of query",
           "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "CMP_OP": "a comparison", "STAR": "'*'"}
-
-
-def _syntax_error(exc: UnexpectedInput, text: str) -> QueryError:
-    if isinstance(exc, UnexpectedToken):
-        expected = sorted({_WORDS.get(t, t) for t in (exc.accepts or exc.expected) if not t.startswith("__")})
-        if exc.token.type == "$END":
-            lines = text.rstrip().split("\n")
-            return QueryError("unexpected end of query", len(lines), len(lines[-1]) + 1, expected)
-        return QueryError(f"unexpected '{exc.token}'", exc.token.line, exc.token.column, expected)
-    if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return QueryError(f"unexpected character '{ch}'", exc.line, exc.column,
-                          sorted({_WORDS.get(t, t) for t in exc.allowed or ()}))
-    if isinstance(exc, UnexpectedEOF):
-        lines = text.rstrip().split("\n")
-        return QueryError("unexpected end of query", len(lines), len(lines[-1]) + 1)
-    return QueryError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))

@@ -7,11 +7,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from reference.errors import QueryError
 from reference.language import ast as A
-from reference.language.sase import ExprToAst
+from reference.language.sase import ExprToAst, transform_text
 from reference.language.units import parse_unit
 from reference.tpstream import allen
 from reference.tpstream.query import RETURN_FUNCS, Constraint, Duration, ReturnAgg, SituationDef, TPQuery
@@ -244,35 +243,4 @@ def parse_definitions(text: str) -> tuple[SituationDef, ...]:
 
 
 def _parse(text: str, start: str):
-    try:
-        return _ToQuery().transform(_parser().parse(text, start=start))
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, QueryError):
-            raise exc.orig_exc from None
-        raise
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
-
-
-def _syntax_error(exc: UnexpectedInput, text: str) -> QueryError:
-    def words(names) -> list[str]:
-        return sorted({_WORDS.get(t, t) for t in names if not t.startswith("__")})
-
-    if isinstance(exc, UnexpectedToken):
-        if exc.token.type == "$END":
-            line, col = _end(text)
-            return QueryError("unexpected end of query", line, col, words(exc.accepts or exc.expected))
-        return QueryError(f"unexpected '{exc.token}'", exc.token.line, exc.token.column,
-                          words(exc.accepts or exc.expected))
-    if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return QueryError(f"unexpected character '{ch}'", exc.line, exc.column, words(exc.allowed or ()))
-    if isinstance(exc, UnexpectedEOF):
-        line, col = _end(text)
-        return QueryError("unexpected end of query", line, col, words(exc.expected))
-    return QueryError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
-
-
-def _end(text: str) -> tuple[int, int]:
-    lines = text.rstrip().split("\n") if text.strip() else [""]
-    return len(lines), len(lines[-1]) + 1
+    return transform_text(text, lambda t: _parser().parse(t, start=start), _ToQuery(), _WORDS)
