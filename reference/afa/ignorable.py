@@ -145,12 +145,7 @@ class IgnorableAfaOperator(AfaOperator):
 
     # ------------------------------------------------------------------ insert and retract
     def _insert(self, e: Event) -> None:
-        self._check_event(e, "insertion")
-        if not (e.le < e.re):
-            raise ProtocolError(f"insertion of {e.describe()}: empty lifetime (LE must be below RE)", column="re")
-        if e.le in self.entries:
-            raise ProtocolError(f"insertion of {e.describe()}: another event already has LE {e.le} "
-                                "(timestamps must be unique, spec/003 A2)", column="le")
+        self._check_insertion(e)
         i = bisect.bisect_left(self.keys, e.le)
         prev = self.entries[self.keys[i - 1]][1] if i > 0 else []
         at_e: list[Node] = []

@@ -159,13 +159,17 @@ class AfaOperator:
         if e.le < self.t_e:
             raise ProtocolError(f"{what} of {e.describe()} below the current punctuation {self.t_e}", column="le")
 
-    def _insert(self, e: Event) -> None:
+    def _check_insertion(self, e: Event) -> None:
+        """An insertion must be at or above the punctuation, have a non-empty lifetime and a new LE."""
         self._check_event(e, "insertion")
         if not (e.le < e.re):
             raise ProtocolError(f"insertion of {e.describe()}: empty lifetime (LE must be below RE)", column="re")
         if e.le in self.entries:
             raise ProtocolError(f"insertion of {e.describe()}: another event already has LE {e.le} "
                                 "(timestamps must be unique, spec/003 A2)", column="le")
+
+    def _insert(self, e: Event) -> None:
+        self._check_insertion(e)
         ooo = bool(self.keys) and e.le < self.keys[-1]
         i = bisect.bisect_left(self.keys, e.le)
         if ooo:
