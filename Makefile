@@ -12,6 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
+	bash scripts/ensure_opencl.sh $(PY)
 	touch $@
 
 venv install: $(VENV)/.installed
