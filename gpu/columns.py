@@ -156,3 +156,43 @@ def _text(v: np.ndarray, dictionary: tuple[str, ...], name: str, engine: str) ->
 
 
 __all__ = ["DeviceColumn", "device_column", "device_columns", "raw_column"]
+
+
+def scaled_integers(raw: np.ndarray, name: str, engine: str = "gpu") -> tuple[np.ndarray, np.ndarray | None, int]:
+    """A numeric column as exact int64 multiples of 10**-scale: (values, null mask or None, scale).
+    float64 values are the reference's exact decimals (their shortest repr); Unsupported when no int64
+    scale holds them all."""
+    col = device_column(raw, name, engine)
+    if col.kind == "long":
+        return col.values, col.null, 0
+    if col.kind != "double":
+        raise Unsupported(engine, f"aggregating non-numbers (column '{name}')")
+    present = np.unique(col.values[~np.isnan(col.values)])
+    exact = [_float_exact(float(d)) for d in present]
+    if any(isinstance(x, float) for x in exact):
+        raise Unsupported(engine, f"aggregating infinite values (column '{name}')")
+    scale = 0
+    for x in exact:
+        den = x.denominator if hasattr(x, "denominator") else 1
+        twos = (den & -den).bit_length() - 1
+        scale = max(scale, twos, _fives(den >> twos))
+    factor = 10 ** scale
+    ints = {float(d): x * factor for d, x in zip(present, exact)}
+    if any(not INT64_MIN <= int(v) <= INT64_MAX for v in ints.values()):
+        raise Unsupported(engine, f"float64 values without a common int64 decimal scale (column '{name}')")
+    nan = np.isnan(col.values)
+    keys = np.where(nan, 0.0, col.values)
+    table_keys = np.array(list(ints), dtype=np.float64)
+    table_vals = np.array([int(v) for v in ints.values()], dtype=np.int64)
+    order = np.argsort(table_keys)
+    pos = np.searchsorted(table_keys[order], keys)
+    values = np.where(nan, 0, table_vals[order][np.minimum(pos, max(len(order) - 1, 0))] if len(order) else 0)
+    return values.astype(np.int64), col.null, scale
+
+
+def _fives(n: int) -> int:
+    k = 0
+    while n > 1 and n % 5 == 0:
+        n //= 5
+        k += 1
+    return k
