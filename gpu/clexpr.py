@@ -60,6 +60,13 @@ long cepkit_neg(long a, int ok, __global int *err) {
     if (ok && a == LONG_MIN) *err = 1;
     return (long)(0UL - (ulong)a);
 }
+/* the sign of a/b - c/d (b, d nonzero) from exact 128-bit products: no overflow */
+int cepkit_cmp_q(long a, long b, long c, long d) {
+    long h1 = mul_hi(a, d), h2 = mul_hi(c, b);
+    ulong l1 = (ulong)a * (ulong)d, l2 = (ulong)c * (ulong)b;
+    int s = h1 != h2 ? (h1 < h2 ? -1 : 1) : (l1 != l2 ? (l1 < l2 ? -1 : 1) : 0);
+    return ((b < 0) != (d < 0)) ? -s : s;
+}
 /* Python's % (floored); b == 0 is null and handled by the caller */
 long cepkit_mod(long a, long b) {
     if (b == 0 || b == -1) return 0;
@@ -72,7 +79,8 @@ long cepkit_mod(long a, long b) {
 @dataclass(frozen=True)
 class Operand:
     """What a value becomes in C: `code` of `kind` 'long' | 'double' | 'code' (an index into the sorted
-    `dictionary`); `null` is a C expression true when the value is null (None: never null).
+    `dictionary`) | 'ratio' (the exact quotient code / `den` of two int64 values, from '/'); `null` is a
+    C expression true when the value is null (None: never null).
     `number` (text only): the text read as a number (null where it is not one; None: no text of the
     column is a number), for text/number comparisons; `boolean`: a truth value or boolean column
     (no arithmetic on it, as the reference)."""
@@ -83,6 +91,7 @@ class Operand:
     dictionary: tuple[str, ...] | None = None
     number: "Operand | None" = None
     boolean: bool = False
+    den: str | None = None
 
 
 Resolve = Callable[[Any], Operand]
@@ -167,6 +176,8 @@ class _Gen:
             return self.arith(e)
         if isinstance(e, A.Neg):
             v = self.numeric(e.operand, "unary minus")
+            if v.kind == "ratio":
+                raise self.refuse("unary minus of a quotient", e)
             if v.kind == "double":
                 return Operand(f"(-({v.code}))", "double", v.null)
             return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", "long", v.null)
@@ -202,18 +213,20 @@ class _Gen:
 
     def arith(self, e: A.BinOp) -> Operand:
         a, b = self.numeric(e.left, f"'{e.op}'"), self.numeric(e.right, f"'{e.op}'")
-        if e.op == "/":
-            raise self.refuse("division ('/', whose exact result is a fraction)", e)
+        if a.kind == "ratio" or b.kind == "ratio":
+            raise self.refuse(f"arithmetic ('{e.op}') on a quotient", e)
         if a.kind == "double" or b.kind == "double":
             raise self.refuse(f"arithmetic ('{e.op}') on float64 values (the reference computes exactly)", e)
         null = _or(a.null, b.null)
         ok = f"!({null or 0})"
-        if e.op == "%":
+        if e.op in "/%":     # division by zero is null
             k = self.const(e.right)
-            zero = None if k is not _CONST else f"(({b.code}) == 0)"
             if k is not _CONST and k == 0:
                 return Operand("0L", "long", "1")
-            return Operand(f"cepkit_mod({a.code}, {b.code})", "long", _or(null, zero))
+            null = _or(null, f"(({b.code}) == 0)" if k is _CONST else None)
+            if e.op == "/":  # exact: kept as numerator and denominator
+                return Operand(a.code, "ratio", null, den=b.code)
+            return Operand(f"cepkit_mod({a.code}, {b.code})", "long", null)
         fn = {"+": "cepkit_add", "-": "cepkit_sub", "*": "cepkit_mul"}[e.op]
         return Operand(f"{fn}({a.code}, {b.code}, {ok}, cepkit_err)", "long", null)
 
@@ -235,9 +248,9 @@ class _Gen:
             if a.kind != "code":
                 a, b, op = b, a, FLIP[op]
             body = (str(int(op == "!=")) if a.number is None else  # no text of the column reads as a number
-                    f"(({a.number.null or 0}) ? {int(op == '!=')} : ({_cmp(a.number, b)} {_c(op)} 0))")
+                    f"(({a.number.null or 0}) ? {int(op == '!=')} : ({self.cmp(a.number, b, e)} {_c(op)} 0))")
         else:
-            body = f"({_cmp(a, b)} {_c(op)} 0)"
+            body = f"({self.cmp(a, b, e)} {_c(op)} 0)"
         return f"(({null}) ? 2 : {body})" if null else body
 
     def compare_const(self, op: str, v: Operand, c, node) -> str:
@@ -245,19 +258,35 @@ class _Gen:
         if c is None:
             return "2"
         c = int(c) if isinstance(c, bool) else c
-        if isinstance(c, str):
-            if v.kind == "code":
-                body = _text_vs_const(op, v, c)
-            else:
-                num = _as_number(c)
-                body = str(int(op == "!=")) if isinstance(num, str) else _num_vs_const(op, v, num)
+        if isinstance(c, str) and v.kind == "code":
+            body = _text_vs_const(op, v, c)
+        elif isinstance(c, str):
+            num = _as_number(c)     # a quoted number compares as that number; other text only differs
+            body = str(int(op == "!=")) if isinstance(num, str) else self.vs_number(op, v, num, node)
         elif v.kind == "code":
             n = v.number
             body = (str(int(op == "!=")) if n is None else
-                    f"(({n.null or 0}) ? {int(op == '!=')} : {_num_vs_const(op, Operand(n.code, n.kind), c)})")
+                    f"(({n.null or 0}) ? {int(op == '!=')} : {self.vs_number(op, Operand(n.code, n.kind), c, node)})")
         else:
-            body = _num_vs_const(op, v, c)
+            body = self.vs_number(op, v, c, node)
         return f"(({v.null}) ? 2 : {body})" if v.null else body
+
+    def vs_number(self, op: str, v: Operand, q, node) -> str:
+        """`v op q` for a numeric operand v and an exact number q."""
+        if v.kind != "ratio":
+            return _num_vs_const(op, v, q)
+        q = Fraction(q)
+        if not (INT64_MIN <= q.numerator <= INT64_MAX and q.denominator <= INT64_MAX):
+            raise self.refuse("comparing a quotient with a number beyond int64", node)
+        return f"(cepkit_cmp_q({v.code}, {v.den}, {_long(q.numerator)}, {_long(q.denominator)}) {_c(op)} 0)"
+
+    def cmp(self, a: Operand, b: Operand, node) -> str:
+        """C int: the sign of a - b for two numeric operands."""
+        if a.kind == "ratio" or b.kind == "ratio":
+            if "double" in (a.kind, b.kind):
+                raise self.refuse("comparing a quotient with float64 values", node)
+            return f"cepkit_cmp_q({a.code}, {a.den or '1L'}, {b.code}, {b.den or '1L'})"
+        return _cmp(a, b)
 
 
 def _children(e):
@@ -279,7 +308,7 @@ def _c(op: str) -> str:
 
 
 def _cmp(a: Operand, b: Operand) -> str:
-    """C int: the sign of a - b for two numeric operands."""
+    """C int: the sign of a - b for two numeric operands (long or double)."""
     if a.kind == "long" and b.kind == "long":
         return f"cepkit_cmp_ll({a.code}, {b.code})"
     if a.kind == "double" and b.kind == "double":

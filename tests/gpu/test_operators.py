@@ -15,8 +15,9 @@ from tests.gpu.strategies import batches, specs
 
 SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 WHERE = ["v > 3", "v * 2 <= f", "s < 'b' OR v IS NULL", "NOT (v % 3 = 1) AND s != '10'", "f >= 0.25",
-         "s > 5", "-v = ts"]
-ON = ["L.v <= R.v", "L.s = R.s AND L.v != R.v", "L.f < R.v OR R.s IS NULL", "L.v + R.v > L.ts - R.ts"]
+         "s > 5", "-v = ts", "v / (ts - 2) >= 1 / 3", "ts / v < '2.5'"]
+ON = ["L.v <= R.v", "L.s = R.s AND L.v != R.v", "L.f < R.v OR R.s IS NULL", "L.v + R.v > L.ts - R.ts",
+      "L.v / R.v = R.ts / L.v"]
 
 
 @SETTINGS
