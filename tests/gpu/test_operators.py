@@ -48,3 +48,25 @@ def test_join_equals_reference(left, right, lw, rw, on, active, batch_size):
         assert "float64" in exc.construct
         return
     assert got == want
+
+
+def test_many_words_and_probes_scan_in_segments():
+    """Streams longer than the scan's work-group (256 words / probes), so every thread scans a segment."""
+    import numpy as np
+    import pandas as pd
+
+    from gpu.filter import filter_indices
+    from reference.events import from_pandas
+    from reference.windows.spec import WindowSpec
+
+    rng = np.random.default_rng(5)
+
+    def stream(n):
+        df = pd.DataFrame({"ts": np.cumsum(rng.integers(0, 2, n)), "v": rng.integers(0, 40, n)})
+        return from_pandas(df, type_col=None, default_type="e")
+
+    big = stream(50_000)
+    assert np.array_equal(filter_indices(big, "v > 3 AND v % 5 != 0", batch_size=20_000),
+                          np.flatnonzero((big.columns["v"] > 3) & (big.columns["v"] % 5 != 0)))
+    left, right, w = stream(1_500), stream(1_500), WindowSpec("count", 8, 3)
+    assert join_rows_gpu(left, right, "L.v < R.v", w, w) == join_batches(left, right, "L.v < R.v", w, w)
