@@ -14,10 +14,11 @@ from reference.windows.api import aggregate_batch, filter_batch, join_batches
 from tests.gpu.strategies import batches, specs
 
 SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-WHERE = ["v > 3", "v * 2 <= f", "s < 'b' OR v IS NULL", "NOT (v % 3 = 1) AND s != '10'", "f >= 0.25",
+WHERE = ["v > 3", "v * 2 <= f", "f * 3 - v / 2 > 0.5", "(f + 0.1) / v < ts", "s < 'b' OR v IS NULL",
+         "NOT (v % 3 = 1) AND s != '10'", "f >= 0.25",
          "s > 5", "-v = ts", "v / (ts - 2) >= 1 / 3", "ts / v < '2.5'"]
 ON = ["L.v <= R.v", "L.s = R.s AND L.v != R.v", "L.f < R.v OR R.s IS NULL", "L.v + R.v > L.ts - R.ts",
-      "L.v / R.v = R.ts / L.v"]
+      "L.v / R.v = R.ts / L.v", "L.f + R.f > L.v * 0.5"]
 
 
 @SETTINGS
