@@ -61,6 +61,6 @@ def bind(expr, raw: Callable[[str | None, str], np.ndarray], index: Callable[[st
 
     keys = column_refs(expr)
     computed = numeric_refs([expr])
-    cols = device_columns([raw(v, c) for v, c in keys], ", ".join(c for _, c in keys), engine,
+    cols = device_columns([raw(v, c) for v, c in keys], [c for _, c in keys], engine,
                           [k in computed for k in keys]) if keys else []
     return Bound(dict(zip(keys, cols)), index, engine)

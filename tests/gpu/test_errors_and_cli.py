@@ -92,3 +92,15 @@ def test_no_usable_opencl_gives_an_install_hint(tmp_path, events):
     assert "Traceback" not in run.stderr
     if run.returncode:            # only the wheel's PoCL is visible: it may not target this CPU
         assert "OpenCL" in run.stderr and "pocl" in run.stderr.lower()
+
+
+def test_unrepresentable_columns_are_refused_by_name():
+    from reference.errors import Unsupported
+
+    floats = from_pandas(pd.DataFrame({"ts": [0, 1], "id": [0.5, 1.5], "v": [1, 2]}), type_col=None,
+                         default_type="e")
+    with pytest.raises(Unsupported, match="non-integral float ids"):
+        filter_rows(floats, "id > 1")
+    mixed = _batch(v=pd.Series([1, "a", 2], dtype=object))
+    with pytest.raises(Unsupported, match="mixing text, numbers or booleans .column 'v'"):
+        filter_rows(mixed, "v > 1")
