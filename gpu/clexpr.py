@@ -178,16 +178,17 @@ class _Gen:
             return self.arith(e)
         if isinstance(e, A.Neg):
             v = self.numeric(e.operand, "unary minus")
-            if v.kind == "ratio":
-                return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", "ratio", v.null, den=v.den)
-            if v.kind == "double":
-                return Operand(f"(-({v.code}))", "double", v.null)
-            return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", "long", v.null)
+            return self.negate(v)
         if isinstance(e, (S.SqlAgg, A.Agg)):
             raise self.refuse("aggregates in conditions", e)
         if isinstance(e, A.EquivTest):
             raise self.refuse("equivalence tests", e)
         return self.resolve(e)
+
+    def negate(self, v: Operand) -> Operand:
+        if v.kind == "double":   # exact: the decimal of -d is minus the decimal of d
+            return Operand(f"(-({v.code}))", "double", v.null, exact=v.exact and self.negate(v.exact))
+        return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", v.kind, v.null, den=v.den)
 
     def const_operand(self, c, node) -> Operand:
         if c is None:
