@@ -1,6 +1,7 @@
 """Filter, windowed aggregation and windowed join: gpu (OpenCL) vs a Numba CPU baseline vs the reference.
 
     python -m benchmarks.gpu_windows [--events N] [--reference-events N] [--device D] [--repeat R]
+                                     [--operators filter,aggregate,join]
 
 Events/s and bytes/s (the int64 input columns an operator reads: filter v; aggregation and join ts and v)
 per engine, for the gpu both end to end (host window bounds, uploads, kernels, downloads of the result
@@ -160,9 +161,10 @@ def agree(operator: str, streams, device: str | None = None) -> bool:
     return same and np.array_equal(g[0], nb[0]) and np.array_equal(g[1], nb[1])
 
 
-def run(events: int, reference_events: int, device: str | None = None, repeat: int = 3) -> list[Measure]:
+def run(events: int, reference_events: int, device: str | None = None, repeat: int = 3,
+        operators=OPERATORS) -> list[Measure]:
     out = []
-    for op in OPERATORS:
+    for op in operators:
         big, small = streams_for(op, events), streams_for(op, reference_events, seed=7)
         if not agree(op, small, device):
             raise AssertionError(f"{op}: the engines disagree")
@@ -192,11 +194,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--reference-events", type=int, default=20_000)
     ap.add_argument("--device")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--operators", default=",".join(OPERATORS))
     a = ap.parse_args(argv)
     from gpu.device import runtime
 
     print(f"device: {runtime(a.device).name}")
-    print(table(run(a.events, a.reference_events, a.device, a.repeat)))
+    print(table(run(a.events, a.reference_events, a.device, a.repeat, a.operators.split(","))))
 
 
 if __name__ == "__main__":
