@@ -76,10 +76,12 @@ def raw_column(batch, name: str) -> np.ndarray:
     return batch.columns[name]
 
 
-def device_columns(group: Sequence[np.ndarray], names: Sequence[str], engine: str = "gpu",
+def device_columns(group: Sequence[np.ndarray], names: Sequence[str] | str, engine: str = "gpu",
                    decimal: Sequence[bool] | None = None) -> list[DeviceColumn]:
     """Device columns for raw columns that are compared with each other (one shared text dictionary);
     float64 columns flagged in `decimal` (computed with) also get their exact decimal form."""
+    if isinstance(names, str):      # one name for the whole group
+        names = [names] * len(group)
     texts: set[str] = set()
     kinds = [_classify(v, name, engine) for v, name in zip(group, names)]
     for v, k in zip(group, kinds):
