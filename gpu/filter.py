@@ -13,7 +13,8 @@ from gpu.buffers import scratch, upload
 from gpu.columns import raw_column
 from gpu.compact import WORD, compact, words
 from gpu.device import runtime
-from gpu.launch import check_overflow, kernel
+from gpu.launch import kernel, overflow_error, overflowed
+from reference.sql.run import numeric_columns
 from reference.windows.api import filter_condition, output_rows
 
 BATCH = 1 << 22
@@ -43,18 +44,28 @@ def filter_indices(batch, where: str, device: str | None = None, batch_size: int
     cond = filter_condition(batch, where)
     rt = runtime(device)
     bound = bind(cond, lambda var, col: raw_column(batch, col), lambda var: "i")
-    source = flags_source(clexpr.predicate(cond, bound.resolve), bound.params())
-    flags = kernel(rt, source, "cepkit_flags")
-    out = []
-    for a in range(0, len(batch), batch_size):
-        b = min(a + batch_size, len(batch))
+    flags = kernel(rt, flags_source(clexpr.predicate(cond, bound.resolve), bound.params()), "cepkit_flags")
+
+    def run(a: int, b: int):
         m = words(b - a)
         bits, counts, err = scratch(rt, np.uint32, m), scratch(rt, np.uint32, m), scratch(rt, np.int32, 1)
         bufs = [upload(rt, x) for x in bound.arrays(lambda var: slice(a, b))]
         ev = flags(rt.queue, (m,), None, *bufs, np.int64(b - a), bits, counts, err)
         if events is not None:
             events.append(ev)
-        check_overflow(rt, err, "the condition", int(batch.source_rows[a]), int(batch.source_rows[b - 1]))
+        return bits, counts, overflowed(rt, err)
+
+    out = []
+    for a in range(0, len(batch), batch_size):
+        b = min(a + batch_size, len(batch))
+        bits, counts, bad = run(a, b)
+        if bad:
+            while b - a > 1:      # the first event whose condition overflows, by bisection
+                mid = (a + b) // 2
+                a, b = (a, mid) if run(a, mid)[2] else (mid, b)
+            computed = sorted(numeric_columns([cond]))
+            raise overflow_error("the condition", row=int(batch.source_rows[a]),
+                                 column=", ".join(computed) or None)
         out.append(compact(rt, bits, counts, b - a, a, events))
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 

@@ -21,12 +21,20 @@ def kernel(rt, source: str, name: str):
     return k[1]
 
 
+def overflowed(rt, err) -> bool:
+    """Whether a kernel set the int64 overflow flag `err`."""
+    return bool(int(download(rt, err, np.int32, 1)[0]))
+
+
+def overflow_error(what: str, where: str = "", row: int | None = None, column: str | None = None) -> EventError:
+    return EventError(f"{what} overflows 64-bit integers{where}; the gpu engine computes in int64, "
+                      "use --engine reference for unbounded integers", row=row, column=column)
+
+
 def check_overflow(rt, err, what: str, first_row: int | None = None, last_row: int | None = None) -> None:
     """EventError when a kernel set the int64 overflow flag `err` (rows: 1-based source rows of the batch)."""
-    if int(download(rt, err, np.int32, 1)[0]):
-        where = f" (between rows {first_row} and {last_row})" if first_row is not None else ""
-        raise EventError(f"{what} overflows 64-bit integers{where}; the gpu engine computes in int64, "
-                         "use --engine reference for unbounded integers")
+    if overflowed(rt, err):
+        raise overflow_error(what, f" (between rows {first_row} and {last_row})" if first_row is not None else "")
 
 
 def kernel_ns(events) -> int:

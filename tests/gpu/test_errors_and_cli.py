@@ -44,8 +44,11 @@ def test_non_numeric_columns_are_event_errors():
 
 def test_overflow_is_an_event_error_not_a_wrong_answer():
     b = _batch(v=[1, 2 ** 62, 3])
-    with pytest.raises(EventError, match="overflows 64-bit integers"):
+    with pytest.raises(EventError, match="row 2, column 'v'.*overflows 64-bit integers"):
         filter_rows(b, "v * 4 > 0")
+    long = _batch(v=[1] * 1000 + [2 ** 62] + [5] * 500)
+    with pytest.raises(EventError, match="row 1001, column 'v'"):
+        filter_rows(long, "v * 4 > 0", batch_size=64)
     with pytest.raises(EventError, match="overflows 64-bit integers"):
         join_rows_gpu(b, b, "L.v * R.v > 0", COUNT2, COUNT2, "warmup")
 
