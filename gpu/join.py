@@ -15,7 +15,7 @@ from gpu.bind import bind
 from gpu.buffers import download, scratch, upload
 from gpu.columns import raw_column
 from gpu.device import runtime
-from gpu.launch import check_overflow, kernel
+from gpu.launch import kernel, overflow_error, overflowed
 from gpu.scan import exclusive_scan
 from gpu.windows import active_ranges
 from reference.errors import QueryError
@@ -83,28 +83,39 @@ def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: Wind
     pred = clexpr.predicate(cond, bound.resolve)
     count = kernel(rt, source(pred, bound.params(), False), "cepkit_join")
     write = kernel(rt, source(pred, bound.params(), True), "cepkit_join")
-    out_l, out_r, out_t = [], [], []
-    for a in range(0, len(t), batch_size):
-        b = min(a + batch_size, len(t))
+
+    def counted(a: int, b: int):
+        """Count pass over probes [a, b): (input buffers, bases, counts buffer, overflow flag, events)."""
         s, o, lo_, hi_ = side[a:b], own[a:b], lo[a:b], hi[a:b]
         lrange = _span(o[s == 0], lo_[s == 1], hi_[s == 1])
         rrange = _span(o[s == 1], lo_[s == 0], hi_[s == 0])
         arrays = bound.arrays(lambda var: slice(*(lrange if var == "L" else rrange)))
         bufs = [upload(rt, x) for x in arrays] + [upload(rt, x) for x in (s, o, lo_, hi_)]
         bases = (np.int64(lrange[0]), np.int64(rrange[0]))
+        counts, err, dummy = scratch(rt, np.uint32, b - a), scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
+        ev = count(rt.queue, (b - a,), None, *bufs, *bases, counts, dummy, dummy, dummy, err)
+        return bufs, bases, counts, err, [ev]
+
+    out_l, out_r, out_t = [], [], []
+    for a in range(0, len(t), batch_size):
+        b = min(a + batch_size, len(t))
         n = b - a
-        counts, err, dummy = scratch(rt, np.uint32, n), scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
-        ev = [count(rt.queue, (n,), None, *bufs, *bases, counts, dummy, dummy, dummy, err)]
+        bufs, bases, counts, err, ev = counted(a, b)
         offsets, k = exclusive_scan(rt, counts, n, ev)
-        check_overflow(rt, err, "the join condition")
+        if overflowed(rt, err):
+            while b - a > 1:      # the first probe whose condition overflows, by bisection
+                mid = (a + b) // 2
+                a, b = (a, mid) if overflowed(rt, counted(a, mid)[3]) else (mid, b)
+            stream, which = (left, "first") if side[a] == 0 else (right, "second")
+            raise overflow_error("the join condition", f" (an event of the {which} stream probing)",
+                                 row=int(stream.source_rows[own[a]]))
         pl, pr = scratch(rt, np.int64, k), scratch(rt, np.int64, k)
         if k:
             ev.append(write(rt.queue, (n,), None, *bufs, *bases, counts, offsets, pl, pr, err))
         if events is not None:
             events += ev
-        got_l, got_r = download(rt, pl, np.int64, k), download(rt, pr, np.int64, k)
-        out_l.append(got_l)
-        out_r.append(got_r)
+        out_l.append(download(rt, pl, np.int64, k))
+        out_r.append(download(rt, pr, np.int64, k))
         hits = download(rt, counts, np.uint32, n)
         out_t.append(np.repeat(t[a:b], hits.astype(np.int64)))
     cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))

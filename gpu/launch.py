@@ -31,12 +31,6 @@ def overflow_error(what: str, where: str = "", row: int | None = None, column: s
                       "use --engine reference for unbounded integers", row=row, column=column)
 
 
-def check_overflow(rt, err, what: str, first_row: int | None = None, last_row: int | None = None) -> None:
-    """EventError when a kernel set the int64 overflow flag `err` (rows: 1-based source rows of the batch)."""
-    if overflowed(rt, err):
-        raise overflow_error(what, f" (between rows {first_row} and {last_row})" if first_row is not None else "")
-
-
 def kernel_ns(events) -> int:
     """Total device time of finished OpenCL events, in nanoseconds (profiling queue)."""
     return sum(int(e.profile.end) - int(e.profile.start) for e in events)

@@ -49,8 +49,9 @@ def test_overflow_is_an_event_error_not_a_wrong_answer():
     long = _batch(v=[1] * 1000 + [2 ** 62] + [5] * 500)
     with pytest.raises(EventError, match="row 1001, column 'v'"):
         filter_rows(long, "v * 4 > 0", batch_size=64)
-    with pytest.raises(EventError, match="overflows 64-bit integers"):
-        join_rows_gpu(b, b, "L.v * R.v > 0", COUNT2, COUNT2, "warmup")
+    right = _batch(v=[1, 1, 1, 4])
+    with pytest.raises(EventError, match="row 4.*overflows 64-bit integers .an event of the second stream"):
+        join_rows_gpu(b, right, "L.v * R.v > 0", COUNT2, COUNT2, "warmup", batch_size=2)
 
 
 def test_unknown_device_is_a_query_error():
