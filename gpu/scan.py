@@ -40,29 +40,33 @@ __kernel void NAME(__global const T *counts, const long m, __global ulong *offse
 CEPKIT_SCAN(cepkit_scan, uint)
 CEPKIT_SCAN(cepkit_scan64, ulong)
 
+/* this work-item's segment [*a, *b) of its block's counts and its sum; tmp: the group's inclusive scan */
+ulong cepkit_segment(__global const uint *counts, long m, long items, __local ulong *tmp, long *a, long *b) {
+    int t = get_local_id(0), L = get_local_size(0);
+    *a = (get_group_id(0) * L + t) * items;
+    *b = min(*a + items, m);
+    ulong s = 0;
+    for (long j = *a; j < *b; j++) s += counts[j];
+    tmp[t] = s;
+    cepkit_local_scan(tmp, t, L);
+    return s;
+}
+
 /* the sum of each block of L * items counts */
 __kernel void cepkit_block_sums(__global const uint *counts, const long m, const long items,
                                 __global ulong *sums, __local ulong *tmp) {
-    int t = get_local_id(0), L = get_local_size(0);
-    long a = (get_group_id(0) * L + t) * items, b = min(a + items, m);
-    ulong s = 0;
-    for (long j = a; j < b; j++) s += counts[j];
-    tmp[t] = s;
-    cepkit_local_scan(tmp, t, L);
-    if (t == L - 1) sums[get_group_id(0)] = tmp[t];
+    long a, b;
+    cepkit_segment(counts, m, items, tmp, &a, &b);
+    if (get_local_id(0) == get_local_size(0) - 1) sums[get_group_id(0)] = tmp[get_local_id(0)];
 }
 
 /* every block's offsets, from the scanned block sums */
 __kernel void cepkit_block_scan(__global const uint *counts, const long m, const long items,
                                 __global const ulong *block_offsets, __global ulong *offsets,
                                 __local ulong *tmp) {
-    int t = get_local_id(0), L = get_local_size(0);
-    long a = (get_group_id(0) * L + t) * items, b = min(a + items, m);
-    ulong s = 0;
-    for (long j = a; j < b; j++) s += counts[j];
-    tmp[t] = s;
-    cepkit_local_scan(tmp, t, L);
-    ulong run = block_offsets[get_group_id(0)] + tmp[t] - s;
+    long a, b;
+    ulong s = cepkit_segment(counts, m, items, tmp, &a, &b);
+    ulong run = block_offsets[get_group_id(0)] + tmp[get_local_id(0)] - s;
     for (long j = a; j < b; j++) { offsets[j] = run; run += counts[j]; }
 }
 """
