@@ -55,7 +55,8 @@ class DevicePatternMatcher:
         """`columns`: the DEFINE columns (their structure and dictionaries fix the kernel); `within`:
         (amount in key ticks, exclusive) or None."""
         self.rt, self.plan = rt, plan
-        self.kernel = _kernel(rt.build(source(plan, columns, within)))
+        self.kernel = _kernel(rt.build(source(plan, columns)))
+        self.window = window_args(within)
         dtypes = {"long": np.int64, "double": np.float64, "code": np.int32, "int": np.int32, "uchar": np.uint8}
         self.fields = [np.int32, np.int64, np.int8, np.int32]
         for sl in plan.slots:
@@ -154,7 +155,7 @@ class DevicePatternMatcher:
         for j in range(n):
             src = sets[0] if j == 0 else sets[1 + (j + 1) % 2]
             dst = sets[1 + j % 2]
-            args = [np.int32(j), np.int32(h + j), np.int32(lo), np.int64(self.rows + j), kbuf, knbuf, *arrays,
+            args = [np.int32(j), np.int32(h + j), np.int32(lo), np.int64(self.rows + j), *self.window, kbuf, knbuf, *arrays,
                     cnt_buf, np.int32(src.cap), np.int32(dst.cap), *src.bufs, *dst.bufs, *self.nodes, np.int32(self.ncap),
                     mnode, np.int32(self.mcap), ctr_buf]
             events.append(self.kernel(q, (max(src.cap, 1),), None, *args))
@@ -231,3 +232,15 @@ class DevicePatternMatcher:
                 cl.enqueue_copy(self.rt.queue, b, np.ascontiguousarray(a))
         if self.count:
             cl.enqueue_copy(self.rt.queue, node_buf, np.ascontiguousarray(index[roots]))
+
+
+def window_args(within: tuple[int, bool] | None) -> tuple[np.int32, np.uint64]:
+    """(wmode, wspan) kernel arguments of WITHIN (amount in key ticks, exclusive) or None."""
+    if within is None:
+        return np.int32(0), np.uint64(0)
+    amount = within[0] - (1 if within[1] else 0)
+    if amount < 0:
+        return np.int32(2), np.uint64(0)
+    if amount >= 1 << 64:
+        return np.int32(3), np.uint64(0)
+    return np.int32(1), np.uint64(amount)

@@ -1,7 +1,8 @@
 """OpenCL C of the pattern step kernel (spec/004 §4.6): one launch per event, one work-item per partial match.
 
 Partial matches (PMs) live in arrays (structure of arrays): Glushkov position, window key of the first row,
-last bound-row node and the slot values DEFINE conditions read. A step reads the PMs in, evaluates the
+last bound-row node and the slot values DEFINE conditions read (the window is a kernel argument, so one
+build serves every WITHIN). A step reads the PMs in, evaluates the
 predicate of every outgoing transition of each PM for the current row and appends the PMs out with an atomic
 counter (the compaction: dropped PMs are simply not appended). Work-item 0 also starts PMs at the current row.
 Table 4.1: contiguous moves/clones on every transition and drops the old PM; skip-till-any clones and keeps
@@ -96,12 +97,12 @@ def _ref(plan, columns, label: str, var: str | None, col: str, k: int) -> Operan
     return slot_shape(dc).operand(f"s{slot}", "0")
 
 
-def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn], within: tuple[int, bool] | None) -> str:
+def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
     """The kernel `cepkit_seq_step` of a plan over its columns (structure and dictionaries fixed)."""
     g = plan.automaton
     preds = predicates(plan, columns)
     sfields = [fields(slot_shape(columns[sl.col]), f"s{k}") for k, sl in enumerate(plan.slots)]
-    args = ["const int j", "const int e", "const int lo", "const long row",
+    args = ["const int j", "const int e", "const int lo", "const long row", "const int wmode", "const ulong wspan",
             "__global const long *key", "__global const char *keyn"]
     for c in plan.columns:
         args += columns[c].params(col_name(plan, c))
@@ -112,18 +113,10 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn], within: tuple
         args += [f"__global {const}{t} *{side}{f}" for sf in sfields for t, f in sf]
     args += ["__global long *nrow", "__global int *npos", "__global int *npar", "const int ncap",
              "__global int *mnode", "const int mcap", "__global int *ctr"]
-    if within is None:
-        win = "1"
-    else:
-        amount, exclusive = within
-        if exclusive:
-            amount -= 1
-        if amount < 0:
-            win = "0"
-        elif amount >= 1 << 64:
-            win = "(!stn && !keyn[e])"
-        else:  # the key is sorted ascending in a partition: the unsigned difference is exact
-            win = f"(!stn && !keyn[e] && ((ulong)key[e] - (ulong)st) <= {amount}UL)"
+    # wmode 0: no WITHIN; 1: key span <= wspan; 2: never (negative span); 3: both keys present. The key is
+    # ascending in a partition, so the unsigned difference is exact.
+    win = ("(wmode == 0 || (wmode != 2 && !stn && !keyn[e] && "
+           "(wmode == 3 || ((ulong)key[e] - (ulong)st) <= wspan)))")
     nxt = plan.strategy == 1
 
     def store(q: int) -> bool:

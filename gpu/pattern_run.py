@@ -31,23 +31,25 @@ def compile_query(q: S.MatchRecognize | str, columns: Sequence[str]) -> tuple[S.
 
 
 class DeviceAllMatches:
-    """The `all_matches` hook of reference.sql.run.run_rows: every partition matched on the device."""
+    """The `all_matches` hook of reference.sql.run.run_rows: every partition matched on the device. Built
+    from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
 
     def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH):
-        self.plan, self.device, self.batch = p, device, batch
+        self.device, self.batch = device, batch
         self.kernel_s = 0.0
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
                  ts_unit: str | None) -> list[list]:
         from gpu.device import runtime
 
+        p = plan(q)  # q as bound to the table by run_rows (exact column names)
         rows = [r for prows in partitions for r in prows]
-        names = list(self.plan.columns)
+        names = list(p.columns)
         cols = dict(zip(names, device_columns([_raw(rows, c) for c in names], ", ".join(names)))) if names else {}
         within = within_ticks(q, ts_unit)
         key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
                                                                 np.ones(len(rows), np.int8))
-        matcher = DevicePatternMatcher(runtime(self.device), self.plan, cols,
+        matcher = DevicePatternMatcher(runtime(self.device), p, cols,
                                        None if within is None else (within, q.within.exclusive))
         out, start = [], 0
         for prows in partitions:
