@@ -17,9 +17,10 @@ STRATEGIES = ["CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"]
 # (PARTITION BY, PATTERN, SUBSET, DEFINE)
 PATTERNS = [
     ("", "A B* C", "", "A AS s = 0, B AS s = 1, C AS s = 2"),
-    ("PARTITION BY g", "A+ B", "", "A AS v > PREV(v), B AS v < A.v OR s = 3"),
+    ("PARTITION BY g", "A+ B", "", "A AS s <= 2, B AS s >= 1 AND (v <= A.v OR PREV(v) IS NULL)"),
     ("", "A B C*", "SUBSET U = (A, B)", "A AS s <= 1, B AS v >= A.v + 1, C AS v <= PREV(v, 2) OR U.v = 0"),
     ("", "A* B", "", "B AS s = 1 AND PREV(A.v) IS NULL"),
+    ("", "A B* C+", "", "A AS s = 0, B AS s <= 2, C AS s >= 1 AND v > PREV(v)"),
 ]
 
 
