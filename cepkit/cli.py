@@ -12,7 +12,8 @@ from reference.errors import CepkitError, EventError, QueryError
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
 # Further subcommands, each "module:function" taking the subparsers object and adding one parser.
-EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register"]
+EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register",
+                             "cepkit.devices_cli:register"]
 
 
 def read_query(path: str) -> str:

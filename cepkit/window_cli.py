@@ -20,6 +20,10 @@ def register(sub) -> None:
         p.add_argument("--output", help="write here instead of standard output")
         p.add_argument("--ts-unit", help="unit of integer timestamps")
         p.add_argument("--sort", action="store_true", help="sort events by timestamp")
+        p.add_argument("--engine", default="reference", choices=("reference", "gpu"),
+                       help="reference (exact Python) or gpu (OpenCL kernels, the same answers)")
+        p.add_argument("--device", help="OpenCL device for --engine gpu: P:D, P, or part of a name "
+                                        "(default: CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
 
     def window(p, prefix=""):
         side = " of the second stream (default: as the first)" if prefix else ""
@@ -94,7 +98,12 @@ def _filter(args: argparse.Namespace) -> int:
     from reference.windows.api import filter_batch
 
     batch = _read(args.events, args)
-    rows = filter_batch(batch, args.where)
+    if args.engine == "gpu":
+        from gpu.filter import filter_rows
+
+        rows = filter_rows(batch, args.where, args.device)
+    else:
+        rows = filter_batch(batch, args.where)
     _write(rows, args)
     print(f"{len(rows)} of {len(batch)} events kept", file=sys.stderr)
     return 0
@@ -109,12 +118,19 @@ def _aggregate(args: argparse.Namespace) -> int:
     import os
 
     if os.path.isdir(args.events):
+        if args.engine == "gpu":
+            raise QueryError("--engine gpu aggregates event files, not store directories")
         return _aggregate_store(args, funcs)
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
     batch = _read(args.events, args)
     method = "tree" if args.method == "auto" else args.method
-    rows = aggregate_batch(batch, args.attr, _spec(args), funcs, method, args.skip_empty)
+    if args.engine == "gpu":
+        from gpu.aggregate import aggregate_rows
+
+        rows = aggregate_rows(batch, args.attr, _spec(args), funcs, args.skip_empty, args.device)
+    else:
+        rows = aggregate_batch(batch, args.attr, _spec(args), funcs, method, args.skip_empty)
     _write([r.as_dict() for r in rows], args)
     print(f"{len(rows)} windows from {len(batch)} events", file=sys.stderr)
     return 0
@@ -139,7 +155,12 @@ def _join(args: argparse.Namespace) -> int:
     from reference.windows.api import join_batches
 
     left, right = _read(args.events, args), _read(args.right_events, args)
-    rows = join_batches(left, right, args.on, _spec(args), _spec(args, "right_"), args.active)
+    if args.engine == "gpu":
+        from gpu.join import join_rows_gpu
+
+        rows = join_rows_gpu(left, right, args.on, _spec(args), _spec(args, "right_"), args.active, args.device)
+    else:
+        rows = join_batches(left, right, args.on, _spec(args), _spec(args, "right_"), args.active)
     _write(rows, args)
     print(f"{len(rows)} join results from {len(left)} + {len(right)} events", file=sys.stderr)
     return 0

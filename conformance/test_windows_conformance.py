@@ -1,5 +1,5 @@
 """Run every windowed-operator conformance vector (conformance/cases/windows/*.yaml) on the reference,
-with both aggregation methods (aggregate tree and naive recomputation)."""
+with both aggregation methods (aggregate tree and naive recomputation), and on the gpu engine (OpenCL)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -13,7 +13,7 @@ from reference.windows.api import aggregate_batch, filter_batch, join_batches
 from reference.windows.spec import WindowSpec
 
 CASES = load_window_cases()
-RUNS = [(c, m) for c in CASES for m in (("tree", "naive") if c.operator == "aggregate" else ("-",))]
+RUNS = [(c, m) for c in CASES for m in (("tree", "naive", "gpu") if c.operator == "aggregate" else ("-", "gpu"))]
 
 
 def _batch(events):
@@ -33,14 +33,23 @@ def _value(v):
 @pytest.mark.parametrize("case,method", RUNS, ids=[f"{c.id}-{m}" if m != "-" else c.id for c, m in RUNS])
 def test_window_case(case, method):
     want = [{k: _value(v) for k, v in r.items()} for r in case.expected]
-    if case.operator == "filter":
-        got = filter_batch(_batch(case.events), case.where)
-    elif case.operator == "aggregate":
-        got = [r.as_dict() for r in aggregate_batch(_batch(case.events), case.attr, _spec(case.window), case.funcs,
-                                                     method, case.skip_empty)]
+    if method == "gpu":
+        from gpu.aggregate import aggregate_rows
+        from gpu.filter import filter_rows
+        from gpu.join import join_rows_gpu
+
+        run_filter, run_join = filter_rows, join_rows_gpu
+        run_aggregate = (lambda b, attr, spec, funcs, _, skip: aggregate_rows(b, attr, spec, funcs, skip))
     else:
-        got = join_batches(_batch(case.events), _batch(case.right_events), case.condition, _spec(case.window),
-                           _spec(case.right_window or case.window), case.active)
+        run_filter, run_aggregate, run_join = filter_batch, aggregate_batch, join_batches
+    if case.operator == "filter":
+        got = run_filter(_batch(case.events), case.where)
+    elif case.operator == "aggregate":
+        got = [r.as_dict() for r in run_aggregate(_batch(case.events), case.attr, _spec(case.window), case.funcs,
+                                                   method, case.skip_empty)]
+    else:
+        got = run_join(_batch(case.events), _batch(case.right_events), case.condition, _spec(case.window),
+                       _spec(case.right_window or case.window), case.active)
     assert got == want
 
 

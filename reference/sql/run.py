@@ -336,12 +336,14 @@ def run_query(q: S.MatchRecognize | str, batch) -> Table:
     return run_rows(q, columns, rows, batch.ts_unit)
 
 
-def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: str | None = None):
-    """Columns and row mappings of an EventBatch with exact values."""
+def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: str | None = None,
+               indices=None):
+    """Columns and row mappings of an EventBatch with exact values (of every event, or those at `indices`)."""
     columns = [ts_col] + ([id_col] if id_col else []) + ([type_col] if type_col else [])
     columns += [c for c in batch.columns if c not in columns]
     rows = []
-    for i in range(len(batch)):
+    for i in (range(len(batch)) if indices is None else indices):
+        i = int(i)
         row = {ts_col: int(batch.ts[i]), SOURCE_ROW: int(batch.source_rows[i])}
         if id_col:
             row[id_col] = _plain_id(batch.ids[i])

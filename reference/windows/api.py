@@ -18,21 +18,38 @@ def _rows(batch):
     return batch_rows(batch, ts_col="ts", id_col="id")
 
 
-def filter_batch(batch, where: str) -> list[dict[str, Any]]:
-    """The events (as rows with ts, id and attributes) satisfying the condition `where`."""
+def filter_condition(batch, where: str):
+    """The parsed condition of a filter over `batch`, its columns checked (numeric where computed with)."""
     cond = parse_expression(where)
     _require(cond, ["ts", "id", *batch.columns])
     for col in numeric_columns([cond]) - {"ts", "id"}:
         batch.require_numeric(col, context="a column the condition computes with")
+    return cond
+
+
+def output_rows(batch, indices=None) -> list[dict[str, Any]]:
+    """Events of `batch` (all, or those at `indices`) as output rows: ts, id and the attributes."""
+    _, rows = batch_rows(batch, ts_col="ts", id_col="id", indices=indices)
+    return [{k: v for k, v in r.items() if k != SOURCE_ROW} for r in rows]
+
+
+def filter_batch(batch, where: str) -> list[dict[str, Any]]:
+    """The events (as rows with ts, id and attributes) satisfying the condition `where`."""
+    cond = filter_condition(batch, where)
     _, rows = _rows(batch)
     return [{k: v for k, v in rows[i].items() if k != SOURCE_ROW} for i in filter_events(rows, cond)]
 
 
-def aggregate_batch(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), method: str = "tree",
-                    skip_empty: bool = False) -> list[AggRow]:
+def check_attribute(batch, attr: str) -> None:
+    """The aggregated attribute exists and holds numbers."""
     if attr not in batch.columns:
         raise EventError(f"missing attribute column '{attr}'", column=attr)
     batch.require_numeric(attr, context="the aggregated attribute")
+
+
+def aggregate_batch(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), method: str = "tree",
+                    skip_empty: bool = False) -> list[AggRow]:
+    check_attribute(batch, attr)
     values = [batch.exact_value(attr, i) for i in range(len(batch))]
     ts = [int(t) for t in batch.ts]
     return aggregate(ts, values, spec, funcs, method, skip_empty)
@@ -41,6 +58,16 @@ def aggregate_batch(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = (
 def join_batches(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec,
                  active: str = "strict") -> list[dict[str, Any]]:
     """Join results as rows: ts, left_id, right_id, then left_<attr> and right_<attr> columns."""
+    cond = join_condition(left, right, on)
+    lcols, lrows = _rows(left)
+    rcols, rrows = _rows(right)
+    res = join(lrows, [int(t) for t in left.ts], rrows, [int(t) for t in right.ts], cond, left_window,
+               right_window, active)
+    return join_rows(lcols, lrows, rcols, rrows, [(r.left, r.right, r.ts) for r in res])
+
+
+def join_condition(left, right, on: str):
+    """The parsed join condition, its columns checked against the two streams."""
     cond = parse_expression(on, ("L", "R"))
     for n in nodes(cond):
         if isinstance(n, S.ColRef):
@@ -54,15 +81,16 @@ def join_batches(left, right, on: str, left_window: WindowSpec, right_window: Wi
     for var, col in numeric_refs([cond]):
         if col not in ("ts", "id"):
             (left if var == "L" else right).require_numeric(col, context="a column the condition computes with")
-    lcols, lrows = _rows(left)
-    rcols, rrows = _rows(right)
-    res = join(lrows, [int(t) for t in left.ts], rrows, [int(t) for t in right.ts], cond, left_window,
-               right_window, active)
+    return cond
+
+
+def join_rows(lcols, lrows, rcols, rrows, pairs) -> list[dict[str, Any]]:
+    """Output rows of (left position, right position, ts) pairs: ts, left_id, right_id, left_*, right_*."""
     out = []
-    for r in res:
-        row = {"ts": r.ts, "left_id": lrows[r.left]["id"], "right_id": rrows[r.right]["id"]}
-        row.update({f"left_{c}": lrows[r.left][c] for c in lcols if c not in ("ts", "id")})
-        row.update({f"right_{c}": rrows[r.right][c] for c in rcols if c not in ("ts", "id")})
+    for li, ri, ts in pairs:
+        row = {"ts": ts, "left_id": lrows[li]["id"], "right_id": rrows[ri]["id"]}
+        row.update({f"left_{c}": lrows[li][c] for c in lcols if c not in ("ts", "id")})
+        row.update({f"right_{c}": rrows[ri][c] for c in rcols if c not in ("ts", "id")})
         out.append(row)
     return out
 

@@ -1,0 +1,21 @@
+"""`cepkit devices`: the OpenCL platforms and devices PyOpenCL sees, and which one the gpu engine uses."""
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    d = sub.add_parser("devices", help="list the OpenCL devices (for --engine gpu --device P:D)")
+    d.add_argument("--device", help="also show which device this --device value selects")
+    d.set_defaults(func=_devices)
+
+
+def _devices(args: argparse.Namespace) -> int:
+    from gpu.device import list_devices, select_device
+
+    for d in list_devices():
+        print(f"{d['id']}  {d['platform']} / {d['device']}  [{d['type']}, {d['compute_units']} compute units, "
+              f"{d['global_mem_mib']} MiB, {d['opencl_c']}]")
+    dev = select_device(args.device)
+    print(f"selected: {dev.platform.name.strip()} / {dev.name.strip()}")
+    return 0

@@ -1,0 +1,117 @@
+"""Windowed aggregation α_{W,γ} (Def 2.11) on an OpenCL device: one work-item per window recomputes the
+window from its events (the thesis' non-incremental kernel, §4.4) into an exact 128-bit sum, the non-null
+count, min and max of int64 values (float64 columns as int64 multiples of a decimal scale). The host
+computes the window bounds (gpu.windows) and builds rows as the reference: avg is the exact fraction
+sum / count, empty windows give sum 0, count 0 and null min/max/avg, or are skipped (A10)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from gpu.buffers import download, scratch, upload
+from gpu.columns import scaled_integers
+from gpu.device import runtime
+from gpu.launch import kernel
+from gpu.windows import window_bounds
+from reference.windows.aggregate import AggRow, _check
+from reference.windows.api import check_attribute
+from reference.windows.spec import WindowSpec
+
+BATCH = 1 << 22
+
+
+def source(nullable: bool) -> str:
+    skip = "if (vnull[i]) continue;" if nullable else ""
+    vnull = "__global const uchar *vnull, " if nullable else ""
+    return f"""
+__kernel void cepkit_window_agg(__global const long *v, {vnull}__global const long *start,
+        __global const long *stop, const long base, __global long *sum_hi, __global ulong *sum_lo,
+        __global long *nn, __global long *mn, __global long *mx) {{
+    size_t w = get_global_id(0);
+    long a = start[w] - base, b = stop[w] - base, hi = 0, cnt = 0, lo_v = LONG_MAX, hi_v = LONG_MIN;
+    ulong lo = 0;
+    for (long i = a; i < b; i++) {{
+        {skip}
+        long x = v[i];
+        ulong s = lo + (ulong)x;
+        hi += (x < 0 ? -1 : 0) + (s < lo ? 1 : 0);
+        lo = s;
+        cnt++;
+        lo_v = min(lo_v, x);
+        hi_v = max(hi_v, x);
+    }}
+    sum_hi[w] = hi; sum_lo[w] = lo; nn[w] = cnt; mn[w] = lo_v; mx[w] = hi_v;
+}}
+"""
+
+
+@dataclass
+class WindowAggregates:
+    """Per window: timestamp, events, exact sum (as 128-bit hi/lo words), non-null count, min, max."""
+
+    ts: np.ndarray
+    count: np.ndarray
+    sum_hi: np.ndarray
+    sum_lo: np.ndarray
+    n: np.ndarray
+    min: np.ndarray
+    max: np.ndarray
+    scale: int
+
+    def rows(self, funcs: Sequence[str], skip_empty: bool = False) -> list[AggRow]:
+        factor = 10 ** self.scale
+        small = bool(np.all(self.sum_hi == (self.sum_lo.view(np.int64) >> 63)))
+        out = []
+        for w in range(len(self.ts)):
+            count = int(self.count[w])
+            if skip_empty and count == 0:
+                continue
+            n = int(self.n[w])
+            s = int(self.sum_lo[w].view(np.int64)) if small else (int(self.sum_hi[w]) << 64) + int(self.sum_lo[w])
+            vals = {"count": count, "sum": _exact(s, factor)}
+            if n:
+                vals.update(avg=_exact(Fraction(s, n), factor), min=_exact(int(self.min[w]), factor),
+                            max=_exact(int(self.max[w]), factor))
+            out.append(AggRow(int(self.ts[w]), tuple((f, vals.get(f)) for f in funcs)))
+        return out
+
+
+def _exact(x, factor: int):
+    q = Fraction(x, factor) if factor != 1 or isinstance(x, Fraction) else x
+    return q.numerator if isinstance(q, Fraction) and q.denominator == 1 else q
+
+
+def aggregate_arrays(batch, attr: str, spec: WindowSpec, device: str | None = None, batch_size: int = BATCH,
+                     events: list | None = None) -> WindowAggregates:
+    """The aggregates of every window of `batch` (windows as reference.windows.spec.windows)."""
+    check_attribute(batch, attr)
+    values, null, scale = scaled_integers(batch.columns[attr], attr)
+    start, stop, wts = window_bounds(batch.ts, spec)
+    k = len(start)
+    rt = runtime(device)
+    agg = kernel(rt, source(null is not None), "cepkit_window_agg")
+    parts = [np.empty(k, dtype=t) for t in (np.int64, np.uint64, np.int64, np.int64, np.int64)]
+    w = 0
+    while w < k:   # groups of windows whose events fit in one device batch (at least one window)
+        w2 = max(w + 1, int(np.searchsorted(stop, start[w] + batch_size, "right")))
+        a, b = int(start[w]), int(stop[w2 - 1])
+        outs = [scratch(rt, p.dtype, w2 - w) for p in parts]
+        ins = [upload(rt, values[a:b])] + ([upload(rt, null[a:b])] if null is not None else [])
+        ev = agg(rt.queue, (w2 - w,), None, *ins, upload(rt, start[w:w2]), upload(rt, stop[w:w2]), np.int64(a),
+                 *outs)
+        if events is not None:
+            events.append(ev)
+        for p, o in zip(parts, outs):
+            p[w:w2] = download(rt, o, p.dtype, w2 - w)
+        w = w2
+    return WindowAggregates(wts, stop - start, *parts, scale)
+
+
+def aggregate_rows(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), skip_empty: bool = False,
+                   device: str | None = None, batch_size: int = BATCH) -> list[AggRow]:
+    """Like reference.windows.api.aggregate_batch (any method): one AggRow per window."""
+    _check(funcs)
+    return aggregate_arrays(batch, attr, spec, device, batch_size).rows(funcs, skip_empty)

@@ -1,0 +1,405 @@
+"""OpenCL C generation from the expression AST (reference.language.ast + reference.sql.ast), exact as the
+reference: SQL three-valued logic, exact comparison of int64 with float64, text as sorted dictionary
+codes, int64 + - * % and unary minus with overflow detection, constants folded by the reference.
+
+A generated truth value is a C int: 0 false, 1 true, 2 unknown. Leaf references (column references,
+navigation, ...) are the caller's: `resolve(node)` returns their Operand or raises Unsupported.
+Everything that cannot be generated exactly raises reference.errors.Unsupported at compile time.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+from reference.errors import Unsupported
+from reference.evaluate import _as_number
+from reference.language import ast as A
+from reference.sql import ast as S
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
+
+PRELUDE = r"""
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* cepkit: three-valued logic (0 false, 1 true, 2 unknown), exact comparisons, checked int64 arithmetic */
+int cepkit_and(int a, int b) { return (a == 0 || b == 0) ? 0 : ((a == 1 && b == 1) ? 1 : 2); }
+int cepkit_or(int a, int b) { return (a == 1 || b == 1) ? 1 : ((a == 0 && b == 0) ? 0 : 2); }
+int cepkit_not(int a) { return a == 2 ? 2 : 1 - a; }
+int cepkit_truth(int null_, int v) { return null_ ? 2 : (v != 0); }
+int cepkit_cmp_ll(long a, long b) { return (a > b) - (a < b); }
+int cepkit_cmp_dd(double a, double b) { return (a > b) - (a < b); }
+/* exact sign of a - b for an int64 a and a (non-NaN) float64 b */
+int cepkit_cmp_ld(long a, double b) {
+    if (b >= 0x1p63) return -1;
+    if (b < -0x1p63) return 1;
+    long t = (long)b;
+    if (a != t) return a < t ? -1 : 1;
+    double f = b - (double)t;
+    return f > 0.0 ? -1 : (f < 0.0 ? 1 : 0);
+}
+long cepkit_add(long a, long b, int ok, __global int *err) {
+    long r = (long)((ulong)a + (ulong)b);
+    if (ok && ((a ^ r) & (b ^ r)) < 0) *err = 1;
+    return r;
+}
+long cepkit_sub(long a, long b, int ok, __global int *err) {
+    long r = (long)((ulong)a - (ulong)b);
+    if (ok && ((a ^ b) & (a ^ r)) < 0) *err = 1;
+    return r;
+}
+long cepkit_mul(long a, long b, int ok, __global int *err) {
+    long lo = (long)((ulong)a * (ulong)b);
+    long hi = mul_hi(a, b);
+    if (ok && hi != (lo >> 63)) *err = 1;
+    return lo;
+}
+long cepkit_neg(long a, int ok, __global int *err) {
+    if (ok && a == LONG_MIN) *err = 1;
+    return (long)(0UL - (ulong)a);
+}
+/* the sign of a/b - c/d (b, d nonzero) from exact 128-bit products: no overflow */
+int cepkit_cmp_q(long a, long b, long c, long d) {
+    long h1 = mul_hi(a, d), h2 = mul_hi(c, b);
+    ulong l1 = (ulong)a * (ulong)d, l2 = (ulong)c * (ulong)b;
+    int s = h1 != h2 ? (h1 < h2 ? -1 : 1) : (l1 != l2 ? (l1 < l2 ? -1 : 1) : 0);
+    return ((b < 0) != (d < 0)) ? -s : s;
+}
+/* Python's % (floored); b == 0 is null and handled by the caller */
+long cepkit_mod(long a, long b) {
+    if (b == 0 || b == -1) return 0;
+    long r = a % b;
+    return (r != 0 && ((r ^ b) < 0)) ? r + b : r;
+}
+"""
+
+
+@dataclass(frozen=True)
+class Operand:
+    """What a value becomes in C: `code` of `kind` 'long' | 'double' | 'code' (an index into the sorted
+    `dictionary`) | 'ratio' (the exact quotient code / `den` of two int64 values, from '/'); `null` is a
+    C expression true when the value is null (None: never null).
+    `number` (text only): the text read as a number (null where it is not one; None: no text of the
+    column is a number), for text/number comparisons; `boolean`: a truth value or boolean column
+    (no arithmetic on it, as the reference)."""
+
+    code: str
+    kind: str
+    null: str | None = None
+    dictionary: tuple[str, ...] | None = None
+    number: "Operand | None" = None
+    boolean: bool = False
+    den: str | None = None
+
+
+Resolve = Callable[[Any], Operand]
+_CONST = object()
+
+
+class _Gen:
+    def __init__(self, resolve: Resolve, engine: str):
+        self.resolve, self.engine = resolve, engine
+
+    def refuse(self, construct: str, node) -> Unsupported:
+        pos = getattr(node, "pos", A.NOPOS)
+        return Unsupported(self.engine, construct, pos.line or None, pos.column or None)
+
+    # ------------------------------------------------------------------ constants
+    def const(self, e):
+        """The exact value of a subtree without leaf references (folded by the reference), else _CONST."""
+        if isinstance(e, A.Const):
+            return e.value
+        if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull, A.BinOp, A.Neg)):
+            kids = _children(e)
+            if all(self.const(k) is not _CONST for k in kids):
+                from reference.sql.exprs import Ctx, evaluate
+                return evaluate(e, Ctx([], (), (), -1, {}))
+        return _CONST
+
+    # ------------------------------------------------------------------ truth values
+    def truth(self, e, item: str | None = None) -> str:
+        """C int expression: 0 false, 1 true, 2 unknown. As the reference: a condition (and NOT's operand)
+        is SQL-truthy (a number is true when nonzero, text when nonempty); an AND/OR item that is not a
+        truth value is read as it is, so a non-null number or text counts as true in AND, false in OR."""
+        c = self.const(e)
+        if c is not _CONST:
+            if c is None:
+                return "2"
+            if item == "and":
+                return "0" if c is False else "1"
+            if item == "or":
+                return "1" if c is True else "0"
+            return "1" if c else "0"
+        if isinstance(e, (A.And, A.Or)):
+            kind = "and" if isinstance(e, A.And) else "or"
+            out = self.truth(e.items[0], kind)
+            for it in e.items[1:]:
+                out = f"cepkit_{kind}({out}, {self.truth(it, kind)})"
+            return out
+        if isinstance(e, A.Not):
+            return f"cepkit_not({self.truth(e.operand)})"
+        if isinstance(e, S.IsNull):
+            null = self.null_of(e.operand)
+            return f"(({null}) ? {0 if e.negated else 1} : {1 if e.negated else 0})"
+        if isinstance(e, A.Compare):
+            return self.compare(e)
+        v = self.value(e)
+        null = v.null or 0
+        if v.boolean:
+            return f"cepkit_truth({null}, {v.code})"
+        if item is not None:
+            return f"(({null}) ? 2 : {int(item == 'and')})"
+        if v.kind == "code":
+            empty = bool(v.dictionary) and v.dictionary[0] == ""   # '' sorts first
+            return f"cepkit_truth({null}, ({v.code}) != 0)" if empty else f"(({null}) ? 2 : 1)"
+        return f"cepkit_truth({null}, ({v.code}) != 0)"
+
+    def null_of(self, e) -> str:
+        c = self.const(e)
+        if c is not _CONST:
+            return "1" if c is None else "0"
+        if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull)):
+            return f"({self.truth(e)} == 2)"
+        return self.value(e).null or "0"
+
+    # ------------------------------------------------------------------ values
+    def value(self, e) -> Operand:
+        c = self.const(e)
+        if c is not _CONST:
+            return self.const_operand(c, e)
+        if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull)):
+            t = self.truth(e)
+            return Operand(f"({t} == 1)", "long", f"({t} == 2)", boolean=True)
+        if isinstance(e, A.BinOp):
+            return self.arith(e)
+        if isinstance(e, A.Neg):
+            v = self.numeric(e.operand, "unary minus")
+            if v.kind == "ratio":
+                raise self.refuse("unary minus of a quotient", e)
+            if v.kind == "double":
+                return Operand(f"(-({v.code}))", "double", v.null)
+            return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", "long", v.null)
+        if isinstance(e, (S.SqlAgg, A.Agg)):
+            raise self.refuse("aggregates in conditions", e)
+        if isinstance(e, A.EquivTest):
+            raise self.refuse("equivalence tests", e)
+        return self.resolve(e)
+
+    def const_operand(self, c, node) -> Operand:
+        if c is None:
+            return Operand("0L", "long", "1")
+        if isinstance(c, bool):
+            return Operand("1L" if c else "0L", "long", boolean=True)
+        if isinstance(c, int):
+            if not INT64_MIN <= c <= INT64_MAX:
+                raise self.refuse("integer constants beyond int64", node)
+            return Operand(_long(c), "long")
+        if isinstance(c, Fraction):
+            d = _float(c)
+            if _exact(d) != c:
+                raise self.refuse("a number float64 cannot hold exactly, outside a comparison", node)
+            return Operand(_double(d), "double")
+        raise self.refuse("text constants outside comparisons", node)
+
+    def numeric(self, e, what: str) -> Operand:
+        v = self.value(e)
+        if v.kind == "code":
+            raise self.refuse(f"text in {what}", e)
+        if v.boolean:
+            raise self.refuse(f"a boolean in {what}", e)
+        return v
+
+    def arith(self, e: A.BinOp) -> Operand:
+        a, b = self.numeric(e.left, f"'{e.op}'"), self.numeric(e.right, f"'{e.op}'")
+        if a.kind == "ratio" or b.kind == "ratio":
+            raise self.refuse(f"arithmetic ('{e.op}') on a quotient", e)
+        if a.kind == "double" or b.kind == "double":
+            raise self.refuse(f"arithmetic ('{e.op}') on float64 values (the reference computes exactly)", e)
+        null = _or(a.null, b.null)
+        ok = f"!({null or 0})"
+        if e.op in "/%":     # division by zero is null
+            k = self.const(e.right)
+            if k is not _CONST and k == 0:
+                return Operand("0L", "long", "1")
+            null = _or(null, f"(({b.code}) == 0)" if k is _CONST else None)
+            if e.op == "/":  # exact: kept as numerator and denominator
+                return Operand(a.code, "ratio", null, den=b.code)
+            return Operand(f"cepkit_mod({a.code}, {b.code})", "long", null)
+        fn = {"+": "cepkit_add", "-": "cepkit_sub", "*": "cepkit_mul"}[e.op]
+        return Operand(f"{fn}({a.code}, {b.code}, {ok}, cepkit_err)", "long", null)
+
+    # ------------------------------------------------------------------ comparisons
+    def compare(self, e: A.Compare) -> str:
+        op = e.op
+        lc, rc = self.const(e.left), self.const(e.right)
+        if lc is not _CONST:
+            return self.compare_const(FLIP[op], self.value(e.right), lc, e)
+        if rc is not _CONST:
+            return self.compare_const(op, self.value(e.left), rc, e)
+        a, b = self.value(e.left), self.value(e.right)
+        null = _or(a.null, b.null)
+        if a.kind == "code" and b.kind == "code":
+            if a.dictionary != b.dictionary:
+                raise self.refuse("comparing text columns that do not share a dictionary", e)
+            body = f"(({a.code}) {_c(op)} ({b.code}))"
+        elif a.kind == "code" or b.kind == "code":
+            if a.kind != "code":
+                a, b, op = b, a, FLIP[op]
+            body = (str(int(op == "!=")) if a.number is None else  # no text of the column reads as a number
+                    f"(({a.number.null or 0}) ? {int(op == '!=')} : ({self.cmp(a.number, b, e)} {_c(op)} 0))")
+        else:
+            body = f"({self.cmp(a, b, e)} {_c(op)} 0)"
+        return f"(({null}) ? 2 : {body})" if null else body
+
+    def compare_const(self, op: str, v: Operand, c, node) -> str:
+        """`v op c` for an operand v and an exact constant c."""
+        if c is None:
+            return "2"
+        c = int(c) if isinstance(c, bool) else c
+        if isinstance(c, str) and v.kind == "code":
+            body = _text_vs_const(op, v, c)
+        elif isinstance(c, str):
+            num = _as_number(c)     # a quoted number compares as that number; other text only differs
+            body = str(int(op == "!=")) if isinstance(num, str) else self.vs_number(op, v, num, node)
+        elif v.kind == "code":
+            n = v.number
+            body = (str(int(op == "!=")) if n is None else
+                    f"(({n.null or 0}) ? {int(op == '!=')} : {self.vs_number(op, Operand(n.code, n.kind), c, node)})")
+        else:
+            body = self.vs_number(op, v, c, node)
+        return f"(({v.null}) ? 2 : {body})" if v.null else body
+
+    def vs_number(self, op: str, v: Operand, q, node) -> str:
+        """`v op q` for a numeric operand v and an exact number q."""
+        if v.kind != "ratio":
+            return _num_vs_const(op, v, q)
+        q = Fraction(q)
+        if not (INT64_MIN <= q.numerator <= INT64_MAX and q.denominator <= INT64_MAX):
+            raise self.refuse("comparing a quotient with a number beyond int64", node)
+        return f"(cepkit_cmp_q({v.code}, {v.den}, {_long(q.numerator)}, {_long(q.denominator)}) {_c(op)} 0)"
+
+    def cmp(self, a: Operand, b: Operand, node) -> str:
+        """C int: the sign of a - b for two numeric operands."""
+        if a.kind == "ratio" or b.kind == "ratio":
+            if "double" in (a.kind, b.kind):
+                raise self.refuse("comparing a quotient with float64 values", node)
+            return f"cepkit_cmp_q({a.code}, {a.den or '1L'}, {b.code}, {b.den or '1L'})"
+        return _cmp(a, b)
+
+
+def _children(e):
+    if isinstance(e, (A.And, A.Or)):
+        return e.items
+    if isinstance(e, (A.Not, A.Neg, S.IsNull)):
+        return (e.operand,)
+    return (e.left, e.right)
+
+
+def _or(a: str | None, b: str | None) -> str | None:
+    if a and b:
+        return f"(({a}) || ({b}))"
+    return a or b
+
+
+def _c(op: str) -> str:
+    return "==" if op == "=" else op
+
+
+def _cmp(a: Operand, b: Operand) -> str:
+    """C int: the sign of a - b for two numeric operands (long or double)."""
+    if a.kind == "long" and b.kind == "long":
+        return f"cepkit_cmp_ll({a.code}, {b.code})"
+    if a.kind == "double" and b.kind == "double":
+        return f"cepkit_cmp_dd({a.code}, {b.code})"
+    if a.kind == "long":
+        return f"cepkit_cmp_ld({a.code}, {b.code})"
+    return f"(-cepkit_cmp_ld({b.code}, {a.code}))"
+
+
+def _long(c: int) -> str:
+    return "(-9223372036854775807L - 1L)" if c == INT64_MIN else f"({c}L)"
+
+
+def _float(q) -> float:
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def _exact(d: float):
+    """The reference's exact value of a float64 (reference.events: integral floats are ints, others
+    read back from their shortest repr)."""
+    if math.isinf(d):
+        return d
+    return int(d) if d.is_integer() else Fraction(repr(d))
+
+
+def _double(d: float) -> str:
+    if math.isinf(d):
+        return "INFINITY" if d > 0 else "(-INFINITY)"
+    return f"({d.hex()})"
+
+
+def _floor_le(q) -> tuple[int, bool]:
+    f = math.floor(q)
+    return f, f == q
+
+
+def _num_vs_const(op: str, v: Operand, q) -> str:
+    """`v op q` for a numeric operand v (long or double) and an exact number q, by thresholds."""
+    if v.kind == "long":
+        f, integral = _floor_le(q)
+        le = _le_long(v.code, f)                       # v <= q
+        lt = _le_long(v.code, f - 1 if integral else f)  # v < q
+        eq = f"(({v.code}) == {_long(f)})" if integral and INT64_MIN <= f <= INT64_MAX else "0"
+    else:
+        lo = _float(q)
+        while _exact(lo) > q:
+            lo = math.nextafter(lo, -math.inf)
+        while lo != math.inf and _exact(math.nextafter(lo, math.inf)) <= q:
+            lo = math.nextafter(lo, math.inf)
+        hit = _exact(lo) == q
+        le = f"(({v.code}) <= {_double(lo)})"
+        lt = f"(({v.code}) < {_double(lo)})" if hit else le
+        eq = f"(({v.code}) == {_double(lo)})" if hit else "0"
+    return {"<=": le, "<": lt, ">": f"(!{le})", ">=": f"(!{lt})", "=": eq, "!=": f"(!{eq})"}[op]
+
+
+def _le_long(code: str, k: int) -> str:
+    if k >= INT64_MAX:
+        return "1"
+    if k < INT64_MIN:
+        return "0"
+    return f"(({code}) <= {_long(k)})"
+
+
+def _text_vs_const(op: str, v: Operand, c: str) -> str:
+    """`v op c` for dictionary codes v (sorted dictionary) and a text constant c."""
+    d = v.dictionary or ()
+    lo = bisect.bisect_left(d, c)
+    found = lo < len(d) and d[lo] == c
+    hi = lo + 1 if found else lo            # codes < lo are < c; codes >= hi are > c
+    eq = f"(({v.code}) == {lo})" if found else "0"
+    return {"<": f"(({v.code}) < {lo})", "<=": f"(({v.code}) < {hi})", ">": f"(({v.code}) >= {hi})",
+            ">=": f"(({v.code}) >= {lo})", "=": eq, "!=": f"(!{eq})"}[op]
+
+
+def predicate(expr, resolve: Resolve, engine: str = "gpu") -> str:
+    """C int expression: 1 when `expr` is TRUE for the resolved operands (false and unknown give 0)."""
+    return f"({_Gen(resolve, engine).truth(expr)} == 1)"
+
+
+def truth(expr, resolve: Resolve, engine: str = "gpu") -> str:
+    """C int expression of `expr`'s SQL truth value: 0 false, 1 true, 2 unknown."""
+    return _Gen(resolve, engine).truth(expr)
+
+
+def value(expr, resolve: Resolve, engine: str = "gpu") -> Operand:
+    """The Operand computing `expr` (a number, a dictionary code, or a truth value as 0/1 with null)."""
+    return _Gen(resolve, engine).value(expr)
+
+
+__all__ = ["Operand", "PRELUDE", "predicate", "truth", "value"]

@@ -1,0 +1,147 @@
+"""Windowed join (Defs 2.12, 2.13) on an OpenCL device: one work-item per probing event scans the other
+stream's active window (gpu.windows.active_ranges: strict Def 2.9 or warm-up, A12) with the generated
+condition, counting results; an exclusive scan gives every probe its output offset and a second pass
+writes the (left, right) pairs. Probes are laid out in the reference's processing order (timestamp,
+the first stream before the second at equal timestamps, A13), so results come out in the reference's
+order. Probes move to the device in batches, each with the slices of both streams its windows read."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpu import clexpr
+from gpu.bind import bind
+from gpu.buffers import download, scratch, upload
+from gpu.columns import raw_column
+from gpu.compact import SOURCE as SCAN_SOURCE
+from gpu.device import runtime
+from gpu.launch import check_overflow, kernel
+from gpu.windows import active_ranges
+from reference.errors import QueryError
+from reference.sql.run import batch_rows
+from reference.windows.api import join_condition, join_rows
+from reference.windows.spec import WindowSpec
+
+BATCH = 1 << 20
+
+
+def source(pred: str, params: list[str], write: bool) -> str:
+    args = ", ".join(params + [
+        "__global const uchar *side", "__global const long *self", "__global const long *lo",
+        "__global const long *hi", "const long lbase", "const long rbase", "__global uint *counts",
+        "__global const uint *offsets", "__global long *out_l", "__global long *out_r",
+        "__global int *cepkit_err"])
+    hit = "{ out_l[o] = l + lbase; out_r[o] = r + rbase; o++; }" if write else "c++;"
+    return clexpr.PRELUDE + f"""
+__kernel void cepkit_join({args}) {{
+    size_t p = get_global_id(0);
+    long l, r;
+    uint c = 0, o = {'offsets[p]' if write else '0'};
+    if (side[p] == 0) {{
+        l = self[p] - lbase;
+        for (long q = lo[p]; q < hi[p]; q++) {{ r = q - rbase; if ({pred}) {hit} }}
+    }} else {{
+        r = self[p] - rbase;
+        for (long q = lo[p]; q < hi[p]; q++) {{ l = q - lbase; if ({pred}) {hit} }}
+    }}
+    {'' if write else 'counts[p] = c;'}
+}}
+"""
+
+
+def probes(lts: np.ndarray, rts: np.ndarray, left_window: WindowSpec, right_window: WindowSpec, active: str):
+    """Every probe in processing order: side (0 first stream, 1 second), own index, time, and the
+    [lo, hi) of the other stream's events in its active window."""
+    nl, nr = len(lts), len(rts)
+    side = np.concatenate([np.zeros(nl, np.uint8), np.ones(nr, np.uint8)])
+    own = np.concatenate([np.arange(nl, dtype=np.int64), np.arange(nr, dtype=np.int64)])
+    t = np.concatenate([lts, rts]).astype(np.int64)
+    order = np.lexsort((own, side, t))
+    side, own, t = side[order], own[order], t[order]
+    lo, hi = np.zeros(len(t), np.int64), np.zeros(len(t), np.int64)
+    left = side == 0
+    seen_r = np.searchsorted(rts, t[left], "left")      # the second stream's events before (A13)
+    seen_l = np.searchsorted(lts, t[~left], "right")    # the first stream's events up to and at t
+    lo[left], hi[left] = active_ranges(rts, seen_r, t[left], right_window, active)
+    lo[~left], hi[~left] = active_ranges(lts, seen_l, t[~left], left_window, active)
+    return side, own, t, lo, hi
+
+
+def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec, active: str = "strict",
+               device: str | None = None, batch_size: int = BATCH, events: list | None = None):
+    """(left positions, right positions, timestamps) of every join result, in the reference's order."""
+    if active not in ("strict", "warmup"):
+        raise QueryError(f"active window must be 'strict' or 'warmup', not {active!r}")
+    cond = join_condition(left, right, on)
+    lts, rts = np.asarray(left.ts, np.int64), np.asarray(right.ts, np.int64)
+    side, own, t, lo, hi = probes(lts, rts, left_window, right_window, active)
+    rt = runtime(device)
+    bound = bind(cond, lambda var, col: raw_column(left if var == "L" else right, col),
+                 lambda var: "l" if var == "L" else "r")
+    pred = clexpr.predicate(cond, bound.resolve)
+    count = kernel(rt, source(pred, bound.params(), False), "cepkit_join")
+    write = kernel(rt, source(pred, bound.params(), True), "cepkit_join")
+    scan = kernel(rt, SCAN_SOURCE, "cepkit_scan")
+    local = int(min(256, rt.device.max_work_group_size))
+    out_l, out_r, out_t = [], [], []
+    for a in range(0, len(t), batch_size):
+        b = min(a + batch_size, len(t))
+        s, o, lo_, hi_ = side[a:b], own[a:b], lo[a:b], hi[a:b]
+        lrange = _span(o[s == 0], lo_[s == 1], hi_[s == 1])
+        rrange = _span(o[s == 1], lo_[s == 0], hi_[s == 0])
+        arrays = bound.arrays(lambda var: slice(*(lrange if var == "L" else rrange)))
+        bufs = [upload(rt, x) for x in arrays] + [upload(rt, x) for x in (s, o, lo_, hi_)]
+        bases = (np.int64(lrange[0]), np.int64(rrange[0]))
+        n = b - a
+        counts, offsets, total = scratch(rt, np.uint32, n), scratch(rt, np.uint32, n), scratch(rt, np.uint32, 1)
+        err, dummy = scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
+        ev = [count(rt.queue, (n,), None, *bufs, *bases, counts, offsets, dummy, dummy, err)]
+        ev.append(scan(rt.queue, (local,), (local,), counts, np.int64(n), offsets, total,
+                       _local(4 * local)))
+        check_overflow(rt, err, "the join condition")
+        k = int(download(rt, total, np.uint32, 1)[0])
+        pl, pr = scratch(rt, np.int64, k), scratch(rt, np.int64, k)
+        if k:
+            ev.append(write(rt.queue, (n,), None, *bufs, *bases, counts, offsets, pl, pr, err))
+        if events is not None:
+            events += ev
+        got_l, got_r = download(rt, pl, np.int64, k), download(rt, pr, np.int64, k)
+        out_l.append(got_l)
+        out_r.append(got_r)
+        hits = download(rt, counts, np.uint32, n)
+        out_t.append(np.repeat(t[a:b], hits.astype(np.int64)))
+    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
+    return cat(out_l), cat(out_r), cat(out_t)
+
+
+def _span(own: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int, int]:
+    """The smallest [a, b) holding the given own positions and the non-empty [lo, hi) ranges."""
+    nonempty = hi > lo
+    firsts = [own.min()] if len(own) else []
+    lasts = [own.max() + 1] if len(own) else []
+    if nonempty.any():
+        firsts.append(lo[nonempty].min())
+        lasts.append(hi[nonempty].max())
+    return (int(min(firsts)), int(max(lasts))) if firsts else (0, 0)
+
+
+def _local(nbytes: int):
+    import pyopencl as cl
+
+    return cl.LocalMemory(nbytes)
+
+
+def join_rows_gpu(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec,
+                  active: str = "strict", device: str | None = None, batch_size: int = BATCH) -> list[dict[str, Any]]:
+    """Like reference.windows.api.join_batches: rows ts, left_id, right_id, left_<attr>, right_<attr>."""
+    pl, pr, pt = join_pairs(left, right, on, left_window, right_window, active, device, batch_size)
+    lcols, lrows = _rows_at(left, pl)
+    rcols, rrows = _rows_at(right, pr)
+    return join_rows(lcols, lrows, rcols, rrows, zip(pl.tolist(), pr.tolist(), pt.tolist()))
+
+
+def _rows_at(batch, positions: np.ndarray):
+    used = np.unique(positions)
+    cols, rows = batch_rows(batch, ts_col="ts", id_col="id", indices=used)
+    return cols, dict(zip(used.tolist(), rows))
