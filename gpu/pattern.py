@@ -30,11 +30,12 @@ def _cl():
 _KERNELS: dict = {}
 
 
-def _kernel(program):
-    """The step kernel of a built program (retrieved once per program)."""
+def _kernels(program) -> list:
+    """Three instances of the step kernel of a built program (first step, even steps, odd steps): each
+    keeps its own bound arguments, so a launch within a batch only sets the step number."""
     k = _KERNELS.get(id(program))
     if k is None:
-        k = _KERNELS[id(program)] = (program, _cl().Kernel(program, "cepkit_seq_step"))
+        k = _KERNELS[id(program)] = (program, [_cl().Kernel(program, "cepkit_seq_step") for _ in range(3)])
     return k[1]
 
 
@@ -55,7 +56,7 @@ class DevicePatternMatcher:
         """`columns`: the DEFINE columns (their structure and dictionaries fix the kernel); `within`:
         (amount in key ticks, exclusive) or None."""
         self.rt, self.plan = rt, plan
-        self.kernel = _kernel(rt.build(source(plan, columns)))
+        self.kernels = _kernels(rt.build(source(plan, columns)))
         self.window = window_args(within)
         dtypes = {"long": np.int64, "double": np.float64, "code": np.int32, "int": np.int32, "uchar": np.uint8}
         self.fields = [np.int32, np.int64, np.int8, np.int32]
@@ -151,14 +152,18 @@ class DevicePatternMatcher:
         ctr_buf = cl.Buffer(self.rt.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=counters)
         mnode = self._buf(np.int32, self.mcap)
         sets = [self.init, self.spare[0], self.spare[1]]
+        # kernel 0: the first step (initial set -> set 1); kernel 1 (2): odd (even) steps, set 1 -> 2 (2 -> 1)
+        pairs = [(sets[0], sets[1]), (sets[1], sets[2]), (sets[2], sets[1])]
+        for kern, (src, dst) in zip(self.kernels, pairs):
+            kern.set_args(np.int32(0), np.int32(h), np.int32(lo), np.int64(self.rows), *self.window, kbuf, knbuf,
+                          *arrays, cnt_buf, np.int32(src.cap), np.int32(dst.cap), *src.bufs, *dst.bufs, *self.nodes,
+                          np.int32(self.ncap), mnode, np.int32(self.mcap), ctr_buf)
         events = []
+        sizes = [(max(src.cap, 1),) for src, _dst in pairs]
         for j in range(n):
-            src = sets[0] if j == 0 else sets[1 + (j + 1) % 2]
-            dst = sets[1 + j % 2]
-            args = [np.int32(j), np.int32(h + j), np.int32(lo), np.int64(self.rows + j), *self.window, kbuf, knbuf, *arrays,
-                    cnt_buf, np.int32(src.cap), np.int32(dst.cap), *src.bufs, *dst.bufs, *self.nodes, np.int32(self.ncap),
-                    mnode, np.int32(self.mcap), ctr_buf]
-            events.append(self.kernel(q, (max(src.cap, 1),), None, *args))
+            k = 0 if j == 0 else 1 + (j + 1) % 2
+            self.kernels[k].set_arg(0, np.int32(j))
+            events.append(cl.enqueue_nd_range_kernel(q, self.kernels[k], sizes[k], None))
         cl.enqueue_copy(q, cnt, cnt_buf)
         cl.enqueue_copy(q, counters, ctr_buf)
         q.finish()

@@ -102,7 +102,7 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
     g = plan.automaton
     preds = predicates(plan, columns)
     sfields = [fields(slot_shape(columns[sl.col]), f"s{k}") for k, sl in enumerate(plan.slots)]
-    args = ["const int j", "const int e", "const int lo", "const long row", "const int wmode", "const ulong wspan",
+    args = ["const int j", "const int e0", "const int lo", "const long row0", "const int wmode", "const ulong wspan",
             "__global const long *key", "__global const char *keyn"]
     for c in plan.columns:
         args += columns[c].params(col_name(plan, c))
@@ -202,4 +202,5 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
     body.append("  }")
     return "\n".join([PRELUDE, "__kernel void cepkit_seq_step(" + ",\n    ".join(args) + ") {",
                       "  int i = get_global_id(0);",
+                      "  const int e = e0 + j; const long row = row0 + j;",
                       "  __global int *ncount = ctr, *mcount = ctr + 1, *flags = ctr + 2, *cepkit_err = ctr + 3;"] + body + ["}"])
