@@ -53,18 +53,18 @@ __kernel void cepkit_join({args}) {{
 def probes(lts: np.ndarray, rts: np.ndarray, left_window: WindowSpec, right_window: WindowSpec, active: str):
     """Every probe in processing order: side (0 first stream, 1 second), own index, time, and the
     [lo, hi) of the other stream's events in its active window."""
+    lts, rts = np.asarray(lts, np.int64), np.asarray(rts, np.int64)
     nl, nr = len(lts), len(rts)
-    side = np.concatenate([np.zeros(nl, np.uint8), np.ones(nr, np.uint8)])
-    own = np.concatenate([np.arange(nl, dtype=np.int64), np.arange(nr, dtype=np.int64)])
-    t = np.concatenate([lts, rts]).astype(np.int64)
-    order = np.lexsort((own, side, t))
-    side, own, t = side[order], own[order], t[order]
-    lo, hi = np.zeros(len(t), np.int64), np.zeros(len(t), np.int64)
-    left = side == 0
-    seen_r = np.searchsorted(rts, t[left], "left")      # the second stream's events before (A13)
-    seen_l = np.searchsorted(lts, t[~left], "right")    # the first stream's events up to and at t
-    lo[left], hi[left] = active_ranges(rts, seen_r, t[left], right_window, active)
-    lo[~left], hi[~left] = active_ranges(lts, seen_l, t[~left], left_window, active)
+    seen_r = np.searchsorted(rts, lts, "left")      # the second stream's events before a first-stream probe
+    seen_l = np.searchsorted(lts, rts, "right")     # the first stream's events up to and at a second's (A13)
+    at_l, at_r = np.arange(nl) + seen_r, np.arange(nr) + seen_l   # merged positions (a stable merge)
+    side, own, t = np.empty(nl + nr, np.uint8), np.empty(nl + nr, np.int64), np.empty(nl + nr, np.int64)
+    lo, hi = np.empty(nl + nr, np.int64), np.empty(nl + nr, np.int64)
+    side[at_l], side[at_r] = 0, 1
+    own[at_l], own[at_r] = np.arange(nl), np.arange(nr)
+    t[at_l], t[at_r] = lts, rts
+    lo[at_l], hi[at_l] = active_ranges(rts, seen_r, lts, right_window, active)
+    lo[at_r], hi[at_r] = active_ranges(lts, seen_l, rts, left_window, active)
     return side, own, t, lo, hi
 
 
