@@ -34,8 +34,10 @@ class DeviceAllMatches:
     """The `all_matches` hook of reference.sql.run.run_rows: every partition matched on the device. Built
     from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
 
-    def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH):
-        self.device, self.batch = device, batch
+    def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH,
+                 caps: tuple[int, int, int] | None = None):
+        """`caps`: initial capacities of the partial-match, node and match arrays (they grow as needed)."""
+        self.device, self.batch, self.caps = device, batch, caps or ()
         self.kernel_s = 0.0
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
@@ -50,7 +52,7 @@ class DeviceAllMatches:
         key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
                                                                 np.ones(len(rows), np.int8))
         matcher = DevicePatternMatcher(runtime(self.device), p, cols,
-                                       None if within is None else (within, q.within.exclusive))
+                                       None if within is None else (within, q.within.exclusive), *self.caps)
         out, start = [], 0
         for prows in partitions:
             idx = np.arange(start, start + len(prows))

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpu.pattern_run import DeviceAllMatches, compile_query
 from gpu.pattern_run import run_rows as gpu_run_rows
-from reference.errors import Unsupported
+from reference.errors import EventError, Unsupported
 from reference.sql.run import run_rows
 
 COLUMNS = ["ts", "id", "s", "v", "g"]
@@ -76,6 +77,24 @@ def test_growth_and_long_kleene_runs():
          "PATTERN (A B* C) DEFINE A AS ts = 0, C AS ts = 399)")
     table = gpu_run_rows(q, COLUMNS, rows, batch=50)
     assert table.rows == ((398,),) and table.rows == run_rows(q, COLUMNS, rows).rows
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tiny_arrays_grow_and_unreachable_nodes_are_collected(strategy):
+    """Capacities of 1-2 entries: every batch overflows, replays and collects nodes; same matches."""
+    rows = [{"ts": i, "id": i, "s": (i * 7) % 4, "v": (i * 5) % 6, "g": i % 2} for i in range(300)]
+    for k in range(len(PATTERNS)):
+        q, p = compile_query(_query(k, strategy, 5, False), COLUMNS)
+        hook = DeviceAllMatches(p, batch=7, caps=(1, 2, 1))
+        assert run_rows(q, COLUMNS, rows, all_matches=hook) == run_rows(q, COLUMNS, rows)
+
+
+def test_overflow_in_define_is_an_event_error():
+    rows = [{"ts": i, "id": i, "s": 0, "v": 2 ** 62, "g": 0} for i in range(3)]
+    q = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL MATCHES CONTIGUOUS PATTERN (A B) "
+         "DEFINE B AS v * 4 > A.v)")
+    with pytest.raises(EventError, match="overflow"):
+        gpu_run_rows(q, COLUMNS, rows)
 
 
 @pytest.mark.parametrize("clause, construct", [
