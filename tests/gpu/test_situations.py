@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cepkit.cli import main
 from gpu.situations import derive as gpu_derive
 from gpu.situations import run_query as gpu_run_query
-from reference.errors import Unsupported
+from reference.errors import EventError, Unsupported
 from reference.events import from_pandas
 from reference.tpstream.parser import parse_definitions, parse_tpstream
 from reference.tpstream.run import derive, run_query
@@ -75,4 +75,11 @@ def test_refused_condition():
     defs = parse_definitions("A AS x + 0.5 > 1")
     batch = from_pandas(pd.DataFrame({"ts": [1, 2], "x": [1, 2]}), type_col=None, default_type="E")
     with pytest.raises(Unsupported, match="arithmetic"):
+        gpu_derive(defs, batch)
+
+
+def test_overflow_in_a_condition_is_an_event_error():
+    defs = parse_definitions("A AS x * 4 > 0")
+    batch = from_pandas(pd.DataFrame({"ts": [1, 2], "x": [1, 2 ** 62]}), type_col=None, default_type="E")
+    with pytest.raises(EventError, match="overflow"):
         gpu_derive(defs, batch)
