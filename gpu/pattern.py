@@ -9,7 +9,7 @@ nodes to rebuild each match and collects the nodes no partial match reaches any 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 

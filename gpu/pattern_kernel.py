@@ -200,7 +200,6 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
                 body.append(keep)
         body.append("    break; }")
     body.append("  }")
-    return "\n".join([PRELUDE, "__kernel void cepkit_seq_step(" + ",\n    ".join(args) + ") {",
-                      "  int i = get_global_id(0);",
-                      "  const int e = e0 + j; const long row = row0 + j;",
-                      "  __global int *ncount = ctr, *mcount = ctr + 1, *flags = ctr + 2, *cepkit_err = ctr + 3;"] + body + ["}"])
+    head = ["  int i = get_global_id(0);", "  const int e = e0 + j; const long row = row0 + j;",
+            "  __global int *ncount = ctr, *mcount = ctr + 1, *flags = ctr + 2, *cepkit_err = ctr + 3;"]
+    return "\n".join([PRELUDE, "__kernel void cepkit_seq_step(" + ",\n    ".join(args) + ") {"] + head + body + ["}"])

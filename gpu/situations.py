@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gpu.clexpr import PRELUDE, predicate
+from gpu.clexpr import PRELUDE, predicate, value
 from gpu.columns import device_columns, raw_column
 from gpu.device import runtime
 from reference.errors import EventError, Unsupported
@@ -75,6 +75,33 @@ int end_of(long k, long n, long off, __global const uchar *flag, __global const 
 """
 
 
+def condition(e, resolve) -> str:
+    """C int (0/1) of a TPStream condition with the reference's two-valued logic (reference.evaluate): a
+    comparison with a null is false, NOT negates that, and AND/OR take their items' truthiness (null false,
+    numbers nonzero, text nonempty). Comparisons themselves are clexpr's (1 only when TRUE)."""
+    from reference.evaluate import Env, evaluate, truth
+
+    if isinstance(e, (A.And, A.Or)):
+        op = " && " if isinstance(e, A.And) else " || "
+        return "(" + op.join(condition(x, resolve) for x in e.items) + ")"
+    if isinstance(e, A.Not):
+        return f"(!{condition(e.operand, resolve)})"
+    if isinstance(e, A.Compare):
+        for side in (e.left, e.right):
+            if isinstance(side, (A.Compare, A.And, A.Or, A.Not)):
+                raise Unsupported(ENGINE, "comparisons of conditions", side.pos.line or None, side.pos.column or None)
+        return predicate(e, resolve, ENGINE)
+    if isinstance(e, A.Const):
+        return "1" if truth(evaluate(e, Env({}, lambda p, a: None))) else "0"
+    v = value(e, resolve, ENGINE)
+    present = f"!({v.null})" if v.null else "1"
+    if v.kind == "code":
+        empty = (v.dictionary or ()).index("") if "" in (v.dictionary or ()) else None
+        return present if empty is None else f"({present} && ({v.code}) != {empty})"
+    zero = "0.0" if v.kind == "double" else "0"
+    return f"({present} && ({v.code}) != {zero})"
+
+
 @dataclass
 class _Programs:
     flags: object
@@ -114,7 +141,7 @@ class DeviceDeriver:
                 pos = getattr(node, "pos", None)
                 raise Unsupported(ENGINE, f"{type(node).__name__} in the condition of situation {d.name}",
                                   pos.line if pos else None, pos.column if pos else None)
-            preds.append(predicate(d.condition, resolve, ENGINE))
+            preds.append(condition(d.condition, resolve))
         body = "\n".join(f"    flag[{k} * n + i] = {p};" for k, p in enumerate(preds))
         src = PRELUDE + "\n__kernel void cepkit_sit_flags(const long n, " + ", ".join(
             params + ["__global uchar *flag", "__global int *cepkit_err"]) + ") {\n" \
@@ -138,9 +165,9 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
 
         prog = self.rt.build(src)
         ctx = self.rt.context
-        scan = GenericScanKernel(ctx, np.int64, arguments="long seglen, __global const long *x, __global long *y", input_expr="x[i]",
-                                 scan_expr="across_seg_boundary ? b : max(a, b)", neutral="-1", is_segment_start_expr="i % seglen == 0",
-                                 output_statement="y[i] = item;")
+        scan = GenericScanKernel(ctx, np.int64, arguments="long seglen, __global const long *x, __global long *y",
+                                 input_expr="x[i]", scan_expr="across_seg_boundary ? b : max(a, b)", neutral="-1",
+                                 is_segment_start_expr="i % seglen == 0", output_statement="y[i] = item;")
         ends = GenericScanKernel(
             ctx, np.int32,
             arguments="long n, long off, __global const uchar *flag, __global const uchar *seg, "

@@ -18,8 +18,11 @@ from reference.events import from_pandas
 from reference.tpstream.parser import parse_definitions, parse_tpstream
 from reference.tpstream.run import derive, run_query
 
+# two-valued logic as reference.evaluate: a comparison with a null is false and NOT makes it true;
+# AND / OR / NOT take truthiness (null false, 0 false)
 DEFINITIONS = parse_definitions("A AS x > 0 AND y <= 2, B AS y > x AT LEAST 2, C AS x + y = 3 AT MOST 3, "
-                                "D AS x >= 1 BETWEEN 2 AND 4")
+                                "D AS x >= 1 BETWEEN 2 AND 4, E AS NOT (y <= 1) OR x, F AS x AND NOT y, "
+                                "G AS y / 2 >= 1 AND x % 2 = 1")
 QUERY = parse_tpstream("FROM s PARTITION BY g DEFINE A AS x > 0, B AS y > 1 AT LEAST 2 "
                        "PATTERN A overlaps;meets;before B WITHIN 12 RETURN sum(A.y) AS s, last(B.x) AS b")
 EX = Path(__file__).resolve().parents[2] / "examples" / "tpstream"
