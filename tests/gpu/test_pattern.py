@@ -13,14 +13,14 @@ from gpu.pattern_run import run_rows as gpu_run_rows
 from reference.errors import EventError, Unsupported
 from reference.sql.run import run_rows
 
-COLUMNS = ["ts", "id", "s", "v", "g"]
+COLUMNS = ["ts", "id", "s", "v", "g", "t"]
 STRATEGIES = ["CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"]
 # (PARTITION BY, PATTERN, SUBSET, DEFINE)
 PATTERNS = [
-    ("", "A B* C", "", "A AS s = 0, B AS s = 1, C AS s = 2"),
+    ("", "A B* C", "", "A AS s = 0, B AS s = 1, C AS s = 2 OR t > 'x'"),
     ("PARTITION BY g", "A+ B", "", "A AS s <= 2, B AS s >= 1 AND (v <= A.v OR PREV(v) IS NULL)"),
     ("", "A B C*", "SUBSET U = (A, B)", "A AS s <= 1, B AS v >= A.v + 1, C AS v <= PREV(v, 2) OR U.v = 0"),
-    ("", "A* B", "", "B AS s = 1 AND PREV(A.v) IS NULL"),
+    ("", "A* B", "", "B AS s = 1 AND PREV(A.v) IS NULL AND NOT (v > 3)"),
     ("", "A B* C+", "", "A AS s = 0, B AS s <= 2, C AS s >= 1 AND v > PREV(v)"),
 ]
 
@@ -40,7 +40,8 @@ def streams(draw, max_rows: int):
     for i, gap in enumerate(gaps):
         ts += gap
         rows.append({"ts": ts, "id": i, "s": draw(st.integers(0, 3)),
-                     "v": draw(st.one_of(st.none(), st.integers(0, 5))), "g": draw(st.integers(0, 1))})
+                     "v": draw(st.one_of(st.none(), st.integers(0, 5))), "g": draw(st.integers(0, 1)),
+                     "t": draw(st.sampled_from(["x", "y", None]))})
     return rows
 
 
@@ -82,7 +83,8 @@ def test_growth_and_long_kleene_runs():
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_tiny_arrays_grow_and_unreachable_nodes_are_collected(strategy):
     """Capacities of 1-2 entries: every batch overflows, replays and collects nodes; same matches."""
-    rows = [{"ts": i, "id": i, "s": (i * 7) % 4, "v": (i * 5) % 6, "g": i % 2} for i in range(300)]
+    rows = [{"ts": i, "id": i, "s": (i * 7) % 4, "v": (i * 5) % 6, "g": i % 2, "t": "xy"[i % 3 // 2]}
+            for i in range(300)]
     for k in range(len(PATTERNS)):
         q, p = compile_query(_query(k, strategy, 5, False), COLUMNS)
         hook = DeviceAllMatches(p, batch=7, caps=(1, 2, 1))
