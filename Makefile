@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
 DEMO_EVENTS ?= 200000
 
-.PHONY: venv install demo test bench bench-pytest clean
+.PHONY: venv install demo test bench bench-pytest bench-gpu clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -38,6 +38,9 @@ bench: install
 
 bench-pytest: install
 	$(PY) -m pytest -p no:cacheprovider benchmarks/test_bench_engines.py --benchmark-columns=mean,rounds
+
+bench-gpu: install
+	$(PY) -m benchmarks.gpu_windows --events $${EVENTS:-1000000} --reference-events 20000
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info

@@ -174,7 +174,8 @@ def run(events: int, reference_events: int, device: str | None = None, repeat: i
 def table(measures: list[Measure]) -> str:
     """A markdown table: events/s, MB/s, kernel-only events/s and ratios against reference and Numba."""
     rate = {(m.operator, m.engine): m.events_per_second for m in measures}
-    lines = ["| operator | engine | events | seconds | events/s | MB/s | kernel-only events/s | x reference | x numba |",
+    lines = ["| operator | engine | events | seconds | events/s | MB/s | kernel-only events/s | x reference "
+             "| x numba |",
              "|---|---|---|---|---|---|---|---|---|"]
     for m in measures:
         k = m.kernel_events_per_second

@@ -55,7 +55,12 @@ def column_refs(expr) -> list[tuple[str | None, str]]:
 def bind(expr, raw: Callable[[str | None, str], np.ndarray], index: Callable[[str | None], str],
          engine: str = "gpu") -> Bound:
     """Device columns for the references of `expr`; `raw(qualifier, column)` gives the whole column.
-    Text columns share one sorted dictionary, so any two of them compare by code."""
+    Text columns share one sorted dictionary, so any two of them compare by code; float64 columns that
+    arithmetic reads also get their exact decimal form."""
+    from reference.sql.run import numeric_refs
+
     keys = column_refs(expr)
-    cols = device_columns([raw(v, c) for v, c in keys], ", ".join(c for _, c in keys), engine) if keys else []
+    computed = numeric_refs([expr])
+    cols = device_columns([raw(v, c) for v, c in keys], [c for _, c in keys], engine,
+                          [k in computed for k in keys]) if keys else []
     return Bound(dict(zip(keys, cols)), index, engine)

@@ -80,7 +80,8 @@ long cepkit_mod(long a, long b) {
 class Operand:
     """What a value becomes in C: `code` of `kind` 'long' | 'double' | 'code' (an index into the sorted
     `dictionary`) | 'ratio' (the exact quotient code / `den` of two int64 values, from '/'); `null` is a
-    C expression true when the value is null (None: never null).
+    C expression true when the value is null (None: never null). `exact` (double only): the same value
+    as an int64 quotient (a decimal column scaled by 10**k, or a decimal constant), for arithmetic.
     `number` (text only): the text read as a number (null where it is not one; None: no text of the
     column is a number), for text/number comparisons; `boolean`: a truth value or boolean column
     (no arithmetic on it, as the reference)."""
@@ -92,6 +93,7 @@ class Operand:
     number: "Operand | None" = None
     boolean: bool = False
     den: str | None = None
+    exact: "Operand | None" = None
 
 
 Resolve = Callable[[Any], Operand]
@@ -176,16 +178,17 @@ class _Gen:
             return self.arith(e)
         if isinstance(e, A.Neg):
             v = self.numeric(e.operand, "unary minus")
-            if v.kind == "ratio":
-                raise self.refuse("unary minus of a quotient", e)
-            if v.kind == "double":
-                return Operand(f"(-({v.code}))", "double", v.null)
-            return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", "long", v.null)
+            return self.negate(v)
         if isinstance(e, (S.SqlAgg, A.Agg)):
             raise self.refuse("aggregates in conditions", e)
         if isinstance(e, A.EquivTest):
             raise self.refuse("equivalence tests", e)
         return self.resolve(e)
+
+    def negate(self, v: Operand) -> Operand:
+        if v.kind == "double":   # exact: the decimal of -d is minus the decimal of d
+            return Operand(f"(-({v.code}))", "double", v.null, exact=v.exact and self.negate(v.exact))
+        return Operand(f"cepkit_neg({v.code}, !({v.null or 0}), cepkit_err)", v.kind, v.null, den=v.den)
 
     def const_operand(self, c, node) -> Operand:
         if c is None:
@@ -198,9 +201,13 @@ class _Gen:
             return Operand(_long(c), "long")
         if isinstance(c, Fraction):
             d = _float(c)
+            fits = INT64_MIN <= c.numerator <= INT64_MAX and c.denominator <= INT64_MAX
+            exact = Operand(_long(c.numerator), "ratio", den=_long(c.denominator)) if fits else None
             if _exact(d) != c:
-                raise self.refuse("a number float64 cannot hold exactly, outside a comparison", node)
-            return Operand(_double(d), "double")
+                if exact is None:
+                    raise self.refuse("a number neither float64 nor an int64 quotient holds exactly", node)
+                return exact
+            return Operand(_double(d), "double", exact=exact)
         raise self.refuse("text constants outside comparisons", node)
 
     def numeric(self, e, what: str) -> Operand:
@@ -213,22 +220,53 @@ class _Gen:
 
     def arith(self, e: A.BinOp) -> Operand:
         a, b = self.numeric(e.left, f"'{e.op}'"), self.numeric(e.right, f"'{e.op}'")
-        if a.kind == "ratio" or b.kind == "ratio":
-            raise self.refuse(f"arithmetic ('{e.op}') on a quotient", e)
-        if a.kind == "double" or b.kind == "double":
-            raise self.refuse(f"arithmetic ('{e.op}') on float64 values (the reference computes exactly)", e)
         null = _or(a.null, b.null)
-        ok = f"!({null or 0})"
         if e.op in "/%":     # division by zero is null
             k = self.const(e.right)
             if k is not _CONST and k == 0:
                 return Operand("0L", "long", "1")
             null = _or(null, f"(({b.code}) == 0)" if k is _CONST else None)
+        ok = f"!({null or 0})"
+        if a.kind == "long" and b.kind == "long":
             if e.op == "/":  # exact: kept as numerator and denominator
                 return Operand(a.code, "ratio", null, den=b.code)
-            return Operand(f"cepkit_mod({a.code}, {b.code})", "long", null)
-        fn = {"+": "cepkit_add", "-": "cepkit_sub", "*": "cepkit_mul"}[e.op]
-        return Operand(f"{fn}({a.code}, {b.code}, {ok}, cepkit_err)", "long", null)
+            if e.op == "%":
+                return Operand(f"cepkit_mod({a.code}, {b.code})", "long", null)
+            fn = {"+": "cepkit_add", "-": "cepkit_sub", "*": "cepkit_mul"}[e.op]
+            return Operand(f"{fn}({a.code}, {b.code}, {ok}, cepkit_err)", "long", null)
+        if e.op == "%":
+            raise self.refuse("'%' on non-integers", e)
+        x, y = self.rational(a, e.left), self.rational(b, e.right)
+
+        def mul(p: str, q: str) -> str:
+            lp, lq = _literal(p), _literal(q)
+            if lp is not None and lq is not None:
+                if not INT64_MIN <= lp * lq <= INT64_MAX:
+                    raise self.refuse("decimal scales beyond int64", e)
+                return _long(lp * lq)
+            if lp == 1 or lq == 1:
+                return q if lp == 1 else p
+            return f"cepkit_mul({p}, {q}, {ok}, cepkit_err)"
+
+        if e.op == "*":
+            return Operand(mul(x.code, y.code), "ratio", null, den=mul(x.den, y.den))
+        if e.op == "/":
+            return Operand(mul(x.code, y.den), "ratio", null, den=mul(x.den, y.code))
+        fn = "cepkit_add" if e.op == "+" else "cepkit_sub"
+        if x.den == y.den:
+            return Operand(f"{fn}({x.code}, {y.code}, {ok}, cepkit_err)", "ratio", null, den=x.den)
+        num = f"{fn}({mul(x.code, y.den)}, {mul(y.code, x.den)}, {ok}, cepkit_err)"
+        return Operand(num, "ratio", null, den=mul(x.den, y.den))
+
+    def rational(self, v: Operand, node) -> Operand:
+        """v as an int64 quotient (a long over 1; a float64 through its exact decimal form)."""
+        if v.kind == "ratio":
+            return v
+        if v.kind == "long":
+            return Operand(v.code, "ratio", v.null, den="(1L)")
+        if v.exact is None:
+            raise self.refuse("arithmetic on float64 values without a common int64 decimal scale", node)
+        return v.exact
 
     # ------------------------------------------------------------------ comparisons
     def compare(self, e: A.Compare) -> str:
@@ -283,9 +321,8 @@ class _Gen:
     def cmp(self, a: Operand, b: Operand, node) -> str:
         """C int: the sign of a - b for two numeric operands."""
         if a.kind == "ratio" or b.kind == "ratio":
-            if "double" in (a.kind, b.kind):
-                raise self.refuse("comparing a quotient with float64 values", node)
-            return f"cepkit_cmp_q({a.code}, {a.den or '1L'}, {b.code}, {b.den or '1L'})"
+            a, b = self.rational(a, node), self.rational(b, node)
+            return f"cepkit_cmp_q({a.code}, {a.den}, {b.code}, {b.den})"
         return _cmp(a, b)
 
 
@@ -316,6 +353,12 @@ def _cmp(a: Operand, b: Operand) -> str:
     if a.kind == "long":
         return f"cepkit_cmp_ld({a.code}, {b.code})"
     return f"(-cepkit_cmp_ld({b.code}, {a.code}))"
+
+
+def _literal(code: str) -> int | None:
+    """The value of a C integer literal written by _long, else None."""
+    body = code[1:-2] if code.startswith("(") and code.endswith("L)") else ""
+    return int(body) if body.lstrip("-").isdigit() else None
 
 
 def _long(c: int) -> str:

@@ -30,10 +30,13 @@ class DeviceColumn:
     dictionary: tuple[str, ...] | None = None
     number: "DeviceColumn | None" = None
     boolean: bool = False
+    decimal: np.ndarray | None = None      # float64 values as int64 multiples of 10**-scale (for arithmetic)
+    scale: int = 0
 
     def arrays(self) -> list[np.ndarray]:
         """The arrays a kernel receives for this column, in the order of params()."""
         out = [self.values] + ([self.null] if self.null is not None else [])
+        out += [self.decimal] if self.decimal is not None else []
         return out + (self.number.arrays() if self.number is not None else [])
 
     def params(self, name: str) -> list[str]:
@@ -42,19 +45,23 @@ class DeviceColumn:
         out = [f"__global const {ctype} *{name}"]
         if self.null is not None:
             out.append(f"__global const uchar *{name}_null")
+        if self.decimal is not None:
+            out.append(f"__global const long *{name}_dec")
         return out + (self.number.params(f"{name}_num") if self.number is not None else [])
 
     def operand(self, name: str, index: str) -> Operand:
         """The Operand reading element `index` (a C expression) of the arrays named by params(name)."""
         null = f"{name}_null[{index}]" if self.null is not None else None
         num = self.number.operand(f"{name}_num", index) if self.number is not None else None
-        return Operand(f"{name}[{index}]", self.kind, null, self.dictionary, num, self.boolean)
+        exact = (Operand(f"{name}_dec[{index}]", "ratio", null, den=f"({10 ** self.scale}L)")
+                 if self.decimal is not None else None)
+        return Operand(f"{name}[{index}]", self.kind, null, self.dictionary, num, self.boolean, exact=exact)
 
     def take(self, rows: np.ndarray) -> "DeviceColumn":
         """The column at the given row positions (the same dictionary)."""
         return DeviceColumn(self.kind, self.values[rows], None if self.null is None else self.null[rows],
                             self.dictionary, None if self.number is None else self.number.take(rows),
-                            self.boolean)
+                            self.boolean, None if self.decimal is None else self.decimal[rows], self.scale)
 
 
 def raw_column(batch, name: str) -> np.ndarray:
@@ -62,24 +69,33 @@ def raw_column(batch, name: str) -> np.ndarray:
     if name == "ts":
         return np.asarray(batch.ts, dtype=np.int64)
     if name == "id" and name not in batch.columns:
-        return np.asarray(batch.ids)
+        ids = np.asarray(batch.ids)
+        if ids.dtype.kind == "f":   # the reference compares such ids as binary floats, not decimals
+            raise Unsupported("gpu", "conditions on non-integral float ids")
+        return ids
     return batch.columns[name]
 
 
-def device_columns(group: Sequence[np.ndarray], name: str, engine: str = "gpu") -> list[DeviceColumn]:
-    """Device columns for raw columns that are compared with each other (one shared text dictionary)."""
+def device_columns(group: Sequence[np.ndarray], names: Sequence[str], engine: str = "gpu",
+                   decimal: Sequence[bool] | None = None) -> list[DeviceColumn]:
+    """Device columns for raw columns that are compared with each other (one shared text dictionary);
+    float64 columns flagged in `decimal` (computed with) also get their exact decimal form."""
     texts: set[str] = set()
-    kinds = [_classify(v, name, engine) for v in group]
+    kinds = [_classify(v, name, engine) for v, name in zip(group, names)]
     for v, k in zip(group, kinds):
         if k == "text":
             texts.update(x for x in v if x is not None)
     dictionary = tuple(sorted(texts))
-    return [_text(v, dictionary, name, engine) if k == "text" else _numeric(v, k, name, engine)
-            for v, k in zip(group, kinds)]
+    out = [_text(v, dictionary, name, engine) if k == "text" else _numeric(v, k, name, engine)
+           for v, k, name in zip(group, kinds, names)]
+    for col, want, name in zip(out, decimal or [False] * len(out), names):
+        if want and col.kind == "double":
+            col.decimal, col.scale = _decimal(col, name, engine)
+    return out
 
 
 def device_column(raw: np.ndarray, name: str, engine: str = "gpu") -> DeviceColumn:
-    return device_columns([raw], name, engine)[0]
+    return device_columns([raw], [name], engine)[0]
 
 
 def _classify(v: np.ndarray, name: str, engine: str) -> str:
@@ -167,27 +183,30 @@ def scaled_integers(raw: np.ndarray, name: str, engine: str = "gpu") -> tuple[np
         return col.values, col.null, 0
     if col.kind != "double":
         raise Unsupported(engine, f"aggregating non-numbers (column '{name}')")
+    values, scale = _decimal(col, name, engine)
+    return values, col.null, scale
+
+
+def _decimal(col: DeviceColumn, name: str, engine: str) -> tuple[np.ndarray, int]:
+    """A float64 column's exact decimals as int64 multiples of 10**-scale (the smallest such scale)."""
     present = np.unique(col.values[~np.isnan(col.values)])
     exact = [_float_exact(float(d)) for d in present]
     if any(isinstance(x, float) for x in exact):
-        raise Unsupported(engine, f"aggregating infinite values (column '{name}')")
+        raise Unsupported(engine, f"computing with infinite values (column '{name}')")
     scale = 0
     for x in exact:
         den = x.denominator if hasattr(x, "denominator") else 1
         twos = (den & -den).bit_length() - 1
         scale = max(scale, twos, _fives(den >> twos))
     factor = 10 ** scale
-    ints = {float(d): x * factor for d, x in zip(present, exact)}
-    if any(not INT64_MIN <= int(v) <= INT64_MAX for v in ints.values()):
+    scaled = [int(x * factor) for x in exact]
+    if any(not INT64_MIN <= v <= INT64_MAX for v in scaled):
         raise Unsupported(engine, f"float64 values without a common int64 decimal scale (column '{name}')")
     nan = np.isnan(col.values)
-    keys = np.where(nan, 0.0, col.values)
-    table_keys = np.array(list(ints), dtype=np.float64)
-    table_vals = np.array([int(v) for v in ints.values()], dtype=np.int64)
-    order = np.argsort(table_keys)
-    pos = np.searchsorted(table_keys[order], keys)
-    values = np.where(nan, 0, table_vals[order][np.minimum(pos, max(len(order) - 1, 0))] if len(order) else 0)
-    return values.astype(np.int64), col.null, scale
+    if not len(present):
+        return np.zeros(len(col.values), dtype=np.int64), 0
+    pos = np.searchsorted(present, np.where(nan, present[0], col.values))
+    return np.where(nan, 0, np.array(scaled, dtype=np.int64)[pos]).astype(np.int64), scale
 
 
 def _fives(n: int) -> int:

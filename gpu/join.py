@@ -30,14 +30,15 @@ def source(pred: str, params: list[str], write: bool) -> str:
     args = ", ".join(params + [
         "__global const uchar *side", "__global const long *self", "__global const long *lo",
         "__global const long *hi", "const long lbase", "const long rbase", "__global uint *counts",
-        "__global const uint *offsets", "__global long *out_l", "__global long *out_r",
+        "__global const ulong *offsets", "__global long *out_l", "__global long *out_r",
         "__global int *cepkit_err"])
     hit = "{ out_l[o] = l + lbase; out_r[o] = r + rbase; o++; }" if write else "c++;"
     return clexpr.PRELUDE + f"""
 __kernel void cepkit_join({args}) {{
     size_t p = get_global_id(0);
     long l, r;
-    uint c = 0, o = {'offsets[p]' if write else '0'};
+    uint c = 0;
+    ulong o = {'offsets[p]' if write else '0'};
     if (side[p] == 0) {{
         l = self[p] - lbase;
         for (long q = lo[p]; q < hi[p]; q++) {{ r = q - rbase; if ({pred}) {hit} }}
@@ -94,13 +95,13 @@ def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: Wind
         bufs = [upload(rt, x) for x in arrays] + [upload(rt, x) for x in (s, o, lo_, hi_)]
         bases = (np.int64(lrange[0]), np.int64(rrange[0]))
         n = b - a
-        counts, offsets, total = scratch(rt, np.uint32, n), scratch(rt, np.uint32, n), scratch(rt, np.uint32, 1)
+        counts, offsets, total = scratch(rt, np.uint32, n), scratch(rt, np.uint64, n), scratch(rt, np.uint64, 1)
         err, dummy = scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
         ev = [count(rt.queue, (n,), None, *bufs, *bases, counts, offsets, dummy, dummy, err)]
         ev.append(scan(rt.queue, (local,), (local,), counts, np.int64(n), offsets, total,
-                       _local(4 * local)))
+                       _local(8 * local)))
         check_overflow(rt, err, "the join condition")
-        k = int(download(rt, total, np.uint32, 1)[0])
+        k = int(download(rt, total, np.uint64, 1)[0])
         pl, pr = scratch(rt, np.int64, k), scratch(rt, np.int64, k)
         if k:
             ev.append(write(rt.queue, (n,), None, *bufs, *bases, counts, offsets, pl, pr, err))

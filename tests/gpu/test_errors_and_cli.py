@@ -79,8 +79,8 @@ def test_cli_gpu_prints_what_the_reference_prints(events, args, capsys):
 
 
 def test_cli_refusals_and_devices(events, capsys):
-    assert main(["window", "filter", events[0], "--where", "v / 2 + 1 > 1", "--engine", "gpu"]) == 2
-    assert "engine 'gpu' does not support arithmetic ('+') on a quotient" in capsys.readouterr().err
+    assert main(["window", "filter", events[0], "--where", "v % 2.5 > 1", "--engine", "gpu"]) == 2
+    assert "engine 'gpu' does not support '%' on non-integers" in capsys.readouterr().err
     assert main(["devices"]) == 0
     assert "selected:" in capsys.readouterr().out
 
@@ -92,3 +92,15 @@ def test_no_usable_opencl_gives_an_install_hint(tmp_path, events):
     assert "Traceback" not in run.stderr
     if run.returncode:            # only the wheel's PoCL is visible: it may not target this CPU
         assert "OpenCL" in run.stderr and "pocl" in run.stderr.lower()
+
+
+def test_unrepresentable_columns_are_refused_by_name():
+    from reference.errors import Unsupported
+
+    floats = from_pandas(pd.DataFrame({"ts": [0, 1], "id": [0.5, 1.5], "v": [1, 2]}), type_col=None,
+                         default_type="e")
+    with pytest.raises(Unsupported, match="non-integral float ids"):
+        filter_rows(floats, "id > 1")
+    mixed = _batch(v=pd.Series([1, "a", 2], dtype=object))
+    with pytest.raises(Unsupported, match="mixing text, numbers or booleans .column 'v'"):
+        filter_rows(mixed, "v > 1")

@@ -14,10 +14,11 @@ from reference.windows.api import aggregate_batch, filter_batch, join_batches
 from tests.gpu.strategies import batches, specs
 
 SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-WHERE = ["v > 3", "v * 2 <= f", "s < 'b' OR v IS NULL", "NOT (v % 3 = 1) AND s != '10'", "f >= 0.25",
+WHERE = ["v > 3", "v * 2 <= f", "f * 3 - v / 2 > 0.5", "(f + 0.1) / v < ts", "s < 'b' OR v IS NULL",
+         "NOT (v % 3 = 1) AND s != '10'", "f >= 0.25",
          "s > 5", "-v = ts", "v / (ts - 2) >= 1 / 3", "ts / v < '2.5'"]
 ON = ["L.v <= R.v", "L.s = R.s AND L.v != R.v", "L.f < R.v OR R.s IS NULL", "L.v + R.v > L.ts - R.ts",
-      "L.v / R.v = R.ts / L.v"]
+      "L.v / R.v = R.ts / L.v", "L.f + R.f > L.v * 0.5"]
 
 
 @SETTINGS
@@ -48,3 +49,25 @@ def test_join_equals_reference(left, right, lw, rw, on, active, batch_size):
         assert "float64" in exc.construct
         return
     assert got == want
+
+
+def test_many_words_and_probes_scan_in_segments():
+    """Streams longer than the scan's work-group (256 words / probes), so every thread scans a segment."""
+    import numpy as np
+    import pandas as pd
+
+    from gpu.filter import filter_indices
+    from reference.events import from_pandas
+    from reference.windows.spec import WindowSpec
+
+    rng = np.random.default_rng(5)
+
+    def stream(n):
+        df = pd.DataFrame({"ts": np.cumsum(rng.integers(0, 2, n)), "v": rng.integers(0, 40, n)})
+        return from_pandas(df, type_col=None, default_type="e")
+
+    big = stream(50_000)
+    assert np.array_equal(filter_indices(big, "v > 3 AND v % 5 != 0", batch_size=20_000),
+                          np.flatnonzero((big.columns["v"] > 3) & (big.columns["v"] % 5 != 0)))
+    left, right, w = stream(1_500), stream(1_500), WindowSpec("count", 8, 3)
+    assert join_rows_gpu(left, right, "L.v < R.v", w, w) == join_batches(left, right, "L.v < R.v", w, w)
