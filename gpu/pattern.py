@@ -14,6 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from gpu.device import Runtime
+from gpu.launch import kernel_ns
 from gpu.columns import DeviceColumn
 from gpu.pattern_kernel import OVF_MATCH, OVF_NODE, OVF_PM, fields, slot_shape, source
 from gpu.pattern_plan import PatternPlan
@@ -167,7 +168,7 @@ class DevicePatternMatcher:
         cl.enqueue_copy(q, cnt, cnt_buf)
         cl.enqueue_copy(q, counters, ctr_buf)
         q.finish()
-        self.kernel_s += sum((ev.profile.end - ev.profile.start) for ev in events) * 1e-9
+        self.kernel_s += kernel_ns(events) * 1e-9
         nused, nmatch, flags, err = (int(x) for x in counters)
         if err:
             raise EventError(f"integer overflow in a DEFINE condition at partition rows {self.rows + 1}.."

@@ -19,6 +19,7 @@ import numpy as np
 from gpu.clexpr import PRELUDE, predicate, value
 from gpu.columns import device_columns, raw_column
 from gpu.device import runtime
+from gpu.launch import kernel_ns
 from reference.errors import EventError, Unsupported
 from reference.language import ast as A
 from reference.tpstream.query import SituationDef
@@ -240,7 +241,7 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
                     copen[s], cstart[s] = f, r
                     cts[s] = ts[r] if f else 0
             q.finish()
-            self.kernel_s += (ev.profile.end - ev.profile.start) * 1e-9
+            self.kernel_s += kernel_ns([ev]) * 1e-9
         if int(err.get()[0]):
             raise EventError("integer overflow in a situation condition (engine gpu)")
         return self._split(parts, order, ts, ends, opened, lasts)
