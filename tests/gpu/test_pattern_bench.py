@@ -11,6 +11,8 @@ def test_gpu_pattern_benchmark_runs_on_small_streams(monkeypatch):
     gpu = next(m for m in measures if m.engine == "gpu")
     assert gpu.kernel_seconds and gpu.kernel_seconds <= gpu.match_seconds <= gpu.seconds
     assert "| 40 | gpu | 600 |" in G.table(measures)
+    opt = next(m for m in measures if m.engine == "optimized")
+    assert opt.matches == gpu.matches and opt.events == 600
     monkeypatch.setattr(G, "WINDOWS", (30,))
     monkeypatch.setattr(B.GpuPattern, "events", 400)
     monkeypatch.setattr(B.GpuPattern, "reference_events", 100)
@@ -18,3 +20,4 @@ def test_gpu_pattern_benchmark_runs_on_small_streams(monkeypatch):
     results = suite.setup_cache()
     assert suite.track_ratio_vs_reference(results, 30, "reference") == 1.0
     assert suite.track_kernel_events_per_second(results, 30, "gpu") > 0
+    assert suite.track_ratio_vs_optimized(results, 30, "optimized") == 1.0
