@@ -130,8 +130,6 @@ class DeviceDeriver:
         self.kernel_s = 0.0
 
     def _build(self) -> _Programs:
-        from pyopencl.scan import GenericScanKernel
-
         params = [p for a, dc in self.columns.items() for p in dc.params(f"c{list(self.columns).index(a)}")]
         names = list(self.columns)
         preds = []
@@ -181,12 +179,12 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
                              "out_start[item - 1] = (i % n) == 0 ? cstart[i / n] : runstart[i - 1]; } "
                              "if (i == N - 1) count[0] = item;")
         import pyopencl as cl
+
         return _Programs(cl.Kernel(prog, "cepkit_sit_flags"), cl.Kernel(prog, "cepkit_sit_starts"), scan, ends)
 
     def derive(self, parts: Sequence[tuple[tuple, np.ndarray]]):
         """For partitions (key, batch positions), the finished situations of each, as [(position,
         [Situation])] in event order, and the runs open at its end as [(stream, ts, positions)]."""
-        import pyopencl as cl
         import pyopencl.array as cla
 
         q = self.rt.queue
@@ -233,7 +231,8 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
             if n - 1 not in idx:
                 idx.append(n - 1)
             at = np.array([s * n + i for s in range(S) for i in idx], np.int64)
-            fl, rs = flag.get()[at], runstart.get()[at]
+            at_d = cla.to_device(q, at)
+            fl, rs = cla.take(flag, at_d, queue=q).get(), cla.take(runstart, at_d, queue=q).get()
             for (s, i), f, r in zip(((s, i) for s in range(S) for i in idx), fl.tolist(), rs.tolist()):
                 if f and off + i in lasts:
                     opened.setdefault(off + i, []).append((s, r))
