@@ -184,13 +184,27 @@ class DevicePatternMatcher:
             return None
         final = sets[1 + (n - 1) % 2]
         self.count = int(cnt[n])
-        old = self.init if self.init.cap >= final.cap else self._pmset(final.cap)
-        self.init, self.spare = final, [old, sets[1 + n % 2]]
+        peak = int(cnt.max())
+        if 4 * peak < final.cap and final.cap > self.caps[0]:
+            # the batch's peak is far below the arrays: shrink them, so launches span fewer work-items
+            cap = max(self.caps[0], 2 * peak)
+            self.init, self.spare = self._pmset(cap), [self._pmset(cap), self._pmset(cap)]
+            self._copy_pms(final, self.init)
+        else:
+            old = self.init if self.init.cap >= final.cap else self._pmset(final.cap)
+            self.init, self.spare = final, [old, sets[1 + n % 2]]
         self._mirror(nused)
         out = self._matches(self._read(mnode, np.int32, nmatch))
         if self.nused > self.ncap // 2:
             self._collect()
         return out
+
+    def _copy_pms(self, src: _PMSet, dst: _PMSet) -> None:
+        """Copy the first `count` partial matches of one array set into another (device to device)."""
+        cl = _cl()
+        if self.count:
+            for a, b, t in zip(src.bufs, dst.bufs, self.fields):
+                cl.enqueue_copy(self.rt.queue, b, a, byte_count=self.count * np.dtype(t).itemsize)
 
     # ----------------------------------------------------------------- nodes and matches
     def _mirror(self, nused: int) -> None:
