@@ -14,9 +14,9 @@ from gpu import clexpr
 from gpu.bind import bind
 from gpu.buffers import download, scratch, upload
 from gpu.columns import raw_column
-from gpu.compact import SOURCE as SCAN_SOURCE
 from gpu.device import runtime
 from gpu.launch import check_overflow, kernel
+from gpu.scan import exclusive_scan
 from gpu.windows import active_ranges
 from reference.errors import QueryError
 from reference.sql.run import batch_rows
@@ -83,8 +83,6 @@ def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: Wind
     pred = clexpr.predicate(cond, bound.resolve)
     count = kernel(rt, source(pred, bound.params(), False), "cepkit_join")
     write = kernel(rt, source(pred, bound.params(), True), "cepkit_join")
-    scan = kernel(rt, SCAN_SOURCE, "cepkit_scan")
-    local = int(min(256, rt.device.max_work_group_size))
     out_l, out_r, out_t = [], [], []
     for a in range(0, len(t), batch_size):
         b = min(a + batch_size, len(t))
@@ -95,13 +93,10 @@ def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: Wind
         bufs = [upload(rt, x) for x in arrays] + [upload(rt, x) for x in (s, o, lo_, hi_)]
         bases = (np.int64(lrange[0]), np.int64(rrange[0]))
         n = b - a
-        counts, offsets, total = scratch(rt, np.uint32, n), scratch(rt, np.uint64, n), scratch(rt, np.uint64, 1)
-        err, dummy = scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
-        ev = [count(rt.queue, (n,), None, *bufs, *bases, counts, offsets, dummy, dummy, err)]
-        ev.append(scan(rt.queue, (local,), (local,), counts, np.int64(n), offsets, total,
-                       _local(8 * local)))
+        counts, err, dummy = scratch(rt, np.uint32, n), scratch(rt, np.int32, 1), scratch(rt, np.int64, 1)
+        ev = [count(rt.queue, (n,), None, *bufs, *bases, counts, dummy, dummy, dummy, err)]
+        offsets, k = exclusive_scan(rt, counts, n, ev)
         check_overflow(rt, err, "the join condition")
-        k = int(download(rt, total, np.uint64, 1)[0])
         pl, pr = scratch(rt, np.int64, k), scratch(rt, np.int64, k)
         if k:
             ev.append(write(rt.queue, (n,), None, *bufs, *bases, counts, offsets, pl, pr, err))
@@ -125,12 +120,6 @@ def _span(own: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int, int]:
         firsts.append(lo[nonempty].min())
         lasts.append(hi[nonempty].max())
     return (int(min(firsts)), int(max(lasts))) if firsts else (0, 0)
-
-
-def _local(nbytes: int):
-    import pyopencl as cl
-
-    return cl.LocalMemory(nbytes)
 
 
 def join_rows_gpu(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec,

@@ -17,7 +17,7 @@ from gpu.buffers import download, scratch, upload
 from gpu.device import GpuBuildError, runtime
 from reference.errors import EventError, Unsupported
 from reference.events import from_pandas
-from reference.sql.exprs import Ctx, _truthy, evaluate
+from reference.sql.exprs import Ctx, _truthy, evaluate, holds
 from reference.sql.parse import parse_expression
 from reference.sql.run import batch_rows
 
@@ -64,8 +64,9 @@ def _raw(batch):
     return lambda var, col: np.asarray(batch.ts) if col == "ts" else batch.columns[col]
 
 
-def device_truths(batch, exprs) -> tuple[np.ndarray, int]:
-    """(truth value of every expression on every row, overflow flag) computed by one generated kernel."""
+def device_truths(batch, exprs) -> tuple[np.ndarray, np.ndarray, int]:
+    """(truth value of every expression on every row, then its predicate() value, overflow flag) computed
+    by one generated kernel."""
     rt = runtime()
     bound = [bind(e, _raw(batch), lambda v: "i") for e in exprs]
     params, arrays, body = [], [], []
@@ -73,16 +74,18 @@ def device_truths(batch, exprs) -> tuple[np.ndarray, int]:
         b.names = {key: f"e{k}_{name}" for key, name in b.names.items()}
         params += b.params()
         arrays += b.arrays()
-        body.append(f"out[{k} * n + i] = {clexpr.truth(e, b.resolve)};")
+        body.append(f"out[{2 * k} * n + i] = {clexpr.truth(e, b.resolve)};")
+        body.append(f"out[{2 * k + 1} * n + i] = {clexpr.predicate(e, b.resolve)};")
     params += ["long n", "__global int *out", "__global int *cepkit_err"]
     src = clexpr.PRELUDE + (f"__kernel void truths({', '.join(params)})"
                             " {\n  size_t i = get_global_id(0);\n  " + "\n  ".join(body) + "\n}\n")
     prog = rt.build(src)
     n = len(batch)
-    out, err = scratch(rt, np.int32, n * len(exprs)), scratch(rt, np.int32, 1)
+    out, err = scratch(rt, np.int32, 2 * n * len(exprs)), scratch(rt, np.int32, 1)
     if n:
         cl.Kernel(prog, "truths")(rt.queue, (n,), None, *[upload(rt, a) for a in arrays], np.int64(n), out, err)
-    return download(rt, out, np.int32, n * len(exprs)).reshape(len(exprs), n), int(download(rt, err, np.int32, 1)[0])
+    got = download(rt, out, np.int32, 2 * n * len(exprs)).reshape(len(exprs), 2, n)
+    return got[:, 0], got[:, 1], int(download(rt, err, np.int32, 1)[0])
 
 
 def reference_truths(batch, expr) -> list[int]:
@@ -92,6 +95,11 @@ def reference_truths(batch, expr) -> list[int]:
         v = _truthy(evaluate(expr, Ctx(rows, (i,), ("_",), 0, {})))
         out.append(2 if v is None else int(v))
     return out
+
+
+def reference_holds(batch, expr) -> list[int]:
+    _, rows = batch_rows(batch, ts_col="ts", id_col="id")
+    return [int(holds(expr, Ctx(rows, (i,), ("_",), 0, {}))) for i in range(len(rows))]
 
 
 @settings(max_examples=int(os.environ.get("CEPKIT_GPU_EXAMPLES", 60)),
@@ -111,14 +119,16 @@ def test_generated_truth_equals_reference(rows, conds):
     if not kept:
         return
     try:
-        got, err = device_truths(batch, kept)
+        got, pred, err = device_truths(batch, kept)
     except Unsupported as exc:   # only the documented refusals
-        assert any(w in exc.construct for w in ("text", "float64", "boolean", "int64", "non-integers")), exc.construct
+        assert any(w in exc.construct for w in ("text", "float64", "boolean", "int64", "non-integers")), \
+            exc.construct
         return
     if err:
         return                   # int64 overflow: the hosts turn this flag into an EventError
-    for e, g, w in zip(kept, got, want):
+    for e, g, p, w in zip(kept, got, pred, want):
         assert list(g) == w, e
+        assert list(p) == reference_holds(batch, e), e
 
 
 SMALL = st.one_of(st.none(), st.integers(-6, 6))
@@ -151,15 +161,15 @@ def test_refused_at_compile_time(text, construct):
 
 def test_overflow_sets_the_error_flag():
     batch = _batch([(2 ** 62, 4, 0.5, "x", "y"), (1, 2, 0.5, "x", "y"), (None, 2 ** 62, 0.5, "x", "y")])
-    got, err = device_truths(batch, [parse_expression("a * b > 0")])
+    got, _, err = device_truths(batch, [parse_expression("a * b > 0")])
     assert err == 1
-    got, err = device_truths(batch.slice(1, 3), [parse_expression("a * b > 0")])
+    got, _, err = device_truths(batch.slice(1, 3), [parse_expression("a * b > 0")])
     assert err == 0 and list(got[0]) == [1, 2]   # a null operand never overflows
 
 
 def test_text_columns_share_a_dictionary():
     batch = _batch([(1, 2, 0.5, "b", "a"), (1, 2, 0.5, "a", "b"), (1, 2, 0.5, "10", "9")])
-    got, _ = device_truths(batch, [parse_expression("s < t"), parse_expression("s = t")])
+    got, _, _ = device_truths(batch, [parse_expression("s < t"), parse_expression("s = t")])
     assert [list(g) for g in got] == [reference_truths(batch, parse_expression("s < t")),
                                       reference_truths(batch, parse_expression("s = t"))]
 
