@@ -126,3 +126,14 @@ def test_refused_define(define, construct):
     q = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL MATCHES CONTIGUOUS PATTERN (A B) DEFINE {define})"
     with pytest.raises(Unsupported, match=re.escape(construct)):
         gpu_run_rows(q, COLUMNS, [])
+
+
+def test_window_keys_must_be_int64_integers():
+    from fractions import Fraction
+
+    rows = [{"ts": Fraction(i, 2), "id": i, "s": 0, "v": 1, "g": 0, "t": None} for i in range(3)]
+    q = _query(0, "CONTIGUOUS", 2, False)
+    with pytest.raises(EventError, match="int64 integer ORDER BY keys for WITHIN") as info:
+        gpu_run_rows(q, COLUMNS, rows)
+    assert info.value.column == "ts"
+    run_rows(q, COLUMNS, rows)   # the reference accepts them
