@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--id-col", default="id", help="column holding the event id (default: id; 'none': row "
                    "numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    r.add_argument("--device", help="OpenCL device of --engine gpu: P:D, P or part of its name (default: "
+                                    "$CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
     for lang in LANGUAGES.values():
         if lang.options:
             group = r.add_argument_group(f"{lang.name} options", lang.description)

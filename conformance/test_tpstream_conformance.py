@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from conformance.tpstream_loader import TPCase, load_cases, load_file
+from reference.errors import Unsupported
 from reference.events import from_pandas
 from reference.match import plain
 from reference.tpstream import allen, brute
@@ -34,7 +35,7 @@ def _describe(case: TPCase) -> str:
     return f"{case.id}: {case.title}\n  file: {case.path}\n  source: {case.source}"
 
 
-def _check_derive(case: TPCase) -> None:
+def _check_derive(case: TPCase, derive=derive) -> None:
     batch = _batch(case)
     defs = parse_definitions(case.data["definitions"])
     pb = tuple(case.data.get("partition_by", ()))
@@ -88,7 +89,14 @@ def _check_match(case: TPCase, engine: str) -> None:
     for key, mode in (("expected", "exact"), ("expected_early", "early")):
         if key not in case.data:
             continue
-        got = [_rendered(m, mode == "early") for m in run_query(q, batch, mode, engine)]
+        if engine == "gpu":
+            if mode == "early":  # the gpu engine derives for the exact mode only
+                continue
+            from gpu.situations import run_query as gpu_run_query
+            matches = gpu_run_query(q, batch, chunk=3)   # small chunks: runs carried across chunks
+        else:
+            matches = run_query(q, batch, mode, engine)
+        got = [_rendered(m, mode == "early") for m in matches]
         want = case.data[key]
         shown = f"{_describe(case)}\n  mode {mode}, engine {engine}\n  got: {got}\n  want: {want}"
         assert len(got) == len(want), shown
@@ -103,7 +111,7 @@ def _check_match(case: TPCase, engine: str) -> None:
 def _params():
     out = []
     for c in CASES:
-        engines = ("matcher", "brute") if c.kind == "match" else ("-",)
+        engines = ("matcher", "brute", "gpu") if c.kind == "match" else ("-", "gpu") if c.kind == "derive" else ("-",)
         out += [pytest.param(c, e, id=f"{c.id}::{e}" if e != "-" else c.id) for e in engines]
     return out
 
@@ -111,9 +119,20 @@ def _params():
 @pytest.mark.parametrize("case, engine", _params())
 def test_case(case: TPCase, engine: str):
     if case.kind == "derive":
-        _check_derive(case)
+        if engine == "gpu":
+            from gpu.situations import derive as gpu_derive
+            _check_derive(case, lambda defs, batch, pb: gpu_derive(defs, batch, pb, chunk=3))
+        else:
+            _check_derive(case)
     elif case.kind == "classify":
         _check_classify(case)
+    elif engine == "gpu":
+        if "expected" not in case.data:
+            pytest.skip("early mode only; the gpu engine derives for the exact mode")
+        try:
+            _check_match(case, engine)
+        except Unsupported as exc:
+            pytest.skip(str(exc))
     else:
         _check_match(case, engine)
 

@@ -8,6 +8,20 @@ import time
 from reference.errors import EventError, QueryError
 
 
+ENGINES = ("reference", "gpu")   # gpu: ALL MATCHES queries, matching on an OpenCL device (gpu/pattern_run.py)
+
+
+def _query_columns(q) -> list[str]:
+    """Every column name the query mentions (the device plan is checked before the table is read)."""
+    from reference.sql.validate import nodes
+
+    found: list[str] = []
+    for e in [m.expr for m in q.measures] + [d.cond for d in q.define] + [k.col for k in q.order_by] + \
+            list(q.partition_by):
+        found += [n.col for n in nodes(e) if hasattr(n, "col") and isinstance(n.col, str)]
+    return list(dict.fromkeys(found))
+
+
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--ts-col", help="column read as the integer timestamp (default: ts, else the query's "
                                         "first ORDER BY column)")
@@ -47,15 +61,22 @@ def run(args: argparse.Namespace) -> int:
     from reference.sql import parse
     from reference.sql.run import batch_rows, run_rows
 
-    if args.engine not in (None, "reference"):
-        raise QueryError(f"engine '{args.engine}' cannot run MATCH_RECOGNIZE queries", expected=["reference"])
+    engine = args.engine or "reference"
+    if engine not in ENGINES:
+        raise QueryError(f"engine '{engine}' cannot run MATCH_RECOGNIZE queries", expected=list(ENGINES))
     q = parse(read_query(args.query))
+    hook = None
+    if engine == "gpu":  # refuses what the device cannot run before reading any event
+        from gpu.pattern_run import DeviceAllMatches, compile_query
+
+        hook = DeviceAllMatches(compile_query(q, _query_columns(q))[1], getattr(args, "device", None))
     started = time.monotonic()
     batch, ts_col = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     columns, rows = batch_rows(batch, ts_col=ts_col, id_col=None)
-    table = run_rows(q, columns, rows, batch.ts_unit)
+    table = run_rows(q, columns, rows, batch.ts_unit, all_matches=hook)
     elapsed = time.monotonic() - started
     write_table(table, args.format, args.output)
     mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
-    print(f"{len(table.rows)} rows from {len(batch)} events in {elapsed:.2f} s ({mode[q.rows]})", file=sys.stderr)
+    print(f"{len(table.rows)} rows from {len(batch)} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine})",
+          file=sys.stderr)
     return 0

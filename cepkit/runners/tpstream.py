@@ -11,7 +11,7 @@ import pandas as pd
 
 from reference.errors import CepkitError, QueryError
 
-ENGINES = {"reference": "matcher", "brute": "brute"}
+ENGINES = {"reference": "matcher", "brute": "brute", "gpu": "matcher"}   # gpu: situations derived on the device
 BRUTE_LIMIT = 300  # events: the brute-force definition enumerates every run and configuration
 
 
@@ -29,7 +29,15 @@ def run(args: argparse.Namespace) -> int:
     engine = args.engine or "reference"
     if engine not in ENGINES:
         raise QueryError(f"engine '{engine}' cannot run TPStream queries", expected=sorted(ENGINES))
+    if engine == "gpu" and args.early:
+        raise QueryError("engine 'gpu' derives situations for the exact mode only; drop --early or use "
+                         "--engine reference")
     query = parse_tpstream(read_query(args.query))
+    derived = None
+    if engine == "gpu":
+        from gpu.situations import device_derivation
+
+        derived = device_derivation(getattr(args, "device", None))
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")
@@ -37,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
                           f"events (got {len(batch)})")
     mode = "early" if args.early else "exact"
-    matches = run_query(query, batch, mode, ENGINES[engine])
+    matches = run_query(query, batch, mode, ENGINES[engine], derived=derived)
     elapsed = time.monotonic() - started
     write(matches, query, args.format, args.output)
     print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "

@@ -126,10 +126,10 @@ def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None
                                  row=row.get(SOURCE_ROW, i + 1), column=c)
 
 
-def _within(q: S.MatchRecognize, ts_unit: str | None):
+def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
+    """WITHIN's amount in ticks of the first ORDER BY key (None without WITHIN); QueryError on units."""
     if q.within is None:
         return None
-    key = q.order_by[0]
     amount = q.within.amount
     if q.within.unit is not None:
         if ts_unit is None:
@@ -140,6 +140,14 @@ def _within(q: S.MatchRecognize, ts_unit: str | None):
         if amount % unit_ns:
             raise _err(f"WITHIN is not a whole number of {ts_unit}", q.within.pos)
         amount //= unit_ns
+    return amount
+
+
+def _within(q: S.MatchRecognize, ts_unit: str | None):
+    amount = within_ticks(q, ts_unit)
+    if amount is None:
+        return None
+    key = q.order_by[0]
     col = key.col.col
     sign = -1 if key.descending else 1
 
@@ -157,8 +165,11 @@ def _within(q: S.MatchRecognize, ts_unit: str | None):
 
 
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
-             ts_unit: str | None = None) -> Table:
-    """Run a query over rows (mappings from column name to exact value) of a table with `columns`."""
+             ts_unit: str | None = None, all_matches=None) -> Table:
+    """Run a query over rows (mappings from column name to exact value) of a table with `columns`.
+
+    `all_matches(q, partitions, ts_unit)`, if given, finds the ALL MATCHES matches instead of AllMatches:
+    for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order."""
     from reference.sql.parse import parse
 
     if isinstance(q, str):
@@ -183,13 +194,15 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
         raise _err(f"output column '{dup}' appears twice (rename the measure)", pos)
     out: list[tuple] = []
     matches: list[tuple[dict, Any]] = []
-    for key, prows in partitions.items():
-        prows = _order(prows, q.order_by)
+    ordered = [_order(prows, q.order_by) for prows in partitions.values()]
+    found = all_matches(q, ordered, ts_unit) if all_matches is not None and q.rows == "all_matches" else None
+    for k, prows in enumerate(ordered):
         emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
-            for n, (positions, labels) in enumerate(engine.matches(prows), start=1):
+            for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
+                                                    start=1):
                 emit.one(positions, labels, n)
         else:
             run_deep(_sql_partition, q, prows, emit, check)

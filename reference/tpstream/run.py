@@ -50,14 +50,25 @@ def _match(plan: Plan, key: tuple, members: list[tuple[int, int | None, tuple[in
     return TPMatch(key, sits, t, values)
 
 
-def run_query(query: TPQuery, batch: EventBatch, mode: str = "exact", engine: str = "matcher") -> list[TPMatch]:
-    """Every match of the query over the batch, sorted by (ts, partition order of first event, starts)."""
+def run_query(query: TPQuery, batch: EventBatch, mode: str = "exact", engine: str = "matcher",
+              derived=None) -> list[TPMatch]:
+    """Every match of the query over the batch, sorted by (ts, partition order of first event, starts).
+
+    `derived(definitions, batch, parts)`, if given (exact mode, matcher), derives the situations instead of
+    the Deriver: per partition, [(position, [Situation])] in event order (e.g. gpu.situations)."""
     if mode not in MODES or engine not in ENGINES:
         raise ValueError(f"mode must be one of {MODES} and engine one of {ENGINES}")
+    if derived is not None and (mode, engine) != ("exact", "matcher"):
+        raise ValueError("derived situations feed the exact matcher only")
     plan = compile_plan(query, batch)
+    parts = partitions(batch, query.partition_by)
+    steps = derived([query.definition(n) for n in query.streams], batch, parts) if derived is not None else None
     out: list[tuple[tuple, TPMatch]] = []
-    for order, (key, positions) in enumerate(partitions(batch, query.partition_by)):
-        found = (_run_brute if engine == "brute" else _run_matcher)(plan, key, positions, batch, mode)
+    for order, (key, positions) in enumerate(parts):
+        if steps is not None:
+            found = _match_finished(plan, key, batch, steps[order])
+        else:
+            found = (_run_brute if engine == "brute" else _run_matcher)(plan, key, positions, batch, mode)
         out += [((m.ts, order, tuple(s for _n, s, _e in m.situations)), m) for m in found]
     out.sort(key=lambda x: x[0])
     return [m for _k, m in out]
@@ -76,6 +87,16 @@ def _run_matcher(plan: Plan, key, positions, batch: EventBatch, mode: str) -> li
         finished = deriver.step(int(pos), t)
         if finished or mode == "early":
             found += [_match(plan, key, _members(c, t), t) for c in matcher.update(t, finished)]
+    return found
+
+
+def _match_finished(plan: Plan, key, batch: EventBatch, steps) -> list[TPMatch]:
+    """The exact matcher fed with situations derived elsewhere: [(position, finished situations)]."""
+    matcher = ExactMatcher(plan)
+    found = []
+    for pos, finished in steps:
+        t = int(batch.ts[pos])
+        found += [_match(plan, key, _members(c, t), t) for c in matcher.update(t, finished)]
     return found
 
 

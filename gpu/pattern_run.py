@@ -1,0 +1,107 @@
+"""MATCH_RECOGNIZE `ALL MATCHES` queries with the matching on an OpenCL device.
+
+Parsing, partitioning, ordering, MEASURES and the output table are the reference's (reference.sql.run):
+the device finds each partition's matches (rows and variables), and the host evaluates the MEASURES of
+each match with the reference evaluator (per match, not per event).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from gpu.columns import device_columns
+from gpu.pattern import DevicePatternMatcher
+from gpu.pattern_plan import PatternPlan, plan
+from reference.errors import EventError
+from reference.sql import ast as S
+from reference.sql.run import SOURCE_ROW, Table, _bind, within_ticks
+from reference.sql.run import run_rows as reference_run_rows
+
+BATCH = 4096   # rows per device batch (one kernel launch per row, one host synchronisation per batch)
+_I64 = (-(1 << 63) + 1, (1 << 63) - 1)
+
+
+def compile_query(q: S.MatchRecognize | str, columns: Sequence[str]) -> tuple[S.MatchRecognize, PatternPlan]:
+    """The bound query and its device plan; QueryError / Unsupported (by construct) at compile time."""
+    from reference.sql.parse import parse
+
+    q = _bind(parse(q) if isinstance(q, str) else q, list(columns))
+    return q, plan(q)
+
+
+class DeviceAllMatches:
+    """The `all_matches` hook of reference.sql.run.run_rows: every partition matched on the device. Built
+    from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
+
+    def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH,
+                 caps: tuple[int, int, int] | None = None):
+        """`caps`: initial capacities of the partial-match, node and match arrays (they grow as needed)."""
+        self.device, self.batch, self.caps = device, batch, caps or ()
+        self.kernel_s = 0.0
+
+    def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
+                 ts_unit: str | None) -> list[list]:
+        from gpu.device import runtime
+
+        p = plan(q)  # q as bound to the table by run_rows (exact column names)
+        rows = [r for prows in partitions for r in prows]
+        names = list(p.columns)
+        cols = dict(zip(names, device_columns([_raw(rows, c) for c in names], ", ".join(names)))) if names else {}
+        within = within_ticks(q, ts_unit)
+        key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
+                                                                np.ones(len(rows), np.int8))
+        matcher = DevicePatternMatcher(runtime(self.device), p, cols,
+                                       None if within is None else (within, q.within.exclusive), *self.caps)
+        out, start = [], 0
+        for prows in partitions:
+            idx = np.arange(start, start + len(prows))
+            part = {c: dc.take(idx) for c, dc in cols.items()}
+            out.append(matcher.run(part, key[idx], keyn[idx], self.batch))
+            start += len(prows)
+        self.kernel_s += matcher.kernel_s
+        return out
+
+
+def _raw(rows: Sequence[Mapping[str, Any]], col: str) -> np.ndarray:
+    out = np.empty(len(rows), dtype=object)
+    out[:] = [r.get(col) for r in rows]
+    return out
+
+
+def _keys(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """The first ORDER BY key of every row, negated when descending (ascending in each partition)."""
+    col = q.order_by[0].col.col
+    sign = -1 if q.order_by[0].descending else 1
+    key = np.zeros(len(rows), np.int64)
+    keyn = np.zeros(len(rows), np.int8)
+    for i, r in enumerate(rows):
+        v = r.get(col)
+        if v is None:
+            keyn[i] = 1
+        elif isinstance(v, str):
+            raise EventError(f"WITHIN needs a numeric ORDER BY column, '{col}' holds {v!r}", column=col)
+        elif isinstance(v, bool) or not isinstance(v, int) or not _I64[0] <= v <= _I64[1]:
+            raise EventError(f"the gpu engine needs int64 integer ORDER BY keys for WITHIN, got {v!r}",
+                             row=r.get(SOURCE_ROW, i + 1), column=col)
+        else:
+            key[i] = sign * v
+    return key, keyn
+
+
+def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
+             ts_unit: str | None = None, device: str | None = None, batch: int = BATCH) -> Table:
+    """reference.sql.run.run_rows with the matching on the device (`device` as for --device)."""
+    bound, p = compile_query(q, columns)
+    return reference_run_rows(bound, columns, rows, ts_unit, all_matches=DeviceAllMatches(p, device, batch))
+
+
+def run_query(q: S.MatchRecognize | str, batch, device: str | None = None) -> Table:
+    """reference.sql.run.run_query on the device: an EventBatch's ts, id and columns are the table."""
+    from reference.sql.run import batch_rows
+
+    columns, rows = batch_rows(batch)
+    return run_rows(q, columns, rows, batch.ts_unit, device)
+
+
+__all__ = ["DeviceAllMatches", "compile_query", "run_query", "run_rows"]
