@@ -1,4 +1,6 @@
-"""OpenCL C of the pattern step kernel (spec/004 §4.6): one launch per event, one work-item per partial match.
+"""OpenCL C of the pattern kernels (spec/004 §4.6): one step function, run by `cepkit_seq_step` (one launch per
+event, one work-item per partial match) and by `cepkit_seq_batch` (one launch per batch, one work-group
+looping over the events, each work-item taking every L-th partial match).
 
 Partial matches (PMs) live in arrays (structure of arrays): Glushkov position, window key of the first row,
 last bound-row node and the slot values DEFINE conditions read (the window is a kernel argument, so one
@@ -99,7 +101,8 @@ def _ref(plan, columns, label: str, var: str | None, col: str, k: int) -> Operan
 
 
 def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
-    """The kernel `cepkit_seq_step` of a plan over its columns (structure and dictionaries fixed)."""
+    """The program of a plan over its columns (structure and dictionaries fixed): the step function
+    `cepkit_seq_do` and the kernels `cepkit_seq_step` and `cepkit_seq_batch` that call it."""
     g = plan.automaton
     preds = predicates(plan, columns)
     sfields = [fields(slot_shape(columns[sl.col]), f"s{k}") for k, sl in enumerate(plan.slots)]
