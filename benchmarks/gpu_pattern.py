@@ -4,14 +4,16 @@
 
 Workload: PATTERN (A B) ALL MATCHES SKIP_TILL_ANY_MATCH WITHIN w over events one tick apart, A any row,
 B AS |v - A.v| <= DELTA (v uniform in [0, 1e6)): every row opens a partial match that lives for w rows, so
-each step evaluates about w partial matches. Figures per engine: end-to-end events/s (query text to output
-table, MEASURES evaluated on the host per match), matching events/s (the device matcher alone: uploads,
-one kernel launch per event, downloads, match reconstruction) and kernel-only events/s (OpenCL profiling).
+each step evaluates about w partial matches. The gpu engine runs in both launch modes: gpu-batch (one
+kernel launch per 4096-event batch, one work-group looping over the events) and gpu-event (one kernel launch
+per event). Figures per engine: end-to-end events/s (query text to output table, MEASURES evaluated on the
+host per match), matching events/s (the device matcher alone: uploads, launches, downloads, match
+reconstruction) and kernel-only events/s (OpenCL profiling).
 The optimized engine (issue 7, Numba) runs the same workload written in SASE+ (`SEQ(E a, E b)`,
 skip_till_any_match, the same condition and WITHIN) over the same events; it reports (a, b) pairs, not
 a table, so its end-to-end time has no MEASURES step. The reference runs on a smaller sample of the same
-stream; on that sample the gpu's table equals the reference's and its (a, b) pairs equal the optimized
-engine's.
+stream; on that sample the gpu's tables (both modes) equal the reference's and their (a, b) pairs equal the
+optimized engine's.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ import numpy as np
 DELTA = 2
 WINDOWS = (1_000, 10_000)
 COLUMNS = ["ts", "id", "v"]
-ENGINES = ("gpu", "optimized", "reference")
+ENGINES = ("gpu-batch", "gpu-event", "optimized", "reference")   # gpu-LAUNCH: the gpu engine, launch mode
+GPU = tuple(e for e in ENGINES if e.startswith("gpu-"))
 
 
 def query(window: int) -> str:
@@ -64,8 +67,8 @@ class Measure:
     window: int
     events: int
     seconds: float                  # end to end
-    match_seconds: float | None     # gpu: the device matcher alone
-    kernel_seconds: float | None    # gpu: step kernels (profiling)
+    match_seconds: float | None     # gpu-*: the device matcher alone
+    kernel_seconds: float | None    # gpu-*: step kernels (profiling)
     matches: int
 
     @property
@@ -83,8 +86,8 @@ def measure(engine: str, window: int, data: list[dict], device: str | None = Non
     best = None
     for r in range(repeat + 1):
         hook = None
-        if engine == "gpu":
-            hook = DeviceAllMatches(compile_query(query(window), COLUMNS)[1], device)
+        if engine in GPU:
+            hook = DeviceAllMatches(compile_query(query(window), COLUMNS)[1], device, launch=_launch(engine))
             hook = _Timed(hook)
         t = time.perf_counter()
         table = run_rows(query(window), COLUMNS, data, all_matches=hook)
@@ -126,13 +129,19 @@ class _Timed:
         return out
 
 
+def _launch(engine: str) -> str:
+    return engine.split("-", 1)[1]
+
+
 def agree(window: int, data: list[dict], device: str | None = None) -> bool:
-    """The gpu's output table equals the reference's, and its (a, b) pairs the optimized engine's."""
+    """The gpu's output tables (both launch modes) equal the reference's, and their (a, b) pairs the
+    optimized engine's."""
     from gpu.pattern_run import run_rows as gpu_run_rows
     from reference.sql.run import run_rows
 
-    table = gpu_run_rows(query(window), COLUMNS, data, device=device)
-    return table == run_rows(query(window), COLUMNS, data) and sorted(table.rows) == _optimized_pairs(window, data)
+    want, pairs = run_rows(query(window), COLUMNS, data), _optimized_pairs(window, data)
+    tables = [gpu_run_rows(query(window), COLUMNS, data, device=device, launch=_launch(e)) for e in GPU]
+    return all(t == want and sorted(t.rows) == pairs for t in tables)
 
 
 def run(events: int, reference_events: int, windows=None, device: str | None = None,
@@ -144,7 +153,7 @@ def run(events: int, reference_events: int, windows=None, device: str | None = N
     for w in windows or WINDOWS:
         if not agree(w, small, device):
             raise AssertionError(f"gpu, optimized and reference disagree (window {w})")
-        out.append(measure("gpu", w, big, device, repeat))
+        out += [measure(e, w, big, device, repeat) for e in GPU]
         out.append(measure("optimized", w, opt, device, 1))
         out.append(measure("reference", w, small, device, repeat))
     return out
@@ -153,14 +162,15 @@ def run(events: int, reference_events: int, windows=None, device: str | None = N
 def table(measures: list[Measure]) -> str:
     ref = {m.window: m.events_per_second for m in measures if m.engine == "reference"}
     opt = {m.window: m.events_per_second for m in measures if m.engine == "optimized"}
+    event = {m.window: m.events_per_second for m in measures if m.engine == "gpu-event"}
     lines = ["| window | engine | events | end-to-end events/s | matching events/s | kernel-only events/s "
-             "| matches | x reference | x optimized |", "|---|---|---|---|---|---|---|---|---|"]
+             "| matches | x reference | x optimized | x gpu-event |", "|---|---|---|---|---|---|---|---|---|---|"]
     for m in measures:
         match = f"{m.events / m.match_seconds:,.0f}" if m.match_seconds else "-"
         kern = f"{m.events / m.kernel_seconds:,.0f}" if m.kernel_seconds else "-"
         lines.append(f"| {m.window:,} | {m.engine} | {m.events:,} | {m.events_per_second:,.0f} | {match} | {kern} "
                      f"| {m.matches:,} | {m.events_per_second / ref[m.window]:.1f} "
-                     f"| {m.events_per_second / opt[m.window]:.1f} |")
+                     f"| {m.events_per_second / opt[m.window]:.1f} | {m.events_per_second / event[m.window]:.2f} |")
     return "\n".join(lines)
 
 

@@ -29,15 +29,27 @@ def _cl():
 
 
 _KERNELS: dict = {}
+LAUNCHES = ("batch", "event")
+LAUNCH = "batch"      # the default: one launch per batch of events (docs/performance.md has the figures)
+GROUP = 256           # work-items of the batch kernel's work-group (at most; the device may allow fewer)
 
 
-def _kernels(program) -> list:
-    """Three instances of the step kernel of a built program (first step, even steps, odd steps): each
-    keeps its own bound arguments, so a launch within a batch only sets the step number."""
-    k = _KERNELS.get(id(program))
+def _kernels(program, launch: str) -> list:
+    """Kernel instances of a built program, each keeping its own bound arguments. "event": three step
+    kernels (first step, odd steps, even steps), so a launch within a batch only sets the step number;
+    "batch": the one batch kernel."""
+    k = _KERNELS.get((id(program), launch))
     if k is None:
-        k = _KERNELS[id(program)] = (program, [_cl().Kernel(program, "cepkit_seq_step") for _ in range(3)])
+        names = ["cepkit_seq_step"] * 3 if launch == "event" else ["cepkit_seq_batch"]
+        k = _KERNELS[(id(program), launch)] = (program, [_cl().Kernel(program, name) for name in names])
     return k[1]
+
+
+def group_size(rt: Runtime, kernel) -> int:
+    """Work-items of the batch kernel's single work-group: GROUP or what the device and kernel allow."""
+    cl = _cl()
+    return max(1, min(GROUP, rt.device.max_work_group_size,
+                      kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, rt.device)))
 
 
 @dataclass
@@ -53,11 +65,15 @@ class DevicePatternMatcher:
 
     def __init__(self, rt: Runtime, plan: PatternPlan, columns: Mapping[str, DeviceColumn],
                  within: tuple[int, bool] | None, pm_cap: int = 1024, node_cap: int = 1 << 14,
-                 match_cap: int = 1024):
+                 match_cap: int = 1024, launch: str = LAUNCH):
         """`columns`: the DEFINE columns (their structure and dictionaries fix the kernel); `within`:
-        (amount in key ticks, exclusive) or None."""
-        self.rt, self.plan = rt, plan
-        self.kernels = _kernels(rt.build(source(plan, columns)))
+        (amount in key ticks, exclusive) or None; `launch`: "batch" (one launch runs a batch's events in one
+        work-group) or "event" (one launch per event, a work-item per partial match)."""
+        if launch not in LAUNCHES:
+            raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, got {launch!r}")
+        self.rt, self.plan, self.launch = rt, plan, launch
+        self.kernels = _kernels(rt.build(source(plan, columns)), launch)
+        self.group = group_size(rt, self.kernels[0]) if launch == "batch" else 0
         self.window = window_args(within)
         dtypes = {"long": np.int64, "double": np.float64, "code": np.int32, "int": np.int32, "uchar": np.uint8}
         self.fields = [np.int32, np.int64, np.int8, np.int32]
@@ -153,18 +169,15 @@ class DevicePatternMatcher:
         ctr_buf = cl.Buffer(self.rt.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=counters)
         mnode = self._buf(np.int32, self.mcap)
         sets = [self.init, self.spare[0], self.spare[1]]
-        # kernel 0: the first step (initial set -> set 1); kernel 1 (2): odd (even) steps, set 1 -> 2 (2 -> 1)
-        pairs = [(sets[0], sets[1]), (sets[1], sets[2]), (sets[2], sets[1])]
-        for kern, (src, dst) in zip(self.kernels, pairs):
-            kern.set_args(np.int32(0), np.int32(h), np.int32(lo), np.int64(self.rows), *self.window, kbuf, knbuf,
-                          *arrays, cnt_buf, np.int32(src.cap), np.int32(dst.cap), *src.bufs, *dst.bufs, *self.nodes,
-                          np.int32(self.ncap), mnode, np.int32(self.mcap), ctr_buf)
-        events = []
-        sizes = [(max(src.cap, 1),) for src, _dst in pairs]
-        for j in range(n):
-            k = 0 if j == 0 else 1 + (j + 1) % 2
-            self.kernels[k].set_arg(0, np.int32(j))
-            events.append(cl.enqueue_nd_range_kernel(q, self.kernels[k], sizes[k], None))
+        common = (np.int32(h), np.int32(lo), np.int64(self.rows), *self.window, kbuf, knbuf, *arrays, cnt_buf)
+        tail = (*self.nodes, np.int32(self.ncap), mnode, np.int32(self.mcap), ctr_buf)
+        if self.launch == "batch":
+            # one work-group runs every step: set 0 -> 1, then 1 -> 2 and 2 -> 1 alternately
+            self.kernels[0].set_args(np.int32(n), *common, np.int32(sets[0].cap), np.int32(sets[1].cap),
+                                     *sets[0].bufs, *sets[1].bufs, *sets[2].bufs, *tail)
+            events = [cl.enqueue_nd_range_kernel(q, self.kernels[0], (self.group,), (self.group,))]
+        else:
+            events = self._launch_steps(n, sets, common, tail)
         cl.enqueue_copy(q, cnt, cnt_buf)
         cl.enqueue_copy(q, counters, ctr_buf)
         q.finish()
@@ -198,6 +211,21 @@ class DevicePatternMatcher:
         if self.nused > self.ncap // 2:
             self._collect()
         return out
+
+    def _launch_steps(self, n: int, sets: list[_PMSet], common: tuple, tail: tuple) -> list:
+        """Enqueue one step kernel per event (launch "event"); their OpenCL events."""
+        cl = _cl()
+        # kernel 0: the first step (initial set -> set 1); kernel 1 (2): odd (even) steps, set 1 -> 2 (2 -> 1)
+        pairs = [(sets[0], sets[1]), (sets[1], sets[2]), (sets[2], sets[1])]
+        for kern, (src, dst) in zip(self.kernels, pairs):
+            kern.set_args(np.int32(0), *common, np.int32(src.cap), np.int32(dst.cap), *src.bufs, *dst.bufs, *tail)
+        events = []
+        sizes = [(max(src.cap, 1),) for src, _dst in pairs]
+        for j in range(n):
+            k = 0 if j == 0 else 1 + (j + 1) % 2
+            self.kernels[k].set_arg(0, np.int32(j))
+            events.append(cl.enqueue_nd_range_kernel(self.rt.queue, self.kernels[k], sizes[k], None))
+        return events
 
     def _copy_pms(self, src: _PMSet, dst: _PMSet) -> None:
         """Copy the first `count` partial matches of one array set into another (device to device)."""

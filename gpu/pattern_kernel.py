@@ -1,4 +1,6 @@
-"""OpenCL C of the pattern step kernel (spec/004 §4.6): one launch per event, one work-item per partial match.
+"""OpenCL C of the pattern kernels (spec/004 §4.6): one step function, run by `cepkit_seq_step` (one launch per
+event, one work-item per partial match) and by `cepkit_seq_batch` (one launch per batch, one work-group
+looping over the events, each work-item taking every L-th partial match).
 
 Partial matches (PMs) live in arrays (structure of arrays): Glushkov position, window key of the first row,
 last bound-row node and the slot values DEFINE conditions read (the window is a kernel argument, so one
@@ -13,6 +15,7 @@ node to the match list. Overflow of any array sets a flag bit; the host grows th
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Mapping
 
 from gpu.clexpr import PRELUDE, Operand, predicate
@@ -98,7 +101,8 @@ def _ref(plan, columns, label: str, var: str | None, col: str, k: int) -> Operan
 
 
 def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
-    """The kernel `cepkit_seq_step` of a plan over its columns (structure and dictionaries fixed)."""
+    """The program of a plan over its columns (structure and dictionaries fixed): the step function
+    `cepkit_seq_do` and the kernels `cepkit_seq_step` and `cepkit_seq_batch` that call it."""
     g = plan.automaton
     preds = predicates(plan, columns)
     sfields = [fields(slot_shape(columns[sl.col]), f"s{k}") for k, sl in enumerate(plan.slots)]
@@ -107,12 +111,14 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
     for c in plan.columns:
         args += columns[c].params(col_name(plan, c))
     args += ["__global int *cnt", "const int icap", "const int pcap"]
-    for side, const in (("i", "const "), ("o", "")):
-        args += [f"__global {const}int *{side}pos", f"__global {const}long *{side}start",
-                 f"__global {const}char *{side}startn", f"__global {const}int *{side}node"]
-        args += [f"__global {const}{t} *{side}{f}" for sf in sfields for t, f in sf]
-    args += ["__global long *nrow", "__global int *npos", "__global int *npar", "const int ncap",
-             "__global int *mnode", "const int mcap", "__global int *ctr"]
+
+    def pm_set(side: str, const: str) -> list[str]:
+        return [f"__global {const}int *{side}pos", f"__global {const}long *{side}start",
+                f"__global {const}char *{side}startn", f"__global {const}int *{side}node"] + \
+            [f"__global {const}{t} *{side}{f}" for sf in sfields for t, f in sf]
+    tail = ["__global long *nrow", "__global int *npos", "__global int *npar", "const int ncap",
+            "__global int *mnode", "const int mcap", "__global int *ctr"]
+    args_in, args_out = pm_set("i", "const "), pm_set("o", "")
     # wmode 0: no WITHIN; 1: key span <= wspan; 2: never (negative span); 3: both keys present. The key is
     # ascending in a partition, so the unsigned difference is exact.
     win = ("(wmode == 0 || (wmode != 2 && !stn && !keyn[e] && "
@@ -200,6 +206,48 @@ def source(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> str:
                 body.append(keep)
         body.append("    break; }")
     body.append("  }")
-    head = ["  int i = get_global_id(0);", "  const int e = e0 + j; const long row = row0 + j;",
+    head = ["  const int e = e0 + j; const long row = row0 + j;",
             "  __global int *ncount = ctr, *mcount = ctr + 1, *flags = ctr + 2, *cepkit_err = ctr + 3;"]
-    return "\n".join([PRELUDE, "__kernel void cepkit_seq_step(" + ",\n    ".join(args) + ") {"] + head + body + ["}"])
+    step = args + args_in + args_out + tail
+    return "\n".join([PRELUDE, "void cepkit_seq_do(" + ",\n    ".join(step + ["const int i"]) + ") {"]
+                     + head + body + ["}", _step_kernel(step), _batch_kernel(args, args_in, pm_set, tail)])
+
+
+def _names(args: list[str]) -> list[str]:
+    return [re.split(r"[ *]", a)[-1] for a in args]
+
+
+def _step_kernel(step: list[str]) -> str:
+    """`cepkit_seq_step`: one step (event j), one work-item per partial match of the step's input set."""
+    return ("__kernel void cepkit_seq_step(" + ",\n    ".join(step) + ") {\n"
+            f"  cepkit_seq_do({', '.join(_names(step))}, get_global_id(0));\n}}")
+
+
+def _batch_kernel(args: list[str], args_in: list[str], pm_set, tail: list[str]) -> str:
+    """`cepkit_seq_batch`: the steps of events 0..n-1 in one work-group, work-item lid taking PMs lid, lid+L,
+    ...; the first step reads set i and writes set a, odd steps a -> b, even steps b -> a (as the step
+    launches). A barrier separates the steps; an overflow flag stops the loop (the host grows and replays)."""
+    set_a, set_b = pm_set("a", ""), pm_set("b", "")
+    fixed = _names(args[1:])
+
+    def call(src: list[str], dst: list[str], caps: str) -> str:
+        names = ["j"] + fixed[:-2] + [caps] + _names(src + dst + tail) + ["i"]
+        return f"cepkit_seq_do({', '.join(names)});"
+    return "\n".join([
+        "__kernel void cepkit_seq_batch(" + ",\n    ".join(["const int n"] + args[1:] + args_in + set_a + set_b
+                                                             + tail) + ") {",
+        "  __local int shared[2];",
+        "  const int lid = get_local_id(0), size = get_local_size(0);",
+        "  for (int j = 0; j < n; j++) {",
+        "    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);",
+        "    if (lid == 0) { shared[0] = ctr[2]; shared[1] = cnt[j]; }",
+        "    barrier(CLK_LOCAL_MEM_FENCE);",
+        "    if (shared[0]) break;",
+        "    const int m = max(1, min(shared[1], j == 0 ? icap : pcap));",
+        "    for (int i = lid; i < m; i += size) {",
+        "      if (j == 0) " + call(args_in, set_a, "icap, pcap"),
+        "      else if (j & 1) " + call(set_a, set_b, "pcap, pcap"),
+        "      else " + call(set_b, set_a, "pcap, pcap"),
+        "    }",
+        "  }",
+        "}"])

@@ -11,14 +11,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gpu.columns import device_columns
-from gpu.pattern import DevicePatternMatcher
+from gpu.pattern import LAUNCH, DevicePatternMatcher
 from gpu.pattern_plan import PatternPlan, plan
 from reference.errors import EventError
 from reference.sql import ast as S
 from reference.sql.run import SOURCE_ROW, Table, _bind, within_ticks
 from reference.sql.run import run_rows as reference_run_rows
 
-BATCH = 4096   # rows per device batch (one kernel launch per row, one host synchronisation per batch)
+BATCH = 4096   # rows per device batch (one host synchronisation per batch)
 _I64 = (-(1 << 63) + 1, (1 << 63) - 1)
 
 
@@ -35,9 +35,10 @@ class DeviceAllMatches:
     from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
 
     def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH,
-                 caps: tuple[int, int, int] | None = None):
-        """`caps`: initial capacities of the partial-match, node and match arrays (they grow as needed)."""
-        self.device, self.batch, self.caps = device, batch, caps or ()
+                 caps: tuple[int, int, int] | None = None, launch: str = LAUNCH):
+        """`caps`: initial capacities of the partial-match, node and match arrays (they grow as needed);
+        `launch`: "batch" or "event" (DevicePatternMatcher)."""
+        self.device, self.batch, self.caps, self.launch = device, batch, caps or (), launch
         self.kernel_s = 0.0
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
@@ -52,7 +53,8 @@ class DeviceAllMatches:
         key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
                                                                 np.ones(len(rows), np.int8))
         matcher = DevicePatternMatcher(runtime(self.device), p, cols,
-                                       None if within is None else (within, q.within.exclusive), *self.caps)
+                                       None if within is None else (within, q.within.exclusive), *self.caps,
+                                       launch=self.launch)
         out, start = [], 0
         for prows in partitions:
             idx = np.arange(start, start + len(prows))
@@ -90,10 +92,13 @@ def _keys(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> tuple[np.nd
 
 
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
-             ts_unit: str | None = None, device: str | None = None, batch: int = BATCH) -> Table:
-    """reference.sql.run.run_rows with the matching on the device (`device` as for --device)."""
+             ts_unit: str | None = None, device: str | None = None, batch: int = BATCH,
+             launch: str = LAUNCH) -> Table:
+    """reference.sql.run.run_rows with the matching on the device (`device` as for --device; `launch` as
+    for DevicePatternMatcher)."""
     bound, p = compile_query(q, columns)
-    return reference_run_rows(bound, columns, rows, ts_unit, all_matches=DeviceAllMatches(p, device, batch))
+    return reference_run_rows(bound, columns, rows, ts_unit,
+                              all_matches=DeviceAllMatches(p, device, batch, launch=launch))
 
 
 def run_query(q: S.MatchRecognize | str, batch, device: str | None = None) -> Table:

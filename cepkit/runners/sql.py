@@ -25,6 +25,8 @@ def _query_columns(q) -> list[str]:
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--ts-col", help="column read as the integer timestamp (default: ts, else the query's "
                                         "first ORDER BY column)")
+    group.add_argument("--gpu-launch", choices=("batch", "event"),
+                       help="kernel launches of --engine gpu: one per batch of events (default) or one per event")
 
 
 def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
@@ -66,10 +68,14 @@ def run(args: argparse.Namespace) -> int:
         raise QueryError(f"engine '{engine}' cannot run MATCH_RECOGNIZE queries", expected=list(ENGINES))
     q = parse(read_query(args.query))
     hook = None
+    launch = getattr(args, "gpu_launch", None)
+    if launch and engine != "gpu":
+        raise QueryError("--gpu-launch needs --engine gpu")
     if engine == "gpu":  # refuses what the device cannot run before reading any event
         from gpu.pattern_run import DeviceAllMatches, compile_query
 
-        hook = DeviceAllMatches(compile_query(q, _query_columns(q))[1], getattr(args, "device", None))
+        hook = DeviceAllMatches(compile_query(q, _query_columns(q))[1], getattr(args, "device", None),
+                                **({"launch": launch} if launch else {}))
     started = time.monotonic()
     batch, ts_col = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     columns, rows = batch_rows(batch, ts_col=ts_col, id_col=None)

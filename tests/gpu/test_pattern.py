@@ -1,13 +1,17 @@
 """The device pattern matcher against the reference: random streams, a fixed set of patterns (so that the
-built programs are reused), the three strategies, windows and batch splits; refusals by construct name."""
+built programs are reused), the three strategies, windows and batch splits, both launch modes (the batch
+kernel with work-groups of 1-3 work-items too, so each work-item takes several partial matches); refusals
+by construct name."""
 from __future__ import annotations
 
 import re
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import gpu.pattern
 from gpu.pattern_run import DeviceAllMatches, compile_query
 from gpu.pattern_run import run_rows as gpu_run_rows
 from reference.errors import EventError, Unsupported
@@ -45,58 +49,82 @@ def streams(draw, max_rows: int):
     return rows
 
 
-def _same(q: str, rows, batch: int) -> None:
+LAUNCHES = ["event", "batch"]
+# (launch, work-items of the batch kernel's work-group: the default, or fewer than the partial matches)
+GROUPS = [("event", None), ("batch", None), ("batch", 2)]
+
+
+def _group(size: int | None):
+    return patch.object(gpu.pattern, "GROUP", size or gpu.pattern.GROUP)
+
+
+def _same(q: str, rows, batch: int, launch: str = "batch", group: int | None = None) -> None:
     want = run_rows(q, COLUMNS, rows)
-    got = gpu_run_rows(q, COLUMNS, rows, batch=batch)
+    with _group(group):
+        got = gpu_run_rows(q, COLUMNS, rows, batch=batch, launch=launch)
     assert got.columns == want.columns
     assert got.rows == want.rows
     assert got.matches == want.matches
 
 
+@pytest.mark.parametrize("launch", LAUNCHES)
 @settings(max_examples=100)
 @given(k=st.integers(0, len(PATTERNS) - 1), strategy=st.sampled_from(STRATEGIES[:2]),
        within=st.one_of(st.none(), st.integers(0, 8)), exclusive=st.booleans(), rows=streams(24),
-       batch=st.integers(1, 9))
-def test_gpu_equals_reference(k, strategy, within, exclusive, rows, batch):
-    _same(_query(k, strategy, within, exclusive), rows, batch)
+       batch=st.integers(1, 9), group=st.sampled_from([None, 1, 3]))
+def test_gpu_equals_reference(launch, k, strategy, within, exclusive, rows, batch, group):
+    _same(_query(k, strategy, within, exclusive), rows, batch, launch, group)
 
 
+@pytest.mark.parametrize("launch", LAUNCHES)
 @settings(max_examples=60)
 @given(k=st.integers(0, len(PATTERNS) - 1), within=st.integers(0, 6), exclusive=st.booleans(),
-       rows=streams(24), batch=st.integers(1, 9))
-def test_gpu_equals_reference_skip_till_any(k, within, exclusive, rows, batch):
+       rows=streams(24), batch=st.integers(1, 9), group=st.sampled_from([None, 1, 3]))
+def test_gpu_equals_reference_skip_till_any(launch, k, within, exclusive, rows, batch, group):
     # skip-till-any keeps every partial match alive for the whole window: the window bounds the work
-    _same(_query(k, "SKIP_TILL_ANY_MATCH", within, exclusive), rows, batch)
+    _same(_query(k, "SKIP_TILL_ANY_MATCH", within, exclusive), rows, batch, launch, group)
 
 
-def test_growth_and_long_kleene_runs():
+@pytest.mark.parametrize("launch, group", GROUPS)
+def test_growth_and_long_kleene_runs(launch, group):
     """Thousands of partial matches and a Kleene variable bound to every row: the arrays grow, never truncate."""
     rows = [{"ts": i, "id": i, "s": 1 if i % 7 else 0, "v": i % 5, "g": 0} for i in range(400)]
     q = _query(0, "SKIP_TILL_ANY_MATCH", 12, False).replace("C AS s = 2", "C AS v = 4")
-    _same(q, rows, 64)
+    _same(q, rows, 64, launch, group)
     q = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(B.v) AS n ALL MATCHES CONTIGUOUS "
          "PATTERN (A B* C) DEFINE A AS ts = 0, C AS ts = 399)")
-    table = gpu_run_rows(q, COLUMNS, rows, batch=50)
+    with _group(group):
+        table = gpu_run_rows(q, COLUMNS, rows, batch=50, launch=launch)
     assert table.rows == ((398,),) and table.rows == run_rows(q, COLUMNS, rows).rows
 
 
+@pytest.mark.parametrize("launch, group", GROUPS)
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_tiny_arrays_grow_and_unreachable_nodes_are_collected(strategy):
+def test_tiny_arrays_grow_and_unreachable_nodes_are_collected(strategy, launch, group):
     """Capacities of 1-2 entries: every batch overflows, replays and collects nodes; same matches."""
     rows = [{"ts": i, "id": i, "s": (i * 7) % 4, "v": (i * 5) % 6, "g": i % 2, "t": "xy"[i % 3 // 2]}
             for i in range(300)]
     for k in range(len(PATTERNS)):
         q, p = compile_query(_query(k, strategy, 5, False), COLUMNS)
-        hook = DeviceAllMatches(p, batch=7, caps=(1, 2, 1))
-        assert run_rows(q, COLUMNS, rows, all_matches=hook) == run_rows(q, COLUMNS, rows)
+        hook = DeviceAllMatches(p, batch=7, caps=(1, 2, 1), launch=launch)
+        with _group(group):
+            assert run_rows(q, COLUMNS, rows, all_matches=hook) == run_rows(q, COLUMNS, rows)
 
 
-def test_overflow_in_define_is_an_event_error():
+def test_unknown_launch_mode_is_refused():
+    q, p = compile_query(_query(0, "CONTIGUOUS", None, False), COLUMNS)
+    with pytest.raises(ValueError, match="launch must be one of batch, event"):
+        run_rows(q, COLUMNS, [{"ts": 0, "id": 0, "s": 0, "v": 0, "g": 0, "t": None}],
+                 all_matches=DeviceAllMatches(p, launch="warp"))
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_overflow_in_define_is_an_event_error(launch):
     rows = [{"ts": i, "id": i, "s": 0, "v": 2 ** 62, "g": 0} for i in range(3)]
     q = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL MATCHES CONTIGUOUS PATTERN (A B) "
          "DEFINE B AS v * 4 > A.v)")
     with pytest.raises(EventError, match="overflow"):
-        gpu_run_rows(q, COLUMNS, rows)
+        gpu_run_rows(q, COLUMNS, rows, launch=launch)
 
 
 @pytest.mark.parametrize("clause, construct", [

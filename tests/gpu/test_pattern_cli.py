@@ -35,10 +35,19 @@ def test_gpu_output_equals_reference(tmp_path, capsys):
         q.write_text(QUERY.format(strategy=strategy))
         code, ref, err = _run(capsys, "run", q, events, "--format", "csv")
         assert code == 0, err
-        code, gpu, err = _run(capsys, "run", q, events, "--format", "csv", "--engine", "gpu", "--device", "0")
-        assert code == 0, err
-        assert "engine gpu" in err
-        assert gpu == ref and len(ref.splitlines()) > 1
+        for launch in ((), ("--gpu-launch", "event"), ("--gpu-launch", "batch")):
+            code, gpu, err = _run(capsys, "run", q, events, "--format", "csv", "--engine", "gpu", "--device", "0",
+                                  *launch)
+            assert code == 0, err
+            assert "engine gpu" in err
+            assert gpu == ref and len(ref.splitlines()) > 1
+
+
+def test_gpu_launch_needs_the_gpu_engine(tmp_path, capsys):
+    q = tmp_path / "q.sql"
+    q.write_text(QUERY.format(strategy="CONTIGUOUS"))
+    code, _out, err = _run(capsys, "run", q, tmp_path / "missing.csv", "--gpu-launch", "event")
+    assert code == 2 and "--gpu-launch needs --engine gpu" in err
 
 
 def test_refusals_happen_before_the_table_is_read(tmp_path, capsys):
