@@ -192,6 +192,15 @@ class OptimizedProgram:
                                                           self.npend, empty, 0))
         return out_all
 
+    def state_size(self) -> dict[str, int]:
+        """The live state carried to the next `feed`: runs, held matches (trailing negation), match-buffer
+        nodes they reach, buffer rows allocated, and events kept in the store."""
+        empty = np.zeros((0, 3), np.int64)
+        live = K.reachable(self.arena, self.nnodes, self.R, self.cur, self.nruns, self.npend, empty, 0)
+        return {"runs": int(self.nruns), "held_matches": int(self.npend), "buffer_nodes": int(live.sum()),
+                "buffer_rows": int(self.arena.shape[0]), "run_rows": int(self.R.shape[1]),
+                "stored_events": int(self.store.end - self.store.base)}
+
     def close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
         found = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())

@@ -386,9 +386,8 @@ P_DONE, P_PEND, P_FRESH = 2, 3, 4
 
 
 @njit(cache=True)
-def compact(arena, nnodes, R, cur, nruns, npend, out, nout):
-    """Drop buffer nodes that no live run, held match or reported match reaches; renumber the rest in
-    place (parents precede children, so one forward pass suffices). Returns the new node count."""
+def reachable(arena, nnodes, R, cur, nruns, npend, out, nout):
+    """Which buffer nodes a live run, a held match or a reported match reaches."""
     live = np.zeros(nnodes, np.bool_)
     for i in range(nruns + npend + nout):
         if i < nruns:
@@ -400,6 +399,14 @@ def compact(arena, nnodes, R, cur, nruns, npend, out, nout):
         while x >= 0 and not live[x]:
             live[x] = True
             x = arena[x, 0]
+    return live
+
+
+@njit(cache=True)
+def compact(arena, nnodes, R, cur, nruns, npend, out, nout):
+    """Drop buffer nodes that no live run, held match or reported match reaches; renumber the rest in
+    place (parents precede children, so one forward pass suffices). Returns the new node count."""
+    live = reachable(arena, nnodes, R, cur, nruns, npend, out, nout)
     newid = np.full(nnodes, -1, np.int64)
     k = 0
     for x in range(nnodes):

@@ -420,22 +420,32 @@ def _check_file(path: Any) -> str:
     return path
 
 
+# pandas options shared by the whole-file and the chunked CSV readers (reference/event_chunks.py)
+CSV_OPTIONS = dict(keep_default_na=False, na_values=_CSV_NULLS, skipinitialspace=True)
+
+
+def csv_error(path: str, e: Exception) -> EventError:
+    """The EventError for a pandas CSV failure (a parse error names its row)."""
+    if isinstance(e, pd.errors.EmptyDataError):
+        return EventError(f"'{path}' is empty (a CSV file needs a header row)")
+    if isinstance(e, pd.errors.ParserError):
+        message = str(e)
+        line = re.search(r"line (\d+)", message)
+        row = int(line.group(1)) - 1 if line else None
+        return EventError(f"cannot parse '{path}' as CSV: {message}", row=row if row and row > 0 else None)
+    return EventError(f"cannot read '{path}': {e}")
+
+
+CSV_FAILURES = (pd.errors.EmptyDataError, pd.errors.ParserError, OSError, UnicodeDecodeError, ValueError)
+
+
 def read_csv(path: Any, **kw: Any) -> EventBatch:
     """Events from a CSV file with a header row (keywords as for from_pandas)."""
     path = _check_file(path)
     try:
-        df = pd.read_csv(path, keep_default_na=False, na_values=_CSV_NULLS, skipinitialspace=True,
-                         low_memory=False)
-    except pd.errors.EmptyDataError:
-        raise EventError(f"'{path}' is empty (a CSV file needs a header row)") from None
-    except pd.errors.ParserError as e:
-        message = str(e)
-        line = re.search(r"line (\d+)", message)
-        row = int(line.group(1)) - 1 if line else None
-        raise EventError(f"cannot parse '{path}' as CSV: {message}", row=row if row and row > 0 else None) \
-            from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise EventError(f"cannot read '{path}': {e}") from None
+        df = pd.read_csv(path, low_memory=False, **CSV_OPTIONS)
+    except CSV_FAILURES as e:
+        raise csv_error(path, e) from None
     return from_pandas(df, **kw)
 
 
@@ -452,10 +462,14 @@ def read_parquet(path: Any, **kw: Any) -> EventBatch:
     return from_arrow(table, **kw)
 
 
+# pandas options shared by the whole-file and the chunked JSON readers
+JSON_OPTIONS = dict(dtype=False, convert_dates=False, keep_default_dates=False, precise_float=True)
+
+
 def read_jsonl(path: Any, **kw: Any) -> EventBatch:
     """Events from a JSON Lines file, one object per line (a JSON array of objects is accepted too)."""
     path = _check_file(path)
-    options = dict(dtype=False, convert_dates=False, keep_default_dates=False, precise_float=True)
+    options = JSON_OPTIONS
     is_array = False
     try:
         with open(path, "rb") as f:
@@ -512,8 +526,8 @@ _READERS = {"csv": read_csv, "parquet": read_parquet, "jsonl": read_jsonl}
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
-def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
-    """Events from a file; the format (csv, parquet, jsonl) comes from the extension unless given."""
+def event_format(path: Any, format: str | None = None) -> str:
+    """csv, parquet or jsonl: the format named, or the one the file's extension gives."""
     path = os.fspath(path)
     if format is None:
         stem = path.lower()
@@ -526,10 +540,16 @@ def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
             shown = f"extension '.{ext}'" if ext else "no extension"
             raise EventError(f"cannot tell the format of '{path}' from its {shown} "
                              "(use .csv, .parquet/.pq or .jsonl/.ndjson/.json, or name the format)")
-        kind = _FORMATS[ext]
-    else:
-        kind = _FORMATS.get(str(format).lower().lstrip("."))
-        if kind is None:
-            raise EventError(f"unknown events format '{format}' (expected csv, parquet or jsonl)")
+        return _FORMATS[ext]
+    kind = _FORMATS.get(str(format).lower().lstrip("."))
+    if kind is None:
+        raise EventError(f"unknown events format '{format}' (expected csv, parquet or jsonl)")
+    return kind
+
+
+def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
+    """Events from a file; the format (csv, parquet, jsonl) comes from the extension unless given."""
+    path = os.fspath(path)
+    kind = event_format(path, format)
     _check_file(path)
     return _READERS[kind](path, **kw)
