@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -42,16 +41,7 @@ def child(path: str, chunk_size: int, text: str) -> dict:
     writer.close()
     seconds = time.perf_counter() - started
     return {"events": events, "matches": writer.count, "events_per_s": events / seconds, "peak_state": peak,
-            "max_rss_mib": peak_rss_mib()}
-
-
-def peak_rss_mib() -> float:
-    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's peak over exec)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            "max_rss_mib": (C._rss_kb("VmHWM") or 0) / 1024}  # not ru_maxrss: it keeps the parent's peak
 
 
 def stock_file(n: int, directory: str) -> str:

@@ -18,6 +18,8 @@ def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--chunk-size", type=_positive, metavar="N",
                        help="read and feed the events N at a time (memory bounded by the window, not the "
                        "file); JSON lines output is written as matches complete")
+    group.add_argument("--no-merge", action="store_true",
+                       help="optimized: keep equivalent runs apart (merging, spec/000 §6, is on by default)")
     group.add_argument("--counters", action="store_true",
                        help="print the work counters (partial matches created, predicate evaluations)")
 
@@ -47,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
     lazy = {k: v for k, v in (("order", args.order), ("negation", args.negation)) if v is not None}
     if lazy and engine != "reference-lazy":
         raise QueryError(f"--{next(iter(lazy))} applies to --engine reference-lazy only, not {engine}")
+    if args.no_merge:
+        if engine != "optimized":
+            raise QueryError(f"--no-merge applies to --engine optimized only, not {engine}")
+        lazy["merge"] = False
     if args.chunk_size is not None and args.sort:
         raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
     program = compile_query(text, engine=engine, selection=args.selection.replace("-", "_"), **lazy)

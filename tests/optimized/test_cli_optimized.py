@@ -63,3 +63,20 @@ def test_cli_chunked_event_error_names_the_file_row(tmp_path, capsys):
     code, _ = _run(tmp_path, "optimized", str(query), str(events), "--chunk-size", "4")
     assert code == 3
     assert "row 11" in capsys.readouterr().err
+
+
+def test_cli_no_merge_gives_the_same_matches(tmp_path, capsys):
+    """Query 3.2 on the Fig. 3 stream (CC4): the runs from e1 and e3 are merged after e4, and both matches
+    still come out; --no-merge creates more runs for the same matches."""
+    query = tmp_path / "q32.sase"
+    query.write_text((EXAMPLES / "query3.sase").read_text().replace("a[i].price > avg(a[..i-1].price)",
+                                                                     "a[i].price >= max(a[..i-1].price)"))
+    args = (str(query), str(EXAMPLES / "fig3_stream.csv"), "--counters")
+    merged_code, merged = _run(tmp_path, "optimized", *args)
+    merged_err = capsys.readouterr().err
+    code, unmerged = _run(tmp_path, "optimized", *args, "--no-merge")
+    unmerged_err = capsys.readouterr().err
+    assert merged_code == code == 0 and merged == unmerged and len(merged) == 2
+    created = [int(err.split("counters: ")[1].split()[0]) for err in (merged_err, unmerged_err)]
+    assert created[0] < created[1]
+    assert main(["run", *args[:2], "--no-merge"]) == 2  # the reference engine has no such option
