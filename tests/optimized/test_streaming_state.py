@@ -71,3 +71,17 @@ def test_live_state_of_a_ten_times_longer_stream_stays_at_the_same_bound():
     assert long["buffer_rows"] == short["buffer_rows"] and long["run_rows"] == short["run_rows"]
     assert long["runs"] <= 1.5 * short["runs"] and long["buffer_nodes"] <= 1.5 * short["buffer_nodes"]
     assert long["held_matches"] == 0
+
+
+def test_merged_runs_do_not_keep_the_stream_history():
+    """With merging (p1-like: every run of a symbol merges into one), members that left the window are
+    dropped: the merged run's buffer stays at what the window holds, and the matches are the reference's."""
+    window, chunk = 200, 500
+    text = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 and "
+            f"b.volume < 3 }} WITHIN {window}")
+    short, matches = _peak_state(text, 4_000, chunk)
+    long, _ = _peak_state(text, 40_000, chunk)
+    assert short["runs"] <= 4  # one merged run per symbol and state
+    assert matches == compile(text).run(from_pandas(generate(4_000, seed=2)))
+    assert long["stored_events"] <= window + chunk
+    assert long["buffer_rows"] == short["buffer_rows"] and long["buffer_nodes"] <= 1.5 * short["buffer_nodes"]
