@@ -216,8 +216,15 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
 
     skip = {type_col, ts_col, id_col}
     columns = {name: _attribute(df[name]) for name in df.columns if name not in skip}
-    source_rows = np.arange(1, n + 1, dtype=np.int64)
+    return assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
+                    positional_ids=id_col is None or id_col not in df.columns)
 
+
+def assemble(columns: dict[str, np.ndarray], type_codes: np.ndarray, type_names: tuple[str, ...], ts: np.ndarray,
+             ids: np.ndarray, ts_unit: str | None, sort: bool, ts_col: str, positional_ids: bool) -> EventBatch:
+    """The batch from read columns, after the timestamp order check (or the stable sort)."""
+    n = len(ts)
+    source_rows = np.arange(1, n + 1, dtype=np.int64)
     if n > 1:
         back = np.flatnonzero(ts[1:] < ts[:-1])
         if back.size:
@@ -231,8 +238,7 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
             columns = {k: v[order] for k, v in columns.items()}
 
     return EventBatch(columns=columns, type_codes=type_codes, type_names=type_names, ts=ts, ids=ids,
-                      ts_unit=ts_unit, source_rows=source_rows,
-                      positional_ids=id_col is None or id_col not in df.columns)
+                      ts_unit=ts_unit, source_rows=source_rows, positional_ids=positional_ids)
 
 
 def _first(mask: np.ndarray) -> int:
@@ -404,6 +410,11 @@ def from_arrow(table: Any, **kw: Any) -> EventBatch:
         table = pa.Table.from_batches([table])
     if not isinstance(table, pa.Table):
         raise TypeError(f"from_arrow expects a pyarrow Table or RecordBatch, not {type(table).__name__}")
+    from reference.arrow_events import columnar_batch
+
+    batch = columnar_batch(table, **kw)  # plain columns straight from Arrow; None: the pandas path decides
+    if batch is not None:
+        return batch
     try:
         df = table.to_pandas()
     except (pa.ArrowException, ValueError, OverflowError) as e:
