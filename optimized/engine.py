@@ -21,7 +21,7 @@ from optimized.bytecode import ENGINE, FormulaCompiler
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
-from reference.errors import QueryError, Unsupported
+from reference.errors import EventError, QueryError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -179,16 +179,18 @@ class OptimizedProgram:
             self.kernel = K  # generated formulas assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         out_all: list[Match] = []
-        cnt = np.zeros(2, np.int64)
+        cnt = np.zeros(3, np.int64)  # runs created, clauses evaluated, the event in process
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
-            (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
-             self.stamp) = self.kernel.run_loop(
-                self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, self.KP, E,
-                s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena, self.nnodes,
-                self.npend,
-                out, 0, cnt, self.stamp)
+            try:
+                (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
+                 self.stamp) = self.kernel.run_loop(
+                    self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, self.KP,
+                    E, s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena,
+                    self.nnodes, self.npend, out, 0, cnt, self.stamp)
+            except OverflowError as exc:
+                raise self._overflow(exc, batch, int(cnt[2]) - start) from None
             was_enabled = gc.isenabled()
             gc.disable()  # building many match tuples: the cyclic collector would only rescan them
             try:
@@ -215,6 +217,13 @@ class OptimizedProgram:
         """(Q, timestamps, base, last position): what `reachable` needs to drop merged members that left
         the window."""
         return self.Q, self.store.ts, self.store.base, self.store.end - 1
+
+    def _overflow(self, exc: OverflowError, batch: EventBatch, i: int) -> EventError:
+        """The event whose formulas left int64 (the program's state is then undefined: feed no more)."""
+        return EventError(f"{exc} while evaluating the query on this event (it computes with "
+                          f"{', '.join(self.attrs)}); the optimized engine works on 64-bit integers, the "
+                          "reference engine is exact", int(batch.source_rows[i]) if 0 <= i < len(batch) else None,
+                          self.attrs[0] if len(self.attrs) == 1 else None)
 
     def state_size(self) -> dict[str, int]:
         """The live state carried to the next `feed`: runs, held matches (trailing negation), match-buffer

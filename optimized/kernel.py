@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub
+from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
 FIRST, ITER = 0, 1
@@ -195,7 +195,7 @@ def eval_clause(T, s, e, R, pl, ix, p, base, vn, vd, vt, n, stk):
                 stk[1, sp - 1] = rd
         elif op == 5:  # unary minus
             if stk[2, sp - 1] == NUM:
-                stk[0, sp - 1] = -stk[0, sp - 1]
+                stk[0, sp - 1] = sub64(0, stk[0, sp - 1])
         elif op == 6:  # compare
             sp -= 1
             r = cmp_vals(a, stk[2, sp - 1], stk[0, sp - 1], stk[1, sp - 1], stk[2, sp], stk[0, sp], stk[1, sp])
@@ -671,6 +671,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         if nnodes > 65536 and nnodes > 4 * live:
             return 3, p, cur, nruns, nnodes, npend, nout, stamp
         stamp += 1
+        cnt[2] = p  # the event being processed (the engine names it if arithmetic overflows)
         # held matches of a trailing negation: released when p leaves their window, dropped if p blocks
         if npend > 0:
             keep = 0
