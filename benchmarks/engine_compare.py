@@ -25,6 +25,13 @@ STRATEGIES = {"s2": "partition_contiguity", "s3": "skip_till_next_match"}
 QUERY3 = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match(a[], b) { [symbol] and a[1].volume > 1000 "
           "and a[i].price > avg(a[..i-1].price) and b.volume < 80%*a[a.LEN].volume } WITHIN {window}")
 QUERIES = [f"{p}{s}" for p in PREDICATES for s in STRATEGIES] + ["q3"]
+# Merging of equivalent runs (spec/000 §6, Expt 5-6) pays where many runs are alive and few complete: here
+# runs start at one event in five and b almost never qualifies, so matching, not match construction,
+# dominates. m1, m2, m3 use Pa = p1, p2, p3 under skip-till-next-match; MERGE_EVENTS events per run.
+MERGE_TEMPLATE = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match {{ [symbol] and a[1].price % 5 = 0 "
+                  "and {pa} and b.volume < 2 }} WITHIN {window}")
+MERGE_QUERIES = ["m1", "m2", "m3"]
+MERGE_EVENTS = 50_000
 WINDOWS = [500, 2000]
 ENGINES = ["reference", "optimized"]
 SYMBOLS = 2
@@ -35,6 +42,8 @@ QUERY3_EVENTS = 40_000
 def query_text(name: str, window: int) -> str:
     if name == "q3":
         return QUERY3.replace("{window}", str(window))
+    if name in MERGE_QUERIES:
+        return MERGE_TEMPLATE.format(pa=PREDICATES["p" + name[1:]], window=window)
     return TEMPLATE.format(strategy=STRATEGIES[name[2:]], pa=PREDICATES[name[:2]], window=window)
 
 
@@ -70,6 +79,7 @@ class Measurement:
     matches: int
     seconds: float
     peak_mb: float | None   # the process's peak resident memory during the run, above what it held before
+    runs_created: int = 0   # counters.partial_matches: runs begun or extended
 
     @property
     def events_per_second(self) -> float:
@@ -100,16 +110,17 @@ def _reset_peak() -> bool:
         return False
 
 
-def measure(engine: str, name: str, window: int, events: int | None = None, warm: bool = True) -> Measurement:
-    """Compile and run one query on one engine over the workload stream (a warm-up run first, so that
-    code generation and Numba compilation are not counted)."""
+def measure(engine: str, name: str, window: int, events: int | None = None, warm: bool = True,
+            **options) -> Measurement:
+    """Compile (with the engine's options) and run one query on one engine over the workload stream (a
+    warm-up run first, so that code generation and Numba compilation are not counted)."""
     from cepkit import compile
 
     text = query_text(name, window)
     batch = stream(events or stream_size(engine, window, name), name == "q3")
     if warm:
-        compile(text, engine=engine).run(batch.slice(0, min(len(batch), 2_000)))
-    program = compile(text, engine=engine)
+        compile(text, engine=engine, **options).run(batch.slice(0, min(len(batch), 2_000)))
+    program = compile(text, engine=engine, **options)
     can_track = _reset_peak()
     before = _rss_kb("VmRSS")
     t0 = time.perf_counter()
@@ -117,7 +128,8 @@ def measure(engine: str, name: str, window: int, events: int | None = None, warm
     seconds = time.perf_counter() - t0
     peak = _rss_kb("VmHWM") if can_track else None
     peak_mb = max(0, peak - before) / 1024 if peak is not None and before is not None else None
-    return Measurement(engine, name, window, len(batch), len(matches), seconds, peak_mb)
+    return Measurement(engine, name, window, len(batch), len(matches), seconds, peak_mb,
+                       program.counters.partial_matches)
 
 
 def measure_all() -> dict:

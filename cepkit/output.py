@@ -65,6 +65,43 @@ def write_matches(matches: Sequence[Match], fmt: str, output: str | None, progra
     write_output(fmt, output, lambda: (m.to_json() for m in matches), frame, "(no matches)")
 
 
+class MatchWriter:
+    """Matches written as they come: JSON lines go out on every `write`; csv, table and parquet (whose
+    columns are typed over all rows) are written once, by `close`."""
+
+    def __init__(self, fmt: str, output: str | None, program: Any):
+        if fmt == "parquet" and not output:
+            raise OutputError("--format parquet needs --output PATH")
+        self.fmt, self.output, self.program = fmt, output, program
+        self.held: list[Match] = []
+        self.count = 0
+        self.fh = None
+        if fmt == "jsonl" and output:
+            try:
+                self.fh = open(output, "w", encoding="utf-8")
+            except OSError as exc:
+                raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+    def write(self, matches: Sequence[Match]) -> None:
+        self.count += len(matches)
+        if self.fmt != "jsonl":
+            self.held.extend(matches)
+            return
+        text = "".join(json.dumps(m.to_json(), default=str) + "\n" for m in matches)
+        try:
+            (self.fh or sys.stdout).write(text)
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+        elif self.fmt == "jsonl":
+            sys.stdout.flush()
+        else:
+            write_matches(self.held, self.fmt, self.output, self.program)
+
+
 def _write_text(text: str, output: str | None) -> None:
     if output:
         with open(output, "w", encoding="utf-8") as fh:

@@ -6,6 +6,7 @@
     matches = program.feed(batch) + program.close()
 
 Modules: bytecode (edge formulas -> postfix tables), values (exact int64 rationals), kernel (the run
-loop, shared match buffer, negation), codegen + cache (generated modules), store (exact columnar
-events), engine (OptimizedEngine / OptimizedProgram), measure (events/s against the reference).
+loop, shared match buffer, negation, merging of equivalent runs), merging (the merge key of each
+state), codegen + cache (generated modules), store (exact columnar events), engine (OptimizedEngine /
+OptimizedProgram), measure (events/s against the reference).
 """

@@ -16,11 +16,12 @@ from typing import Callable
 import numpy as np
 
 from optimized import kernel as K
+from optimized import merging
 from optimized.bytecode import ENGINE, FormulaCompiler
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
-from reference.errors import QueryError, Unsupported
+from reference.errors import EventError, QueryError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -41,7 +42,8 @@ class OptimizedProgram:
 
     engine_name = ENGINE
 
-    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True):
+    def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
+                 merge: bool = True):
         if selection not in SELECTIONS:
             raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
@@ -79,14 +81,14 @@ class OptimizedProgram:
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
-        self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"])
+        self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"]) + 1  # + the oldest member's start
         # run matrix R[plane, row, field]: planes 0/1 alternate as current/next runs, then completed
         # matches of one event, held matches, and the fresh run of the start state
         self.R = np.zeros((5, 16, self.width), np.int64)
         self.R[K.P_FRESH, 0, 2] = -1
         self.cur = 0
         self.nruns = 0
-        self.arena = np.zeros((64, 4), np.int64)
+        self.arena = np.zeros((64, K.ARENA_W), np.int64)
         self.nnodes = 0
         self.npend = 0
         self.stamp = 0
@@ -95,12 +97,17 @@ class OptimizedProgram:
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
         self.counters = Counters()
-        self.Q = np.zeros(12, np.int64)
+        self.Q = np.zeros(K.Q_SIZE, np.int64)
         self.Q[K.Q_N] = n
         self.Q[K.Q_STRAT] = STRATEGY_CODES[nfa.strategy]
         self.Q[K.Q_NNEG] = len(nfa.negations)
         self.Q[K.Q_STOP] = 1 if selection == "non_overlap" else 0
         self.Q[K.Q_NOSHARE] = 0 if share_buffer else 1
+        # merging of equivalent runs (spec/000 §6; optimized/merging.py), where it can be exact
+        self.merge_refusal = merging.refusal(nfa, selection, share_buffer) if merge else None
+        self.merging = merge and self.merge_refusal is None
+        self.Q[K.Q_MERGE] = 1 if self.merging else 0
+        self.KP = merging.key_program(nfa, t, self.part) if self.merging else np.zeros((2 * n, 3), np.int64)
         self.leading_negation = any(neg.gap == 0 for neg in nfa.negations)
 
     @property
@@ -133,20 +140,32 @@ class OptimizedProgram:
         end = self.store.end
         keep = end
         if self.nruns:
-            keep = min(keep, int(self.R[self.cur, : self.nruns, K.HDR].min()))
+            oldest = int(self.R[self.cur, : self.nruns, -1].min())  # the oldest member's start
+            if self.merging and end:  # members that started before the window are expired
+                oldest = max(oldest, self._window_floor())
+            keep = min(keep, oldest)
         if self.npend:
-            keep = min(keep, int(self.R[K.P_PEND, : self.npend, K.HDR].min()))
+            keep = min(keep, int(self.R[K.P_PEND, : self.npend, -1].min()))
         if self.leading_negation and end:
-            w = self.window
-            if w is None:
-                return 0
-            if w.by == "pos":
-                keep = min(keep, max(0, end - 1 - math.ceil(w.size)))
-            else:
-                ts = self.store.ts
-                lo = math.floor(int(ts[-1]) - w.size)
-                keep = min(keep, self.store.base + int(np.searchsorted(ts, lo, side="left")))
+            keep = min(keep, self._window_floor())
         return keep
+
+    def _window_floor(self) -> int:
+        """The first position that a window ending at the last event (or later) can include."""
+        w = self.window
+        if w is None:
+            return 0
+        end = self.store.end
+        size = Fraction(w.size)
+        if w.by == "pos":  # last - pos < size (<= when not strict)
+            return max(0, (math.floor(end - 1 - size) + 1) if w.strict else math.ceil(end - 1 - size))
+        ts = self.store.ts
+        threshold = int(ts[-1]) - size  # ts > threshold (>= when not strict)
+        if w.strict:
+            cut = int(np.searchsorted(ts, math.floor(threshold), side="right"))
+        else:
+            cut = int(np.searchsorted(ts, math.ceil(threshold), side="left"))
+        return self.store.base + cut
 
     # ------------------------------------------------------------------ stream interface
     def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
@@ -160,16 +179,18 @@ class OptimizedProgram:
             self.kernel = K  # generated formulas assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         out_all: list[Match] = []
-        cnt = np.zeros(2, np.int64)
+        cnt = np.zeros(3, np.int64)  # runs created, clauses evaluated, the event in process
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
-            (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
-             self.stamp) = self.kernel.run_loop(
-                self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, E,
-                s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena, self.nnodes,
-                self.npend,
-                out, 0, cnt, self.stamp)
+            try:
+                (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
+                 self.stamp) = self.kernel.run_loop(
+                    self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, self.KP,
+                    E, s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena,
+                    self.nnodes, self.npend, out, 0, cnt, self.stamp)
+            except OverflowError as exc:
+                raise self._overflow(exc, batch, int(cnt[2]) - start) from None
             was_enabled = gc.isenabled()
             gc.disable()  # building many match tuples: the cyclic collector would only rescan them
             try:
@@ -189,12 +210,33 @@ class OptimizedProgram:
         if self.nnodes > 4096 and self.nnodes > 2 * self.live_nodes:
             empty = np.zeros((0, 3), np.int64)
             self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
-                                                          self.npend, empty, 0))
+                                                          self.npend, empty, 0, *self._expiry()))
         return out_all
+
+    def _expiry(self) -> tuple:
+        """(Q, timestamps, base, last position): what `reachable` needs to drop merged members that left
+        the window."""
+        return self.Q, self.store.ts, self.store.base, self.store.end - 1
+
+    def _overflow(self, exc: OverflowError, batch: EventBatch, i: int) -> EventError:
+        """The event whose formulas left int64 (the program's state is then undefined: feed no more)."""
+        return EventError(f"{exc} while evaluating the query on this event (it computes with "
+                          f"{', '.join(self.attrs)}); the optimized engine works on 64-bit integers, the "
+                          "reference engine is exact", int(batch.source_rows[i]) if 0 <= i < len(batch) else None,
+                          self.attrs[0] if len(self.attrs) == 1 else None)
+
+    def state_size(self) -> dict[str, int]:
+        """The live state carried to the next `feed`: runs, held matches (trailing negation), match-buffer
+        nodes they reach, buffer rows allocated, and events kept in the store."""
+        empty = np.zeros((0, 3), np.int64)
+        live = K.reachable(self.arena, self.nnodes, self.R, self.cur, self.nruns, self.npend, empty, 0, *self._expiry())
+        return {"runs": int(self.nruns), "held_matches": int(self.npend), "buffer_nodes": int(live.sum()),
+                "buffer_rows": int(self.arena.shape[0]), "run_rows": int(self.R.shape[1]),
+                "stored_events": int(self.store.end - self.store.base)}
 
     def close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
-        found = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
+        found, _ = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
         self.npend = 0
         self.nruns = 0
         return [self._match(b) for b in found]
@@ -203,11 +245,17 @@ class OptimizedProgram:
         return self.feed(batch, progress) + self.close()
 
     # ------------------------------------------------------------------ output
-    def _bindings(self, nodes: np.ndarray) -> list[tuple]:
-        """(positions, ids) of each buffer node's bindings: per component, a tuple in stream order."""
+    def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
+        """(positions, ids) of each binding the buffer nodes hold: per component, a tuple in stream order;
+        and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
+        nodes = np.ascontiguousarray(nodes, np.int64)
         if not len(nodes):
-            return []
-        comps, poss, offs = K.materialize(self.arena, np.ascontiguousarray(nodes, np.int64), self.nfa.n)
+            return [], np.zeros(0, np.int64)
+        if self.merging:
+            comps, poss, offs, owner = K.materialize_paths(self.arena, nodes, self.Q, self.store.ts, self.store.base)
+        else:
+            comps, poss, offs = K.materialize(self.arena, nodes, self.nfa.n)
+            owner = np.arange(len(nodes))
         n = self.nfa.n
         s = self.store
         poss_list = poss.tolist()
@@ -218,7 +266,7 @@ class OptimizedProgram:
         offs_list = offs.tolist()
         result = []
         e = 0
-        for i in range(len(nodes)):
+        for i in range(len(offs) - 1):
             lo, hi = offs_list[i], offs_list[i + 1]
             per_pos = [()] * n
             per_ids = [()] * n
@@ -231,13 +279,14 @@ class OptimizedProgram:
                 per_ids[comps_list[a]] = tuple(ids_list[a:b])
                 e += 1
             result.append((tuple(per_pos), tuple(per_ids)))
-        return result
+        return result, owner
 
     def _matches(self, out: np.ndarray) -> list[tuple]:
         """Bindings in the reference's order: per event, released held matches, then the sorted rest."""
         if not len(out):
             return []
-        found = self._bindings(out[:, 1])
+        found, owner = self._bindings(out[:, 1])
+        out = out[owner]
         result: list[tuple] = []
         i = 0
         while i < len(found):
@@ -291,16 +340,20 @@ class OptimizedEngine:
     name = ENGINE
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
-                codegen: bool | None = None, share_buffer: bool = True) -> OptimizedProgram:
+                codegen: bool | None = None, share_buffer: bool = True, merge: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
         from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
         share_buffer=False gives every run a private copy of its bindings (spec/000 §5.1 switched off),
-        to measure what the shared buffer saves."""
+        to measure what the shared buffer saves. merge (default True, as measured: docs/performance.md)
+        merges equivalent runs (spec/000 §6) where that is exact (not with negation, non-overlap output or
+        share_buffer=False: `merge_refusal` says why, and the program runs unmerged); the matches are the
+        same either way, the work counters are not."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         q = parse(query, language) if isinstance(query, str) else query
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
-        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer)
+        return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
+                                merge=merge)

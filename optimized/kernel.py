@@ -1,8 +1,11 @@
 """The NFA^b run loop in Numba (spec/000 §4.3-4.5, exactly as reference/nfab/runs.py): runs, Step-6
 proceed, set semantics, windows, partition contiguity, negation and held trailing-negation matches.
 
+Buffer nodes are arena rows (parent, position, component, done-stamp, youngest start of the paths
+through the node); a merge node (component MERGED) joins two member nodes (spec/000 §6, merging.py).
 A run is one row of an int64 matrix: [j, phase, node, (first, last, len) per component, then 7
-accumulator slots per aggregate (sum num/den, non-null count, min num/den, max num/den)]. `node` points
+accumulator slots per aggregate (sum num/den, non-null count, min num/den, max num/den), then the
+oldest start position of the run's members (= the first position unless runs were merged)]. `node` points
 into the shared match buffer `arena` (rows: parent, position, component, done-stamp): a run's bindings
 are the chain from its node to the root, so runs share their common prefixes. Nodes are created once
 per (parent, component) per event, so equal bindings have equal node ids and a run is identified by
@@ -18,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub
+from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
 FIRST, ITER = 0, 1
@@ -26,7 +29,12 @@ HDR = 3
 AGGW = 7
 
 # Q (int64 scalars of the query)
-Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP, Q_NOSHARE = range(12)
+Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP, Q_NOSHARE, \
+    Q_MERGE = range(13)
+Q_SIZE = 13
+MERGED = -1  # the component field of a merge node: arena row (left member node, right member node, MERGED, 0, young)
+GONE = -2  # a merge node's member whose paths have all left the window (dropped by compact)
+ARENA_W = 5
 
 
 # ---------------------------------------------------------------------------------------- helpers
@@ -187,7 +195,7 @@ def eval_clause(T, s, e, R, pl, ix, p, base, vn, vd, vt, n, stk):
                 stk[1, sp - 1] = rd
         elif op == 5:  # unary minus
             if stk[2, sp - 1] == NUM:
-                stk[0, sp - 1] = -stk[0, sp - 1]
+                stk[0, sp - 1] = sub64(0, stk[0, sp - 1])
         elif op == 6:  # compare
             sp -= 1
             r = cmp_vals(a, stk[2, sp - 1], stk[0, sp - 1], stk[1, sp - 1], stk[2, sp], stk[0, sp], stk[1, sp])
@@ -283,6 +291,8 @@ def _extend(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E, b
         dst[o] = p
         dst[o + 1] = p
         dst[o + 2] = 1
+        if comp == 0:
+            dst[dst.shape[0] - 1] = p
     else:
         dst[o + 1] = p
         dst[o + 2] += 1
@@ -336,6 +346,7 @@ def _copy_chain(arena, nnodes, x):
         arena[nnodes + i, 1] = arena[y, 1]
         arena[nnodes + i, 2] = arena[y, 2]
         arena[nnodes + i, 3] = 0
+        arena[nnodes + i, 4] = arena[y, 4]
         arena[nnodes + i, 0] = nnodes + i - 1 if i > 0 else -1
         y = arena[y, 0]
     return nnodes + m, nnodes + m - 1
@@ -355,6 +366,7 @@ def _new_node(arena, nnodes, nkeys, nvals, nstamp, stamp, parent, comp, p, share
     arena[nnodes, 1] = p
     arena[nnodes, 2] = comp
     arena[nnodes, 3] = 0
+    arena[nnodes, 4] = arena[parent, 4] if parent >= 0 else p
     nkeys[slot] = key
     nvals[slot] = nnodes
     nstamp[slot] = stamp
@@ -385,31 +397,72 @@ def _pow2(x):
 P_DONE, P_PEND, P_FRESH = 2, 3, 4
 
 
+@njit(cache=True, inline="always")
+def _expired(Q, ets, base, pos, ref):
+    """Whether a path starting at pos is outside the window of every event from ref on (positions before
+    the store's base are: the engine keeps everything a window ending at ref may include)."""
+    if Q[Q_MERGE] == 0 or Q[Q_HASWIN] == 0 or ref < base:
+        return False
+    return pos < base or not _inside(Q, ets, base, pos, ref)
+
+
 @njit(cache=True)
-def compact(arena, nnodes, R, cur, nruns, npend, out, nout):
+def reachable(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref):
+    """Which buffer nodes a reported match, a held match or a live run reaches. With merging, a merge
+    node's member whose paths all left the window (of the match's last event, or of ref for a run) is
+    not followed; roots go from the oldest reference to the newest, so a node is first reached with the
+    widest window that needs it."""
+    live = np.zeros(nnodes, np.bool_)
+    stack = np.empty(nnodes + 1, np.int64)  # the other member of each merge node met on the way
+    for i in range(nout + npend + nruns):
+        if i < nout:
+            stack[0] = out[i, 1]
+            at = out[i, 0]
+        elif i < nout + npend:
+            stack[0] = R[P_PEND, i - nout, 2]
+            at = -1
+        else:
+            stack[0] = R[cur, i - nout - npend, 2]
+            at = ref
+        top = 1
+        while top > 0:
+            top -= 1
+            x = stack[top]
+            while x >= 0 and not live[x]:
+                live[x] = True
+                if arena[x, 2] == MERGED:
+                    y = arena[x, 1]
+                    if y >= 0 and not _expired(Q, ets, base, arena[y, 4], at):
+                        stack[top] = y
+                        top += 1
+                    y = arena[x, 0]
+                    if y >= 0 and _expired(Q, ets, base, arena[y, 4], at):
+                        break
+                x = arena[x, 0]
+    return live
+
+
+@njit(cache=True)
+def compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref):
     """Drop buffer nodes that no live run, held match or reported match reaches; renumber the rest in
     place (parents precede children, so one forward pass suffices). Returns the new node count."""
-    live = np.zeros(nnodes, np.bool_)
-    for i in range(nruns + npend + nout):
-        if i < nruns:
-            x = R[cur, i, 2]
-        elif i < nruns + npend:
-            x = R[P_PEND, i - nruns, 2]
-        else:
-            x = out[i - nruns - npend, 1]
-        while x >= 0 and not live[x]:
-            live[x] = True
-            x = arena[x, 0]
+    live = reachable(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref)
     newid = np.full(nnodes, -1, np.int64)
     k = 0
     for x in range(nnodes):
         if live[x]:
             newid[x] = k
             par = arena[x, 0]
-            arena[k, 0] = newid[par] if par >= 0 else -1
-            arena[k, 1] = arena[x, 1]
+            if arena[x, 2] == MERGED:  # a member that was not followed is gone
+                y = arena[x, 1]
+                arena[k, 0] = newid[par] if par >= 0 and live[par] else GONE
+                arena[k, 1] = newid[y] if y >= 0 and live[y] else GONE
+            else:
+                arena[k, 0] = newid[par] if par >= 0 else -1
+                arena[k, 1] = arena[x, 1]
             arena[k, 2] = arena[x, 2]
             arena[k, 3] = arena[x, 3]
+            arena[k, 4] = arena[x, 4]
             k += 1
     for i in range(nruns):
         if R[cur, i, 2] >= 0:
@@ -426,6 +479,8 @@ def _needs(Q, R, cur, nruns, npend, nnodes, n):
     """(rows per plane, buffer nodes) that processing one more event may need."""
     rows = max(4 * nruns + 8, npend + 2 * nruns + 8)
     nodes = nnodes + 2 * nruns + 4
+    if Q[Q_MERGE] == 1:
+        nodes += 4 * nruns + 8  # a merge node per merged row
     if Q[Q_NOSHARE] == 1:
         for r in range(nruns):
             m = 1
@@ -443,6 +498,102 @@ def _grow3(R, rows):
     S[:, : R.shape[1], :] = R
     return S
 
+
+
+# ---------------------------------------------------------------------------------------- merging (spec/000 §6)
+# KP, the key program of each state (optimized/merging.py): rows 2j + phase hold [start, end) of that state's
+# entries; an entry (kind, field, slot) reads kind 0: the value of attribute slot at the position in
+# field, 1: the field itself, 2: whether the field is > 0.
+KEY_VALUE, KEY_FIELD, KEY_POSITIVE = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _key_item(KP, r, R, pl, ix, E, base, w):
+    """Item w (0..2) of key entry r of row (pl, ix)."""
+    kind = KP[r, 0]
+    f = R[pl, ix, KP[r, 1]]
+    if kind == KEY_VALUE:
+        if w == 0:
+            return np.int64(E[4][KP[r, 2], f - base])
+        if w == 1:
+            return E[2][KP[r, 2], f - base]
+        return E[3][KP[r, 2], f - base]
+    if w > 0:
+        return 0
+    if kind == KEY_FIELD:
+        return f
+    return 1 if f > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _key_hash(KP, R, pl, ix, E, base):
+    s = 2 * R[pl, ix, 0] + R[pl, ix, 1]
+    h = s * np.int64(1000003) + 17
+    for r in range(KP[s, 0], KP[s, 1]):
+        for w in range(3):
+            h = (h ^ _key_item(KP, r, R, pl, ix, E, base, w)) * np.int64(1099511628211)
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same_key(KP, R, pl, a, b, E, base):
+    if R[pl, a, 0] != R[pl, b, 0] or R[pl, a, 1] != R[pl, b, 1]:
+        return False
+    s = 2 * R[pl, a, 0] + R[pl, a, 1]
+    for r in range(KP[s, 0], KP[s, 1]):
+        for w in range(3):
+            if _key_item(KP, r, R, pl, a, E, base, w) != _key_item(KP, r, R, pl, b, E, base, w):
+                return False
+    return True
+
+
+@njit(cache=True)
+def merge_fresh(KP, R, pl, nn, arena, nnodes, E, base, p, hkeys, hrows, hstamp, stamp):
+    """Merge the runs of plane pl that the event at p created (their node is new) and that agree on their
+    state's key: one run per class, whose node is a merge node over the members' nodes, whose fields are
+    the youngest member's (the window is checked from the youngest start) and whose last field is the
+    oldest member's start. Returns (runs, nodes)."""
+    mask = hkeys.shape[0] - 1
+    old = R.shape[2] - 1
+    dead = 0
+    for i in range(nn):
+        x = R[pl, i, 2]
+        if arena[x, 2] == MERGED or arena[x, 1] != p:
+            continue
+        h = _key_hash(KP, R, pl, i, E, base)
+        slot = _hash(h, mask)
+        while True:
+            if hstamp[slot] != stamp:
+                hstamp[slot] = stamp
+                hkeys[slot] = h
+                hrows[slot] = i
+                break
+            r = hrows[slot]
+            if hkeys[slot] == h and _same_key(KP, R, pl, r, i, E, base):
+                arena[nnodes, 0] = R[pl, r, 2]
+                arena[nnodes, 1] = x
+                arena[nnodes, 2] = MERGED
+                arena[nnodes, 3] = 0
+                arena[nnodes, 4] = max(arena[R[pl, r, 2], 4], arena[x, 4])
+                oldest = min(R[pl, r, old], R[pl, i, old])
+                if R[pl, i, HDR] > R[pl, r, HDR]:
+                    _copy_row(R, pl, r, pl, i, R[pl, i, 0], R[pl, i, 1], nnodes)
+                R[pl, r, 2] = nnodes
+                R[pl, r, old] = oldest
+                nnodes += 1
+                R[pl, i, 0] = -1
+                dead += 1
+                break
+            slot = (slot + 1) & mask
+    if dead == 0:
+        return nn, nnodes
+    k = 0
+    for i in range(nn):
+        if R[pl, i, 0] >= 0:
+            if k != i:
+                _copy_row(R, pl, k, pl, i, R[pl, i, 0], R[pl, i, 1], R[pl, i, 2])
+            k += 1
+    return k, nnodes
 
 # LOOP-START (optimized/codegen.py copies the source from here to LOOP-END into each generated module)
 @njit(cache=True)
@@ -502,8 +653,8 @@ def _done(R, ndone, arena, node, stamp, spl, six):
 
 
 @njit(cache=True)
-def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R, cur, nruns, arena, nnodes,
-           npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, stk, live):
+def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end, R, cur, nruns, arena, nnodes,
+           npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live):
     """Process events from start while the buffers are large enough (no array is reallocated here).
     Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
@@ -520,6 +671,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R,
         if nnodes > 65536 and nnodes > 4 * live:
             return 3, p, cur, nruns, nnodes, npend, nout, stamp
         stamp += 1
+        cnt[2] = p  # the event being processed (the engine names it if arithmetic overflows)
         # held matches of a trailing negation: released when p leaves their window, dropped if p blocks
         if npend > 0:
             keep = 0
@@ -601,6 +753,8 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R,
                     _copy_row(R, nxt, nn, spl, six, j, FIRST, R[spl, six, 2])
                     nn += 1
                 break
+        if Q[Q_MERGE] == 1 and nn > 1:
+            nn, nnodes = merge_fresh(KP, R, nxt, nn, arena, nnodes, E, base, p, hkeys, hrows, hstamp, stamp)
         cur = nxt
         nruns = nn
         confirmed = 0
@@ -622,7 +776,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end, R,
 
 
 @njit(cache=True)
-def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
+def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end,
              R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers
     between stretches of `_steps`. Returns the position after the last processed event (earlier than
@@ -635,12 +789,15 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
     nkeys = np.zeros(size, np.int64)
     nvals = np.zeros(size, np.int64)
     nstamp = np.zeros(size, np.int64)
+    hkeys = np.zeros(size, np.int64)
+    hrows = np.zeros(size, np.int64)
+    hstamp = np.zeros(size, np.int64)
     live = nnodes
     p = start
     while True:
         status, p, cur, nruns, nnodes, npend, nout, stamp = _steps(
-            Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, p, end, R, cur, nruns, arena, nnodes,
-            npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, stk, live)
+            Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, p, end, R, cur, nruns, arena, nnodes,
+            npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live)
         if status == 1:
             rows, nodes = _needs(Q, R, cur, nruns, npend, nnodes, Q[Q_N])
             R = _grow3(R, rows)
@@ -653,8 +810,11 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, E, base, start, end,
                 nkeys = np.zeros(size, np.int64)
                 nvals = np.zeros(size, np.int64)
                 nstamp = np.zeros(size, np.int64)
+                hkeys = np.zeros(size, np.int64)
+                hrows = np.zeros(size, np.int64)
+                hstamp = np.zeros(size, np.int64)
         elif status == 3:
-            nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout)
+            nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, E[1], base, p - 1)
             live = nnodes
         else:
             break
@@ -694,3 +854,71 @@ def materialize(arena, nodes, n):
     return comps, poss, offs
 
 
+
+
+@njit(cache=True)
+def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill):
+    """Depth-first over every member path of each node (merge nodes branch); members whose paths all
+    start outside the window of the node's event are skipped, and so is any path whose first event is
+    (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order."""
+    npath = 0
+    total = 0
+    stack = np.empty((16, 2), np.int64)
+    buf = np.empty((16, 2), np.int64)
+    for i in range(nodes.shape[0]):
+        stack[0, 0] = nodes[i]
+        stack[0, 1] = 0
+        top = 1
+        done = arena[nodes[i], 1]
+        while top > 0:
+            top -= 1
+            x = stack[top, 0]
+            d = stack[top, 1]
+            whole = True
+            while x >= 0:
+                if arena[x, 2] == MERGED:
+                    y = arena[x, 1]
+                    if y >= 0 and not _expired(Q, ets, base, arena[y, 4], done):
+                        if top == stack.shape[0]:
+                            stack = _grow2(stack, 2 * top)
+                        stack[top, 0] = y
+                        stack[top, 1] = d
+                        top += 1
+                    y = arena[x, 0]
+                    if y < 0 or _expired(Q, ets, base, arena[y, 4], done):
+                        whole = False
+                        break
+                else:
+                    if d == buf.shape[0]:
+                        buf = _grow2(buf, 2 * d)
+                    buf[d, 0] = arena[x, 2]
+                    buf[d, 1] = arena[x, 1]
+                    d += 1
+                x = arena[x, 0]
+            if not whole or _expired(Q, ets, base, buf[d - 1, 1], done):
+                continue
+            if fill:
+                offs[npath] = total
+                owner[npath] = i
+                for e in range(d):
+                    comps[total + e] = buf[d - 1 - e, 0]
+                    poss[total + e] = buf[d - 1 - e, 1]
+            npath += 1
+            total += d
+    if fill:
+        offs[npath] = total
+    return npath, total
+
+
+@njit(cache=True)
+def materialize_paths(arena, nodes, Q, ets, base):
+    """materialize for buffers with merge nodes: (components, positions, offsets, owner node index) of
+    every unexpired member path."""
+    empty = np.zeros(0, np.int64)
+    npath, total = _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False)
+    comps = np.empty(total, np.int64)
+    poss = np.empty(total, np.int64)
+    offs = np.empty(npath + 1, np.int64)
+    owner = np.empty(npath, np.int64)
+    _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, True)
+    return comps, poss, offs, owner

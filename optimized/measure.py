@@ -1,6 +1,7 @@
 """Events/s of the reference and the optimized engine on the spec/000 experiment queries (not a test).
 
     python -m optimized.measure [--events N] [--reference-events N] [--window W ...] [--codegen] [--unshared]
+                                [--merge] [--queries NAME ...]
 
 Each query (benchmarks/engine_compare.py) runs over its stock stream, already in an EventBatch;
 the time covers feed() + close(), including building the Match objects.
@@ -15,12 +16,18 @@ from cepkit import compile
 
 
 def _rate(text: str, batch, engine: str, **options) -> tuple[float, int]:
+    rate, found, _ = rate_and_runs(text, batch, engine, **options)
+    return rate, found
+
+
+def rate_and_runs(text: str, batch, engine: str, **options) -> tuple[float, int, int]:
+    """Events/s over the batch (warm kernels), matches, and runs created (counters.partial_matches)."""
     program = compile(text, engine=engine, **options)
-    program.run(batch.slice(0, min(len(batch), 50)))  # load or compile the kernel
+    program.run(batch.slice(0, min(len(batch), 20_000)))  # load or compile the kernels
     program = compile(text, engine=engine, **options)
     t = time.perf_counter()
     matches = program.run(batch)
-    return len(batch) / (time.perf_counter() - t), len(matches)
+    return len(batch) / (time.perf_counter() - t), len(matches), program.counters.partial_matches
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,16 +37,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--window", type=int, nargs="+", default=[500, 2000])
     ap.add_argument("--codegen", action="store_true", help="also time the generated-module kernel")
     ap.add_argument("--unshared", action="store_true", help="also time the tables with share_buffer=False")
+    ap.add_argument("--merge", action="store_true", help="also time merge on and off, and count the runs created")
+    ap.add_argument("--queries", nargs="+", default=C.QUERIES, choices=C.QUERIES + C.MERGE_QUERIES,
+                    help="spec/000 experiment queries, Query 3, and the merge workload m1-m3")
     args = ap.parse_args(argv)
-    queries = [(f"{name} W={w}", C.query_text(name, w), name == "q3") for w in args.window for name in C.QUERIES]
+    queries = [(f"{name} W={w}", C.query_text(name, w), name == "q3") for w in args.window for name in args.queries]
     cols = (["query", "reference ev/s", "tables ev/s", "matches"] + (["codegen ev/s"] if args.codegen else [])
-            + (["unshared tables ev/s"] if args.unshared else []))
+            + (["unshared tables ev/s"] if args.unshared else [])
+            + (["unmerged tables ev/s", "merge on / off", "runs created on / off"] if args.merge else []))
     print(" | ".join(cols))
     for name, text, query3 in queries:
         batch = C.stream(args.events, query3)
         small = batch.slice(0, args.reference_events)
         ref, _ = _rate(text, small, "reference")
-        opt, found = _rate(text, batch, "optimized")
+        opt, found, runs = rate_and_runs(text, batch, "optimized")
         row = [name, f"{ref:,.0f}", f"{opt:,.0f} ({opt / ref:,.0f}x)", f"{found:,}"]
         if args.codegen:
             gen, _ = _rate(text, batch, "optimized", codegen=True)
@@ -47,6 +58,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.unshared:
             priv, _ = _rate(text, batch, "optimized", share_buffer=False)
             row.append(f"{priv:,.0f}")
+        if args.merge:  # the default merges equivalent runs: time it with merging off too
+            on, _, on_runs = rate_and_runs(text, batch, "optimized", merge=True)
+            off, _, off_runs = rate_and_runs(text, batch, "optimized", merge=False)
+            row += [f"{off:,.0f}", f"{on / off:.2f}x", f"{on_runs:,} / {off_runs:,} ({on_runs / max(off_runs, 1):.0%})"]
         print(" | ".join(row), flush=True)
 
 

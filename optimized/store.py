@@ -104,8 +104,10 @@ class Store:
         self.etype = np.concatenate([self.etype[cut:], codes[np.asarray(batch.type_codes, np.int64)] if size else
                                      np.zeros(0, np.int64)])
         self.ts = np.concatenate([self.ts[cut:], np.asarray(batch.ts, np.int64)])
-        self.ids = np.concatenate([self.ids[cut:], ids.astype(object) if ids.dtype == object else ids]) \
-            if self.ids.dtype == ids.dtype else np.concatenate([self.ids[cut:].astype(object), ids.astype(object)])
+        kept = self.ids[cut:]
+        if len(kept) and kept.dtype != ids.dtype:  # ids of mixed kinds across batches: Python objects
+            kept, ids = kept.astype(object), ids.astype(object)
+        self.ids = np.concatenate([kept, ids]) if len(kept) else ids.copy()
         self.vt = np.concatenate([self.vt[:, cut:], vt], axis=1)
         self.vn = np.concatenate([self.vn[:, cut:], vn], axis=1)
         self.vd = np.concatenate([self.vd[:, cut:], vd], axis=1)

@@ -2,13 +2,39 @@
 
 Mirrors reference/evaluate.py for numbers: `/` is rational division, `%` the modulo of floored
 division, a comparison with a null operand is false, text equals only text with the same code, and
-text against a number is unequal (the store refuses text that reads as a number).
+text against a number is unequal (the store refuses text that reads as a number). Every sum,
+difference and product is checked: a result beyond int64 raises OverflowError (the engine then names
+the event).
 """
 from __future__ import annotations
 
 from numba import njit
 
 NUM, NULL, STR = 0, 1, 2
+# Overflow is judged on the float result (LLVM may fold exact wrap-around checks away): magnitudes up to
+# SAFE are exact in int64; larger results are refused, including the rare ones between SAFE and 2**63.
+SAFE = 9.0e18
+
+
+@njit(cache=True, inline="always")
+def add64(a, b):
+    if abs(float(a) + float(b)) > SAFE:
+        raise OverflowError("a sum beyond 64-bit integers")
+    return a + b
+
+
+@njit(cache=True, inline="always")
+def sub64(a, b):
+    if abs(float(a) - float(b)) > SAFE:
+        raise OverflowError("a difference beyond 64-bit integers")
+    return a - b
+
+
+@njit(cache=True, inline="always")
+def mul64(a, b):
+    if abs(float(a) * float(b)) > SAFE:
+        raise OverflowError("a product beyond 64-bit integers")
+    return a * b
 
 
 @njit(cache=True)
@@ -36,28 +62,28 @@ def _norm(n, d):
 @njit(cache=True)
 def rat_add(an, ad, bn, bd):
     if ad == 1 and bd == 1:
-        return an + bn, 1
-    return _norm(an * bd + bn * ad, ad * bd)
+        return add64(an, bn), 1
+    return _norm(add64(mul64(an, bd), mul64(bn, ad)), mul64(ad, bd))
 
 
 @njit(cache=True)
 def rat_sub(an, ad, bn, bd):
     if ad == 1 and bd == 1:
-        return an - bn, 1
-    return _norm(an * bd - bn * ad, ad * bd)
+        return sub64(an, bn), 1
+    return _norm(sub64(mul64(an, bd), mul64(bn, ad)), mul64(ad, bd))
 
 
 @njit(cache=True)
 def rat_mul(an, ad, bn, bd):
     if ad == 1 and bd == 1:
-        return an * bn, 1
-    return _norm(an * bn, ad * bd)
+        return mul64(an, bn), 1
+    return _norm(mul64(an, bn), mul64(ad, bd))
 
 
 @njit(cache=True)
 def rat_div(an, ad, bn, bd):
     """a / b for b != 0."""
-    return _norm(an * bd, ad * bn)
+    return _norm(mul64(an, bd), mul64(ad, bn))
 
 
 @njit(cache=True)
@@ -65,14 +91,14 @@ def rat_mod(an, ad, bn, bd):
     """a % b (floored, sign of b) for b != 0: (an*bd mod bn*ad) / (ad*bd)."""
     if ad == 1 and bd == 1:
         return an % bn, 1  # Numba's integer % is Python's floored modulo
-    return _norm((an * bd) % (bn * ad), ad * bd)
+    return _norm(mul64(an, bd) % mul64(bn, ad), mul64(ad, bd))
 
 
 @njit(cache=True)
 def rat_less(an, ad, bn, bd):
     if ad == 1 and bd == 1:
         return an < bn
-    return an * bd < bn * ad
+    return mul64(an, bd) < mul64(bn, ad)
 
 
 @njit(cache=True)

@@ -216,8 +216,15 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
 
     skip = {type_col, ts_col, id_col}
     columns = {name: _attribute(df[name]) for name in df.columns if name not in skip}
-    source_rows = np.arange(1, n + 1, dtype=np.int64)
+    return assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
+                    positional_ids=id_col is None or id_col not in df.columns)
 
+
+def assemble(columns: dict[str, np.ndarray], type_codes: np.ndarray, type_names: tuple[str, ...], ts: np.ndarray,
+             ids: np.ndarray, ts_unit: str | None, sort: bool, ts_col: str, positional_ids: bool) -> EventBatch:
+    """The batch from read columns, after the timestamp order check (or the stable sort)."""
+    n = len(ts)
+    source_rows = np.arange(1, n + 1, dtype=np.int64)
     if n > 1:
         back = np.flatnonzero(ts[1:] < ts[:-1])
         if back.size:
@@ -231,8 +238,7 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
             columns = {k: v[order] for k, v in columns.items()}
 
     return EventBatch(columns=columns, type_codes=type_codes, type_names=type_names, ts=ts, ids=ids,
-                      ts_unit=ts_unit, source_rows=source_rows,
-                      positional_ids=id_col is None or id_col not in df.columns)
+                      ts_unit=ts_unit, source_rows=source_rows, positional_ids=positional_ids)
 
 
 def _first(mask: np.ndarray) -> int:
@@ -404,6 +410,11 @@ def from_arrow(table: Any, **kw: Any) -> EventBatch:
         table = pa.Table.from_batches([table])
     if not isinstance(table, pa.Table):
         raise TypeError(f"from_arrow expects a pyarrow Table or RecordBatch, not {type(table).__name__}")
+    from reference.arrow_events import columnar_batch
+
+    batch = columnar_batch(table, **kw)  # plain columns straight from Arrow; None: the pandas path decides
+    if batch is not None:
+        return batch
     try:
         df = table.to_pandas()
     except (pa.ArrowException, ValueError, OverflowError) as e:
@@ -420,22 +431,32 @@ def _check_file(path: Any) -> str:
     return path
 
 
+# pandas options shared by the whole-file and the chunked CSV readers (reference/event_chunks.py)
+CSV_OPTIONS = dict(keep_default_na=False, na_values=_CSV_NULLS, skipinitialspace=True)
+
+
+def csv_error(path: str, e: Exception) -> EventError:
+    """The EventError for a pandas CSV failure (a parse error names its row)."""
+    if isinstance(e, pd.errors.EmptyDataError):
+        return EventError(f"'{path}' is empty (a CSV file needs a header row)")
+    if isinstance(e, pd.errors.ParserError):
+        message = str(e)
+        line = re.search(r"line (\d+)", message)
+        row = int(line.group(1)) - 1 if line else None
+        return EventError(f"cannot parse '{path}' as CSV: {message}", row=row if row and row > 0 else None)
+    return EventError(f"cannot read '{path}': {e}")
+
+
+CSV_FAILURES = (pd.errors.EmptyDataError, pd.errors.ParserError, OSError, UnicodeDecodeError, ValueError)
+
+
 def read_csv(path: Any, **kw: Any) -> EventBatch:
     """Events from a CSV file with a header row (keywords as for from_pandas)."""
     path = _check_file(path)
     try:
-        df = pd.read_csv(path, keep_default_na=False, na_values=_CSV_NULLS, skipinitialspace=True,
-                         low_memory=False)
-    except pd.errors.EmptyDataError:
-        raise EventError(f"'{path}' is empty (a CSV file needs a header row)") from None
-    except pd.errors.ParserError as e:
-        message = str(e)
-        line = re.search(r"line (\d+)", message)
-        row = int(line.group(1)) - 1 if line else None
-        raise EventError(f"cannot parse '{path}' as CSV: {message}", row=row if row and row > 0 else None) \
-            from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise EventError(f"cannot read '{path}': {e}") from None
+        df = pd.read_csv(path, low_memory=False, **CSV_OPTIONS)
+    except CSV_FAILURES as e:
+        raise csv_error(path, e) from None
     return from_pandas(df, **kw)
 
 
@@ -452,10 +473,14 @@ def read_parquet(path: Any, **kw: Any) -> EventBatch:
     return from_arrow(table, **kw)
 
 
+# pandas options shared by the whole-file and the chunked JSON readers
+JSON_OPTIONS = dict(dtype=False, convert_dates=False, keep_default_dates=False, precise_float=True)
+
+
 def read_jsonl(path: Any, **kw: Any) -> EventBatch:
     """Events from a JSON Lines file, one object per line (a JSON array of objects is accepted too)."""
     path = _check_file(path)
-    options = dict(dtype=False, convert_dates=False, keep_default_dates=False, precise_float=True)
+    options = JSON_OPTIONS
     is_array = False
     try:
         with open(path, "rb") as f:
@@ -512,8 +537,8 @@ _READERS = {"csv": read_csv, "parquet": read_parquet, "jsonl": read_jsonl}
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
-def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
-    """Events from a file; the format (csv, parquet, jsonl) comes from the extension unless given."""
+def event_format(path: Any, format: str | None = None) -> str:
+    """csv, parquet or jsonl: the format named, or the one the file's extension gives."""
     path = os.fspath(path)
     if format is None:
         stem = path.lower()
@@ -526,10 +551,16 @@ def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
             shown = f"extension '.{ext}'" if ext else "no extension"
             raise EventError(f"cannot tell the format of '{path}' from its {shown} "
                              "(use .csv, .parquet/.pq or .jsonl/.ndjson/.json, or name the format)")
-        kind = _FORMATS[ext]
-    else:
-        kind = _FORMATS.get(str(format).lower().lstrip("."))
-        if kind is None:
-            raise EventError(f"unknown events format '{format}' (expected csv, parquet or jsonl)")
+        return _FORMATS[ext]
+    kind = _FORMATS.get(str(format).lower().lstrip("."))
+    if kind is None:
+        raise EventError(f"unknown events format '{format}' (expected csv, parquet or jsonl)")
+    return kind
+
+
+def read_events(path: Any, format: str | None = None, **kw: Any) -> EventBatch:
+    """Events from a file; the format (csv, parquet, jsonl) comes from the extension unless given."""
+    path = os.fspath(path)
+    kind = event_format(path, format)
     _check_file(path)
     return _READERS[kind](path, **kw)

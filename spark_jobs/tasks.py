@@ -61,11 +61,11 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match]) -> pa.RecordBatch:
     data["ts"] = []
     for r in spec.returns:
         data[r] = []
-    conv = int if spec.id_is_int else str
     for m in matches:
         b = m.binding_dict
         for v in spec.variables:
-            data[v].append([conv(plain(i)) for i in b.get(v, ())])
+            ids = b.get(v, ())  # integer ids go to Arrow as they are (Arrow converts the tuple in C)
+            data[v].append(ids if spec.id_is_int else [str(plain(i)) for i in ids])
         data["ts"].append(int(m.ts))
         payload = dict(m.payload)
         for r in spec.returns:

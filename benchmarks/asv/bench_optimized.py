@@ -64,3 +64,34 @@ class OptimizedRun:
         from cepkit import compile
 
         compile(self.text, engine="optimized").run(self.batch)
+
+
+class Merging:
+    """What merging equivalent runs (spec/000 §6) buys: the optimized engine with merge on and off on the
+    merge workload (benchmarks/engine_compare.py MERGE_QUERIES), events/s and runs created."""
+
+    params = (C.MERGE_QUERIES, C.WINDOWS, [False, True])
+    param_names = ["query", "window", "merge"]
+    timeout = 1800
+
+    def setup_cache(self):
+        if not C.available("optimized"):
+            return {}
+        return {(q, w, m): C.measure("optimized", q, w, C.MERGE_EVENTS, merge=m)
+                for q in C.MERGE_QUERIES for w in C.WINDOWS for m in (False, True)}
+
+    setup_cache.timeout = 3600
+
+    def setup(self, results, query, window, merge):
+        if not results:
+            raise NotImplementedError("engine optimized is not registered")
+
+    def track_events_per_second(self, results, query, window, merge):
+        return results[(query, window, merge)].events_per_second
+
+    track_events_per_second.unit = "events/s"
+
+    def track_runs_created(self, results, query, window, merge):
+        return results[(query, window, merge)].runs_created
+
+    track_runs_created.unit = "runs"

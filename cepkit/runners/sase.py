@@ -15,15 +15,31 @@ def add_options(group: argparse._ArgumentGroup) -> None:
                        "variables (e.g. C,B,A); default: estimated from the first events")
     group.add_argument("--negation", choices=("post-processing", "first-chance"),
                        help="reference-lazy: how negation is checked (default post-processing)")
+    group.add_argument("--chunk-size", type=_positive, metavar="N",
+                       help="read and feed the events N at a time (memory bounded by the window, not the "
+                       "file); JSON lines output is written as matches complete")
+    group.add_argument("--no-merge", action="store_true",
+                       help="optimized: keep equivalent runs apart (merging, spec/000 §6, is on by default)")
     group.add_argument("--counters", action="store_true",
                        help="print the work counters (partial matches created, predicate evaluations)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of events, not {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.api import compile as compile_query
     from cepkit.cli import Progress, read_query
     from cepkit.engines import ENGINES
-    from cepkit.output import write_matches
+    from cepkit.output import MatchWriter
+    from reference.event_chunks import iter_events
     from reference.events import read_events
 
     engine = args.engine or "reference"
@@ -33,18 +49,32 @@ def run(args: argparse.Namespace) -> int:
     lazy = {k: v for k, v in (("order", args.order), ("negation", args.negation)) if v is not None}
     if lazy and engine != "reference-lazy":
         raise QueryError(f"--{next(iter(lazy))} applies to --engine reference-lazy only, not {engine}")
+    if args.no_merge:
+        if engine != "optimized":
+            raise QueryError(f"--no-merge applies to --engine optimized only, not {engine}")
+        lazy["merge"] = False
+    if args.chunk_size is not None and args.sort:
+        raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
     program = compile_query(text, engine=engine, selection=args.selection.replace("-", "_"), **lazy)
     started = time.monotonic()
     id_col = None if args.id_col.lower() == "none" else args.id_col
-    batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
-                        default_type=args.default_type, id_col=id_col)
-    progress = Progress(f"cepkit {engine}", not args.no_progress)
-    matches = program.feed(batch, progress)
-    matches += program.close()
+    options = dict(ts_unit=args.ts_unit, type_col=args.type_col, default_type=args.default_type, id_col=id_col)
+    if args.chunk_size is None:
+        batches = [read_events(args.events, sort=args.sort, **options)]
+        progress = Progress(f"cepkit {engine}", not args.no_progress)
+    else:
+        batches = iter_events(args.events, args.chunk_size, **options)
+        progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
+    writer = MatchWriter(args.format, args.output, program)
+    events = 0
+    for batch in batches:
+        writer.write(program.feed(batch, progress))
+        events += len(batch)
+    writer.write(program.close())
     progress.finish()
+    writer.close()
     elapsed = time.monotonic() - started
-    write_matches(matches, args.format, args.output, program)
-    print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
+    print(f"{writer.count} matches from {events} events in {elapsed:.2f} s "
           f"(engine {engine}, {program.query.strategy.value})", file=sys.stderr)
     if args.counters:
         c = program.counters

@@ -71,3 +71,22 @@ def test_generated_source_has_no_interpreter():
     formulas = source[source.index("def holds"):source.index("# LOOP-START")]
     assert "eval_clause" not in formulas and "T[0]" not in formulas
     assert "* 4 / 5" not in formulas  # fractions are kept as integer pairs, never as floats
+
+
+def test_generated_module_merges_runs_like_the_tables():
+    """The generated loop merges equivalent runs too (merging is on by default; this query has no negation)."""
+    text = ("PATTERN SEQ(A+ a[], B b) WHERE skip_till_next_match { [g] and a[i].x >= max(a[..i-1].x) "
+            "and b.x < a[a.LEN].x + 2 } WITHIN 9")
+    rows = [{"id": i, "ts": i // 2, "type": "AAB"[i % 3] if i % 7 else "B", "x": (i * 5) % 4, "g": (i // 4) % 2}
+            for i in range(300)]
+    batch = from_pandas(pd.DataFrame(rows))
+    program = compile(text, engine="optimized", codegen=True)
+    assert program.generated is not None and program.merging
+    assert program.run(batch) == compile(text).run(batch)
+    assert program.counters.partial_matches < _created(text, batch)
+
+
+def _created(text: str, batch) -> int:
+    program = compile(text, engine="optimized", merge=False)
+    program.run(batch)
+    return program.counters.partial_matches

@@ -51,7 +51,7 @@ def test_optimized_equals_reference(strategy, data):
     text = with_strategy(pattern["text"], strategy)
     note(text)
     note(frame.to_string())
-    program = _optimized(text)
+    program = _optimized(text, merge=False)  # merging saves work: the counters are the reference's without it
     reference = compile(text)
     batch = from_pandas(frame)
     assert program.run(batch) == reference.run(batch)
@@ -68,6 +68,27 @@ def test_chunked_feeding_equals_reference(case, cuts, share):
     note(text)
     note(frame.to_string())
     program = _optimized(text, share_buffer=share)
+    batch = from_pandas(frame)
+    bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
+    got = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        got += program.feed(batch.slice(lo, hi))
+    got += program.close()
+    assert got == compile(text).run(batch)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@_scaled(4)
+@given(data=st.data(), cuts=st.lists(st.integers(0, 12), max_size=4))
+def test_merged_runs_equal_reference(strategy, data, cuts):
+    """Merging equivalent runs (spec/000 §6) gives the reference's matches, in the same order, fed whole
+    or in random chunks; patterns with negation run unmerged (`merge_refusal`)."""
+    pattern, frame = data.draw(cases())
+    text = _with_return({**pattern, "text": with_strategy(pattern["text"], strategy)})
+    note(text)
+    note(frame.to_string())
+    program = _optimized(text, merge=True)
+    assert program.merging == (not program.nfa.negations)
     batch = from_pandas(frame)
     bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
     got = []

@@ -44,3 +44,44 @@ def test_unshared_buffer_gives_the_same_matches_with_more_nodes():
     private = compile(QUERY, engine="optimized", share_buffer=False)
     assert shared.feed(batch) == private.feed(batch)
     assert private.arena.shape[0] > shared.arena.shape[0]  # peak buffer size
+
+
+def _peak_state(text: str, n: int, chunk: int) -> tuple[dict, list]:
+    """The largest state_size() after any chunk of a stream of n events, and the matches."""
+    batch = from_pandas(generate(n, seed=2))
+    program = compile(text, engine="optimized")
+    peak: dict[str, int] = {}
+    got = []
+    for lo in range(0, n, chunk):
+        got += program.feed(batch.slice(lo, lo + chunk))
+        for key, value in program.state_size().items():
+            peak[key] = max(peak.get(key, 0), value)
+    return peak, got + program.close()
+
+
+def test_live_state_of_a_ten_times_longer_stream_stays_at_the_same_bound():
+    """Runs, buffer nodes, allocations and stored events do not grow with the stream's length."""
+    window, chunk = 200, 500
+    text = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 7 = 0 and "
+            f"a[i].price > a[i-1].price and b.volume < 150 }} WITHIN {window}")
+    short, _ = _peak_state(text, 4_000, chunk)
+    long, matches = _peak_state(text, 40_000, chunk)
+    assert short["runs"] > 10 and len(matches) > 100  # the workload keeps runs alive
+    assert long["stored_events"] <= window + chunk  # ts = position: one window plus the chunk
+    assert long["buffer_rows"] == short["buffer_rows"] and long["run_rows"] == short["run_rows"]
+    assert long["runs"] <= 1.5 * short["runs"] and long["buffer_nodes"] <= 1.5 * short["buffer_nodes"]
+    assert long["held_matches"] == 0
+
+
+def test_merged_runs_do_not_keep_the_stream_history():
+    """With merging (p1-like: every run of a symbol merges into one), members that left the window are
+    dropped: the merged run's buffer stays at what the window holds, and the matches are the reference's."""
+    window, chunk = 200, 500
+    text = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 and "
+            f"b.volume < 3 }} WITHIN {window}")
+    short, matches = _peak_state(text, 4_000, chunk)
+    long, _ = _peak_state(text, 40_000, chunk)
+    assert short["runs"] <= 4  # one merged run per symbol and state
+    assert matches == compile(text).run(from_pandas(generate(4_000, seed=2)))
+    assert long["stored_events"] <= window + chunk
+    assert long["buffer_rows"] == short["buffer_rows"] and long["buffer_nodes"] <= 1.5 * short["buffer_nodes"]

@@ -1,0 +1,83 @@
+"""Reading an events file in chunks of rows, so that a stream longer than memory can be fed to a program.
+
+Parquet comes in record batches (pyarrow `iter_batches`), CSV and JSON Lines through pandas' chunked
+readers with the whole-file readers' options. Each chunk is an `EventBatch` whose `source_rows`, and
+the row of any `EventError`, count from the start of the file. Column types are inferred per chunk;
+ordering across chunks is checked by the program that is fed (reference.binding.bind_batch), event
+ids for uniqueness within a chunk only. A JSON array file (not lines) is read whole, as one chunk.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator
+
+import pandas as pd
+
+from reference.errors import EventError
+from reference.events import (CSV_FAILURES, CSV_OPTIONS, JSON_OPTIONS, EventBatch, _check_file,
+                              _first_bad_json_line, csv_error, event_format, from_arrow, from_pandas,
+                              read_events)
+
+
+def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any) -> Iterator[EventBatch]:
+    """Batches of at most chunk_size events, in file order (keywords as for read_events, without sort)."""
+    if chunk_size < 1:
+        raise EventError(f"the chunk size must be a positive number of events, not {chunk_size}")
+    if kw.pop("sort", False):
+        raise EventError("sorting needs the whole file: --sort cannot be combined with --chunk-size")
+    path = os.fspath(path)
+    kind = event_format(path, format)
+    _check_file(path)
+    pieces = {"parquet": _parquet, "csv": _csv, "jsonl": _jsonl}[kind](path, chunk_size)
+    offset = 0
+    for piece, convert in pieces:
+        try:
+            batch = convert(piece, **kw)
+        except EventError as e:
+            raise EventError(e.message, None if e.row is None else e.row + offset, e.column) from None
+        if not len(batch) and offset:
+            continue
+        batch.source_rows = batch.source_rows + offset
+        offset += len(batch)
+        yield batch
+    if offset == 0:  # an empty file: the whole-file reader says what it says about one
+        yield read_events(path, kind, **kw)
+
+
+Pieces = Iterator[tuple[Any, Callable[..., EventBatch]]]
+
+
+def _parquet(path: str, chunk_size: int) -> Pieces:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        reader = pq.ParquetFile(path)
+        for record_batch in reader.iter_batches(batch_size=chunk_size):
+            yield record_batch, from_arrow
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise EventError(f"cannot read '{path}' as Parquet: {e}") from None
+
+
+def _csv(path: str, chunk_size: int) -> Pieces:
+    try:
+        with pd.read_csv(path, chunksize=chunk_size, **CSV_OPTIONS) as reader:
+            for frame in reader:
+                yield frame, from_pandas
+    except CSV_FAILURES as e:
+        raise csv_error(path, e) from None
+
+
+def _jsonl(path: str, chunk_size: int) -> Pieces:
+    with open(path, "rb") as f:
+        head = f.read(4096).lstrip()
+    if not head or head.startswith(b"["):
+        return
+    try:
+        with pd.read_json(path, lines=True, chunksize=chunk_size, **JSON_OPTIONS) as reader:
+            for frame in reader:
+                yield frame, from_pandas
+    except (OSError, UnicodeDecodeError) as e:
+        raise EventError(f"cannot read '{path}': {e}") from None
+    except ValueError as e:
+        raise EventError(f"cannot parse '{path}' as JSON Lines: {e}", row=_first_bad_json_line(path)) from None
