@@ -18,6 +18,7 @@ import numpy as np
 from optimized import kernel as K
 from optimized import merging
 from optimized.bytecode import ENGINE, FormulaCompiler
+from optimized.returns import ReturnProgram
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
@@ -78,6 +79,7 @@ class OptimizedProgram:
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
         self.store = Store(self.attrs, self.strings)
+        self.returns = ReturnProgram(nfa, self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
@@ -279,6 +281,16 @@ class OptimizedProgram:
                 per_ids[comps_list[a]] = tuple(ids_list[a:b])
                 e += 1
             result.append((tuple(per_pos), tuple(per_ids)))
+        if self.nfa.query.returns:  # all payloads in one pass (optimized/returns.py)
+            returns = self.nfa.query.returns
+
+            def per_match(j: int, i: int):
+                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value))
+
+            payloads = self.returns.payloads(s, comps, poss, offs, per_match)
+            result = [(b, ids, pay) for (b, ids), pay in zip(result, payloads)]
+        else:
+            result = [(b, ids, ()) for b, ids in result]
         return result, owner
 
     def _matches(self, out: np.ndarray) -> list[tuple]:
@@ -315,12 +327,8 @@ class OptimizedProgram:
         return sorted(chosen.values(), key=lambda m: m[0])
 
     def _match(self, found: tuple) -> Match:
-        b, ids = found
+        b, ids, payload = found
         s = self.store
-        payload = ()
-        if self.nfa.query.returns:
-            env = Env(dict(zip(self.vars, b)), s.value)
-            payload = tuple((r.name, evaluate(r.expr, env)) for r in self.nfa.query.returns)
         return Match(tuple(zip(self.vars, ids)), int(s.ts[b[-1][-1] - s.base]), payload)
 
 
