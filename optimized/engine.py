@@ -44,7 +44,7 @@ class OptimizedProgram:
     engine_name = ENGINE
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
-                 merge: bool = True):
+                 merge: bool = True, batch_returns: bool = True):
         if selection not in SELECTIONS:
             raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
@@ -79,7 +79,7 @@ class OptimizedProgram:
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
         self.store = Store(self.attrs, self.strings)
-        self.returns = ReturnProgram(nfa, self.attrs, self.strings)
+        self.returns = ReturnProgram(nfa, self.attrs, self.strings, enabled=batch_returns)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
@@ -348,7 +348,8 @@ class OptimizedEngine:
     name = ENGINE
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
-                codegen: bool | None = None, share_buffer: bool = True, merge: bool = True) -> OptimizedProgram:
+                codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,
+                batch_returns: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
         from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
@@ -356,7 +357,8 @@ class OptimizedEngine:
         to measure what the shared buffer saves. merge (default True, as measured: docs/performance.md)
         merges equivalent runs (spec/000 §6) where that is exact (not with negation, non-overlap output or
         share_buffer=False: `merge_refusal` says why, and the program runs unmerged); the matches are the
-        same either way, the work counters are not."""
+        same either way, the work counters are not. batch_returns=False evaluates RETURN per match with the
+        reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         q = parse(query, language) if isinstance(query, str) else query
@@ -364,4 +366,4 @@ class OptimizedEngine:
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
         return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
-                                merge=merge)
+                                merge=merge, batch_returns=batch_returns)

@@ -17,6 +17,7 @@ from optimized import kernel as K
 from optimized.bytecode import NULL, STR, FormulaCompiler
 from reference.errors import Unsupported
 from reference.language import ast as A
+from reference.language.validate import walk
 from reference.nfab.compile import NFAb
 
 
@@ -48,27 +49,13 @@ def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
 def _plain_constants(e: A.Expr) -> bool:
     """Constants the tables keep as the reference sees them (text and bools would become numbers)."""
     return all(not isinstance(x, A.Const) or (isinstance(x.value, (int, Fraction)) and not isinstance(x.value, bool))
-               for x in _walk(e))
-
-
-def _walk(e):
-    yield e
-    for name in ("left", "right", "operand"):
-        if hasattr(e, name):
-            yield from _walk(getattr(e, name))
-    for x in getattr(e, "items", ()):
-        yield from _walk(x)
-
-
-def _depth(e) -> int:
-    kids = [getattr(e, name) for name in ("left", "right", "operand") if hasattr(e, name)] + list(getattr(e, "items", ()))
-    return 1 + sum(_depth(x) for x in kids)
+               for x in walk(e))
 
 
 class ReturnProgram:
     """The compiled RETURN items of a query: `payloads` gives the (name, value) tuples of many matches."""
 
-    def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int]):
+    def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int], enabled: bool = True):
         self.returns = nfa.query.returns
         self.n = nfa.n
         fc = FormulaCompiler(nfa, attrs, strings)
@@ -77,10 +64,10 @@ class ReturnProgram:
         self.reads: list[list[int]] = []  # attribute slots each compiled item reads
         self.boolean: list[bool] = []
         ranges = []
-        for i, r in enumerate(self.returns):
+        for i, r in enumerate(self.returns if enabled else ()):  # disabled: every item per match
             start = len(fc.t.ops)
             try:
-                if not _plain_constants(r.expr) or _depth(r.expr) > 60:
+                if not _plain_constants(r.expr) or sum(1 for _ in walk(r.expr)) > 60:
                     raise Unsupported("optimized", "this RETURN item")
                 fc._emit(r.expr, None)
             except Unsupported:
@@ -89,7 +76,7 @@ class ReturnProgram:
             ranges.append((start, len(fc.t.ops)))
             self.compiled.append(i)
             self.text_safe.append(isinstance(r.expr, A.AttrRef))
-            self.reads.append(sorted({attrs.index(x.attr) for x in _walk(r.expr) if isinstance(x, (A.AttrRef, A.Agg))}))
+            self.reads.append(sorted({attrs.index(x.attr) for x in walk(r.expr) if isinstance(x, (A.AttrRef, A.Agg))}))
             self.boolean.append(isinstance(r.expr, (A.Compare, A.And, A.Or, A.Not)))
         t = fc.arrays()
         self.T = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
