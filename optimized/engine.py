@@ -248,8 +248,8 @@ class OptimizedProgram:
 
     # ------------------------------------------------------------------ output
     def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
-        """(positions, ids) of each binding the buffer nodes hold: per component, a tuple in stream order;
-        and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
+        """(positions, ids, RETURN payload) of each binding the buffer nodes hold: positions and ids per
+        component, a tuple in stream order; and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
         nodes = np.ascontiguousarray(nodes, np.int64)
         if not len(nodes):
             return [], np.zeros(0, np.int64)
