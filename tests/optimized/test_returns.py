@@ -93,3 +93,4 @@ def test_results_beyond_int64_are_exact():
     got = compile(text, engine="optimized").run(batch)
     assert got == compile(text).run(batch)
     assert got[0].payload == (("big", 3 * 2**63), ("n", 2))
+    assert compile(text, engine="optimized", batch_returns=False).run(batch) == got  # the measured baseline
