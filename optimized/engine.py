@@ -18,6 +18,7 @@ import numpy as np
 from optimized import kernel as K
 from optimized import merging
 from optimized.bytecode import ENGINE, FormulaCompiler
+from optimized.returns import ReturnProgram
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
@@ -43,7 +44,7 @@ class OptimizedProgram:
     engine_name = ENGINE
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
-                 merge: bool = True):
+                 merge: bool = True, batch_returns: bool = True):
         if selection not in SELECTIONS:
             raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
         if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
@@ -78,6 +79,7 @@ class OptimizedProgram:
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
         self.store = Store(self.attrs, self.strings)
+        self.returns = ReturnProgram(nfa, self.attrs, self.strings, enabled=batch_returns)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
@@ -246,8 +248,8 @@ class OptimizedProgram:
 
     # ------------------------------------------------------------------ output
     def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
-        """(positions, ids) of each binding the buffer nodes hold: per component, a tuple in stream order;
-        and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
+        """(positions, ids, RETURN payload) of each binding the buffer nodes hold: positions and ids per
+        component, a tuple in stream order; and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
         nodes = np.ascontiguousarray(nodes, np.int64)
         if not len(nodes):
             return [], np.zeros(0, np.int64)
@@ -279,6 +281,16 @@ class OptimizedProgram:
                 per_ids[comps_list[a]] = tuple(ids_list[a:b])
                 e += 1
             result.append((tuple(per_pos), tuple(per_ids)))
+        if self.nfa.query.returns:  # all payloads in one pass (optimized/returns.py)
+            returns = self.nfa.query.returns
+
+            def per_match(j: int, i: int):
+                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value))
+
+            payloads = self.returns.payloads(s, comps, poss, offs, per_match)
+            result = [(b, ids, pay) for (b, ids), pay in zip(result, payloads)]
+        else:
+            result = [(b, ids, ()) for b, ids in result]
         return result, owner
 
     def _matches(self, out: np.ndarray) -> list[tuple]:
@@ -315,12 +327,8 @@ class OptimizedProgram:
         return sorted(chosen.values(), key=lambda m: m[0])
 
     def _match(self, found: tuple) -> Match:
-        b, ids = found
+        b, ids, payload = found
         s = self.store
-        payload = ()
-        if self.nfa.query.returns:
-            env = Env(dict(zip(self.vars, b)), s.value)
-            payload = tuple((r.name, evaluate(r.expr, env)) for r in self.nfa.query.returns)
         return Match(tuple(zip(self.vars, ids)), int(s.ts[b[-1][-1] - s.base]), payload)
 
 
@@ -340,7 +348,8 @@ class OptimizedEngine:
     name = ENGINE
 
     def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
-                codegen: bool | None = None, share_buffer: bool = True, merge: bool = True) -> OptimizedProgram:
+                codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,
+                batch_returns: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
         from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
@@ -348,7 +357,8 @@ class OptimizedEngine:
         to measure what the shared buffer saves. merge (default True, as measured: docs/performance.md)
         merges equivalent runs (spec/000 §6) where that is exact (not with negation, non-overlap output or
         share_buffer=False: `merge_refusal` says why, and the program runs unmerged); the matches are the
-        same either way, the work counters are not."""
+        same either way, the work counters are not. batch_returns=False evaluates RETURN per match with the
+        reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         q = parse(query, language) if isinstance(query, str) else query
@@ -356,4 +366,4 @@ class OptimizedEngine:
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
         return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
-                                merge=merge)
+                                merge=merge, batch_returns=batch_returns)

@@ -1,0 +1,121 @@
+"""RETURN payloads of a batch of matches in one Numba pass, exactly as reference/evaluate.py computes them.
+
+Each RETURN expression is compiled to the same postfix tables as the edge formulas (optimized/bytecode.py);
+per match, a run row in the kernel's layout (first, last and length per component, aggregate accumulators)
+is rebuilt from the bound positions with the kernel's `_extend` and the expression evaluated on it with
+the kernel's `eval_clause`, reading the value left on its stack. Items the tables cannot give exactly
+(docs/semantics.md O7) are evaluated per match by the reference evaluator instead.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from numba import njit
+
+from optimized import kernel as K
+from optimized.bytecode import NULL, STR, FormulaCompiler
+from reference.errors import Unsupported
+from reference.language import ast as A
+from reference.language.validate import walk
+from reference.nfab.compile import NFAb
+
+
+@njit(cache=True)
+def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
+    """(tags, numerators, denominators), one row per match (bindings comps/poss in offs ranges) and one
+    column per item (op range in `items`)."""
+    m = offs.shape[0] - 1
+    k = items.shape[0]
+    tags = np.empty((m, k), np.int8)
+    nums = np.empty((m, k), np.int64)
+    dens = np.empty((m, k), np.int64)
+    R = np.zeros((1, 1, width), np.int64)
+    stk = np.zeros((3, 64), np.int64)
+    oo = T[0, 0]
+    for i in range(m):
+        R[0, 0, :] = 0
+        for x in range(offs[i], offs[i + 1]):
+            begin = x == offs[i] or comps[x - 1] != comps[x]
+            K._extend(R, 0, 0, 0, 0, 0, 0, 0, comps[x], poss[x], begin, n, T, E, base)
+        for c in range(k):
+            K.eval_clause(T, oo + items[c, 0], oo + items[c, 1], R, 0, 0, -1, base, E[2], E[3], E[4], n, stk)
+            tags[i, c] = stk[2, 0]
+            nums[i, c] = stk[0, 0]
+            dens[i, c] = stk[1, 0]
+    return tags, nums, dens
+
+
+def _plain_constants(e: A.Expr) -> bool:
+    """Constants the tables keep as the reference sees them (text and bools would become numbers)."""
+    return all(not isinstance(x, A.Const) or (isinstance(x.value, (int, Fraction)) and not isinstance(x.value, bool))
+               for x in walk(e))
+
+
+class ReturnProgram:
+    """The compiled RETURN items of a query: `payloads` gives the (name, value) tuples of many matches
+    (enabled=False compiles none: every item is evaluated per match, the baseline of optimized.measure)."""
+
+    def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int], enabled: bool = True):
+        self.returns = nfa.query.returns
+        self.n = nfa.n
+        fc = FormulaCompiler(nfa, attrs, strings)
+        self.compiled: list[int] = []   # item index -> row of `items`
+        self.text_safe: list[bool] = []  # a bare attribute reference: text is mapped back, never computed on
+        self.reads: list[list[int]] = []  # attribute slots each compiled item reads
+        self.boolean: list[bool] = []
+        ranges = []
+        for i, r in enumerate(self.returns if enabled else ()):  # disabled: every item per match
+            start = len(fc.t.ops)
+            try:
+                if not _plain_constants(r.expr) or sum(1 for _ in walk(r.expr)) > 60:
+                    raise Unsupported("optimized", "this RETURN item")
+                fc._emit(r.expr, None)
+            except Unsupported:
+                del fc.t.ops[start:]
+                continue
+            ranges.append((start, len(fc.t.ops)))
+            self.compiled.append(i)
+            self.text_safe.append(isinstance(r.expr, A.AttrRef))
+            self.reads.append(sorted({attrs.index(x.attr) for x in walk(r.expr) if isinstance(x, (A.AttrRef, A.Agg))}))
+            self.boolean.append(isinstance(r.expr, (A.Compare, A.And, A.Or, A.Not)))
+        t = fc.arrays()
+        self.T = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+        self.items = np.asarray(ranges, np.int64).reshape(-1, 2)
+        self.width = K.HDR + 3 * self.n + K.AGGW * len(t["aggs"]) + 1
+
+    def payloads(self, store, comps, poss, offs, per_match) -> list[tuple]:
+        """Payload of each match; per_match(i, item) evaluates one item of match i with the reference."""
+        m = len(offs) - 1
+        cols: list[list | None] = [None] * len(self.returns)
+        if len(self.compiled) and m:
+            E = (store.etype, store.ts, store.vn, store.vd, store.vt)
+            try:
+                tags, nums, dens = evaluate_batch(self.T, self.items, comps, poss, offs, E, store.base, self.n,
+                                                  self.width)
+            except OverflowError:  # beyond int64: the reference evaluator is exact
+                tags = None
+            if tags is not None:
+                for c, i in enumerate(self.compiled):
+                    if not self.text_safe[c] and any((store.vt[s] == STR).any() for s in self.reads[c]):
+                        continue  # text under arithmetic, ordering or min/max: the reference's rules differ
+                    cols[i] = _values(tags[:, c], nums[:, c], dens[:, c], store, self.boolean[c])
+        for i in range(len(self.returns)):
+            if cols[i] is None:
+                cols[i] = [per_match(j, i) for j in range(m)]
+        names = [r.name for r in self.returns]
+        return [tuple(zip(names, row)) for row in zip(*cols)]
+
+
+def _values(tags: np.ndarray, nums: np.ndarray, dens: np.ndarray, store, boolean: bool) -> list:
+    if boolean:
+        return [bool(x) for x in nums.tolist()]
+    out = []
+    for t, x, d in zip(tags.tolist(), nums.tolist(), dens.tolist()):
+        if t == NULL:
+            out.append(None)
+        elif t == STR:
+            out.append(store.text(x))
+        else:
+            out.append(x if d == 1 else Fraction(x, d))
+    return out
