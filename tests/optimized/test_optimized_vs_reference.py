@@ -32,6 +32,15 @@ def _optimized(text: str, selection: str = "all", **options):
         assume(False)
 
 
+def feed_in_chunks(program, batch, cuts) -> list:
+    """The program's matches when the batch is fed cut at the given offsets, then closed."""
+    bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
+    got = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        got += program.feed(batch.slice(lo, hi))
+    return got + program.close()
+
+
 def _with_return(pattern: dict) -> str:
     """The query with a RETURN clause reading the first variable and, for a closure, its aggregates."""
     comp = parse(pattern["text"]).pattern.positive[0]
@@ -69,11 +78,7 @@ def test_chunked_feeding_equals_reference(case, cuts, share):
     note(frame.to_string())
     program = _optimized(text, share_buffer=share)
     batch = from_pandas(frame)
-    bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
-    got = []
-    for lo, hi in zip(bounds, bounds[1:]):
-        got += program.feed(batch.slice(lo, hi))
-    got += program.close()
+    got = feed_in_chunks(program, batch, cuts)
     assert got == compile(text).run(batch)
 
 
@@ -90,11 +95,7 @@ def test_merged_runs_equal_reference(strategy, data, cuts):
     program = _optimized(text, merge=True)
     assert program.merging == (not program.nfa.negations)
     batch = from_pandas(frame)
-    bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
-    got = []
-    for lo, hi in zip(bounds, bounds[1:]):
-        got += program.feed(batch.slice(lo, hi))
-    got += program.close()
+    got = feed_in_chunks(program, batch, cuts)
     assert got == compile(text).run(batch)
 
 

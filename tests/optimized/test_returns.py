@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cepkit import compile
 from reference.events import from_pandas
 from reference.language import parse
-from tests.optimized.test_optimized_vs_reference import _optimized
+from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks
 from tests.reference.sase_strategies import STRATEGIES, patterns, streams
 from tests.reference.test_nfab_vs_brute import with_strategy
 
@@ -69,11 +69,7 @@ def test_returns_equal_reference(case, cuts, merge):
     note(frame.to_string())
     program = _optimized(text, merge=merge)
     batch = from_pandas(frame)
-    bounds = sorted({0, len(batch), *(min(c, len(batch)) for c in cuts)})
-    got = []
-    for lo, hi in zip(bounds, bounds[1:]):
-        got += program.feed(batch.slice(lo, hi))
-    got += program.close()
+    got = feed_in_chunks(program, batch, cuts)
     want = compile(text).run(batch)
     assert got == want
     assert [[_kind(v) for _, v in m.payload] for m in got] == [[_kind(v) for _, v in m.payload] for m in want]
