@@ -57,6 +57,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if getattr(args, action.dest) != action.default:
                 raise QueryError(f"{action.option_strings[0]} is an option for {other} queries, but "
                                  f"{args.query} is a {lang.name} query (use --language to say otherwise)")
+    if args.device is not None and args.engine != "gpu":
+        raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
     return lang.load("runner")(args)
 
 

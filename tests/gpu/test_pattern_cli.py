@@ -66,3 +66,12 @@ def test_bad_device_is_a_clear_error(tmp_path, capsys):
     q.write_text(QUERY.format(strategy="CONTIGUOUS"))
     code, _out, err = _run(capsys, "run", q, events, "--engine", "gpu", "--device", "no-such-device")
     assert code == 2 and "no OpenCL device matches 'no-such-device'" in err
+
+
+def test_device_without_the_gpu_engine_is_refused(tmp_path, capsys):
+    events = tmp_path / "t.csv"
+    events.write_text(EVENTS)
+    q = tmp_path / "q.sql"
+    q.write_text(QUERY.format(strategy="CONTIGUOUS"))
+    code, _out, err = _run(capsys, "run", q, events, "--device", "0")
+    assert code == 2 and "--device chooses the OpenCL device of --engine gpu" in err
