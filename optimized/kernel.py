@@ -776,6 +776,15 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
 
 
 @njit(cache=True)
+def _hash_tables(nruns):
+    """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns."""
+    size = _pow2(16 * (nruns + 4))
+    return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.zeros(size, np.int64), np.zeros(size, np.int64))
+
+
+@njit(cache=True)
 def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end,
              R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers
@@ -783,15 +792,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
     end when non-overlap stops at a confirming event) and the updated state. out rows: (event position,
     node, 1 if released from the held list)."""
     stk = np.zeros((3, 64), np.int64)
-    size = _pow2(16 * (nruns + 4))
-    rkeys = np.zeros(size, np.int64)
-    rstamp = np.zeros(size, np.int64)
-    nkeys = np.zeros(size, np.int64)
-    nvals = np.zeros(size, np.int64)
-    nstamp = np.zeros(size, np.int64)
-    hkeys = np.zeros(size, np.int64)
-    hrows = np.zeros(size, np.int64)
-    hstamp = np.zeros(size, np.int64)
+    rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
     live = nnodes
     p = start
     while True:
@@ -804,15 +805,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
             arena = _grow2(arena, nodes)
             out = _grow2(out, nout + npend + 2 * nruns + 4)
             if 8 * (nruns + 4) > rkeys.shape[0]:
-                size = _pow2(16 * (nruns + 4))
-                rkeys = np.zeros(size, np.int64)
-                rstamp = np.zeros(size, np.int64)
-                nkeys = np.zeros(size, np.int64)
-                nvals = np.zeros(size, np.int64)
-                nstamp = np.zeros(size, np.int64)
-                hkeys = np.zeros(size, np.int64)
-                hrows = np.zeros(size, np.int64)
-                hstamp = np.zeros(size, np.int64)
+                rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
         elif status == 3:
             nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, E[1], base, p - 1)
             live = nnodes
