@@ -213,12 +213,8 @@ class IgnorableAfaOperator(AfaOperator):
                 for c in kids:
                     new += self._close(c, ev)
             new += self._starts(ev)
-            old_f = Counter((n.r, n.m) for n in old if n.q in self.finals)
-            new_f = Counter((n.r, n.m) for n in new if n.q in self.finals)
-            for (r, m), c in (old_f - new_f).items():
-                self._out += [Output(-1, r, k, m)] * c
-            for (r, m), c in (new_f - old_f).items():
-                self._out += [Output(+1, r, k, m)] * c
+            self._emit_changes(k, Counter((n.r, n.m) for n in old if n.q in self.finals),
+                               Counter((n.r, n.m) for n in new if n.q in self.finals))
             self.entries[k] = (ev, new)
             prev = new
             i += 1

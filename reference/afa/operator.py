@@ -235,15 +235,19 @@ class AfaOperator:
             past = k > beyond or (k == beyond and not closed)
             if past and new == old:
                 return
-            old_f = Counter((r, m) for s, m, q, r in old if q in self.finals)
-            new_f = Counter((r, m) for s, m, q, r in new if q in self.finals)
-            for (r, m), c in (old_f - new_f).items():
-                self._out += [Output(-1, r, k, m)] * c
-            for (r, m), c in (new_f - old_f).items():
-                self._out += [Output(+1, r, k, m)] * c
+            self._emit_changes(k, Counter((r, m) for s, m, q, r in old if q in self.finals),
+                               Counter((r, m) for s, m, q, r in new if q in self.finals))
             self.entries[k] = (ev, new)
             prev = new
             i += 1
+
+    def _emit_changes(self, k: Any, old_f: Counter, new_f: Counter) -> None:
+        """Output the difference of the accepted (register, match) multisets at key k: retractions, then
+        insertions."""
+        for (r, m), c in (old_f - new_f).items():
+            self._out += [Output(-1, r, k, m)] * c
+        for (r, m), c in (new_f - old_f).items():
+            self._out += [Output(+1, r, k, m)] * c
 
     # ------------------------------------------------------------------ punctuation (§5.4)
     def _punctuate(self, t: Any) -> None:
