@@ -22,14 +22,14 @@ from optimized.returns import ReturnProgram
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
-from reference.errors import EventError, QueryError, Unsupported
+from reference.errors import EventError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
 from reference.language import ast as A
 from reference.language import parse
 from reference.match import Match
 from reference.nfab.compile import NFAb, compile_nfab
-from reference.nfab.runs import SELECTIONS
+from reference.nfab.runs import check_selection
 from reference.pattern.counters import Counters
 
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
@@ -45,12 +45,7 @@ class OptimizedProgram:
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
                  merge: bool = True, batch_returns: bool = True):
-        if selection not in SELECTIONS:
-            raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
-        if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
-            neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
-            raise Unsupported(self.engine_name, "the non-overlap output format with a trailing negation",
-                              neg.component.pos.line or None, neg.component.pos.column or None)
+        check_selection(nfa, selection, self.engine_name)
         if nfa.n > MAX_COMPONENTS:
             raise Unsupported(ENGINE, f"patterns of more than {MAX_COMPONENTS} positive components")
         self.nfa = nfa

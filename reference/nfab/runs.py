@@ -24,6 +24,17 @@ Run = tuple[int, int, Bindings]
 SELECTIONS = ("all", "non_overlap")
 
 
+def check_selection(nfa, selection: str, engine: str) -> None:
+    """QueryError for an unknown output selection; Unsupported for non-overlap with a trailing negation
+    (the run-based engines cannot tell when such a match is final and still the latest start)."""
+    if selection not in SELECTIONS:
+        raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
+    if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
+        neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
+        raise Unsupported(engine, "the non-overlap output format with a trailing negation",
+                          neg.component.pos.line or None, neg.component.pos.column or None)
+
+
 def drive(positions: range, step: Callable[[int], list], progress: Callable[[int, int], None] | None) -> list:
     """Run `step` on each new stream position, collecting its output and reporting progress."""
     out: list = []
@@ -73,12 +84,7 @@ class NFAbProgram:
     engine_name = "reference"
 
     def __init__(self, nfa: NFAb, selection: str = "all"):
-        if selection not in SELECTIONS:
-            raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
-        if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
-            neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
-            raise Unsupported(self.engine_name, "the non-overlap output format with a trailing negation",
-                              neg.component.pos.line or None, neg.component.pos.column or None)
+        check_selection(nfa, selection, self.engine_name)
         self.nfa = nfa
         self.selection = selection
         self.store = EventStore(sorted(attribute_uses(nfa.query)))
