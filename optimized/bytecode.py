@@ -83,6 +83,13 @@ def string_code(strings: dict[str, int], s: str) -> int:
     return code
 
 
+def _no_text_constant(e, construct: str) -> None:
+    """Refuse (by `construct`) a binary node with an operand that is a text constant not reading as a number."""
+    for side in (e.left, e.right):
+        if isinstance(side, A.Const) and isinstance(side.value, str) and _numeric_text(side.value) is None:
+            raise _refuse(construct, side)
+
+
 def _numeric_text(s: str) -> Fraction | None:
     """A string that reads as a number compares as that number (evaluate._as_number)."""
     try:
@@ -125,9 +132,7 @@ class FormulaCompiler:
             slot = self.t.agg_slot(k, e.attr) if k >= 0 else -1
             ops.append((OP_AGG, AGG_FUNCS[e.func], slot, 0))
         elif isinstance(e, A.BinOp):
-            for side in (e.left, e.right):
-                if isinstance(side, A.Const) and isinstance(side.value, str) and _numeric_text(side.value) is None:
-                    raise _refuse("arithmetic on a text constant", side)
+            _no_text_constant(e, "arithmetic on a text constant")
             self._emit(e.left, cur)
             self._emit(e.right, cur)
             ops.append((OP_BIN, BIN_OPS[e.op], 0, 0))
@@ -136,9 +141,7 @@ class FormulaCompiler:
             ops.append((OP_NEG, 0, 0, 0))
         elif isinstance(e, A.Compare):
             if e.op in ORDERING:
-                for side in (e.left, e.right):
-                    if isinstance(side, A.Const) and isinstance(side.value, str) and _numeric_text(side.value) is None:
-                        raise _refuse("an ordering comparison with a text constant", side)
+                _no_text_constant(e, "an ordering comparison with a text constant")
             self._emit(e.left, cur)
             self._emit(e.right, cur)
             ops.append((OP_CMP, CMP_OPS[e.op], 0, 0))
