@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from conformance.loader import _StrictLoader
+from conformance.loader import read_yaml
 
 from reference.afa.afafile import load_afa, loads_afa
 from reference.afa.driver import FLAVORS
@@ -100,10 +100,7 @@ def _keys(d: Any, required: tuple, optional: tuple, where: str) -> None:
 def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
     path = Path(path)
     seen = {} if seen is None else seen
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: invalid YAML: {exc}") from None
+    doc = read_yaml(path)
     _keys(doc, ("cases",), ("afas",), str(path))
     afas: dict[str, Afa] = {}
     for name, spec in (doc.get("afas") or {}).items():

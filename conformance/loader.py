@@ -131,19 +131,42 @@ def collect(root: Path, load_file) -> list:
     return cases
 
 
-def load_file(path: str | Path) -> list[Case]:
-    """The cases of one YAML file, validated."""
-    path = Path(path)
+def read_yaml(path: Path) -> Any:
+    """The document of a YAML file read with the strict loader (duplicate keys refused); ValueError naming
+    the file otherwise."""
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: invalid YAML: {exc}") from None
+
+
+def read_cases(path: Path) -> list:
+    """The raw 'cases' list of a vector file: a mapping with exactly one key 'cases', a non-empty list."""
+    doc = read_yaml(path)
     if not isinstance(doc, dict) or set(doc) != {"cases"}:
         keys = sorted(map(str, doc)) if isinstance(doc, dict) else type(doc).__name__
         raise ValueError(f"{path}: the file must be a mapping with exactly one key 'cases' (found {keys})")
-    raw_cases = doc["cases"]
-    if not isinstance(raw_cases, list) or not raw_cases:
+    if not isinstance(doc["cases"], list) or not doc["cases"]:
         raise ValueError(f"{path}: 'cases' must be a non-empty list")
+    return doc["cases"]
+
+
+def check_keys(raw: Any, allowed, required, fail) -> None:
+    """A case is a mapping with only allowed keys and every required one; `fail(message)` builds the error."""
+    if not isinstance(raw, dict):
+        raise fail(f"a case must be a mapping, not {type(raw).__name__}")
+    unknown = sorted(str(k) for k in raw if k not in allowed)
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+    missing = [k for k in required if k not in raw]
+    if missing:
+        raise fail(f"missing key(s) {', '.join(missing)}")
+
+
+def load_file(path: str | Path) -> list[Case]:
+    """The cases of one YAML file, validated."""
+    path = Path(path)
+    raw_cases = read_cases(path)
     out: list[Case] = []
     ids: set[str] = set()
     for n, raw in enumerate(raw_cases, 1):
@@ -163,14 +186,7 @@ def _parse_case(raw: Any, path: Path, n: int) -> Case:
     def fail(msg: str) -> ValueError:
         return ValueError(f"{path}: {label}: {msg}")
 
-    if not isinstance(raw, dict):
-        raise fail(f"a case must be a mapping, not {type(raw).__name__}")
-    unknown = sorted(str(k) for k in raw if k not in _ALLOWED)
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(_ALLOWED))})")
-    missing = [k for k in _REQUIRED if k not in raw]
-    if missing:
-        raise fail(f"missing key(s) {', '.join(missing)}")
+    check_keys(raw, _ALLOWED, _REQUIRED, fail)
 
     case_id = raw["id"]
     if not isinstance(case_id, str) or not _ID_RE.match(case_id):

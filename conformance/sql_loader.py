@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from conformance.loader import _StrictLoader
+from conformance.loader import check_keys, read_cases
 
 AREA_DIR = Path(__file__).resolve().parent / "cases"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
@@ -42,17 +41,6 @@ class SqlCase:
         return self.id
 
 
-def _read(path: Path) -> list:
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: invalid YAML: {exc}") from None
-    if not isinstance(doc, dict) or set(doc) != {"cases"} or not isinstance(doc["cases"], list) \
-            or not doc["cases"]:
-        raise ValueError(f"{path}: the file must be a mapping with one key 'cases' holding a non-empty list")
-    return doc["cases"]
-
-
 def load_area(area: str, parse_case, directory: Path | None = None) -> list:
     root = directory or AREA_DIR / area
     if not root.is_dir():
@@ -60,7 +48,7 @@ def load_area(area: str, parse_case, directory: Path | None = None) -> list:
     seen: dict[str, str] = {}
     out = []
     for path in sorted(root.glob("*.yaml")):
-        for n, raw in enumerate(_read(path), 1):
+        for n, raw in enumerate(read_cases(path), 1):
             label = f"case {raw.get('id')!r}" if isinstance(raw, dict) else f"case #{n}"
 
             def fail(msg: str, label=label, path=path) -> ValueError:
@@ -75,14 +63,7 @@ def load_area(area: str, parse_case, directory: Path | None = None) -> list:
 
 
 def _common(raw: Any, allowed: set[str], required: tuple[str, ...], fail) -> None:
-    if not isinstance(raw, dict):
-        raise fail("a case must be a mapping")
-    unknown = sorted(str(k) for k in raw if k not in allowed)
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
-    missing = [k for k in required if k not in raw]
-    if missing:
-        raise fail(f"missing key(s) {', '.join(missing)}")
+    check_keys(raw, allowed, required, fail)
     for key in ("id", "title", "source"):
         if not isinstance(raw[key], str) or not raw[key].strip():
             raise fail(f"'{key}' must be a non-empty string")

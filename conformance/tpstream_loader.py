@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from conformance.loader import _StrictLoader, collect
+from conformance.loader import collect, read_cases
 from reference.tpstream import allen
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "tpstream"
@@ -59,13 +58,7 @@ def load_cases(directory: str | Path | None = None) -> list[TPCase]:
 
 def load_file(path: str | Path) -> list[TPCase]:
     path = Path(path)
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: invalid YAML: {exc}") from None
-    if not isinstance(doc, dict) or set(doc) != {"cases"} or not isinstance(doc["cases"], list) or not doc["cases"]:
-        raise ValueError(f"{path}: the file must be a mapping with one key 'cases', a non-empty list")
-    return [_case(raw, path, n) for n, raw in enumerate(doc["cases"], 1)]
+    return [_case(raw, path, n) for n, raw in enumerate(read_cases(path), 1)]
 
 
 def _case(raw: Any, path: Path, n: int) -> TPCase:
