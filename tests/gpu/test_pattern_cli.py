@@ -1,6 +1,8 @@
 """`cepkit run QUERY.sql EVENTS --engine gpu`: the reference's output, refusals before reading the table."""
 from __future__ import annotations
 
+import pytest
+
 from cepkit.cli import main
 
 QUERY = """SELECT * FROM trades MATCH_RECOGNIZE (
@@ -59,19 +61,21 @@ def test_refusals_happen_before_the_table_is_read(tmp_path, capsys):
     assert code == 2 and "cannot run MATCH_RECOGNIZE" in err
 
 
-def test_bad_device_is_a_clear_error(tmp_path, capsys):
+@pytest.fixture
+def contiguous(tmp_path):
+    """(query file, events file) of the contiguous A B* C query."""
     events = tmp_path / "t.csv"
     events.write_text(EVENTS)
     q = tmp_path / "q.sql"
     q.write_text(QUERY.format(strategy="CONTIGUOUS"))
-    code, _out, err = _run(capsys, "run", q, events, "--engine", "gpu", "--device", "no-such-device")
+    return q, events
+
+
+def test_bad_device_is_a_clear_error(contiguous, capsys):
+    code, _out, err = _run(capsys, "run", *contiguous, "--engine", "gpu", "--device", "no-such-device")
     assert code == 2 and "no OpenCL device matches 'no-such-device'" in err
 
 
-def test_device_without_the_gpu_engine_is_refused(tmp_path, capsys):
-    events = tmp_path / "t.csv"
-    events.write_text(EVENTS)
-    q = tmp_path / "q.sql"
-    q.write_text(QUERY.format(strategy="CONTIGUOUS"))
-    code, _out, err = _run(capsys, "run", q, events, "--device", "0")
+def test_device_without_the_gpu_engine_is_refused(contiguous, capsys):
+    code, _out, err = _run(capsys, "run", *contiguous, "--device", "0")
     assert code == 2 and "--device chooses the OpenCL device of --engine gpu" in err

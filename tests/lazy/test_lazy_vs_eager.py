@@ -29,6 +29,17 @@ def _valid(text: str):
         return None  # e.g. a clause over two OR branches: the compile-time errors have their own tests
 
 
+def _definition(pattern: dict, frame) -> tuple:
+    """(text, pattern model, brute-force matches) of a drawn pattern that compiles (else the example is
+    rejected)."""
+    text = pattern["text"]
+    model = _valid(text)
+    assume(model is not None)
+    note(text)
+    note(frame.to_string())
+    return text, model, _keys(text, frame, "brute")
+
+
 def _once(keys: Counter, what: str) -> None:
     assert all(c == 1 for c in keys.values()), f"{what} emitted a match twice"
 
@@ -36,12 +47,7 @@ def _once(keys: Counter, what: str) -> None:
 @settings(deadline=None)
 @given(pattern=pattern_trees(), frame=streams(), data=st.data())
 def test_every_engine_equals_the_definition(pattern, frame, data):
-    text = pattern["text"]
-    model = _valid(text)
-    assume(model is not None)
-    note(text)
-    note(frame.to_string())
-    oracle = _keys(text, frame, "brute")
+    text, model, oracle = _definition(pattern, frame)
     eager = _keys(text, frame, "reference-eager")
     assert eager == oracle
     _once(eager, "eager")
@@ -68,12 +74,7 @@ def test_every_engine_equals_the_definition(pattern, frame, data):
 @given(pattern=pattern_trees(allow_or=False), frame=streams(max_events=8))
 def test_lazy_chain_in_every_frequency_order(pattern, frame):
     """Theorem 1 of spec/001: the frequency order changes the work, never the matches."""
-    text = pattern["text"]
-    model = _valid(text)
-    assume(model is not None)
-    note(text)
-    note(frame.to_string())
-    oracle = _keys(text, frame, "brute")
+    text, model, oracle = _definition(pattern, frame)
     for order in permutations(model.variables):
         assert _keys(text, frame, "reference-lazy", order=list(order)) == oracle, order
 
@@ -81,12 +82,7 @@ def test_lazy_chain_in_every_frequency_order(pattern, frame):
 @settings(deadline=None)
 @given(pattern=pattern_trees(dialect="rfid"), frame=streams())
 def test_rfid_dialect_engines_equal_the_definition(pattern, frame):
-    text = pattern["text"]
-    model = _valid(text)
-    assume(model is not None)
-    note(text)
-    note(frame.to_string())
-    oracle = _keys(text, frame, "brute")
+    text, model, oracle = _definition(pattern, frame)
     assert _keys(text, frame, "reference") == oracle
     assert _keys(text, frame, "reference-lazy") == oracle
     assert _keys(text, frame, "reference-tree") == oracle
