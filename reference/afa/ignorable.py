@@ -173,11 +173,7 @@ class IgnorableAfaOperator(AfaOperator):
         self._extend(to_extend, i)
 
     def _retract(self, e: Event) -> None:
-        self._check_event(e, "retraction")
-        stored = self.entries.get(e.le)
-        if stored is None or stored[0] != e:
-            raise ProtocolError(f"retraction of {e.describe()}, an event never inserted (or already retracted)")
-        i = self.keys.index(e.le)
+        i = self._retracted_index(e)
         prev = self.entries[self.keys[i - 1]][1] if i > 0 else []
         kept: set[int] = set()
         to_extend: list[Node] = []
@@ -189,7 +185,7 @@ class IgnorableAfaOperator(AfaOperator):
             else:
                 self._set_next(p, [])
                 to_extend.append(p)
-        nodes = stored[1]
+        nodes = self.entries[e.le][1]
         self._emit(-1, nodes)
         for n in nodes:
             if id(n) not in kept:

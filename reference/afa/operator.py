@@ -183,12 +183,16 @@ class AfaOperator:
             self._propagate(i)
         self.max_le = max(self.max_le, e.le)
 
-    def _retract(self, e: Event) -> None:
+    def _retracted_index(self, e: Event) -> int:
+        """The position in `keys` of the stored event a retraction names; ProtocolError if none is stored."""
         self._check_event(e, "retraction")
         stored = self.entries.get(e.le)
         if stored is None or stored[0] != e:
             raise ProtocolError(f"retraction of {e.describe()}, an event never inserted (or already retracted)")
-        i = self.keys.index(e.le)
+        return self.keys.index(e.le)
+
+    def _retract(self, e: Event) -> None:
+        i = self._retracted_index(e)
         self._remove_invalidated(e.le)
         del self.keys[i]
         del self.entries[e.le]
