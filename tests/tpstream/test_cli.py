@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from cepkit.cli import main
+from tests.cepkit.test_cli import jsonl, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "tpstream"
@@ -15,14 +16,6 @@ QUERY = EX / "aggressive_drivers.tps"
 CARS = EX / "car_sensors.csv"
 
 
-def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def jsonl(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _key(m: dict) -> tuple:
