@@ -11,7 +11,7 @@ from __future__ import annotations
 from reference.events import EventBatch
 from reference.errors import CepkitError
 from reference.language import ast as A
-from reference.language import parse
+from reference.contract import Engine
 from reference.match import Match
 from reference.nfab.compile import Formula, NFAb, compile_nfab
 from reference.nfab.runs import NFAbProgram
@@ -30,7 +30,7 @@ class BruteForceProgram(NFAbProgram):
 
     engine_name = "brute"
 
-    def feed(self, batch: EventBatch, progress=None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress=None) -> list[Match]:
         if len(self.store.ts) + len(batch) > MAX_EVENTS:
             raise TooLarge(f"the brute-force engine enumerates every candidate match and takes at most "
                            f"{MAX_EVENTS} events; use --engine reference for this input")
@@ -38,7 +38,7 @@ class BruteForceProgram(NFAbProgram):
         self.store.add(batch)
         return []
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         matches = sorted(self._all_matches(), key=lambda b: (b[-1][-1], b))
         if self.selection == "non_overlap":
             matches = self._select_non_overlap(matches)
@@ -141,13 +141,13 @@ class BruteForceProgram(NFAbProgram):
         return out
 
 
-class BruteForceEngine:
+class BruteForceEngine(Engine):
     """The brute-force definition as an engine, for tiny inputs and differential tests."""
 
     name = "brute"
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all") -> BruteForceProgram:
-        q = parse(query, language) if isinstance(query, str) else query
+    def build(self, q: A.Query, selection: str = "all") -> BruteForceProgram:
         from reference.engine import is_nfab_query
 
         if is_nfab_query(q):

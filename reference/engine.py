@@ -3,7 +3,7 @@
 pattern model (spec/001 §2.7, skip-till-any-match)."""
 from __future__ import annotations
 
-from reference.language import parse
+from reference.contract import Engine
 from reference.language import ast as A
 from reference.nfab.compile import compile_nfab
 from reference.nfab.runs import NFAbProgram
@@ -14,13 +14,13 @@ def is_nfab_query(q: A.Query) -> bool:
     return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
 
 
-class ReferenceEngine:
+class ReferenceEngine(Engine):
     """Compile queries to NFA^b programs, or to eager pattern programs; the executable specification."""
 
     name = "reference"
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all"):
-        q = parse(query, language) if isinstance(query, str) else query
+    def build(self, q: A.Query, selection: str = "all"):
         if is_nfab_query(q):
             return NFAbProgram(compile_nfab(q), selection=selection)
         from reference.pattern.eager import EagerProgram
