@@ -24,7 +24,8 @@ class LanguageEntry:
     description: str
     suffixes: tuple[str, ...]
     parse: str                      # "module:function": text -> AST (QueryError with line and column)
-    constructs: str                 # "module:function": AST -> set of construct names
+    constructs: str                 # "module:function": AST -> {construct name: position}
+    events: str = "reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
 
 
@@ -35,6 +36,7 @@ class EngineEntry:
     target: str                     # "module:Class" of a reference.contract.Engine
     description: str
     constructs: frozenset[str] | None = None   # None: every construct of the language
+    events: str | None = None       # "module:function" for input other than the language's (a replay store)
 
 
 def _load(target: str) -> Any:
@@ -49,6 +51,19 @@ SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
                   "reference.language:parse", "reference.language.constructs:constructs"),
+
+    LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
+                  "reference.sql.parse:parse", "reference.sql.constructs:constructs"),
+
+    LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
+                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs"),
+
+    LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
+                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs",
+                  events="reference.afa.eventfile:to_elements"),
+
+    LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
+                  "reference.windows.query:parse", "reference.windows.query:constructs"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
@@ -71,6 +86,27 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences)",
                 SASE_CORE | STRATEGIES | {"non-overlap output"}),
+
+    EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
+                "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
+    EngineEntry("sql", "gpu", "gpu.pattern_engine:GpuSqlEngine",
+                "OpenCL step kernel for ALL MATCHES sequential patterns"),
+    EngineEntry("sql", "replay", "reference.replay.engine:ReplayEngine",
+                "index-based offline replay over a store directory (spec/004 §3)",
+                events="reference.replay.engine:open_store"),
+
+    EngineEntry("tpstream", "reference", "reference.tpstream.engine:TPStreamEngine",
+                "situation derivation and the Allen-relation matcher (exact and early output)"),
+    EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
+                "situation derivation in OpenCL, the reference's exact matcher"),
+
+    EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
+                "the speculative AFA operator and its flavours (ignorable, seq, cleanse)"),
+
+    EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
+                "windowed filter, aggregation (tree / recompute) and join"),
+    EngineEntry("window", "gpu", "gpu.windows_engine:GpuWindowEngine",
+                "OpenCL filter, windowed aggregation and join"),
 )}
 
 
@@ -101,6 +137,12 @@ def get_engine(lang: str, name: str):
 
 def parse(lang: str, text: str) -> Any:
     return _load(language(lang).parse)(text)
+
+
+def read_input(lang: str, engine: str, events: Any, **read_options: Any) -> Any:
+    """What the engine's programs feed on, from a path, a pandas DataFrame, an Arrow table or a batch."""
+    target = engine_entry(lang, engine).events or language(lang).events
+    return _load(target)(events, **read_options)
 
 
 def constructs(lang: str, query: Any, **options: Any) -> dict[str, Any]:

@@ -1,0 +1,21 @@
+"""Event input for the engines that feed on EventBatches: a path, a pandas DataFrame, an Arrow table."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reference.events import EventBatch, from_arrow, from_pandas, read_events
+
+
+def to_batch(events: Any, **read_options: Any) -> EventBatch:
+    """An EventBatch from a batch, a pandas DataFrame, an Arrow table, or a file path (CSV, Parquet,
+    JSON lines)."""
+    if isinstance(events, EventBatch):
+        return events
+    if isinstance(events, pd.DataFrame):
+        return from_pandas(events, **read_options)
+    if isinstance(events, (str, Path)):
+        return read_events(events, **read_options)
+    return from_arrow(events, **read_options)
