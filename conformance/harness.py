@@ -1,0 +1,43 @@
+"""One harness for every language's conformance vectors: each case runs through `cepkit.compile` on every
+engine registered for its language (reference/registry.py); an engine that refuses a construct of the
+case (Unsupported, by name) skips it, anything else it returns is checked.
+
+Each language's loader turns its YAML vectors into `Case`s (`conformance.<language>_loader.cases()`);
+`conformance/test_all_engines.py` runs them all.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from reference.match_table import MatchTable
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    language: str
+    query: str                                  # the query text
+    events: Any                                 # what cepkit.run accepts for the language (path, DataFrame, ...)
+    check: Callable[[MatchTable], None]         # raises AssertionError (with a message) on a wrong table
+    options: dict = field(default_factory=dict)         # compile options (selection, mode, flavor, ...)
+    read_options: dict = field(default_factory=dict)    # options of the language's event reader
+    error: Callable[[Exception], None] | None = None    # the case expects this error (QueryError/EventError)
+    engines: tuple[str, ...] | None = None      # restrict to these engines (None: every registered engine)
+    chunk: int | None = None                    # feed the input this many events at a time (EventBatch input)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def run_case(case: Case, engine: str) -> MatchTable:
+    """Compile the case's query on the engine and run it over the case's events."""
+    import cepkit
+    from reference import registry
+
+    program = cepkit.compile(case.query, language=case.language, engine=engine, **case.options)
+    data = registry.read_input(case.language, engine, case.events, **case.read_options)
+    if case.chunk is None or not hasattr(data, "slice"):
+        return program.run(data)
+    tables = [program.feed(data.slice(i, min(len(data), i + case.chunk))) for i in range(0, len(data), case.chunk)]
+    return MatchTable.concat(program.layout, tables + [program.close()])
