@@ -39,7 +39,8 @@ class Run:
 
 class AllMatches:
     def __init__(self, pattern: S.Pattern | Program, define: Mapping[str, object],
-                 subsets: Mapping[str, tuple[str, ...]], strategy: str, within: Callable[[int, int], bool] | None = None):
+                 subsets: Mapping[str, tuple[str, ...]], strategy: str,
+                 within: Callable[[int, int], bool] | None = None):
         self.g = glushkov(pattern)
         self.define = define
         self.subsets = subsets

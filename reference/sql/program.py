@@ -94,8 +94,8 @@ class _Compiler:
     def emit(self, kind: int, **kw) -> int:
         if len(self.code) >= MAX_INSTRUCTIONS:
             node = self.blame[0] if self.blame else self.root
-            raise _err(f"the pattern compiles to more than {MAX_INSTRUCTIONS} instructions (bounded quantifiers "
-                       "and PERMUTE are unrolled); write a smaller bound or fewer PERMUTE items",
+            raise _err(f"the pattern compiles to more than {MAX_INSTRUCTIONS} instructions (bounded "
+                       "quantifiers and PERMUTE are unrolled); write a smaller bound or fewer PERMUTE items",
                        getattr(node, "pos", None))
         self.code.append(dict(kind=kind, **kw))
         return len(self.code) - 1

@@ -182,8 +182,10 @@ class VM:
                 ins = prog[pc]
                 cell2 = (ins.label, ins.excluded, cell, i - start + 1)
                 cond = define.get(ins.label)
-                if cond is None or holds(cond, Ctx(rows, range(start, i + 1), _Labels(cell2), i - start, subsets)):
-                    self._add(nlist, seen, pc + 1, cell2, self._view(view, ins.label, i - start, interned), i + 1, n)
+                if cond is None or holds(cond, Ctx(rows, range(start, i + 1), _Labels(cell2), i - start,
+                                                   subsets)):
+                    view2 = self._view(view, ins.label, i - start, interned)
+                    self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n)
             clist = nlist
             i += 1
 

@@ -3,9 +3,9 @@
 1. Preferment: with row-local DEFINE conditions, the match SQL reports at each start row ends where
    Python's backtracking `re` (Perl preferment: leftmost alternative, greedy/reluctant) ends on an
    encoding of the rows.
-2. Completeness: every path of the program (the VM without deduplication or cut-off) yields exactly the label sequences that a brute-force
-   enumeration accepts (regex membership on the label string + every DEFINE on its prefix), with
-   cross-row conditions (PREV, other variables, aggregates).
+2. Completeness: every path of the program (the VM without deduplication or cut-off) yields exactly
+   the label sequences that a brute-force enumeration accepts (regex membership on the label string +
+   every DEFINE on its prefix), with cross-row conditions (PREV, other variables, aggregates).
 """
 from __future__ import annotations
 
