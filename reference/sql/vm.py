@@ -21,6 +21,12 @@ instruction in the same state, since both have the same futures. The state is
   label sequence when a condition uses CLASSIFIER.
 Without history the work per row is at most (program size x the loops a body can nest in), so a run is
 linear in rows x program size. `steps` counts thread-instruction steps.
+
+Failed starts: SQL mode tries the start rows of a partition one after another. When the DEFINE conditions
+read neither the match so far nor its start (no history, no FIRST/LAST, no aggregates) and there is no
+WITHIN, a thread's future depends only on its instruction, marks and row; so every state visited by a run
+that found no match is dead, and later runs over the same rows drop a thread that reaches one. A partition
+in which no start row matches then costs rows x program size in all, not rows squared.
 """
 from __future__ import annotations
 
@@ -105,6 +111,12 @@ def history_reads(define: Mapping[str, object], subsets: Mapping[str, tuple[str,
     return tuple((frozenset(subsets.get(v, (v,))), f, l, a) for v, (f, l, a) in sorted(need.items()))
 
 
+def _start_dependent(define: Mapping[str, object]) -> bool:
+    """True when a DEFINE condition can depend on the match's start row (FIRST/LAST, aggregates)."""
+    return any(isinstance(n, S.SqlAgg) or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
+               for cond in define.values() for n in nodes(cond))
+
+
 class VM:
     def __init__(self, program: Program, define: Mapping[str, object], subsets: Mapping[str, tuple[str, ...]],
                  within: Callable[[int, int], bool] | None = None):
@@ -115,6 +127,9 @@ class VM:
         self.within = within  # within(start_row, row) -> row may still belong to a match from start_row
         self.reads = history_reads(define, subsets)
         self.steps = 0
+        self.memo = within is None and self.reads is None and not _start_dependent(define)
+        self._dead_rows = None
+        self._dead: dict[int, set] = {}      # row -> states from which no match can be completed
 
     # ------------------------------------------------------------------ history view (the dedup state)
     def _view0(self):
@@ -165,13 +180,24 @@ class VM:
         within, define, subsets = self.within, self.define, self.subsets
         interned: dict = {}
         clist: list = []
-        self._add(clist, set() if dedup else None, 0, None, self._view0(), start, n)
+        memo = dedup and self.memo
+        if memo and self._dead_rows is not rows:
+            self._dead_rows, self._dead = rows, {}
+        dead = self._dead if memo else {}
+        visited: dict[int, set] = {}
+        found = False
+        seen = set() if dedup else None
+        visited[start] = seen
+        self._add(clist, seen, 0, None, self._view0(), start, n, dead.get(start))
         i = start
         while clist:
             nlist: list = []
             seen = set() if dedup else None
+            visited[i + 1] = seen
+            dead_next = dead.get(i + 1)
             for pc, cell, view in clist:
                 if kinds[pc] == DONE:
+                    found = True
                     yield i, cell
                     if dedup:
                         break               # the threads after this one are less preferred
@@ -185,20 +211,24 @@ class VM:
                 if cond is None or holds(cond, Ctx(rows, range(start, i + 1), _Labels(cell2), i - start,
                                                    subsets)):
                     view2 = self._view(view, ins.label, i - start, interned)
-                    self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n)
+                    self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n, dead_next)
             clist = nlist
             i += 1
+        if memo and not found:
+            for row, states in visited.items():
+                dead.setdefault(row, set()).update(states)
 
-    def _add(self, out: list, seen: set | None, pc: int, cell, view, i: int, n: int) -> None:
+    def _add(self, out: list, seen: set | None, pc: int, cell, view, i: int, n: int,
+             dead: set | None = None) -> None:
         """Follow the non-consuming instructions from pc at row i, preferred branch first, appending the
-        threads that stop at `match` or `done` to out."""
+        threads that stop at `match` or `done` to out; states in `seen` or `dead` are dropped."""
         prog, kinds = self.program.instructions, self.kinds
         stack = [(pc, NO_MARKS)]
         while stack:
             pc, marks = stack.pop()
             if seen is not None:
                 key = (pc, marks, view)
-                if key in seen:
+                if key in seen or (dead is not None and key in dead):
                     continue
                 seen.add(key)
             self.steps += 1

@@ -71,6 +71,33 @@ def test_steps_grow_linearly_with_rows(pattern, define, kinds):
     assert steps[2000] / steps[1000] <= 2.2 and steps[4000] / steps[2000] <= 2.2, steps
 
 
+@pytest.mark.parametrize("pattern, define, kinds", SCALING, ids=[s[0] for s in SCALING])
+def test_a_partition_without_matches_costs_linear_steps(pattern, define, kinds):
+    # SQL mode tries every start row; states of a failed run are dead for the later runs
+    q = mr(f"PATTERN ({pattern}) DEFINE {define}")
+    program = compile_pattern(q.pattern)
+    steps = {}
+    for n in (500, 1000, 2000):
+        rows = [{"k": k} for k in kinds(n)[:-1]] + [{"k": "x"}]     # the last row ends nothing
+        vm = VM(program, q.define_map, {})
+        assert vm.memo
+        assert all(vm.first(rows, s) is None for s in range(n))
+        steps[n] = vm.steps
+    assert steps[1000] / steps[500] <= 2.2 and steps[2000] / steps[1000] <= 2.2, steps
+
+
+def test_no_dead_states_when_conditions_read_the_start_or_within():
+    plain = mr("PATTERN (A+ B) DEFINE A AS k = 'a', B AS k = 'b'")
+    assert not VM(compile_pattern(plain.pattern), plain.define_map, {}, within=lambda s, r: True).memo
+    q = mr("PATTERN (A+ B) DEFINE A AS COUNT(*) < 3, B AS k = 'b'")
+    vm = VM(compile_pattern(q.pattern), q.define_map, {})
+    assert not vm.memo
+    # from start 0, COUNT(*) < 3 fails at row 2; from start 1 the same rows match
+    rows = [{"k": "a"}, {"k": "a"}, {"k": "a"}, {"k": "b"}]
+    assert [vm.first(rows, s) for s in range(4)] == [
+        None, (4, ("A", "A", "B"), (False,) * 3), (4, ("A", "B"), (False,) * 2), None]
+
+
 def test_steps_per_row_are_bounded_by_the_program_without_history():
     # no DEFINE reads labels: per row at most (program size x (1 + loops)) steps
     q = mr("PATTERN (((A | B)* (A? | B?)*)* C) DEFINE C AS k = 'c'")
