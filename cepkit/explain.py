@@ -74,7 +74,7 @@ def _sql_program(q) -> str | None:
         from reference.sql import program as P
     except ImportError:
         return None
-    return str(P.compile_pattern(q.pattern, q))
+    return P.compile_pattern(q.pattern).describe()
 
 
 def explain_tpstream(text: str) -> str:
