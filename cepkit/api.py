@@ -20,8 +20,12 @@ def get_engine(name: str):
 
 
 def compile(query: str, engine: str = "reference", language: str = "sase", **options: Any):
-    """A program for the query on the named engine (QueryError / Unsupported at compile time)."""
-    return get_engine(engine).compile(query, language=language, **options)
+    """A program for the query on the named engine of the language (QueryError / Unsupported at compile time)."""
+    if language == "sase":
+        return get_engine(engine).compile(query, language=language, **options)
+    from reference import registry
+
+    return registry.get_engine(language, engine).compile(query, **options)
 
 
 def to_batch(events: Any, **read_options: Any) -> EventBatch:
