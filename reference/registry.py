@@ -63,7 +63,8 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
                   events="reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs"),
+                  "reference.windows.query:parse", "reference.windows.query:constructs",
+                  events="reference.windows.engine:to_input"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
