@@ -207,7 +207,15 @@ def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tupl
     if not cond.strip():
         raise t.error("expected a condition" + (f" before {stop}" if stop else ""), at=at)
     try:
-        parse_expression(cond, variables)
+        e = parse_expression(cond, variables)
+        if variables:
+            from reference.sql import ast as S
+            from reference.sql.validate import nodes
+
+            for n in nodes(e):
+                if isinstance(n, S.ColRef) and n.var is None:
+                    raise QueryError("join conditions qualify every column with L. (first stream) or R. "
+                                     "(second)", n.pos.line, n.pos.column)
     except QueryError as exc:
         line, column = exc.line, exc.column
         if line is not None:   # from the condition's text to the query's
