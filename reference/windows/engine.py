@@ -46,9 +46,10 @@ def to_input(events: Any, **read_options: Any) -> Any:
 
 def concat(batches: list[EventBatch]) -> EventBatch | None:
     """One batch of the fed pieces, in order (EventError where a piece's timestamps go back in time)."""
-    batches = [b for b in batches if b is not None and len(b)]
+    given = [b for b in batches if b is not None]
+    batches = [b for b in given if len(b)]
     if not batches:
-        return None
+        return given[0] if given else None   # an empty stream still has its columns checked
     if len(batches) == 1:
         return batches[0]
     names = list(batches[0].columns)
@@ -147,7 +148,7 @@ class WindowProgram(Program):
         if batch.positional_ids and self.seen:
             batch = dataclasses.replace(batch, ids=batch.ids + self.seen)
         self.seen += len(batch)
-        rows = self.filter_rows(batch) if len(batch) else []
+        rows = self.filter_rows(batch)
         if progress is not None:
             progress(len(batch), len(batch))
         return self._matches(rows)
