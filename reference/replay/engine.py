@@ -22,7 +22,7 @@ METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), **read_options: Any) -> Store:
     """A Store: itself, the store directory at a path, or (any other input reference.inputs.to_batch reads)
-    a store written for those events in a temporary directory, with `block_size` and secondary `indexes`."""
+    a store written for those events in a temporary directory (removed with the store), with `block_size` and secondary `indexes`."""
     from reference.inputs import to_batch
     from reference.replay.store import write_store
 
@@ -31,8 +31,10 @@ def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (),
     if isinstance(events, (str, Path)) and Path(events).is_dir():
         return Store(events)
     batch = to_batch(events, **read_options)
-    directory = tempfile.mkdtemp(prefix="cepkit-store-")
-    return write_store(batch, directory, block_size=block_size, secondary=tuple(indexes))
+    directory = tempfile.TemporaryDirectory(prefix="cepkit-store-")
+    store = write_store(batch, directory.name, block_size=block_size, secondary=tuple(indexes))
+    store.temporary = directory   # removed with the store
+    return store
 
 
 class ReplayProgram(SqlProgram):
