@@ -3,7 +3,7 @@
 The program feeds on a reference.replay.store.Store (`open_store`: a store, a store directory, or events
 that a store is written for, in a temporary directory) and returns the table the reference returns on the
 store's events: index-based replay where the plan allows it, full replay otherwise (reference.replay.plan).
-A store is the whole stream, so the table is computed at `close()`; feeding more than one store is an error.
+A store is the whole stream, so the table is computed at `close()`; feeding a second store before `close()` is an error.
 """
 from __future__ import annotations
 
@@ -60,10 +60,10 @@ class ReplayProgram(SqlProgram):
     def _close(self):
         from reference.replay.plan import replay
 
-        self.closed = True
         if self.store is None:
             return ()
         table, self.plan = replay(self.q, self.store, self.method)
+        self.store = None
         from reference.match_table import Layout
         from reference.sql.constructs import variables
 

@@ -60,7 +60,8 @@ def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> l
 
 
 class SqlProgram(Program):
-    """Buffers the fed rows; `close()` runs the query over all of them with `run_table`."""
+    """Buffers the fed rows; `close()` runs the query over all of them with `run_table`, then starts over
+    (a closed program reads a new stream)."""
 
     engine_name = "reference"
     language = "sql"
@@ -72,7 +73,6 @@ class SqlProgram(Program):
         self.rows: list[dict] = []
         self.ts_unit: str | None = None
         self.n = 0
-        self.closed = False
         self._layout = self._make_layout(output_columns(q))
 
     def _make_layout(self, payload) -> Layout | None:
@@ -87,8 +87,6 @@ class SqlProgram(Program):
     def _feed(self, batch, progress=None):
         from reference.sql.run import batch_rows
 
-        if self.closed:
-            raise RuntimeError("feed after close")
         columns, rows = batch_rows(batch)
         if batch.positional_ids and self.n:
             for r in rows:
@@ -105,9 +103,8 @@ class SqlProgram(Program):
         return ()
 
     def _close(self):
-        self.closed = True
         table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit)
-        self.rows = []
+        self.columns, self.rows, self.n, self.ts_unit = [], [], 0, None   # the program may read a new stream
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
         return table_matches(table, self._layout, self.q)
 

@@ -156,6 +156,7 @@ class WindowProgram(Program):
     def _close(self):
         q = self.q
         if q.operator == "filter":
+            self.seen = 0      # the program may read a new stream
             return ()
         if q.operator == "aggregate":
             batch = concat(self.pieces)

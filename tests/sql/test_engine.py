@@ -186,3 +186,10 @@ def test_query_errors_name_line_and_column():
     with pytest.raises(QueryError, match="column 'w'") as info:
         program.run(batch())
     assert info.value.line == 1
+
+
+@pytest.mark.parametrize("engine", ["reference", "replay"])
+def test_a_closed_program_reads_a_new_stream(engine):
+    program = registry.get_engine("sql", engine).compile(ONE)
+    first = program.run(registry.read_input("sql", engine, batch()))
+    assert program.run(registry.read_input("sql", engine, batch())).rows() == first.rows()

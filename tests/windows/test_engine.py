@@ -165,3 +165,10 @@ def test_unknown_method_and_engine_are_query_errors():
         compile_(AGG, method="fast")
     with pytest.raises(QueryError, match="cannot run window queries"):
         registry.get_engine("window", "replay")
+
+
+@pytest.mark.parametrize("query", [FILTER, AGG])
+def test_a_closed_program_reads_a_new_stream(query):
+    program = compile_(query)
+    b = batch(frame(ids=False))
+    assert program.run(b).rows() == program.run(b).rows()
