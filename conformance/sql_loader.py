@@ -347,11 +347,11 @@ def _replay_check(case: ReplayCase):
 
 
 def cases() -> list:
-    """The sql vectors on every sql engine; the replay `intervals` vectors on every sql engine (the match
-    set; the replay engine over a store with the vector's block size and
-    indexes, planned by the cost model, by full replay, and once per index configuration (method = the configuration's variables).
-    The replay intervals themselves and the aggregation cost model (not properties of a match table) stay
-    in conformance/test_replay_conformance.py."""
+    """The sql vectors on every sql engine. The replay `intervals` vectors: their match set on every sql
+    engine but replay (events as a DataFrame), and on the replay engine over a store with the vector's
+    block size and indexes, planned by the cost model (pareto), by full replay (none), and once per index
+    configuration (method = the configuration's variables). The replay intervals themselves and the
+    aggregation cost model (not properties of a match table) stay in conformance/test_replay_conformance.py."""
     from conformance.harness import Case
     from reference import registry
 

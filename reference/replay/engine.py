@@ -15,14 +15,15 @@ from reference.contract import Engine
 from reference.errors import QueryError
 from reference.replay.store import Store
 from reference.sql import ast as S
-from reference.sql.engine import SqlProgram, output_columns, table_matches  # noqa: F401
+from reference.sql.engine import SqlProgram, output_columns, table_matches
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
 def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), **read_options: Any) -> Store:
     """A Store: itself, the store directory at a path, or (any other input reference.inputs.to_batch reads)
-    a store written for those events in a temporary directory (removed with the store), with `block_size` and secondary `indexes`."""
+    a store written for those events in a temporary directory (removed with the store), with `block_size`
+    and secondary `indexes`."""
     from reference.inputs import to_batch
     from reference.replay.store import write_store
 

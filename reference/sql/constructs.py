@@ -13,7 +13,8 @@ from reference.sql import ast as S
 from reference.sql.validate import nodes
 
 OUTPUT = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": "ALL MATCHES"}
-STRATEGY = {"contiguous": "CONTIGUOUS", "skip_till_next": "SKIP_TILL_NEXT_MATCH", "skip_till_any": "SKIP_TILL_ANY_MATCH"}
+STRATEGY = {"contiguous": "CONTIGUOUS", "skip_till_next": "SKIP_TILL_NEXT_MATCH",
+            "skip_till_any": "SKIP_TILL_ANY_MATCH"}
 EMPTY = {"omit": "OMIT EMPTY MATCHES", "unmatched": "WITH UNMATCHED ROWS"}
 SKIP = {"next_row": "AFTER MATCH SKIP TO NEXT ROW", "first": "AFTER MATCH SKIP TO FIRST",
         "last": "AFTER MATCH SKIP TO LAST"}
