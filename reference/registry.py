@@ -65,7 +65,8 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
                   events="reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs", "windowed-operator"),
+                  "reference.windows.query:parse", "reference.windows.query:constructs", "windowed-operator",
+                  events="reference.windows.engine:to_input"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
@@ -92,7 +93,15 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
     EngineEntry("sql", "gpu", "gpu.pattern_engine:GpuSqlEngine",
-                "OpenCL step kernel for ALL MATCHES sequential patterns"),
+                "OpenCL step kernel for ALL MATCHES sequential patterns",
+                # what gpu/pattern_plan.py lets the kernel run (names of reference/sql/constructs.py); the
+                # host evaluates MEASURES with the reference, so every MEASURES construct is the gpu's too
+                frozenset({"ALL MATCHES", "CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH",
+                           "Kleene quantifier (*, +)", "PARTITION BY", "SUBSET", "WITHIN", "SELECT columns",
+                           "PREV in DEFINE", "AFTER MATCH SKIP TO NEXT ROW", "AFTER MATCH SKIP TO FIRST",
+                           "AFTER MATCH SKIP TO LAST"}
+                          | {f"{f} in MEASURES" for f in ("PREV", "NEXT", "FIRST", "LAST", "PREV of an expression",
+                                                          "CLASSIFIER", "MATCH_NUMBER", "aggregates")})),
     EngineEntry("sql", "replay", "reference.replay.engine:ReplayEngine",
                 "index-based offline replay over a store directory (spec/004 §3)",
                 events="reference.replay.engine:open_store"),
