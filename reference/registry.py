@@ -54,7 +54,8 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
                   "reference.language:parse", "reference.language.constructs:constructs", "SASE+"),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
-                  "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE"),
+                  "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
+                  events="reference.sql.engine:to_table"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from reference.contract import Engine, Program
+from reference.events import EventBatch
 from reference.match import Match
 from reference.match_table import Layout
 from reference.sql import ast as S
@@ -119,3 +120,15 @@ class SqlEngine(Engine):
         from reference.sql.run import run_rows
 
         return SqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit))
+
+
+def to_table(events: Any, **read_options: Any) -> EventBatch:
+    """A MATCH_RECOGNIZE input table as an EventBatch: every column is an ordinary column (no event type,
+    ids are row numbers), rows sorted by the timestamp column `ts_col` (default `ts`)."""
+    from reference.inputs import to_batch
+
+    if isinstance(events, EventBatch):
+        return events
+    options = dict(type_col=None, default_type="row", id_col=None, sort=True)
+    options.update(read_options)
+    return to_batch(events, **options)
