@@ -21,6 +21,10 @@ def get_engine(name: str):
 
 def compile(query: str, engine: str = "reference", language: str = "sase", **options: Any):
     """A program for the query on the named engine (QueryError / Unsupported at compile time)."""
+    if language != "sase":  # every other language's engines are in the registry (reference/registry.py)
+        from reference import registry
+
+        return registry.get_engine(language, engine).compile(query, **options)
     return get_engine(engine).compile(query, language=language, **options)
 
 
