@@ -98,7 +98,9 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("tpstream", "reference", "reference.tpstream.engine:TPStreamEngine",
                 "situation derivation and the Allen-relation matcher (exact and early output)"),
     EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
-                "situation derivation in OpenCL, the reference's exact matcher"),
+                "situation derivation in OpenCL, the reference's exact matcher",
+                frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
+                           "RETURN", "exact output"})),  # not "early output"
 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
