@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference.afa.model import Afa
+from reference.errors import QueryError
 
 FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 # what each flavour refuses (spec/003 §5.7, A17): the basic and ignorable flavours run everything
@@ -40,6 +41,8 @@ def runners(construct: str) -> list[str]:
 
 def constructs(afa: Afa, flavor: str = "basic", **_options: Any) -> dict[str, Any]:
     """Construct names, each with where it first occurs in the AFA file (line and column, where known)."""
+    if flavor not in FLAVORS:
+        raise QueryError(f"unknown AFA flavor '{flavor}'", expected=list(FLAVORS))
     out: dict[str, Any] = {f"flavor:{flavor}": None}
 
     def at(arc) -> _Pos | None:
