@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from reference.errors import QueryError
 from reference.tpstream.query import TPQuery
 
 MODES = ("exact", "early")
 
 
+class _Option:
+    """The position of a construct chosen by a compile option: none in the query text."""
+
+    line = column = None
+
+
 def constructs(q: TPQuery, mode: str = "exact", **_options: Any) -> dict[str, Any]:
+    if mode not in MODES:
+        raise QueryError(f"unknown TPStream mode '{mode}'", expected=list(MODES))
     out: dict[str, Any] = {"situations": q.definitions[0].pos if q.definitions else q.pos,
                            "Allen relations": q.pattern[0].pos if q.pattern else q.pos}
     if q.partition_by:
@@ -26,5 +35,5 @@ def constructs(q: TPQuery, mode: str = "exact", **_options: Any) -> dict[str, An
             out.setdefault("disjunctive relations", c.pos)
     if q.returns:
         out["RETURN"] = q.returns[0].pos
-    out["early output" if mode == "early" else "exact output"] = None   # a compile option, not in the text
+    out["early output" if mode == "early" else "exact output"] = _Option()   # a compile option, not in the text
     return out
