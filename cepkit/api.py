@@ -43,4 +43,8 @@ def run(query: str, events: Any, engine: str = "reference", language: str = "sas
         read_options: dict | None = None, **options: Any) -> list[Match]:
     """All matches of the query over the events (whole stream at once)."""
     program = compile(query, engine=engine, language=language, **options)
+    if language != "sase":  # the language's (or the engine's) input: e.g. AFA elements, a replay store
+        from reference import registry
+
+        return program.run(registry.read_input(language, engine, events, **(read_options or {})))
     return program.run(to_batch(events, **(read_options or {})))

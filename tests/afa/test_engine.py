@@ -102,6 +102,8 @@ def test_cepkit_compile_reads_the_afa_text():
     program = cepkit.compile(AB.read_text(), language="afa", engine="reference")
     table = program.run([{"type": "A", "le": 1, "v": 1}, {"type": "B", "le": 2, "v": 2}])
     assert [(m.sign, m.lifetime, dict(m.payload)) for m in table] == [(1, (2, 11), {"n": 3})]
+    assert cepkit.run(AB.read_text(), pd.DataFrame([{"type": "A", "le": 1, "v": 1}, {"type": "B", "le": 2, "v": 2}]),
+                      language="afa") == table
 
 
 def test_cleanse_releases_at_close():
