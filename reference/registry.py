@@ -105,7 +105,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
-                           "epsilon arcs", "dynamic patterns", "input retractions"})),  # not: ... under flavor seq|cleanse
+                           "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
 
     EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),

@@ -1,11 +1,11 @@
 """The constructs an AFA (spec/003) uses with the chosen flavour, by the names reference/registry.py declares.
 
-Every AFA uses "flavor:<flavor>". A pattern with standby arcs uses "dynamic patterns"; with an ε-arc,
-"epsilon arcs"; with a register, "register"; with a window, "window". The flavours that refuse something
-(reference/afa/seqop.py, reference/afa/cleanse.py) refuse it as the construct "<thing> under flavor <f>":
-the registry entry of the reference engine declares every construct but those, so a refusal that the
-pattern itself shows (standby arcs) comes at compile time, by name. What only the input shows (an arc row,
-a retraction) is refused while feeding, as Unsupported naming the construct and the input row.
+Every AFA uses "flavor:<flavor>"; with a register, "register"; with a window, "window"; with an ε-arc,
+"epsilon arcs"; with standby arcs (arcs a dynamic pattern may insert), "standby arcs". The registry entry of
+the reference engine declares them all: no flavour refuses anything the pattern shows. What the flavours
+refuse (reference/afa/seqop.py, reference/afa/cleanse.py) only the input shows: an arc row (dynamic
+patterns) or, under seq, an input retraction. The program refuses it while feeding, as Unsupported naming
+the construct "<thing> under flavor <f>", the input row and the flavours that run it (`refused`, `runners`).
 """
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 # what each flavour refuses (spec/003 §5.7, A17): the basic and ignorable flavours run everything
 REFUSES: dict[str, tuple[str, ...]] = {"seq": ("dynamic patterns", "input retractions"),
                                        "cleanse": ("dynamic patterns",)}
-PATTERN = ("flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse",
-           "register", "window", "epsilon arcs", "dynamic patterns")
-# every construct the reference engine runs (its registry entry); the refused combinations are not in it
-SUPPORTED = frozenset(PATTERN) | {"input retractions"}
+# every construct the reference engine runs (its registry entry)
+SUPPORTED = frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse",
+                       "register", "window", "epsilon arcs", "standby arcs"})
 
 
 class _Pos:
@@ -57,7 +56,5 @@ def constructs(afa: Afa, flavor: str = "basic", **_options: Any) -> dict[str, An
         if arc.epsilon:
             out.setdefault("epsilon arcs", at(arc))
     if afa.standby:
-        out["dynamic patterns"] = at(afa.standby[0])
-        if "dynamic patterns" in REFUSES.get(flavor, ()):
-            out[refused("dynamic patterns", flavor)] = at(afa.standby[0])
+        out["standby arcs"] = at(afa.standby[0])
     return out

@@ -113,21 +113,38 @@ def test_cleanse_releases_at_close():
 
 
 @pytest.mark.parametrize("flavor", ["seq", "cleanse"])
-def test_flavour_refusing_dynamic_patterns_is_refused_at_compile_time(flavor):
+def test_standby_arcs_compile_and_an_arc_row_is_refused_by_construct_and_row(flavor):
+    """Standby arcs alone are no dynamic pattern: only an arc row is, and only the input shows it."""
+    program = _compile(DYNAMIC, flavor=flavor)
+    rows = [{"type": "A", "le": 1, "v": 1, "seq": 0}, {"kind": "arc_insert", "arc": "a1"}]
     with pytest.raises(Unsupported) as info:
-        _compile(DYNAMIC, flavor=flavor)
+        program.feed(rows)
     assert info.value.construct == f"dynamic patterns under flavor {flavor}"
-    assert f"does not support dynamic patterns under flavor {flavor}" in str(info.value)
-    for ok in ("basic", "ignorable"):
-        _compile(DYNAMIC, flavor=ok)
+    assert "at input row 2" in str(info.value) and "(flavors that run it: basic, ignorable)" in str(info.value)
+
+
+def test_cleanse_runs_a_pattern_with_standby_arcs_when_the_input_inserts_none():
+    """examples/afa/q3 has standby arcs; `cepkit run --flavor cleanse` runs it on its stream."""
+    afa = load_afa(ROOT / "examples" / "afa" / "q3.afa.yaml")
+    events = ROOT / "examples" / "afa" / "q3.shuffled.csv"
+    got = _compile(afa, flavor="cleanse", sigma=3).run(events)
+    assert _net(got) == _net(_compile(afa).run(events)) and len(got) > 0
+
+
+def _net(table) -> dict:
+    from collections import Counter
+
+    net: Counter = Counter()
+    for m in table:
+        net[(m.lifetime, m.payload)] += m.sign
+    return +net
 
 
 def test_constructs_are_declared():
     afa = registry.parse("afa", DYNAMIC)
-    assert set(registry.constructs("afa", afa, flavor="basic")) == {"flavor:basic", "register", "window",
-                                                                    "dynamic patterns"}
-    assert "dynamic patterns under flavor seq" in registry.constructs("afa", afa, flavor="seq")
-    assert registry.runs("afa", {"flavor:seq", "dynamic patterns under flavor seq"}) == []
+    assert set(registry.constructs("afa", afa, flavor="seq")) == {"flavor:seq", "register", "window", "standby arcs"}
+    for flavor in ("basic", "ignorable", "seq", "cleanse"):
+        assert registry.runs("afa", set(registry.constructs("afa", afa, flavor=flavor))) == ["reference"]
 
 
 def test_input_retraction_under_seq_names_construct_row_and_flavours():
