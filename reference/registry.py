@@ -25,6 +25,7 @@ class LanguageEntry:
     suffixes: tuple[str, ...]
     parse: str                      # "module:function": text -> AST (QueryError with line and column)
     constructs: str                 # "module:function": AST -> {construct name: position}
+    title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
     events: str = "reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
 
@@ -50,20 +51,21 @@ SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", 
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
-                  "reference.language:parse", "reference.language.constructs:constructs"),
+                  "reference.language:parse", "reference.language.constructs:constructs", "SASE+"),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
-                  "reference.sql.parse:parse", "reference.sql.constructs:constructs"),
+                  "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
-                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs"),
+                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",
+                  "TPStream"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
-                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs",
+                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs", "AFA",
                   events="reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs"),
+                  "reference.windows.query:parse", "reference.windows.query:constructs", "windowed-operator"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
@@ -97,6 +99,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
 
     EngineEntry("tpstream", "reference", "reference.tpstream.engine:TPStreamEngine",
                 "situation derivation and the Allen-relation matcher (exact and early output)"),
+    EngineEntry("tpstream", "brute", "reference.tpstream.engine:TPStreamBruteEngine",
+                "the definitions by enumerating configurations (small inputs)"),
     EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
                 "situation derivation in OpenCL, the reference's exact matcher",
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
@@ -130,7 +134,8 @@ def engines_for(lang: str) -> list[str]:
 def engine_entry(lang: str, name: str) -> EngineEntry:
     language(lang)
     if (lang, name) not in ENGINES:
-        raise QueryError(f"engine '{name}' cannot run {lang} queries", expected=engines_for(lang))
+        raise QueryError(f"engine '{name}' cannot run {LANGUAGES[lang].title or lang} queries",
+                         expected=engines_for(lang))
     return ENGINES[(lang, name)]
 
 

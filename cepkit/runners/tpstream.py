@@ -10,9 +10,9 @@ from typing import Any, Sequence
 import pandas as pd
 
 from reference.errors import CepkitError, QueryError
+from reference.tpstream.engine import BRUTE_LIMIT
 
-ENGINES = {"reference": "matcher", "brute": "brute", "gpu": "matcher"}   # gpu: situations derived on the device
-BRUTE_LIMIT = 300  # events: the brute-force definition enumerates every run and configuration
+ENGINES = ("reference", "brute", "gpu")   # gpu: situations derived on the device
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -37,9 +37,7 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"mode": mode}
     if engine == "gpu":
         options["device"] = getattr(args, "device", None)
-    elif engine == "brute":
-        options["matcher"] = "brute"
-    program = registry.get_engine("tpstream", "gpu" if engine == "gpu" else "reference").compile(query, **options)
+    program = registry.get_engine("tpstream", engine).compile(query, **options)
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")

@@ -9,7 +9,8 @@ from reference.language.units import NANOS
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
-from reference.sql.matcher import Matcher, run_deep
+from reference.sql.program import compile_pattern
+from reference.sql.vm import VM
 
 
 @dataclass(frozen=True)
@@ -196,16 +197,17 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     matches: list[tuple[dict, Any]] = []
     ordered = [_order(prows, q.order_by) for prows in partitions.values()]
     found = all_matches(q, ordered, ts_unit) if all_matches is not None and q.rows == "all_matches" else None
+    program = compile_pattern(q.pattern)
     for k, prows in enumerate(ordered):
         emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
-            engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
+            engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check)
             for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
                                                     start=1):
                 emit.one(positions, labels, n)
         else:
-            run_deep(_sql_partition, q, prows, emit, check)
+            _sql_partition(q, program, prows, emit, check)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
     return _project(q, table)
 
@@ -278,9 +280,10 @@ class Emitter:
         self.out.append(self._row(self.rows[row], {name: None for name in self.measures}, self.rows[row]))
 
 
-def _sql_partition(q: S.MatchRecognize, rows: list[dict], emit: Emitter, within) -> None:
-    """SQL:2016 matching of one partition: the preferred match at each start, then AFTER MATCH SKIP."""
-    matcher = Matcher(q.pattern, q.define_map, q.subset_map, within)
+def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter, within) -> None:
+    """SQL:2016 matching of one partition: the preferred match at each start (the pattern program run by the
+    lockstep VM), then AFTER MATCH SKIP."""
+    matcher = VM(program, q.define_map, q.subset_map, within)
     subsets = q.subset_map
     n = len(rows)
     pos, number = 0, 1

@@ -1,6 +1,6 @@
 """The TPStream engine (spec/004 §5) under the engine contract (reference/contract.py).
 
-    program = TPStreamEngine().compile(text, mode="exact" | "early", matcher="matcher" | "brute")
+    program = TPStreamEngine().compile(text, mode="exact" | "early")     # TPStreamBruteEngine: by enumeration
     program.feed(batch) ...; table = program.close()
 
 A query binds to the columns and timestamp unit of the events (reference/tpstream/bind.compile_plan),
@@ -20,22 +20,36 @@ from __future__ import annotations
 import numpy as np
 
 from reference.contract import Engine, Program
-from reference.errors import EventError, QueryError
+from reference.errors import CepkitError, EventError, QueryError
 from reference.events import EventBatch
 from reference.match import Match
 from reference.match_table import Layout
 from reference.tpstream.query import TPQuery
-from reference.tpstream.run import ENGINES, MODES, run_query
+from reference.tpstream.run import MODES, run_query
 
 
 class TPStreamEngine(Engine):
     name = "reference"
     language = "tpstream"
 
-    def build(self, query: TPQuery, mode: str = "exact", matcher: str = "matcher") -> "TPStreamProgram":
-        if matcher not in ENGINES:
-            raise QueryError(f"unknown TPStream matcher '{matcher}'", expected=list(ENGINES))
-        return TPStreamProgram(query, mode, matcher)
+    def build(self, query: TPQuery, mode: str = "exact") -> "TPStreamProgram":
+        return TPStreamProgram(query, mode, "matcher")
+
+
+class TPStreamBruteEngine(Engine):
+    """The definitions by enumeration (reference/tpstream/brute.py): every run and configuration; it
+    refuses more than BRUTE_LIMIT events."""
+
+    name = "brute"
+    language = "tpstream"
+
+    def build(self, query: TPQuery, mode: str = "exact") -> "TPStreamProgram":
+        program = TPStreamProgram(query, mode, "brute")
+        program.engine_name = self.name
+        return program
+
+
+BRUTE_LIMIT = 300  # events: the brute-force definition enumerates every run and configuration
 
 
 class TPStreamProgram(Program):
@@ -94,6 +108,9 @@ class TPStreamProgram(Program):
             return []
         batch = concat(self.batches)
         self.batches = []
+        if self.matcher == "brute" and len(batch) > BRUTE_LIMIT:
+            raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
+                              f"events (got {len(batch)})")
         return self.rows(run_query(self.query, batch, self.mode, self.matcher, derived=self.derived), batch)
 
     def rows(self, matches, batch: EventBatch) -> list[Match]:

@@ -10,7 +10,7 @@ import pytest
 
 import cepkit
 from reference import registry
-from reference.errors import EventError, QueryError, Unsupported
+from reference.errors import CepkitError, EventError, QueryError, Unsupported
 from reference.events import read_events
 from reference.inputs import to_batch
 from reference.match_table import MatchTable
@@ -112,12 +112,19 @@ def test_gpu_refuses_early_output_by_name_at_compile_time():
     assert "run it with: reference" in str(info.value) and info.value.line is None   # an option, not the text
 
 
-def test_unknown_mode_and_matcher_are_query_errors():
-    for engine in ("reference", "gpu"):
+def test_unknown_mode_is_a_query_error():
+    for engine in ("reference", "brute", "gpu"):
         with pytest.raises(QueryError, match="unknown TPStream mode"):
             _compile(SIMPLE, engine=engine, mode="eventually")
-    with pytest.raises(QueryError, match="matcher"):
-        _compile(SIMPLE, matcher="nope")
+
+
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_brute_engine_is_the_reference_on_a_prefix_and_refuses_long_inputs(mode):
+    batch = _cars()
+    cut = batch.slice(0, 300)
+    assert _compile(engine="brute", mode=mode).run(cut).rows() == _compile(mode=mode).run(cut).rows()
+    with pytest.raises(CepkitError, match="refuses more than 300 events"):
+        _compile(engine="brute", mode=mode).run(batch)
 
 
 def test_bad_input_names_row_and_column():
