@@ -112,10 +112,14 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("tpstream", "brute", "reference.tpstream.engine:TPStreamBruteEngine",
                 "the definitions by enumerating configurations (small inputs)"),
     EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
-                "situation derivation in OpenCL, the reference's exact matcher"),
+                "situation derivation in OpenCL, the reference's exact matcher",
+                frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
+                           "RETURN", "exact output"})),  # not "early output"
 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
-                "the speculative AFA operator and its flavours (ignorable, seq, cleanse)"),
+                "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
+                frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                           "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
 
     EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),
