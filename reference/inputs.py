@@ -19,3 +19,10 @@ def to_batch(events: Any, **read_options: Any) -> EventBatch:
     if isinstance(events, (str, Path)):
         return read_events(events, **read_options)
     return from_arrow(events, **read_options)
+
+
+def to_untyped_batch(events: Any, **read_options: Any) -> EventBatch:
+    """As to_batch, for languages whose queries name no event type (TPStream): events without a type
+    column are all of type `event`."""
+    read_options.setdefault("default_type", "event")
+    return to_batch(events, **read_options)

@@ -59,7 +59,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",
-                  "TPStream"),
+                  "TPStream", events="reference.inputs:to_untyped_batch"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs", "AFA",
