@@ -54,7 +54,7 @@ def _plain_constants(e: A.Expr) -> bool:
 
 class ReturnProgram:
     """The compiled RETURN items of a query: `payloads` gives the (name, value) tuples of many matches
-    (enabled=False compiles none: every item is evaluated per match, the baseline of optimized.measure)."""
+    (enabled=False compiles none: every item is evaluated per match, the baseline of benchmarks.optimized_measure)."""
 
     def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int], enabled: bool = True):
         self.returns = nfa.query.returns

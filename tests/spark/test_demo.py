@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from spark_jobs import demo
+from benchmarks import spark_demo as demo
 
 
 def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
