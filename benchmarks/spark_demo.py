@@ -28,7 +28,7 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     """(number of sample matches, whether the Spark output's matches ending before `cutoff` equal the
     reference's matches over the events before it)."""
     import cepkit
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.language import parse
     from reference.match import plain
 

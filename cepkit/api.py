@@ -7,7 +7,8 @@ from typing import Any
 import pandas as pd
 
 from reference.errors import QueryError
-from reference.events import EventBatch, from_arrow, from_pandas, read_events
+from reference.events import EventBatch
+from reference.readers import from_arrow, from_pandas, read_events
 from reference.match import Match
 
 

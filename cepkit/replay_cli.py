@@ -49,7 +49,7 @@ def _warnings_to_stderr():
 
 
 def _store(args: argparse.Namespace) -> int:
-    from reference.events import read_events
+    from reference.readers import read_events
     from reference.replay.store import write_store
 
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")

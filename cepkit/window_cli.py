@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-    from reference.events import read_events
+    from reference.readers import read_events
 
     return read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
 

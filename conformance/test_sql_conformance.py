@@ -6,7 +6,7 @@ import pytest
 
 from conformance.sql_loader import load_sql_cases
 from reference.errors import QueryError
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.match import plain
 from reference.sql import run_query
 

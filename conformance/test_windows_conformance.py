@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conformance.sql_loader import load_window_cases
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.windows.api import aggregate_batch, filter_batch, join_batches
 from reference.windows.spec import WindowSpec
 

@@ -17,7 +17,7 @@ import pandas as pd
 from gpu.clexpr import INT64_MAX, INT64_MIN, Operand, _exact as _float_exact
 from reference.errors import Unsupported
 from reference.evaluate import _as_number
-from reference.events import _exact
+from reference.events import exact
 
 
 @dataclass
@@ -111,7 +111,7 @@ def _classify(v: np.ndarray, name: str, engine: str) -> str:
         return "bool"
     kinds = set()
     for x in v:
-        x = _exact(x)
+        x = exact(x)
         if x is None:
             continue
         kinds.add("text" if isinstance(x, str) else "bool" if isinstance(x, bool) else "num")
@@ -123,7 +123,7 @@ def _classify(v: np.ndarray, name: str, engine: str) -> str:
 def _numeric(v: np.ndarray, kind: str, name: str, engine: str) -> DeviceColumn:
     if kind == "int":
         if v.dtype == object:
-            return _from_exact([_exact(x) for x in v], name, engine)
+            return _from_exact([exact(x) for x in v], name, engine)
         return DeviceColumn("long", v.astype(np.int64, copy=False))
     if kind == "float":
         values = v.astype(np.float64, copy=False)
@@ -139,7 +139,7 @@ def _numeric(v: np.ndarray, kind: str, name: str, engine: str) -> DeviceColumn:
         null = np.array([x is None for x in v], dtype=bool) if v.dtype == object else np.zeros(len(v), bool)
         values = np.array([bool(x) if x is not None else False for x in v], dtype=np.int64)
         return DeviceColumn("long", values, null.astype(np.uint8) if null.any() else None, boolean=True)
-    return _from_exact([_exact(x) for x in v], name, engine)
+    return _from_exact([exact(x) for x in v], name, engine)
 
 
 def _from_exact(values: list, name: str, engine: str) -> DeviceColumn:

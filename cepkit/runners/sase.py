@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.engines import ENGINES
     from cepkit.output import MatchWriter
     from reference.event_chunks import iter_events
-    from reference.events import read_events
+    from reference.readers import read_events
 
     engine = args.engine or "reference"
     if engine not in ENGINES:

@@ -22,7 +22,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import read_query
-    from reference.events import read_events
+    from reference.readers import read_events
     from reference.tpstream.parser import parse_tpstream
     from reference.tpstream.run import run_query
 
