@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from optimized.engine import OptimizedEngine
-from reference.brute import BruteForceEngine
-from reference.engine import ReferenceEngine
+from reference.engine import BruteForceEngine, ReferenceEngine
 from reference.pattern.engines import EagerEngine, LazyChainEngine, TreeEngine
 from reference.rfid.engine import SSCEngine
 

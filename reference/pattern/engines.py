@@ -21,7 +21,8 @@ def _pattern(engine: str, query, language: str):
     return compile_pattern(q)
 
 
-def _all_only(engine: str, selection: str) -> None:
+def all_only(engine: str, selection: str) -> None:
+    """Unsupported for an output selection other than all matches (the pattern engines have no other)."""
     if selection != "all":
         raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
 
@@ -35,7 +36,7 @@ class EagerEngine:
         from reference.pattern.eager import EagerProgram
 
         unsupported_options(self.name, options, ())
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return EagerProgram(_pattern(self.name, query, language))
 
 
@@ -49,7 +50,7 @@ class LazyChainEngine:
         from reference.lazy.chain import LazyChainProgram
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return LazyChainProgram(_pattern(self.name, query, language), **options)
 
 
@@ -62,5 +63,5 @@ class TreeEngine:
         from reference.lazy.tree import TreeProgram
 
         unsupported_options(self.name, options, ())
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return TreeProgram(_pattern(self.name, query, language))
