@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, _numeric_text, string_code
+from optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text, string_code
 from reference.errors import Unsupported
 from reference.events import EventBatch, exact
 
@@ -43,7 +43,7 @@ def encode(values: np.ndarray, strings: dict[str, int], column: str) -> tuple[np
         if v is None:
             tag[i] = NULL
         elif isinstance(v, str):
-            if _numeric_text(v) is not None:
+            if numeric_text(v) is not None:
                 raise _unsupported(f"text that reads as a number ({v!r}) among other values", column)
             tag[i] = STR
             num[i] = string_code(strings, v)
