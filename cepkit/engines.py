@@ -1,17 +1,7 @@
-"""The engines a user can pick by name."""
+"""The engines a user can pick by name, for SASE+ queries (kept for callers of cepkit.engines.ENGINES);
+every language's engines are in reference/registry.py."""
 from __future__ import annotations
 
-from optimized.engine import OptimizedEngine
-from reference.engine import BruteForceEngine, ReferenceEngine
-from reference.pattern.engines import EagerEngine, LazyChainEngine, TreeEngine
-from reference.rfid.engine import SSCEngine
+from reference import registry
 
-ENGINES = {
-    "reference": ReferenceEngine(),
-    "brute": BruteForceEngine(),
-    "reference-eager": EagerEngine(),
-    "reference-lazy": LazyChainEngine(),
-    "reference-tree": TreeEngine(),
-    "reference-ssc": SSCEngine(),
-    "optimized": OptimizedEngine(),
-}
+ENGINES = {name: registry.get_engine("sase", name) for name in registry.engines_for("sase")}

@@ -26,8 +26,9 @@ from reference.errors import EventError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
 from reference.language import ast as A
-from reference.language import parse
+from reference.contract import Engine, Program
 from reference.match import Match
+from reference.match_table import Layout
 from reference.nfab.compile import NFAb, compile_nfab
 from reference.nfab.runs import check_selection
 from reference.pattern.counters import Counters
@@ -38,10 +39,11 @@ MAX_COMPONENTS = 63
 PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
 
 
-class OptimizedProgram:
+class OptimizedProgram(Program):
     """A compiled query: `feed(batch)` any number of times, then `close()`."""
 
     engine_name = ENGINE
+    language = "sase"
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
                  merge: bool = True, batch_returns: bool = True):
@@ -165,7 +167,7 @@ class OptimizedProgram:
         return self.store.base + cut
 
     # ------------------------------------------------------------------ stream interface
-    def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes, in completion order."""
         self._bind(batch)
         start = self.store.end
@@ -231,15 +233,17 @@ class OptimizedProgram:
                 "buffer_rows": int(self.arena.shape[0]), "run_rows": int(self.R.shape[1]),
                 "stored_events": int(self.store.end - self.store.base)}
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
         found, _ = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
         self.npend = 0
         self.nruns = 0
         return [self._match(b) for b in found]
 
-    def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
-        return self.feed(batch, progress) + self.close()
+    @property
+    def layout(self) -> Layout:
+        """Positive variables in pattern order, then the RETURN items."""
+        return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     # ------------------------------------------------------------------ output
     def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
@@ -337,12 +341,13 @@ def _preference(b: tuple) -> tuple:
     return (b[0][0], -sum(map(len, b)))
 
 
-class OptimizedEngine:
+class OptimizedEngine(Engine):
     """Compiles SASE+ sequence queries to Numba-driven NFA^b programs."""
 
     name = ENGINE
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all",
+    def build(self, q: A.Query, selection: str = "all",
                 codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,
                 batch_returns: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
@@ -356,7 +361,6 @@ class OptimizedEngine:
         reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
-        q = parse(query, language) if isinstance(query, str) else query
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)

@@ -29,7 +29,7 @@ class BruteForceProgram(NFAbProgram):
 
     engine_name = "brute"
 
-    def feed(self, batch: EventBatch, progress=None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress=None) -> list[Match]:
         if len(self.store.ts) + len(batch) > MAX_EVENTS:
             raise TooLarge(f"the brute-force engine enumerates every candidate match and takes at most "
                            f"{MAX_EVENTS} events; use --engine reference for this input")
@@ -37,7 +37,7 @@ class BruteForceProgram(NFAbProgram):
         self.store.add(batch)
         return []
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         matches = sorted(self._all_matches(), key=lambda b: (b[-1][-1], b))
         if self.selection == "non_overlap":
             matches = self._select_non_overlap(matches)

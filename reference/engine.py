@@ -5,7 +5,7 @@ enumeration, reference/brute.py and reference/pattern/brute.py) picks its progra
 from __future__ import annotations
 
 from reference.brute import BruteForceProgram
-from reference.language import parse
+from reference.contract import Engine
 from reference.language import ast as A
 from reference.nfab.compile import compile_nfab
 from reference.nfab.runs import NFAbProgram
@@ -16,13 +16,13 @@ def is_nfab_query(q: A.Query) -> bool:
     return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
 
 
-class ReferenceEngine:
+class ReferenceEngine(Engine):
     """Compile queries to NFA^b programs, or to eager pattern programs; the executable specification."""
 
     name = "reference"
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all"):
-        q = parse(query, language) if isinstance(query, str) else query
+    def build(self, q: A.Query, selection: str = "all"):
         if is_nfab_query(q):
             return NFAbProgram(compile_nfab(q), selection=selection)
         from reference.pattern.eager import EagerProgram
@@ -35,13 +35,13 @@ class ReferenceEngine:
         return program
 
 
-class BruteForceEngine:
+class BruteForceEngine(Engine):
     """The brute-force definition as an engine, for tiny inputs and differential tests."""
 
     name = "brute"
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", selection: str = "all"):
-        q = parse(query, language) if isinstance(query, str) else query
+    def build(self, q: A.Query, selection: str = "all"):
         if is_nfab_query(q):
             return BruteForceProgram(compile_nfab(q), selection=selection)
         from reference.pattern.brute import PatternBruteProgram
@@ -50,4 +50,3 @@ class BruteForceEngine:
 
         all_only(self.name, selection)
         return PatternBruteProgram(compile_pattern(q))
-

@@ -1,4 +1,5 @@
-"""The canonical match: variable bindings to event ids, the match timestamp, and the RETURN payload."""
+"""The canonical match: variable bindings to event ids, the match timestamp, and the RETURN payload; for
+speculative output (AFA) a sign and a lifetime, and a detection time where the language has one."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,11 +9,16 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Match:
-    """One match. `bindings` maps each positive variable to the ids of its events, in stream order."""
+    """One match. `bindings` maps each positive variable to the ids of its events, in stream order.
+    `sign` is +1 for an insertion and -1 for a retraction; `lifetime` (start, end) the validity interval
+    of speculative output; `detected` the detection time (TPStream early output), else None."""
 
     bindings: tuple[tuple[str, tuple[Any, ...]], ...]
-    ts: int
+    ts: Any
     payload: tuple[tuple[str, Any], ...] = field(default=())
+    sign: int = 1
+    lifetime: tuple[Any, Any] | None = None
+    detected: Any = None
 
     @staticmethod
     def make(bindings: dict[str, tuple], ts: int, payload: dict[str, Any] | None = None) -> "Match":
@@ -27,9 +33,19 @@ class Match:
         """Canonical identity used by conformance: the bindings only, as comparable strings."""
         return canonical_key(dict(self.bindings))
 
+    def canonical(self) -> tuple:
+        """The whole row in comparable form: bindings, ts, sign, lifetime, detection time, payload."""
+        return (self.key(), _comparable(self.ts), self.sign, _comparable(self.lifetime), _comparable(self.detected),
+                tuple((name, _comparable(v)) for name, v in self.payload))
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"bindings": {k: [plain(i) for i in v] for k, v in self.bindings},
                                "ts": self.ts}
+        if self.detected is not None:
+            out["detected"] = plain(self.detected)
+        if self.lifetime is not None:
+            out["sign"] = self.sign
+            out["lifetime"] = [plain(x) for x in self.lifetime]
         for name, value in self.payload:
             out[name] = plain(value)
         return out
@@ -46,4 +62,21 @@ def plain(value: Any) -> Any:
         return int(value) if value.denominator == 1 else float(value)
     if hasattr(value, "item"):
         return value.item()
+    return value
+
+
+def _comparable(value: Any) -> Any:
+    """An exact, hashable rendering of a value (numbers compare by value, whatever their Python type)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_comparable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _comparable(v)) for k, v in value.items()))
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, float):
+        return value if value != value or value in (float("inf"), float("-inf")) else Fraction(value)
+    if hasattr(value, "item"):
+        return _comparable(value.item())
     return value

@@ -95,11 +95,11 @@ class LazyChainProgram(PatternProgram):
         """The frequency order of each alternative's chain (after the first batch when estimated)."""
         return [c.order for c in self.chains or ()]
 
-    def feed(self, batch: EventBatch, progress=None):
+    def _feed(self, batch: EventBatch, progress=None):
         if self.chains is None:
             self._bind(batch)
             self._build(self._estimate(batch))
-        return super().feed(batch, progress)
+        return super()._feed(batch, progress)
 
     def _estimate(self, batch: EventBatch):
         """Rates per variable from the first events: events of its types that pass its one-event filters."""

@@ -13,7 +13,9 @@ from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
+from reference.contract import Program
 from reference.match import Match
+from reference.match_table import Layout
 from reference.nfab.compile import Formula, NFAb
 from reference.pattern.counters import Counters
 
@@ -78,10 +80,11 @@ class EventStore:
         return self.rows[pos].get(attr)
 
 
-class NFAbProgram:
+class NFAbProgram(Program):
     """A compiled query ready to consume a stream: `feed(batch)` then `close()`."""
 
     engine_name = "reference"
+    language = "sase"
 
     def __init__(self, nfa: NFAb, selection: str = "all"):
         check_selection(nfa, selection, self.engine_name)
@@ -98,19 +101,21 @@ class NFAbProgram:
         self.counters = Counters()
 
     # ------------------------------------------------------------------ stream interface
-    def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes, in completion order."""
         self._bind(batch)
         return drive(self.store.add(batch), self._on_event, progress)
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
         done, self.pending = self.pending, []
         self.runs = []
         return [self._match(b) for b in done]
 
-    def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
-        return self.feed(batch, progress) + self.close()
+    @property
+    def layout(self) -> Layout:
+        """Positive variables in pattern order, then the RETURN items."""
+        return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     @property
     def variables(self) -> list[str]:

@@ -24,11 +24,11 @@ class PatternBruteProgram(PatternProgram):
     def __init__(self, pattern: Pattern):
         super().__init__(pattern)
 
-    def feed(self, batch: EventBatch, progress=None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress=None) -> list[Match]:
         if len(self.store.ts) + len(batch) > MAX_EVENTS:
             raise TooLarge(f"the brute-force engine enumerates every candidate match and takes at most "
                            f"{MAX_EVENTS} events; use --engine reference for this input")
-        return super().feed(batch, progress)
+        return super()._feed(batch, progress)
 
     def on_event(self, pos: int):
         return ()

@@ -1,20 +1,15 @@
 """Engines over the pattern model: eager NFA, brute force, lazy Chain NFA and Tree NFA (spec/001)."""
 from __future__ import annotations
 
+from reference.contract import Engine
 from reference.errors import Unsupported
-from reference.language import parse
 from reference.language import ast as A
 from reference.pattern.model import compile_pattern
 from reference.pattern.program import unsupported_options
 
 
-def _query(query, language: str) -> A.Query:
-    return parse(query, language) if isinstance(query, str) else query
-
-
-def _pattern(engine: str, query, language: str):
+def _pattern(engine: str, q: A.Query):
     """The pattern model of a query, or Unsupported for a strategy other than skip-till-any-match."""
-    q = _query(query, language)
     if q.strategy is not A.Strategy.SKIP_TILL_ANY_MATCH:
         raise Unsupported(engine, f"the {q.strategy.value} strategy (spec/001 defines skip-till-any-match only)",
                           q.pos.line or None, q.pos.column or None)
@@ -27,41 +22,44 @@ def all_only(engine: str, selection: str) -> None:
         raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
 
 
-class EagerEngine:
+class EagerEngine(Engine):
     """The eager NFA: every event applied to every instance (spec/001 §3), skip-till-any-match only."""
 
     name = "reference-eager"
+    language = "sase"
 
-    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+    def build(self, q: A.Query, selection: str = "all", **options):
         from reference.pattern.eager import EagerProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
-        return EagerProgram(_pattern(self.name, query, language))
+        return EagerProgram(_pattern(self.name, q))
 
 
-class LazyChainEngine:
+class LazyChainEngine(Engine):
     """The lazy Chain NFA; options: order (rarest first; types or variables), negation
     ('post-processing' or 'first-chance'), estimate_prefix (events used to estimate rates)."""
 
     name = "reference-lazy"
+    language = "sase"
 
-    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+    def build(self, q: A.Query, selection: str = "all", **options):
         from reference.lazy.chain import LazyChainProgram
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
         all_only(self.name, selection)
-        return LazyChainProgram(_pattern(self.name, query, language), **options)
+        return LazyChainProgram(_pattern(self.name, q), **options)
 
 
-class TreeEngine:
+class TreeEngine(Engine):
     """The Tree NFA: adaptive order from per-instance buffer counts (spec/001 §5)."""
 
     name = "reference-tree"
+    language = "sase"
 
-    def compile(self, query, language: str = "sase", selection: str = "all", **options):
+    def build(self, q: A.Query, selection: str = "all", **options):
         from reference.lazy.tree import TreeProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
-        return TreeProgram(_pattern(self.name, query, language))
+        return TreeProgram(_pattern(self.name, q))

@@ -13,7 +13,9 @@ from reference.errors import QueryError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
+from reference.contract import Program
 from reference.match import Match
+from reference.match_table import Layout
 from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
 from reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
@@ -22,10 +24,11 @@ Assignment = dict  # var -> tuple[int, ...]
 INF = float("inf")
 
 
-class PatternProgram:
+class PatternProgram(Program):
     """Base of the engines that run the pattern model (eager, brute force, lazy chain, tree)."""
 
     engine_name = "pattern"
+    language = "sase"
 
     def __init__(self, pattern: Pattern):
         self.pattern = pattern
@@ -46,19 +49,21 @@ class PatternProgram:
         return list(self.pattern.variables)
 
     # ------------------------------------------------------------------ stream interface
-    def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes."""
         self._bind(batch)
         return drive(self.store.add(batch), lambda pos: self._release(pos) + self._emit(self.on_event(pos)), progress)
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         """End of stream: whatever the engine still holds, then matches held for a negation."""
         out = self._emit(self.on_close())
         held, self.pending = self.pending, []
         return out + self._output(held)
 
-    def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
-        return self.feed(batch, progress) + self.close()
+    @property
+    def layout(self) -> Layout:
+        """Positive variables in pattern order, then the RETURN items."""
+        return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     # ------------------------------------------------------------------ engine hooks
     def on_event(self, pos: int) -> Iterable[tuple[int, Assignment]]:

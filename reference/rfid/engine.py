@@ -24,10 +24,11 @@ from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
-from reference.language import parse
 from reference.language.printer import expr_to_text
 from reference.language.validate import walk
+from reference.contract import Engine, Program
 from reference.match import Match
+from reference.match_table import Layout
 from reference.nfab.compile import conjuncts, expand_equiv, to_cnf
 from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
@@ -213,20 +214,21 @@ def compile_plan(q: A.Query, **options: Any) -> Plan:
     return Plan(q, positives, negations, simple, sigma, tuple(eq_attrs), partition, tuple(df), tuple(multi), opts)
 
 
-class SSCEngine:
+class SSCEngine(Engine):
     """Compile queries to SSC programs (spec/002's optimized plan)."""
 
     name = ENGINE
+    language = "sase"
 
-    def compile(self, query: str | A.Query, language: str = "sase", **options: Any) -> "SSCProgram":
-        q = parse(query, language) if isinstance(query, str) else query
+    def build(self, q: A.Query, **options: Any) -> "SSCProgram":
         return SSCProgram(compile_plan(q, **options))
 
 
-class SSCProgram:
+class SSCProgram(Program):
     """A compiled query ready to consume a stream: `feed(batch)` then `close()`."""
 
     engine_name = ENGINE
+    language = "sase"
 
     def __init__(self, plan: Plan):
         self.plan = plan
@@ -268,17 +270,19 @@ class SSCProgram:
                 for state in self.ssc.snapshot()]
 
     # ------------------------------------------------------------------ stream interface
-    def feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes (and held ones it releases), in order."""
         self._bind(batch)
         return drive(self.store.add(batch), self._on_event, progress)
 
-    def close(self) -> list[Match]:
+    def _close(self) -> list[Match]:
         """End of stream: release the matches held for a trailing negation that nothing blocked."""
         return [self._match(seq) for seq in self.ng.close()]
 
-    def run(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
-        return self.feed(batch, progress) + self.close()
+    @property
+    def layout(self) -> Layout:
+        """Positive variables in pattern order, then the RETURN items."""
+        return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:

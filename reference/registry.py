@@ -1,0 +1,181 @@
+"""Which languages exist, which engines run each, and what each engine runs: the lowest layer's registry.
+
+Entries hold "module:Class" / "module:function" strings, so looking an engine up imports that engine
+only: Spark, the CLI and the conformance harness find engines here without importing each other.
+
+An engine declares the constructs it runs (`constructs`, None for every construct of its language);
+`check_constructs` refuses any other construct at compile time, naming it and the engines that run it.
+Engines may still refuse finer things themselves (Unsupported); `with_alternatives` adds the engines
+that declare the query's constructs to such a refusal.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from reference.errors import QueryError, Unsupported
+
+
+@dataclass(frozen=True)
+class LanguageEntry:
+    name: str
+    description: str
+    suffixes: tuple[str, ...]
+    parse: str                      # "module:function": text -> AST (QueryError with line and column)
+    constructs: str                 # "module:function": AST -> set of construct names
+    default_engine: str = "reference"
+
+
+@dataclass(frozen=True)
+class EngineEntry:
+    language: str
+    name: str
+    target: str                     # "module:Class" of a reference.contract.Engine
+    description: str
+    constructs: frozenset[str] | None = None   # None: every construct of the language
+
+
+def _load(target: str) -> Any:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window", "aggregate", "RETURN"})
+STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
+SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
+
+LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
+    LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
+                  "reference.language:parse", "reference.language.constructs:constructs"),
+)}
+
+ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
+    EngineEntry("sase", "reference", "reference.engine:ReferenceEngine",
+                "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
+    EngineEntry("sase", "brute", "reference.engine:BruteForceEngine",
+                "the definitions by enumeration (at most 200 events)"),
+    EngineEntry("sase", "reference-eager", "reference.pattern.engines:EagerEngine",
+                "the eager NFA of spec/001 (skip-till-any-match)",
+                SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),
+    EngineEntry("sase", "reference-lazy", "reference.pattern.engines:LazyChainEngine",
+                "the lazy chain NFA of spec/001 (rarest event type first)",
+                SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),
+    EngineEntry("sase", "reference-tree", "reference.pattern.engines:TreeEngine",
+                "the lazy tree NFA of spec/001 (no Kleene closure)",
+                (SASE_CORE - {"Kleene closure"}) | SASE_PATTERNS | {"skip_till_any_match"}),
+    EngineEntry("sase", "reference-ssc", "reference.rfid.engine:SSCEngine",
+                "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
+                (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
+    EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
+                "Numba NFA^b over columnar batches (flat SASE+ sequences)",
+                SASE_CORE | STRATEGIES | {"non-overlap output"}),
+)}
+
+
+def language(name: str) -> LanguageEntry:
+    if name not in LANGUAGES:
+        raise QueryError(f"unknown query language '{name}'", expected=sorted(LANGUAGES))
+    return LANGUAGES[name]
+
+
+def engines_for(lang: str) -> list[str]:
+    """The engines registered for a language, default first."""
+    default = language(lang).default_engine
+    names = [n for (l, n) in ENGINES if l == lang]
+    return sorted(names, key=lambda n: (n != default, n))
+
+
+def engine_entry(lang: str, name: str) -> EngineEntry:
+    language(lang)
+    if (lang, name) not in ENGINES:
+        raise QueryError(f"engine '{name}' cannot run {lang} queries", expected=engines_for(lang))
+    return ENGINES[(lang, name)]
+
+
+def get_engine(lang: str, name: str):
+    """An instance of the named engine for the language (QueryError naming the ones there are)."""
+    return _load(engine_entry(lang, name).target)()
+
+
+def parse(lang: str, text: str) -> Any:
+    return _load(language(lang).parse)(text)
+
+
+def constructs(lang: str, query: Any, **options: Any) -> dict[str, Any]:
+    """The constructs a query uses, each with its position (an object with line and column, or None)."""
+    found = _load(language(lang).constructs)(query, **options)
+    return found if isinstance(found, dict) else {c: None for c in found}
+
+
+def runs(lang: str, needed: set[str]) -> list[str]:
+    """The engines of a language that declare every construct in `needed`."""
+    return [n for n in engines_for(lang)
+            if ENGINES[(lang, n)].constructs is None or needed <= ENGINES[(lang, n)].constructs]
+
+
+def check_constructs(lang: str, engine: str, query: Any, **options: Any) -> None:
+    """Unsupported at compile time for the first construct of the query the engine does not declare."""
+    declared = engine_entry(lang, engine).constructs
+    if declared is None:
+        return
+    found = constructs(lang, query, **options)
+    missing = [c for c in found if c not in declared]
+    if missing:
+        pos = found[missing[0]] or getattr(query, "pos", None)
+        exc = Unsupported(engine, missing[0], getattr(pos, "line", None) or None, getattr(pos, "column", None) or None)
+        raise _name_alternatives(exc, [n for n in runs(lang, set(found)) if n != engine])
+
+
+def with_alternatives(lang: str, exc: Unsupported, query: Any, **options: Any) -> Unsupported:
+    """The refusal, naming the other engines that declare every construct of the query."""
+    if "run it with" in exc.message:
+        return exc
+    try:
+        others = [n for n in runs(lang, set(constructs(lang, query, **options))) if n != exc.engine]
+    except Exception:  # constructs of a query the front end could not read: say no more
+        others = []
+    return _name_alternatives(exc, others)
+
+
+def _name_alternatives(exc: Unsupported, others: list[str]) -> Unsupported:
+    if others:
+        exc.message = f"{exc.message} (run it with: {', '.join(others)})"
+        exc.args = (str(exc),)
+    return exc
+
+
+# ---------------------------------------------------------------------- finding the language of a text
+_SQL = re.compile(r"\bMATCH_RECOGNIZE\b", re.IGNORECASE)
+_TPSTREAM = re.compile(r"^\s*FROM\b[^\n]*\n(.|\n)*\bDEFINE\b", re.IGNORECASE)
+_AFA = re.compile(r"^\s*(states|arcs|register|start)\s*:", re.MULTILINE)
+
+
+def detect(text: str) -> str:
+    """The language of a query text: SQL names MATCH_RECOGNIZE, TPStream starts with FROM ... DEFINE, an
+    AFA is a YAML / JSON mapping with states and arcs, anything else is SASE."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("--", "//", "#")))
+    if _SQL.search(body):
+        return "sql"
+    if _TPSTREAM.search(body):
+        return "tpstream"
+    if len(_AFA.findall(body)) >= 2 or body.lstrip().startswith("{") and '"arcs"' in body:
+        return "afa"
+    return "sase"
+
+
+def by_suffix(path: str) -> str | None:
+    """The language whose file suffix the path has (the longest suffix wins), else None."""
+    lower = str(path).lower()
+    best: tuple[int, str] | None = None
+    for entry in LANGUAGES.values():
+        for suffix in entry.suffixes:
+            if lower.endswith(suffix) and (best is None or len(suffix) > best[0]):
+                best = (len(suffix), entry.name)
+    return best[1] if best else None
+
+
+def load(target: str) -> Callable:
+    """The object named by a "module:name" string (used by the layers above for their own tables)."""
+    return _load(target)
