@@ -139,11 +139,11 @@ class GroupRunner:
     """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
 
     def __init__(self, spec: TaskSpec, key: tuple):
-        import cepkit
+        from reference import registry
 
         self.spec = spec
         self.key = key
-        self.program = cepkit.compile(spec.query, engine=spec.engine, selection=spec.selection)
+        self.program = registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
         self.matches: list[Match] = []
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []
