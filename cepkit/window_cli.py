@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-    from reference.events import read_events
+    from reference.readers import read_events
 
     return read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
 
@@ -82,16 +82,16 @@ def _write(rows: list[dict], args) -> None:
 
     import pandas as pd
 
-    from cepkit.output import _write_text
+    from cepkit.output import write_text
     from reference.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
-        _write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), args.output)
+        write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), args.output)
     elif args.format == "csv":
-        _write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
+        write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
     else:
-        _write_text((pd.DataFrame(rows).to_string(index=False) if rows else "(no rows)") + "\n", args.output)
+        write_text((pd.DataFrame(rows).to_string(index=False) if rows else "(no rows)") + "\n", args.output)
 
 
 def _run(query, data, args, method: str = "tree") -> list[dict]:
@@ -138,13 +138,13 @@ def _aggregate(args: argparse.Namespace) -> int:
 
 
 def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
-    from cepkit.replay_cli import _warnings_to_stderr
+    from cepkit.replay_cli import warnings_to_stderr
     from reference.replay.aggregate import aggregate_store
     from reference.replay.store import Store
 
     store = Store(args.events)
     method = {"tree": "replay", "naive": "replay"}.get(args.method, args.method)
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         rows, decision = aggregate_store(store, args.attr, _spec(args), funcs, method, args.skip_empty)
     _write([r.as_dict() for r in rows], args)
     print(f"{len(rows)} windows from {store.events} events; {decision.method} ({decision.reason}), "

@@ -327,7 +327,7 @@ def case_batch(case: Case):
     """The case's events as a `reference.events.EventBatch` (rows missing a column get null there)."""
     import pandas as pd
 
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
 
     return from_pandas(pd.DataFrame(case.events), type_col=case.type_col, ts_unit=case.ts_unit)
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from reference.events import EventBatch, from_arrow, from_pandas, read_events
+from reference.events import EventBatch
+from reference.readers import from_arrow, from_pandas, read_events
 
 
 def to_batch(events: Any, **read_options: Any) -> EventBatch:

@@ -73,7 +73,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
     EngineEntry("sase", "reference", "reference.engine:ReferenceEngine",
                 "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
-    EngineEntry("sase", "brute", "reference.brute:BruteForceEngine",
+    EngineEntry("sase", "brute", "reference.engine:BruteForceEngine",
                 "the definitions by enumeration (at most 200 events)"),
     EngineEntry("sase", "reference-eager", "reference.pattern.engines:EagerEngine",
                 "the eager NFA of spec/001 (skip-till-any-match)",

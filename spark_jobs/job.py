@@ -6,6 +6,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from reference import registry
 from reference.binding import resolve_type, window_bound
 from reference.errors import CepkitError, EventError, QueryError
 from reference.language import parse
@@ -24,8 +25,6 @@ class OutputError(CepkitError):
 
 def default_engine() -> str:
     """"optimized" where that engine is registered, else "reference"."""
-    from reference import registry
-
     return "optimized" if "optimized" in registry.engines_for("sase") else "reference"
 
 
@@ -90,8 +89,6 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             input_format: str | None = None, udf: str | None = None, slice_length: int | None = None,
             partitions: int | None = None, spark=None, fail_once_marker: str | None = None) -> Summary:
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`."""
-    from reference import registry
-
     t0 = time.perf_counter()
     engine = engine or default_engine()
     if udf is not None and udf not in UDFS:

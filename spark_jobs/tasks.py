@@ -14,7 +14,8 @@ import pandas as pd
 import pyarrow as pa
 
 from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch, from_arrow, from_pandas
+from reference.events import EventBatch
+from reference.readers import from_arrow, from_pandas
 from reference.match import Match, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.cli import Progress, read_query
     from cepkit.output import MatchWriter
     from reference.event_chunks import iter_events
-    from reference.events import read_events
+    from reference.readers import read_events
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)

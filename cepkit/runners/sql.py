@@ -28,7 +28,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
     """An EventBatch of every column of the table (type and id stay ordinary columns)."""
-    from reference.events import read_events
+    from reference.readers import read_events
 
     candidates = [ts_col] if ts_col else ["ts"] + ([query.order_by[0].col.col] if query.order_by else [])
     last: EventError | None = None

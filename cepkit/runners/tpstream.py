@@ -23,7 +23,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import read_query
     from reference import registry
-    from reference.events import read_events
+    from reference.readers import read_events
     from reference.tpstream.parser import parse_tpstream
 
     engine = args.engine or "reference"

@@ -41,7 +41,7 @@ def _resolve(name: str, columns: Sequence[str], pos) -> str:
     raise _err(f"column '{name}' is not in the table", pos)
 
 
-def _bind(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
+def bind_columns(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
     """Check that every column the query names exists (QueryError with position) and use its exact name."""
     import dataclasses
 
@@ -144,7 +144,7 @@ def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
     return amount
 
 
-def _within(q: S.MatchRecognize, ts_unit: str | None):
+def within_check(q: S.MatchRecognize, ts_unit: str | None):
     amount = within_ticks(q, ts_unit)
     if amount is None:
         return None
@@ -175,14 +175,14 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
 
     if isinstance(q, str):
         q = parse(q)
-    q = _bind(q, list(columns))
+    q = bind_columns(q, list(columns))
     _check_types(q, rows)
     part_cols = [c.col for c in q.partition_by]
     order_cols = [k.col.col for k in q.order_by]
     partitions: dict[tuple, list[dict]] = {}
     for row in rows:
         partitions.setdefault(tuple(row.get(c) for c in part_cols), []).append(dict(row))
-    within = _within(q, ts_unit)
+    within = within_check(q, ts_unit)
     measure_names = [m.name for m in q.measures]
     if q.rows == "all":
         rest = [c for c in columns if c not in part_cols and c not in order_cols]
@@ -209,10 +209,10 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
         else:
             _sql_partition(q, program, prows, emit, check)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
-    return _project(q, table)
+    return project_columns(q, table)
 
 
-def _project(q: S.MatchRecognize, table: Table) -> Table:
+def project_columns(q: S.MatchRecognize, table: Table) -> Table:
     if q.select is None:
         return table
     idx = []

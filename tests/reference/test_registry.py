@@ -8,7 +8,7 @@ import pytest
 import cepkit
 from reference import registry
 from reference.errors import QueryError, Unsupported
-from reference.events import read_events
+from reference.readers import read_events
 from reference.match_table import MatchTable
 
 EX = Path(__file__).resolve().parents[2] / "examples"

@@ -10,7 +10,7 @@ import pytest
 
 from reference import registry
 from reference.errors import EventError, QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.match_table import MatchTable
 from reference.sql.constructs import ALL, constructs
 from reference.sql.parse import parse

@@ -11,7 +11,7 @@ import pytest
 import cepkit
 from reference import registry
 from reference.errors import CepkitError, EventError, QueryError, Unsupported
-from reference.events import read_events
+from reference.readers import read_events
 from reference.inputs import to_batch
 from reference.match_table import MatchTable
 from reference.tpstream.parser import parse_tpstream

@@ -10,7 +10,7 @@ import pytest
 
 from reference import registry
 from reference.errors import EventError, QueryError
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.match_table import MatchTable
 from reference.windows.api import aggregate_batch, filter_batch, join_batches
 from reference.windows.query import WindowQuery, constructs, parse
