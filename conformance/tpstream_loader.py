@@ -189,9 +189,9 @@ def _exact(v: Any) -> Any:
     """A value in comparable exact form (a YAML float is read as its decimal text)."""
     from fractions import Fraction
 
-    from reference.match import _comparable
+    from reference.match import comparable
 
-    return _comparable(Fraction(str(v)) if isinstance(v, float) else v)
+    return comparable(Fraction(str(v)) if isinstance(v, float) else v)
 
 
 def _check(case: TPCase, key: str):
