@@ -66,7 +66,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
                   events="reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs", "windowed-operator",
+                  "reference.windows.query:parse", "reference.windows.query:constructs", "window",
                   events="reference.windows.engine:to_input"),
 )}
 

@@ -123,12 +123,13 @@ class SqlEngine(Engine):
 
 
 def to_table(events: Any, **read_options: Any) -> EventBatch:
-    """A MATCH_RECOGNIZE input table as an EventBatch: every column is an ordinary column (no event type,
-    ids are row numbers), rows sorted by the timestamp column `ts_col` (default `ts`)."""
+    """A MATCH_RECOGNIZE input table as an EventBatch: no event type column (every column is the table's),
+    ids from an `id` column where there is one (else row numbers), rows sorted by the timestamp column
+    `ts_col` (default `ts`); a table need not arrive in timestamp order."""
     from reference.inputs import to_batch
 
     if isinstance(events, EventBatch):
         return events
-    options = dict(type_col=None, default_type="row", id_col=None, sort=True)
+    options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
     return to_batch(events, **options)
