@@ -269,3 +269,31 @@ def test_shared_evaluator_follows_the_documented_rules(e, row, logic):
     env = Env({"A": (0,)}, lambda pos, attr: row.get(attr), null_logic=logic)
     got = _outcome(lambda: evaluate(_to(e, lambda c: A.AttrRef("A", c)), env))
     assert got == _outcome(lambda: _oracle(e, row, logic))
+
+
+# ----------------------------------------------------------------------------- window checks read the bound
+def test_window_binding_reads_the_query_bound():
+    from reference.binding import window_bound
+    w = A.Window(10, None)
+    assert window_bound(w, None, "strict").strict
+    assert not window_bound(w, None, "inclusive").strict
+    assert window_bound(w, None, "inclusive").inside(0, 0, 10, 1)
+    assert not window_bound(w, None, "strict").inside(0, 0, 10, 1)
+    assert window_bound(w, None).strict    # without a bound: the window's own flag (strict here)
+
+
+def test_tpstream_window_reads_the_query_bound():
+    from reference.tpstream.bind import window_ticks
+    assert window_ticks(10, "inclusive") == 10
+    assert window_ticks(10, "strict") == 9
+    assert window_ticks(Fraction(21, 2), "strict") == 10
+    assert window_ticks(Fraction(21, 2), "inclusive") == Fraction(21, 2)
+
+
+def test_sql_within_reads_the_query_bound():
+    from reference.sql.run import run_rows
+    rows = [{"ts": 0, "x": 1}, {"ts": 5, "x": 2}]
+    text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(b.ts) AS e ONE ROW PER MATCH " \
+           "PATTERN (a b) WITHIN 5{} DEFINE b AS b.x > a.x)"
+    assert len(run_rows(parse_sql(text.format("")), ["ts", "x"], rows).rows) == 1          # 5 <= 5
+    assert len(run_rows(parse_sql(text.format(" EXCLUSIVE")), ["ts", "x"], rows).rows) == 0  # not 5 < 5
