@@ -74,7 +74,8 @@ class OptimizedProgram(Program):
             from optimized.cache import load_module
             from optimized.codegen import module_source
 
-            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
+            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query),
+                                                                     fc.null_logic))
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings, enabled=batch_returns)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
