@@ -284,8 +284,10 @@ class OptimizedProgram(Program):
         if self.nfa.query.returns:  # all payloads in one pass (optimized/returns.py)
             returns = self.nfa.query.returns
 
+            logic = self.nfa.query.conventions.null_logic
+
             def per_match(j: int, i: int):
-                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value))
+                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value, null_logic=logic))
 
             payloads = self.returns.payloads(s, comps, poss, offs, per_match)
             result = [(b, ids, pay) for (b, ids), pay in zip(result, payloads)]
