@@ -297,3 +297,13 @@ def test_sql_within_reads_the_query_bound():
            "PATTERN (a b) WITHIN 5{} DEFINE b AS b.x > a.x)"
     assert len(run_rows(parse_sql(text.format("")), ["ts", "x"], rows).rows) == 1          # 5 <= 5
     assert len(run_rows(parse_sql(text.format(" EXCLUSIVE")), ["ts", "x"], rows).rows) == 0  # not 5 < 5
+
+
+def test_explain_prints_the_conventions():
+    from cepkit.explain import explain_sase, explain_sql, explain_tpstream
+    assert "-- conventions: null logic two-valued (null comparisons false); WITHIN strict (span < W)" in \
+        explain_sase("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { a.x < b.x } WITHIN 10")
+    assert "-- conventions: null logic three-valued (SQL); WITHIN inclusive (span <= W)" in \
+        explain_sql("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (a) WITHIN 5 DEFINE a AS a.x > 0)")
+    assert "-- conventions: null logic two-valued (null comparisons false); WITHIN inclusive (span <= W)" in \
+        explain_tpstream("FROM s DEFINE A AS x > 1, B AS y < 2 PATTERN A before B WITHIN 10")
