@@ -24,6 +24,13 @@ def tree(node: Any, indent: int = 0) -> str:
     return "\n".join([f"{pad}{type(node).__name__}({', '.join(head)})"] + children)
 
 
+def _conventions(q: Any) -> str:
+    """The query's conventions (null logic, window bound), as its front end set them."""
+    from reference.language.printer import conventions_to_text
+
+    return "-- conventions: " + conventions_to_text(q.conventions)
+
+
 def _engines(language: str) -> str:
     from reference import registry
 
@@ -46,7 +53,7 @@ def explain_sase(text: str) -> str:
     out = ["-- query (canonical text)", query_to_text(q)]
     if q.strategy_defaulted and q.dialect == "sase+":
         out.append(f"-- no strategy given: {q.strategy.value} is the default")
-    out += ["-- AST", tree(q)]
+    out += [_conventions(q), "-- AST", tree(q)]
     if is_nfab_query(q):
         out += ["-- NFA^b", describe(compile_nfab(q))]
     else:
@@ -60,7 +67,7 @@ def explain_sql(text: str) -> str:
     from reference.sql.printer import pattern_text
 
     q = parse(text)
-    out = ["-- row pattern", pattern_text(q.pattern), "-- AST", tree(q)]
+    out = ["-- row pattern", pattern_text(q.pattern), _conventions(q), "-- AST", tree(q)]
     program = _sql_program(q)
     if program is not None:
         out += ["-- row-pattern program", program]
@@ -81,7 +88,7 @@ def explain_tpstream(text: str) -> str:
     from reference.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
-    return "\n".join(["-- AST", tree(q), "-- engines (tpstream)", _engines("tpstream")])
+    return "\n".join([_conventions(q), "-- AST", tree(q), "-- engines (tpstream)", _engines("tpstream")])
 
 
 def explain_afa(text: str) -> str:

@@ -1,10 +1,14 @@
 """OpenCL C generation from the expression AST (reference.language.ast + reference.sql.ast), exact as the
-reference: SQL three-valued logic, exact comparison of int64 with float64, text as sorted dictionary
+reference: the query's null logic, exact comparison of int64 with float64, text as sorted dictionary
 codes, int64 + - * % and unary minus with overflow detection, constants folded by the reference.
 
-A generated truth value is a C int: 0 false, 1 true, 2 unknown. Leaf references (column references,
-navigation, ...) are the caller's: `resolve(node)` returns their Operand or raises Unsupported.
-Everything that cannot be generated exactly raises reference.errors.Unsupported at compile time.
+The null logic is the query's convention (`Conventions.null_logic`, read once when the code is
+generated): under "three_valued" (SQL) a generated truth value is a C int 0 false, 1 true, 2 unknown;
+under "two_valued" (SASE, TPStream; reference.evaluate's two-valued rules) it is 0 or 1: a comparison
+with a null is false, AND/OR/NOT take their operands' truth (null false, numbers nonzero, text
+nonempty). Leaf references (column references, navigation, ...) are the caller's: `resolve(node)`
+returns their Operand or raises Unsupported. Everything that cannot be generated exactly raises
+reference.errors.Unsupported at compile time.
 """
 from __future__ import annotations
 
@@ -101,8 +105,12 @@ _CONST = object()
 
 
 class _Gen:
-    def __init__(self, resolve: Resolve, engine: str):
+    def __init__(self, resolve: Resolve, engine: str, null_logic: str = "three_valued"):
+        if null_logic not in A.NULL_LOGICS:
+            raise ValueError(f"null_logic must be one of {A.NULL_LOGICS}, not {null_logic!r}")
         self.resolve, self.engine = resolve, engine
+        self.two_valued = null_logic == "two_valued"
+        self.null_logic = null_logic
 
     def refuse(self, construct: str, node) -> Unsupported:
         pos = getattr(node, "pos", A.NOPOS)
@@ -117,11 +125,45 @@ class _Gen:
             kids = _children(e)
             if all(self.const(k) is not _CONST for k in kids):
                 from reference.sql.exprs import Ctx, evaluate
-                return evaluate(e, Ctx([], (), (), -1, {}))
+                return evaluate(e, Ctx([], (), (), -1, {}, null_logic=self.null_logic))
         return _CONST
 
     # ------------------------------------------------------------------ truth values
     def truth(self, e, item: str | None = None) -> str:
+        """C int expression of e's truth value under the null logic (three_valued here, two_valued in
+        `truth2`)."""
+        if self.two_valued:
+            return self.truth2(e)
+        return self.truth3(e, item)
+
+    def truth2(self, e) -> str:
+        """C int expression, 0 or 1, as reference.evaluate's two-valued logic: a comparison with a null is
+        false, NOT negates that, AND/OR take their items' truth (null false, numbers nonzero, text
+        nonempty). Comparisons themselves are the three-valued ones, 1 only when TRUE."""
+        c = self.const(e)
+        if c is not _CONST:
+            return "1" if c is not None and bool(c) else "0"
+        if isinstance(e, (A.And, A.Or)):
+            op = " && " if isinstance(e, A.And) else " || "
+            return "(" + op.join(self.truth2(x) for x in e.items) + ")"
+        if isinstance(e, A.Not):
+            return f"(!{self.truth2(e.operand)})"
+        if isinstance(e, A.Compare):
+            for side in (e.left, e.right):
+                if isinstance(side, (A.Compare, A.And, A.Or, A.Not)):
+                    raise self.refuse("comparisons of conditions", side)
+            return f"({self.compare(e)} == 1)"
+        if isinstance(e, S.IsNull):
+            return self.truth3(e)
+        v = self.value(e)
+        present = f"!({v.null})" if v.null else "1"
+        if v.kind == "code":
+            empty = (v.dictionary or ()).index("") if "" in (v.dictionary or ()) else None
+            return present if empty is None else f"({present} && ({v.code}) != {empty})"
+        zero = "0.0" if v.kind == "double" else "0"
+        return f"({present} && ({v.code}) != {zero})"
+
+    def truth3(self, e, item: str | None = None) -> str:
         """C int expression: 0 false, 1 true, 2 unknown. As the reference: a condition (and NOT's operand)
         is SQL-truthy (a number is true when nonzero, text when nonempty); an AND/OR item that is not a
         truth value is read as it is, so a non-null number or text counts as true in AND, false in OR."""
@@ -136,12 +178,12 @@ class _Gen:
             return "1" if c else "0"
         if isinstance(e, (A.And, A.Or)):
             kind = "and" if isinstance(e, A.And) else "or"
-            out = self.truth(e.items[0], kind)
+            out = self.truth3(e.items[0], kind)
             for it in e.items[1:]:
-                out = f"cepkit_{kind}({out}, {self.truth(it, kind)})"
+                out = f"cepkit_{kind}({out}, {self.truth3(it, kind)})"
             return out
         if isinstance(e, A.Not):
-            return f"cepkit_not({self.truth(e.operand)})"
+            return f"cepkit_not({self.truth3(e.operand)})"
         if isinstance(e, S.IsNull):
             null = self.null_of(e.operand)
             return f"(({null}) ? {0 if e.negated else 1} : {1 if e.negated else 0})"
@@ -430,19 +472,27 @@ def _text_vs_const(op: str, v: Operand, c: str) -> str:
             ">=": f"(({v.code}) >= {lo})", "=": eq, "!=": f"(!{eq})"}[op]
 
 
-def predicate(expr, resolve: Resolve, engine: str = "gpu") -> str:
-    """C int expression: 1 when `expr` is TRUE for the resolved operands (false and unknown give 0)."""
-    return f"({_Gen(resolve, engine).truth(expr)} == 1)"
+def _logic(conventions: A.Conventions | None) -> str:
+    return A.SQL_CONVENTIONS.null_logic if conventions is None else conventions.null_logic
 
 
-def truth(expr, resolve: Resolve, engine: str = "gpu") -> str:
-    """C int expression of `expr`'s SQL truth value: 0 false, 1 true, 2 unknown."""
-    return _Gen(resolve, engine).truth(expr)
+def predicate(expr, resolve: Resolve, engine: str = "gpu", conventions: A.Conventions | None = None) -> str:
+    """C int expression: 1 when `expr` holds for the resolved operands under the query's conventions
+    (None: SQL's) — TRUE; false, and unknown, give 0."""
+    gen = _Gen(resolve, engine, _logic(conventions))
+    t = gen.truth(expr)
+    return t if gen.two_valued else f"({t} == 1)"
 
 
-def value(expr, resolve: Resolve, engine: str = "gpu") -> Operand:
+def truth(expr, resolve: Resolve, engine: str = "gpu", conventions: A.Conventions | None = None) -> str:
+    """C int expression of `expr`'s truth value: 0 false, 1 true, 2 unknown (three-valued, the default
+    and SQL's); 0 or 1 under a two-valued query."""
+    return _Gen(resolve, engine, _logic(conventions)).truth(expr)
+
+
+def value(expr, resolve: Resolve, engine: str = "gpu", conventions: A.Conventions | None = None) -> Operand:
     """The Operand computing `expr` (a number, a dictionary code, or a truth value as 0/1 with null)."""
-    return _Gen(resolve, engine).value(expr)
+    return _Gen(resolve, engine, _logic(conventions)).value(expr)
 
 
 __all__ = ["Operand", "PRELUDE", "predicate", "truth", "value"]

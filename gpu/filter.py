@@ -15,6 +15,7 @@ from gpu.compact import WORD, compact, words
 from gpu.device import runtime
 from gpu.launch import kernel, overflow_error, overflowed
 from reference.sql.run import numeric_columns
+from reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
 from reference.windows.api import filter_condition, output_rows
 
 BATCH = 1 << 22
@@ -44,7 +45,7 @@ def filter_indices(batch, where: str, device: str | None = None, batch_size: int
     cond = filter_condition(batch, where)
     rt = runtime(device)
     bound = bind(cond, lambda var, col: raw_column(batch, col), lambda var: "i")
-    flags = kernel(rt, flags_source(clexpr.predicate(cond, bound.resolve), bound.params()), "cepkit_flags")
+    flags = kernel(rt, flags_source(clexpr.predicate(cond, bound.resolve, conventions=SQL_CONVENTIONS), bound.params()), "cepkit_flags")
 
     def run(a: int, b: int):
         m = words(b - a)

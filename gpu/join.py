@@ -20,6 +20,7 @@ from gpu.scan import exclusive_scan
 from gpu.windows import active_ranges
 from reference.errors import QueryError
 from reference.sql.run import batch_rows
+from reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
 from reference.windows.api import join_condition, join_rows
 from reference.windows.spec import WindowSpec
 
@@ -80,7 +81,7 @@ def join_pairs(left, right, on: str, left_window: WindowSpec, right_window: Wind
     rt = runtime(device)
     bound = bind(cond, lambda var, col: raw_column(left if var == "L" else right, col),
                  lambda var: "l" if var == "L" else "r")
-    pred = clexpr.predicate(cond, bound.resolve)
+    pred = clexpr.predicate(cond, bound.resolve, conventions=SQL_CONVENTIONS)   # an SQL condition
     count = kernel(rt, source(pred, bound.params(), False), "cepkit_join")
     write = kernel(rt, source(pred, bound.params(), True), "cepkit_join")
 

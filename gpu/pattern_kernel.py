@@ -87,7 +87,7 @@ def predicates(plan: PatternPlan, columns: Mapping[str, DeviceColumn]) -> dict[s
                 return _ref(plan, columns, label, node.arg.var, node.arg.col, node.offset)
             raise refuse(f"{type(node).__name__} in DEFINE", node)
 
-        out[label] = "1" if cond is None else predicate(cond, resolve, ENGINE)
+        out[label] = "1" if cond is None else predicate(cond, resolve, ENGINE, plan.query.conventions)
     return out
 
 

@@ -52,8 +52,9 @@ class DeviceAllMatches:
         within = within_ticks(q, ts_unit)
         key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
                                                                 np.ones(len(rows), np.int8))
+        strict = q.conventions.window_bound == "strict"
         matcher = DevicePatternMatcher(runtime(self.device), p, cols,
-                                       None if within is None else (within, q.within.exclusive), *self.caps,
+                                       None if within is None else (within, strict), *self.caps,
                                        launch=self.launch)
         out, start = [], 0
         for prows in partitions:

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gpu.clexpr import PRELUDE, predicate, value
+from gpu.clexpr import PRELUDE, predicate
 from gpu.columns import device_columns, raw_column
 from gpu.device import runtime
 from gpu.launch import kernel_ns
@@ -76,33 +76,6 @@ int end_of(long k, long n, long off, __global const uchar *flag, __global const 
 """
 
 
-def condition(e, resolve) -> str:
-    """C int (0/1) of a TPStream condition with the reference's two-valued logic (reference.evaluate): a
-    comparison with a null is false, NOT negates that, and AND/OR take their items' truthiness (null false,
-    numbers nonzero, text nonempty). Comparisons themselves are clexpr's (1 only when TRUE)."""
-    from reference.evaluate import Env, evaluate, truth
-
-    if isinstance(e, (A.And, A.Or)):
-        op = " && " if isinstance(e, A.And) else " || "
-        return "(" + op.join(condition(x, resolve) for x in e.items) + ")"
-    if isinstance(e, A.Not):
-        return f"(!{condition(e.operand, resolve)})"
-    if isinstance(e, A.Compare):
-        for side in (e.left, e.right):
-            if isinstance(side, (A.Compare, A.And, A.Or, A.Not)):
-                raise Unsupported(ENGINE, "comparisons of conditions", side.pos.line or None, side.pos.column or None)
-        return predicate(e, resolve, ENGINE)
-    if isinstance(e, A.Const):
-        return "1" if truth(evaluate(e, Env({}, lambda p, a: None))) else "0"
-    v = value(e, resolve, ENGINE)
-    present = f"!({v.null})" if v.null else "1"
-    if v.kind == "code":
-        empty = (v.dictionary or ()).index("") if "" in (v.dictionary or ()) else None
-        return present if empty is None else f"({present} && ({v.code}) != {empty})"
-    zero = "0.0" if v.kind == "double" else "0"
-    return f"({present} && ({v.code}) != {zero})"
-
-
 @dataclass
 class _Programs:
     flags: object
@@ -117,8 +90,10 @@ _PROGRAMS: dict = {}   # (runtime, flags source) -> built kernels: the scans are
 class DeviceDeriver:
     """The situations of definitions over an EventBatch, derived on the device."""
 
-    def __init__(self, defs: Sequence[SituationDef], batch, device: str | None = None, chunk: int = CHUNK):
+    def __init__(self, defs: Sequence[SituationDef], batch, device: str | None = None, chunk: int = CHUNK,
+                 conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
         self.defs, self.batch, self.chunk = tuple(defs), batch, chunk
+        self.conventions = conventions   # the query's: clexpr generates the conditions under its null logic
         self.rt = runtime(device)
         names = _attrs(self.defs)
         cols = device_columns([raw_column(batch, a) for a in names], ", ".join(names)) if names else []
@@ -140,7 +115,7 @@ class DeviceDeriver:
                 pos = getattr(node, "pos", None)
                 raise Unsupported(ENGINE, f"{type(node).__name__} in the condition of situation {d.name}",
                                   pos.line if pos else None, pos.column if pos else None)
-            preds.append(condition(d.condition, resolve))
+            preds.append(predicate(d.condition, resolve, ENGINE, self.conventions))
         body = "\n".join(f"    flag[{k} * n + i] = {p};" for k, p in enumerate(preds))
         src = PRELUDE + "\n__kernel void cepkit_sit_flags(const long n, " + ", ".join(
             params + ["__global uchar *flag", "__global int *cepkit_err"]) + ") {\n" \
@@ -264,14 +239,14 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
 
 
 def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, ...] = (),
-           device: str | None = None, chunk: int = CHUNK):
+           device: str | None = None, chunk: int = CHUNK, conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
     """reference.tpstream.run.derive on the device: ([(partition, name, ts, te, events)],
     [(partition, name, ts, events so far)])."""
     from reference.tpstream.bind import check_columns, partitions
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     parts = partitions(batch, partition_by)
-    derived = DeviceDeriver(definitions, batch, device, chunk).derive(parts)
+    derived = DeviceDeriver(definitions, batch, device, chunk, conventions).derive(parts)
     finished, still_open = [], []
     for (key, _p), (steps, still) in zip(parts, derived):
         for _pos, sits in steps:
@@ -280,10 +255,13 @@ def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, 
     return finished, still_open
 
 
-def device_derivation(device: str | None = None, chunk: int = CHUNK):
-    """The `derived` hook of reference.tpstream.run.run_query: situations derived on the device."""
+def device_derivation(device: str | None = None, chunk: int = CHUNK,
+                      conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
+    """The `derived` hook of reference.tpstream.run.run_query: situations derived on the device, their
+    conditions under the query's `conventions`."""
     def derived(definitions, batch, parts):
-        return [steps for steps, _still in DeviceDeriver(definitions, batch, device, chunk).derive(parts)]
+        deriver = DeviceDeriver(definitions, batch, device, chunk, conventions)
+        return [steps for steps, _still in deriver.derive(parts)]
     return derived
 
 
@@ -291,4 +269,5 @@ def run_query(query, batch, device: str | None = None, chunk: int = CHUNK):
     """A TPStream query in exact mode: situations derived on the device, matched by the reference matcher."""
     from reference.tpstream.run import run_query as reference_run_query
 
-    return reference_run_query(query, batch, "exact", "matcher", derived=device_derivation(device, chunk))
+    return reference_run_query(query, batch, "exact", "matcher",
+                               derived=device_derivation(device, chunk, query.conventions))

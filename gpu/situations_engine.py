@@ -19,6 +19,7 @@ class GpuTPStreamEngine(Engine):
         if mode != "exact":
             raise Unsupported(self.name, "early output")
         program = TPStreamProgram(query, "exact", "matcher",
-                                  derived=device_derivation(device, chunk if chunk is not None else CHUNK))
+                                  derived=device_derivation(device, chunk if chunk is not None else CHUNK,
+                                                            query.conventions))
         program.engine_name = self.name
         return program

@@ -4,6 +4,10 @@ exact rational values, the constant pool, aggregate slots and attribute slots.
 Values in the kernel are (tag, numerator, denominator): tag NUM (denominator > 0, reduced), NULL, or
 STR (numerator = the string's dictionary code). Constructs that cannot be made exact this way are
 refused here by name (`Unsupported`).
+
+Conditions are evaluated under the query's null logic (`Conventions.null_logic`, read here once per
+query): the kernel implements the two-valued logic (a comparison with NULL is false, then ordinary
+boolean logic) and a query under another null logic is refused.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ BIN_OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "%": 4}
 CMP_OPS = {"=": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 ORDERING = {"<", "<=", ">", ">="}
 INT64_MAX = 2**63 - 1
+NULL_LOGICS = ("two_valued",)   # the null logics the kernel and the generated formulas implement
 
 ENGINE = "optimized"
 
@@ -103,6 +108,10 @@ class FormulaCompiler:
 
     def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int]):
         self.nfa = nfa
+        self.null_logic = nfa.query.conventions.null_logic
+        if self.null_logic not in NULL_LOGICS:
+            raise _refuse(f"{self.null_logic.replace('_', '-')} null logic (the kernel evaluates two-valued "
+                          f"conditions)", nfa.query)
         self.index = {c.var: j for j, c in enumerate(nfa.components)}
         self.negated = {neg.component.var for neg in nfa.negations}
         self.t = Tables(attrs=attrs, strings=strings)

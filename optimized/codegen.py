@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from optimized import kernel, values
-from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NUM, OP_AGG, OP_AND, OP_ATTR,
-                                OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
+from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NULL_LOGICS, NUM, OP_AGG, OP_AND,
+                                OP_ATTR, OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
 
 HDR, AGGW = kernel.HDR, kernel.AGGW
 CMP_PY = ["==", "!=", "<", "<=", ">", ">="]
@@ -39,9 +39,12 @@ class Val:
 
 
 class _Emitter:
-    def __init__(self, tables: dict[str, np.ndarray], n: int):
+    def __init__(self, tables: dict[str, np.ndarray], n: int, null_logic: str = "two_valued"):
+        if null_logic not in NULL_LOGICS:   # FormulaCompiler refuses such a query before this
+            raise ValueError(f"generated formulas implement the {NULL_LOGICS} null logic, not {null_logic!r}")
         self.t = tables
         self.n = n
+        self.null_cmp = "False"   # two-valued: a comparison with NULL is false (the only logic implemented)
         self.lines: list[str] = []
         self.k = 0
 
@@ -189,7 +192,7 @@ class _Emitter:
         lhs = x.n if y.one else f"mul64({x.n}, {y.d})"
         rhs = y.n if x.one else f"mul64({y.n}, {x.d})"
         self.emit(f"if {x.t} == {NULL} or {y.t} == {NULL}:", ind)
-        self.emit(f"    {name} = False", ind)
+        self.emit(f"    {name} = {self.null_cmp}", ind)
         self.emit(f"elif {x.t} != {y.t}:", ind)
         self.emit(f"    {name} = {op == 1}", ind)
         self.emit(f"elif {x.t} == {STR}:", ind)
@@ -199,9 +202,10 @@ class _Emitter:
         return Val(b=name)
 
 
-def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int) -> str:
-    """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted."""
-    em = _Emitter(tables, n)
+def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logic: str = "two_valued") -> str:
+    """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted, under
+    the query's null logic."""
+    em = _Emitter(tables, n, null_logic)
     em.emit("@njit(cache=True)", 0)
     em.emit("def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):", 0)
     em.emit("vn = E[2]", 1)
@@ -245,10 +249,12 @@ def loop_source() -> str:
     return text[text.index("# LOOP-START"):text.index("# LOOP-END")]
 
 
-def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text: str) -> str:
-    """The whole generated module: the specialized formulas and the run loop that calls them."""
+def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text: str,
+                  null_logic: str = "two_valued") -> str:
+    """The whole generated module: the specialized formulas (under the query's null logic) and the run
+    loop that calls them."""
     doc = "\n".join("    " + line for line in query_text.replace('"""', "'''").splitlines())
     deps = hashlib.sha256((inspect.getsource(kernel) + inspect.getsource(values)).encode()).hexdigest()[:16]
     # Numba's cache follows only the module's own file: the digest of what it imports renames it when they change
-    return (HEADER.format(query=doc) + f"# kernel and values: {deps}\n" + formulas_source(tables, n, n_neg)
+    return (HEADER.format(query=doc) + f"# kernel and values: {deps}\n" + formulas_source(tables, n, n_neg, null_logic)
             + "\n\n" + loop_source())

@@ -74,7 +74,8 @@ class OptimizedProgram(Program):
             from optimized.cache import load_module
             from optimized.codegen import module_source
 
-            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query)))
+            self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query),
+                                                                     fc.null_logic))
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings, enabled=batch_returns)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
@@ -283,8 +284,10 @@ class OptimizedProgram(Program):
         if self.nfa.query.returns:  # all payloads in one pass (optimized/returns.py)
             returns = self.nfa.query.returns
 
+            logic = self.nfa.query.conventions.null_logic
+
             def per_match(j: int, i: int):
-                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value))
+                return evaluate(returns[i].expr, Env(dict(zip(self.vars, result[j][0])), s.value, null_logic=logic))
 
             payloads = self.returns.payloads(s, comps, poss, offs, per_match)
             result = [(b, ids, pay) for (b, ids), pay in zip(result, payloads)]

@@ -51,11 +51,14 @@ def resolve_type(name: str, present: tuple[str, ...], pos: A.Pos) -> str:
     return name
 
 
-def window_bound(w: A.Window | None, ts_unit: str | None) -> WindowBound | None:
-    """The window converted to the stream's timestamp unit (or positions for EVENTS windows)."""
+def window_bound(w: A.Window | None, ts_unit: str | None, bound: str | None = None) -> WindowBound | None:
+    """The window converted to the stream's timestamp unit (or positions for EVENTS windows).
+
+    `bound` is the query's `conventions.window_bound` ("strict": span < W, "inclusive": span <= W);
+    None reads the window's own flag (which the query's conventions agree with)."""
     if w is None:
         return None
-    strict = not w.inclusive
+    strict = (not w.inclusive) if bound is None else bound == "strict"
     if w.kind == "events":
         return WindowBound(w.amount, "pos", strict)
     if w.unit is None:
@@ -152,7 +155,7 @@ def bind_batch(state, q: A.Query, batch: EventBatch, types: dict, last_ts: int |
     first = state.types is None or last_ts is None
     if first:
         state.types = types
-        state.window = window_bound(q.window, batch.ts_unit)
+        state.window = window_bound(q.window, batch.ts_unit, q.conventions.window_bound)
     elif batch.ts_unit != state.ts_unit:
         raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
                          f"{state.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")

@@ -1,8 +1,21 @@
-"""Exact evaluation of the expression language over a partial match (ints, Fractions, strings, null).
+"""Exact evaluation of the expression language (ints, Fractions, strings, null): the one reference
+evaluator of every language, driven by the query's null logic (`reference.language.ast.Conventions`).
 
-Null (a missing value) propagates through arithmetic; a comparison with a null operand is false (true
-under the SASE RFID dialect's missing-attribute rule, `Env.missing_true`); division or modulo by zero
-gives null. Boolean logic is two-valued on top of that.
+Null (a missing value) propagates through arithmetic; division or modulo by zero gives null; arithmetic
+on text is an EventError. Comparisons, boolean logic and the numeric reading of truth values follow the
+null logic:
+
+- "two_valued" (SASE+, SASE 1.0, TPStream): a comparison with a null operand is false (true under the
+  SASE RFID dialect's missing-attribute rule, `Env.missing_true`); AND/OR/NOT are ordinary boolean
+  logic over each operand's truth (null false, numbers nonzero, text nonempty); a truth value in
+  arithmetic reads as 0/1.
+- "three_valued" (SQL): a comparison with a null operand is unknown (None); AND/OR/NOT are SQL's
+  three-valued logic (Kleene's); truth values are not numbers (arithmetic on one is an EventError).
+  A condition holds only when it is true.
+
+`reduce` is that shared semantics for the shared nodes (Const, Compare, And, Or, Not, BinOp, Neg); each
+language's evaluator handles its own leaves (SASE attribute references and aggregates here, SQL row
+navigation in reference.sql.exprs) and delegates every other node to it.
 """
 from __future__ import annotations
 
@@ -10,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+from reference.errors import EventError
 from reference.language import ast as A
 
 Value = Any
@@ -28,6 +42,7 @@ class Env:
     current: str | None = None
     current_pos: int | None = None
     missing_true: bool = False  # SASE RFID rule: a comparison reading a missing (null) value is true
+    null_logic: str = "two_valued"  # the query's Conventions.null_logic
 
 
 def _attr_pos(ref: A.AttrRef, env: Env) -> int | None:
@@ -58,9 +73,21 @@ def aggregate(func: str, values: list[Value]) -> Value:
     return min(present) if func == "min" else max(present)
 
 
-def arithmetic(op: str, x: Value, y: Value) -> Value:
+def check_number(x: Value, what: str, booleans: bool = False) -> None:
+    """EventError unless x is a number (a boolean counts as 0/1 when `booleans`)."""
+    if isinstance(x, str) or (isinstance(x, bool) and not booleans):
+        raise EventError(f"arithmetic on a non-number {x!r} in {what}")
+
+
+def arithmetic(op: str, x: Value, y: Value, null_logic: str = "three_valued") -> Value:
+    """Exact `x op y`: null in, null out; division or modulo by zero is null; text is an EventError, and so
+    is a boolean under three-valued logic (its truth values are not numbers); under two-valued logic a
+    boolean reads as 0/1."""
     if x is None or y is None:
         return None
+    booleans = null_logic == "two_valued"
+    check_number(x, op, booleans)
+    check_number(y, op, booleans)
     if op == "+":
         return x + y
     if op == "-":
@@ -74,7 +101,15 @@ def arithmetic(op: str, x: Value, y: Value) -> Value:
     return x % y
 
 
+def negate(v: Value, null_logic: str = "three_valued") -> Value:
+    if v is None:
+        return None
+    check_number(v, "unary minus", null_logic == "two_valued")
+    return -v
+
+
 def compare_values(op: str, x: Value, y: Value) -> bool:
+    """`x op y` for two values; false when either is null (the two-valued rule)."""
     if x is None or y is None:
         return False
     if isinstance(x, str) != isinstance(y, str):
@@ -94,6 +129,66 @@ def compare_values(op: str, x: Value, y: Value) -> bool:
     return x >= y
 
 
+def compare(op: str, x: Value, y: Value, null_logic: str = "two_valued", missing_true: bool = False) -> bool | None:
+    """A comparison under a null logic: with a null operand, unknown (None) when three-valued, else
+    false (true under the RFID missing-attribute rule)."""
+    if x is None or y is None:
+        if null_logic == "three_valued":
+            return None
+        return missing_true
+    return compare_values(op, x, y)
+
+
+def truth(v: Value) -> bool:
+    """A predicate's truth value: null is false, a number true when nonzero, text when nonempty."""
+    return bool(v) if v is not None else False
+
+
+def sql_truth(v: Value) -> Value:
+    """A three-valued truth value: None (unknown) stays None, booleans stay, anything else is bool(v)."""
+    if v is None or isinstance(v, bool):
+        return v
+    return bool(v)
+
+
+Sub = Callable[[Any], Value]
+
+
+def reduce(e: Any, sub: Sub, null_logic: str = "two_valued", missing_true: bool = False) -> Value:
+    """The value of a shared node `e` (Const, Compare, And, Or, Not, BinOp, Neg) under `null_logic`,
+    `sub(child)` evaluating its children (in the caller's context). TypeError for any other node."""
+    t = type(e)
+    if t is A.Const:
+        return e.value
+    if t is A.Compare:
+        return compare(e.op, sub(e.left), sub(e.right), null_logic, missing_true)
+    if t is A.BinOp:
+        return arithmetic(e.op, sub(e.left), sub(e.right), null_logic)
+    if t is A.Neg:
+        return negate(sub(e.operand), null_logic)
+    if null_logic == "three_valued":
+        if t is A.And or t is A.Or:
+            vals = [sub(x) for x in e.items]     # every item is evaluated (an error in any is raised)
+            if t is A.And:
+                if any(v is False for v in vals):
+                    return False
+                return None if any(v is None for v in vals) else True
+            if any(v is True for v in vals):
+                return True
+            return None if any(v is None for v in vals) else False
+        if t is A.Not:
+            v = sql_truth(sub(e.operand))
+            return None if v is None else not v
+    else:
+        if t is A.And:
+            return all(truth(sub(x)) for x in e.items)
+        if t is A.Or:
+            return any(truth(sub(x)) for x in e.items)
+        if t is A.Not:
+            return not truth(sub(e.operand))
+    raise TypeError(f"cannot evaluate {e!r}")  # EquivTest is expanded by the compiler
+
+
 def as_number(v: Value) -> Value:
     if isinstance(v, str) and not isinstance(v, bool):
         try:
@@ -104,35 +199,13 @@ def as_number(v: Value) -> Value:
 
 
 def evaluate(e: A.Expr, env: Env) -> Value:
-    """The value of an expression; booleans for predicates."""
-    if isinstance(e, A.Const):
-        return e.value
-    if isinstance(e, A.AttrRef):
+    """The value of an expression; booleans (None: unknown, three-valued only) for predicates."""
+    t = type(e)
+    if t is A.AttrRef:
         pos = _attr_pos(e, env)
         return None if pos is None else env.value(pos, e.attr)
-    if isinstance(e, A.Compare):
-        x, y = evaluate(e.left, env), evaluate(e.right, env)
-        if env.missing_true and (x is None or y is None):
-            return True
-        return compare_values(e.op, x, y)
-    if isinstance(e, A.And):
-        return all(truth(evaluate(x, env)) for x in e.items)
-    if isinstance(e, A.Or):
-        return any(truth(evaluate(x, env)) for x in e.items)
-    if isinstance(e, A.Not):
-        return not truth(evaluate(e.operand, env))
-    if isinstance(e, A.BinOp):
-        return arithmetic(e.op, evaluate(e.left, env), evaluate(e.right, env))
-    if isinstance(e, A.Neg):
-        v = evaluate(e.operand, env)
-        return None if v is None else -v
-    if isinstance(e, A.Agg):
+    if t is A.Agg:
         return aggregate(e.func, [env.value(p, e.attr) for p in env.bound.get(e.var, ())])
-    if isinstance(e, A.LenRef):
+    if t is A.LenRef:
         return len(env.bound.get(e.var, ()))
-    raise TypeError(f"cannot evaluate {e!r}")  # EquivTest is expanded by the compiler
-
-
-def truth(v: Value) -> bool:
-    """A predicate's truth value: null is false."""
-    return bool(v) if v is not None else False
+    return reduce(e, lambda x: evaluate(x, env), env.null_logic, env.missing_true)

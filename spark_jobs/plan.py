@@ -89,7 +89,7 @@ def choose(q: A.Query, selection: str = "all") -> KeyPlan | None:
 def window_in_ts_long(q: A.Query, ts_unit: str | None, ns_per_tick: int = 1) -> int:
     """The window as a whole number of `ts_long` ticks, rounded up (more context is harmless).
     `ns_per_tick` converts stream units (ns for datetimes) to ts_long ticks (Spark microseconds)."""
-    bound = window_bound(q.window, ts_unit)
+    bound = window_bound(q.window, ts_unit, q.conventions.window_bound)
     size = Fraction(bound.size) / ns_per_tick
     return max(1, math.ceil(size) + (0 if bound.strict else 1))
 

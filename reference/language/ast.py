@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
-from typing import Union
+from typing import Literal, Union
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,45 @@ class EquivTest:
 Expr = Union[Const, AttrRef, LenRef, Agg, BinOp, Neg, Compare, And, Or, Not, EquivTest]
 
 
+# ----------------------------------------------------------------------------- conventions
+NullLogic = Literal["three_valued", "two_valued"]
+WindowBoundKind = Literal["strict", "inclusive"]
+NULL_LOGICS = ("three_valued", "two_valued")
+WINDOW_BOUNDS = ("strict", "inclusive")
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The semantic conventions a query is read under, set by its front end (docs/semantics.md,
+    "Conventions on the query"); evaluators and code generators read them, never the language.
+
+    `null_logic`: "three_valued" (SQL: a comparison with null is unknown; AND/OR/NOT propagate unknown;
+    a condition holds only when true) or "two_valued" (SASE, TPStream: a comparison with null is false,
+    then ordinary boolean logic). `window_bound`: "strict" (span < W) or "inclusive" (span <= W)."""
+
+    null_logic: NullLogic = "two_valued"
+    window_bound: WindowBoundKind = "strict"
+
+    def __post_init__(self) -> None:
+        if self.null_logic not in NULL_LOGICS:
+            raise ValueError(f"null_logic must be one of {NULL_LOGICS}, not {self.null_logic!r}")
+        if self.window_bound not in WINDOW_BOUNDS:
+            raise ValueError(f"window_bound must be one of {WINDOW_BOUNDS}, not {self.window_bound!r}")
+
+    @property
+    def three_valued(self) -> bool:
+        return self.null_logic == "three_valued"
+
+    @property
+    def strict(self) -> bool:
+        return self.window_bound == "strict"
+
+
+SASE_CONVENTIONS = Conventions("two_valued", "strict")        # SASE+ and SASE 1.0: WITHIN is span < W
+SQL_CONVENTIONS = Conventions("three_valued", "inclusive")    # MATCH_RECOGNIZE: WITHIN is span <= W (thesis)
+TPSTREAM_CONVENTIONS = Conventions("two_valued", "inclusive")  # TPStream: max te - min ts <= W (spec/004)
+
+
 # ----------------------------------------------------------------------------- patterns
 @dataclass(frozen=True)
 class Component:
@@ -216,7 +255,10 @@ class Strategy(Enum):
 
 @dataclass(frozen=True)
 class Window:
-    """WITHIN: `amount` in the query's unit; kind 'time' or 'events'. `inclusive` False means strict <."""
+    """WITHIN: `amount` in the query's unit; kind 'time' or 'events'. `inclusive` False means strict <.
+
+    `inclusive` is the bound as the front end built it; the query's `conventions.window_bound` says the
+    same (Query checks that they agree) and is what engines read."""
 
     amount: Union[int, Fraction]
     unit: str | None          # a key of TIME_UNITS for durations, None for raw ticks or events
@@ -244,3 +286,9 @@ class Query:
     strategy_defaulted: bool = False
     pos: Pos = _pos()
     dialect: str = "sase+"  # "sase+" (SIGMOD 2008 / lazy NFA papers) or "rfid" (SASE, SIGMOD 2006: EVENT ...)
+    conventions: Conventions = SASE_CONVENTIONS
+
+    def __post_init__(self) -> None:
+        if self.window is not None and self.window.inclusive != (self.conventions.window_bound == "inclusive"):
+            raise ValueError(f"the window ({'inclusive' if self.window.inclusive else 'strict'}) disagrees "
+                             f"with the query's conventions ({self.conventions.window_bound})")

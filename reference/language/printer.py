@@ -85,6 +85,13 @@ def window_to_text(w: A.Window) -> str:
     return f"WITHIN {amount}" + (f" {w.unit}" if w.unit else "")
 
 
+def conventions_to_text(c: A.Conventions) -> str:
+    """One line naming a query's conventions (for plans and explanations; the query text implies them)."""
+    logic = "three-valued (SQL)" if c.null_logic == "three_valued" else "two-valued (null comparisons false)"
+    bound = "span < W" if c.window_bound == "strict" else "span <= W"
+    return f"null logic {logic}; WITHIN {c.window_bound} ({bound})"
+
+
 def query_to_text(q: A.Query) -> str:
     """The query in the paper's spelling; parsing it again gives an equal AST."""
     if q.dialect == "rfid":

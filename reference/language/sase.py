@@ -129,7 +129,7 @@ class ToAst(ExprToAst):
                              "every combination; write PATTERN ... to choose one", meta.line, meta.column)
         expr = _resolve_bare(expr, pattern)
         returns = tuple(A.ReturnItem(_resolve_bare(r.expr, pattern), r.name, r.pos) for r in returns or ())
-        return A.Query(pattern, strategy, expr, window, returns, defaulted, _pos(meta), dialect)
+        return A.Query(pattern, strategy, expr, window, returns, defaulted, _pos(meta), dialect, A.SASE_CONVENTIONS)
 
     def pattern_clause(self, meta, children):
         return ("sase+", children[1])

@@ -91,6 +91,7 @@ class NFAbProgram(Program):
         self.nfa = nfa
         self.selection = selection
         self.store = EventStore(sorted(attribute_uses(nfa.query)))
+        self.null_logic = nfa.query.conventions.null_logic   # read once: every Env evaluates under it
         self.runs: list[Run] = []
         self.pending: list[Bindings] = []  # matches waiting for a trailing negation's window to close
         self.types: dict[str, str] | None = None
@@ -138,7 +139,7 @@ class NFAbProgram(Program):
     def _holds(self, f: Formula, bound: dict, var: str | None, pos: int | None) -> bool:
         if f.event_type is not None and self.store.types[pos] != self.types[var]:
             return False
-        env = Env(bound, self.store.value, var, pos)
+        env = Env(bound, self.store.value, var, pos, null_logic=self.null_logic)
         for c in f.clauses:
             self.counters.predicate_evaluations += 1
             if not truth(evaluate(c, env)):
@@ -304,6 +305,6 @@ class NFAbProgram(Program):
         bindings = {var: tuple(ids[p] for p in ps) for var, ps in zip(self.vars, b)}
         payload = {}
         if self.nfa.query.returns:
-            env = Env(self._bound(b), self.store.value)
+            env = Env(self._bound(b), self.store.value, null_logic=self.null_logic)
             payload = {r.name: evaluate(r.expr, env) for r in self.nfa.query.returns}
         return Match.make(bindings, self.store.ts[b[-1][-1]], payload)

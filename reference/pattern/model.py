@@ -130,7 +130,7 @@ def _split_check(q: A.Query, clause: A.Expr, negated: str) -> None:
 
 def _branch(q: A.Query, alt: tuple[A.Component, ...]) -> Branch:
     flat = A.Query(A.Seq(alt, q.pattern.pos), A.Strategy.SKIP_TILL_ANY_MATCH, _where_for(q, alt), q.window,
-                   (), False, q.pos, q.dialect)
+                   (), False, q.pos, q.dialect, q.conventions)
     nfa = compile_nfab(flat)
     positives = tuple(Var(c.var, c.types, c.kleene, False, c.pos, j) for j, c in enumerate(nfa.components))
     negations = tuple(Var(c.var, c.types, False, True, c.pos, -1) for c in alt if c.negated)

@@ -42,6 +42,7 @@ class PatternProgram(Program):
         self.pending: list[tuple[int, Assignment]] = []
         self.emitted: set = set()  # canonical keys of matches, kept for OR patterns only (spec/001 §10 A6 b)
         self.missing_true = self.query.dialect == "rfid"
+        self.null_logic = self.query.conventions.null_logic   # read once: every Env evaluates under it
 
     @property
     def variables(self) -> list[str]:
@@ -101,12 +102,13 @@ class PatternProgram(Program):
         earlier = {v.name: m[v.name] for v in branch.positives if v.text_index < j and v.name in m}
         own = m[ch.var]
         if ch.kind == BEGIN:
-            envs = [Env(earlier, self.store.value, ch.var, own[0], self.missing_true)]
+            envs = [Env(earlier, self.store.value, ch.var, own[0], self.missing_true, self.null_logic)]
         elif ch.kind == TAKE:
-            envs = [Env({**earlier, ch.var: own[:i]}, self.store.value, ch.var, own[i], self.missing_true)
+            envs = [Env({**earlier, ch.var: own[:i]}, self.store.value, ch.var, own[i], self.missing_true,
+                        self.null_logic)
                     for i in range(1, len(own))]
         else:
-            envs = [Env({**earlier, ch.var: own}, self.store.value, None, None, self.missing_true)]
+            envs = [Env({**earlier, ch.var: own}, self.store.value, None, None, self.missing_true, self.null_logic)]
         for env in envs:
             for clause in ch.clauses:
                 self.counters.predicate_evaluations += 1
@@ -121,7 +123,7 @@ class PatternProgram(Program):
                    if ch.kind == BEGIN and ch.var == name and ch.needs == {name})
 
     def neg_holds(self, ch: Check, m: Assignment, y: int) -> bool:
-        env = Env(m, self.store.value, ch.var, y, self.missing_true)
+        env = Env(m, self.store.value, ch.var, y, self.missing_true, self.null_logic)
         for clause in ch.clauses:
             self.counters.predicate_evaluations += 1
             if not truth(evaluate(clause, env)):
@@ -237,7 +239,7 @@ class PatternProgram(Program):
         bindings = {var: tuple(ids[p] for p in m[var]) for var in self.pattern.variables if var in m}
         payload = {}
         if self.query.returns:
-            env = Env(m, self.store.value, missing_true=False)
+            env = Env(m, self.store.value, missing_true=False, null_logic=self.null_logic)
             payload = {r.name: evaluate(r.expr, env) for r in self.query.returns}
         return Match.make(bindings, self.store.ts[max(self.positions(m))], payload)
 

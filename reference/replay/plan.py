@@ -82,7 +82,8 @@ def _window(q: S.MatchRecognize, store: Store) -> int:
         if rest:
             raise QueryError(f"WITHIN is not a whole number of {store.ts_unit}", q.within.pos.line,
                              q.within.pos.column)
-    return w - 1 if q.within.exclusive else w   # integer ticks: span < w is span <= w - 1
+    strict = q.conventions.window_bound == "strict"   # the query's convention (WITHIN ... EXCLUSIVE)
+    return w - 1 if strict else w   # integer ticks: span < w is span <= w - 1
 
 
 def plan(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str] = "pareto") -> Plan:

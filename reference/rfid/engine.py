@@ -238,6 +238,7 @@ class SSCProgram(Program):
         self.store = EventStore(sorted(attribute_uses(q)))
         self.vars = [c.var for c in plan.positives]
         self.missing_true = plan.rfid
+        self.null_logic = q.conventions.null_logic   # read once: every Env evaluates under it
         self.types: dict[str, tuple[str, ...]] | None = None
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
@@ -248,7 +249,7 @@ class SSCProgram(Program):
                        missing_true=self.missing_true)
         self.ng = NegationOperator(plan.negations, len(plan.positives), self.vars, ts=self.store.ts,
                                    types=self.store.types, value=self.store.value, counters=self.counters,
-                                   missing_true=self.missing_true, rfid=plan.rfid)
+                                   missing_true=self.missing_true, rfid=plan.rfid, null_logic=self.null_logic)
 
     @property
     def sequences_constructed(self) -> int:
@@ -304,13 +305,14 @@ class SSCProgram(Program):
         preds = self.plan.simple[i]
         if not preds:
             return True
-        env = Env({}, self.store.value, self.vars[i], pos, self.missing_true)
+        env = Env({}, self.store.value, self.vars[i], pos, self.missing_true, self.null_logic)
         return all(self._clause(c, env) for c in preds)
 
     def _sigma(self, seq: tuple[int, ...]) -> bool:
         if not self.plan.sigma:
             return True
-        env = Env({v: (p,) for v, p in zip(self.vars, seq)}, self.store.value, missing_true=self.missing_true)
+        env = Env({v: (p,) for v, p in zip(self.vars, seq)}, self.store.value, missing_true=self.missing_true,
+                  null_logic=self.null_logic)
         return all(self._clause(c, env) for c in self.plan.sigma)
 
     def _wd(self, seq: tuple[int, ...]) -> bool:
@@ -333,6 +335,6 @@ class SSCProgram(Program):
         bindings = {var: (ids[p],) for var, p in zip(self.vars, seq)}
         payload = {}
         if self.query.returns:
-            env = Env({v: (p,) for v, p in zip(self.vars, seq)}, self.store.value)
+            env = Env({v: (p,) for v, p in zip(self.vars, seq)}, self.store.value, null_logic=self.null_logic)
             payload = {r.name: evaluate(r.expr, env) for r in self.query.returns}
         return Match.make(bindings, self.store.ts[seq[-1]], payload)

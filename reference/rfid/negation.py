@@ -86,13 +86,14 @@ class NegationOperator:
 
     def __init__(self, negations: list[Negation], n: int, vars_: list[str], *, ts: list[int],
                  types: list[str], value: Callable[[int, str], object], counters: Counters,
-                 missing_true: bool = False, rfid: bool = False):
+                 missing_true: bool = False, rfid: bool = False, null_logic: str = "two_valued"):
         self.negations = negations
         self.n = n
         self.vars = vars_
         self.ts, self.types, self.value = ts, types, value
         self.counters = counters
         self.missing_true = missing_true
+        self.null_logic = null_logic   # the query's Conventions.null_logic
         self.rfid = rfid
         self.window: WindowBound | None = None
         self.hist: dict[str, History] = {}
@@ -190,7 +191,7 @@ class NegationOperator:
     def _blocked(self, neg: Negation, seq: Seq) -> bool:
         bound = {v: (p,) for v, p in zip(self.vars, seq)}
         for y in self._candidates(neg, seq):
-            env = Env(bound, self.value, neg.component.var, y, self.missing_true)
+            env = Env(bound, self.value, neg.component.var, y, self.missing_true, self.null_logic)
             if all(self._clause(c, env) for c in neg.clauses):
                 return True
         return False

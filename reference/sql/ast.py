@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from reference.language.ast import NOPOS, Pos  # noqa: F401  (re-exported for the parser)
+from reference.language.ast import NOPOS, SQL_CONVENTIONS, Conventions, Pos  # noqa: F401  (re-exported)
 from reference.language.ast import pos_field as _pos
 
 
@@ -161,7 +161,9 @@ class Skip:
 @dataclass(frozen=True)
 class Within:
     """The thesis' WITHIN: last ORDER BY key - first <= amount (in ticks of the key, after units);
-    `exclusive` (WITHIN ... EXCLUSIVE) makes it < amount, as Flink does (A16)."""
+    `exclusive` (WITHIN ... EXCLUSIVE) makes it < amount, as Flink does (A16). The parser sets the
+    query's `conventions.window_bound` from it ("strict" with EXCLUSIVE, else "inclusive"); engines read
+    the conventions."""
 
     amount: int
     unit: str | None
@@ -203,6 +205,13 @@ class MatchRecognize:
     subsets: tuple["Subset", ...]
     define: tuple["Define", ...]
     pos: Pos = _pos()
+    conventions: Conventions = SQL_CONVENTIONS   # three-valued; WITHIN inclusive, strict with EXCLUSIVE
+
+    def __post_init__(self) -> None:
+        strict = self.within is not None and self.within.exclusive
+        if self.within is not None and strict != (self.conventions.window_bound == "strict"):
+            raise ValueError(f"WITHIN{' EXCLUSIVE' if strict else ''} disagrees with the query's conventions "
+                             f"({self.conventions.window_bound})")
 
     @property
     def subset_map(self) -> dict[str, tuple[str, ...]]:

@@ -1,8 +1,12 @@
-"""Exact evaluation of MATCH_RECOGNIZE expressions over a (partial) match, with SQL three-valued logic.
+"""Exact evaluation of MATCH_RECOGNIZE expressions over a (partial) match: what SQL adds to the one
+reference evaluator (reference.evaluate).
 
 A match is a list of partition row positions with one label each. `cur` selects the RUNNING view
-(the match up to and including its `cur`-th row); FINAL reads the whole match. Null is None; a
-comparison with null, and arithmetic with null, is null; AND/OR/NOT follow SQL's three-valued logic.
+(the match up to and including its `cur`-th row); FINAL reads the whole match. This module evaluates
+the SQL leaves (column references, PREV/NEXT/FIRST/LAST, CLASSIFIER, MATCH_NUMBER, aggregates, IS NULL)
+and hands every other node (constants, comparisons, AND/OR/NOT, arithmetic) to
+`reference.evaluate.reduce` under `Ctx.null_logic`, the query's convention: SQL's three-valued logic
+unless the caller says otherwise (a comparison with null, and arithmetic with null, is null).
 """
 from __future__ import annotations
 
@@ -10,9 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from reference.evaluate import arithmetic, compare_values
+from reference.evaluate import check_number, arithmetic, reduce, sql_truth
+from reference.evaluate import compare as _compare
 from reference.errors import EventError
-from reference.language import ast as A
 from reference.sql import ast as S
 from reference.sql.validate import nodes
 
@@ -27,6 +31,7 @@ class Ctx:
     cur: int                                  # index into positions of the current row (-1: none)
     subsets: Mapping[str, tuple[str, ...]]
     match_number: int | None = None
+    null_logic: str = "three_valued"          # the query's Conventions.null_logic
 
     def label_set(self, var: str | None) -> tuple[str, ...] | None:
         if var is None:
@@ -64,25 +69,14 @@ def _var_of(e) -> str | None:
     return None
 
 
-def _num(x: Value, what: str) -> None:
-    if isinstance(x, (str, bool)):
-        raise EventError(f"arithmetic on a non-number {x!r} in {what}")
-
-
 def arith(op: str, x: Value, y: Value) -> Value:
     """SQL arithmetic: null in, null out; a non-number operand is an event error; else exact as everywhere."""
-    if x is None or y is None:
-        return None
-    _num(x, op)
-    _num(y, op)
-    return arithmetic(op, x, y)
+    return arithmetic(op, x, y, "three_valued")
 
 
 def compare(op: str, x: Value, y: Value) -> bool | None:
     """SQL comparison: unknown (None) when either side is null, else the project's comparison."""
-    if x is None or y is None:
-        return None
-    return compare_values(op, x, y)
+    return _compare(op, x, y, "three_valued")
 
 
 def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> Value:
@@ -95,7 +89,7 @@ def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> 
         return None
     for v in present:
         if func in ("sum", "avg"):
-            _num(v, func.upper())
+            check_number(v, func.upper())
     if func == "sum":
         return sum(present)
     if func == "avg":
@@ -106,27 +100,11 @@ def aggregate(func: str, values: list[Value], count_rows: int | None = None) -> 
     return min(present) if func == "min" else max(present)
 
 
-def _logic(e, ctx: Ctx, final: bool, at: int | None) -> Value:
-    vals = [evaluate(x, ctx, final, at) for x in e.items]
-    if isinstance(e, A.And):
-        if any(v is False for v in vals):
-            return False
-        return None if any(v is None for v in vals) else True
-    if any(v is True for v in vals):
-        return True
-    return None if any(v is None for v in vals) else False
-
-
-def _truthy(v: Value) -> Value:
-    if v is None or isinstance(v, bool):
-        return v
-    return bool(v)
+_truthy = sql_truth   # a three-valued truth value (kept under its old name)
 
 
 def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
     """The value of `e`. `at` fixes a partition row (inside a navigation argument or an aggregate)."""
-    if isinstance(e, A.Const):
-        return e.value
     if isinstance(e, S.ColRef):
         if at is not None:
             return ctx.rows[at].get(e.col) if 0 <= at < len(ctx.rows) else None
@@ -151,25 +129,10 @@ def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
         if e.arg is None:
             return len(idx)
         return aggregate(e.func, [evaluate(e.arg, ctx, f, ctx.positions[j]) for j in idx])
-    if isinstance(e, A.Compare):
-        return compare(e.op, evaluate(e.left, ctx, final, at), evaluate(e.right, ctx, final, at))
-    if isinstance(e, (A.And, A.Or)):
-        return _logic(e, ctx, final, at)
-    if isinstance(e, A.Not):
-        v = _truthy(evaluate(e.operand, ctx, final, at))
-        return None if v is None else not v
     if isinstance(e, S.IsNull):
         v = evaluate(e.operand, ctx, final, at)
         return (v is not None) if e.negated else (v is None)
-    if isinstance(e, A.BinOp):
-        return arith(e.op, evaluate(e.left, ctx, final, at), evaluate(e.right, ctx, final, at))
-    if isinstance(e, A.Neg):
-        v = evaluate(e.operand, ctx, final, at)
-        if v is None:
-            return None
-        _num(v, "unary minus")
-        return -v
-    raise TypeError(f"cannot evaluate {e!r}")
+    return reduce(e, lambda x: evaluate(x, ctx, final, at), ctx.null_logic)
 
 
 def _logical_target(e: S.Nav, ctx: Ctx, final: bool) -> int | None:
@@ -204,5 +167,5 @@ def _navs(e):
 
 
 def holds(e, ctx: Ctx) -> bool:
-    """A DEFINE condition holds only when it is true (null and false fail)."""
-    return _truthy(evaluate(e, ctx)) is True
+    """A DEFINE condition holds only when it is true (null and false fail), under either null logic."""
+    return sql_truth(evaluate(e, ctx)) is True

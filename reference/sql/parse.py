@@ -53,7 +53,10 @@ class _ToAst(Transformer):
         select = items[1]
         table = _name(items[3])
         mr = items[4]
-        return S.MatchRecognize(table=table, select=select, pos=_pos(meta), **mr)
+        within = mr.get("within")
+        bound = "strict" if within is not None and within.exclusive else "inclusive"
+        conventions = S.Conventions(S.SQL_CONVENTIONS.null_logic, bound)
+        return S.MatchRecognize(table=table, select=select, pos=_pos(meta), conventions=conventions, **mr)
 
     def select_all(self, meta, items):
         return None

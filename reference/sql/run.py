@@ -151,6 +151,7 @@ def within_check(q: S.MatchRecognize, ts_unit: str | None):
     key = q.order_by[0]
     col = key.col.col
     sign = -1 if key.descending else 1
+    strict = q.conventions.window_bound == "strict"   # the query's convention (EXCLUSIVE: strict)
 
     def check(rows):
         def ok(first: int, row: int) -> bool:
@@ -160,7 +161,7 @@ def within_check(q: S.MatchRecognize, ts_unit: str | None):
             if isinstance(a, str) or isinstance(b, str):
                 raise EventError(f"WITHIN needs a numeric ORDER BY column, '{col}' holds {b!r}", column=col)
             span = sign * (b - a)
-            return span < amount if q.within.exclusive else span <= amount
+            return span < amount if strict else span <= amount
         return ok
     return check
 
@@ -230,6 +231,7 @@ class Emitter:
         self.ts_col = q.order_by[0].col.col if q.order_by else None
         self.measures = {m.name: m.expr for m in q.measures}
         self.subsets = q.subset_map
+        self.logic = q.conventions.null_logic
 
     def _row(self, base: Mapping | None, measures: Mapping[str, Any], part_row: Mapping) -> tuple:
         vals = []
@@ -246,7 +248,7 @@ class Emitter:
         return {name: evaluate(e, ctx, final) for name, e in self.measures.items()}
 
     def one(self, positions, labels, number: int) -> None:
-        ctx = Ctx(self.rows, positions, labels, len(positions) - 1, self.subsets, number)
+        ctx = Ctx(self.rows, positions, labels, len(positions) - 1, self.subsets, number, self.logic)
         part_row = self.rows[positions[0]] if positions else self.rows[0]
         self.out.append(self._row(None, self._measures(ctx, True), part_row))
         self.matches.append(self._canonical(positions, labels))
@@ -261,7 +263,7 @@ class Emitter:
         return ({k: tuple(v) for k, v in bindings.items()}, max(keys) if keys else None)
 
     def empty_one(self, start: int, number: int) -> None:
-        ctx = Ctx(self.rows, (), (), -1, self.subsets, number)
+        ctx = Ctx(self.rows, (), (), -1, self.subsets, number, self.logic)
         self.out.append(self._row(None, self._measures(ctx, True), self.rows[start]))
         self.matches.append(({}, None))
 
@@ -269,11 +271,11 @@ class Emitter:
         for j, p in enumerate(positions):
             if excluded[j]:
                 continue
-            ctx = Ctx(self.rows, positions, labels, j, self.subsets, number)
+            ctx = Ctx(self.rows, positions, labels, j, self.subsets, number, self.logic)
             self.out.append(self._row(self.rows[p], self._measures(ctx, False), self.rows[p]))
 
     def empty_all(self, start: int, number: int) -> None:
-        ctx = Ctx(self.rows, (), (), -1, self.subsets, number)
+        ctx = Ctx(self.rows, (), (), -1, self.subsets, number, self.logic)
         self.out.append(self._row(self.rows[start], self._measures(ctx, False), self.rows[start]))
 
     def unmatched(self, row: int) -> None:

@@ -1,6 +1,7 @@
 """A TPStream query bound to an event batch: condition tests, durations in ticks, attribute values, partitions."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -11,6 +12,7 @@ from reference.errors import EventError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
+from reference.language.ast import TPSTREAM_CONVENTIONS
 from reference.match import plain
 from reference.tpstream import allen
 from reference.tpstream.query import Amount, SituationDef, TPQuery
@@ -98,27 +100,36 @@ def check_columns(batch: EventBatch, defs: Sequence[SituationDef], extra: Sequen
             batch.require_numeric(attr, context=context)
 
 
-def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str], Any]) -> Stream:
+def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str], Any],
+                   null_logic: str = TPSTREAM_CONVENTIONS.null_logic) -> Stream:
     cond, name = d.condition, d.name
 
     def test(pos: int) -> bool:
-        return truth(evaluate(cond, Env({"": (pos,), name: (pos,)}, value)))
+        return truth(evaluate(cond, Env({"": (pos,), name: (pos,)}, value, null_logic=null_logic)))
 
     dmin = d.at_least.ticks(batch.ts_unit) if d.at_least is not None else 0
     dmax = d.at_most.ticks(batch.ts_unit) if d.at_most is not None else None
     return Stream(name, test, dmin, dmax)
 
 
+def window_ticks(w: Amount, bound: str) -> Amount:
+    """The largest span (timestamp ticks, integers) the query's window admits as `span <= result`:
+    w itself when the bound is inclusive; under a strict bound (span < w) the integer below w."""
+    if bound == "inclusive":
+        return w
+    return math.ceil(w) - 1
+
+
 def compile_plan(q: TPQuery, batch: EventBatch) -> Plan:
     """Bind the query to the batch's columns and timestamp unit (QueryError / EventError on mismatch)."""
-    window = q.within.ticks(batch.ts_unit)
+    window = window_ticks(q.within.ticks(batch.ts_unit), q.conventions.window_bound)
     names = q.streams
     defs = [q.definition(n) for n in names]
     extra = [(r.attr, r.func in ("sum", "avg"), f"{r.func.upper()}({r.situation}.{r.attr})") for r in q.returns]
     extra += [(a, False, "PARTITION BY") for a in q.partition_by]
     check_columns(batch, defs, extra)
     value = value_reader(batch)
-    streams = tuple(compile_stream(d, batch, value) for d in defs)
+    streams = tuple(compile_stream(d, batch, value, q.conventions.null_logic) for d in defs)
     index = {n: i for i, n in enumerate(names)}
     constraints = tuple((index[c.left], c.relations, index[c.right]) for c in q.pattern)
     returns = tuple((r.name, r.func, index[r.situation], r.attr) for r in q.returns)

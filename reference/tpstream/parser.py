@@ -50,7 +50,8 @@ class _ToQuery(ExprToAst):
         pattern = tuple(c for c in ch if isinstance(c, Constraint))
         within = next(c for c in ch if isinstance(c, Duration))
         returns = next((c for c in ch if isinstance(c, list)), [])
-        return TPQuery(str(source), tuple(partition or ()), defs, pattern, within, tuple(returns), _pos(meta))
+        return TPQuery(str(source), tuple(partition or ()), defs, pattern, within, tuple(returns), _pos(meta),
+                       A.TPSTREAM_CONVENTIONS)
 
     def definitions(self, meta, ch):
         return tuple(ch)

@@ -90,6 +90,7 @@ class TPQuery:
     within: Duration
     returns: tuple[ReturnAgg, ...] = ()
     pos: A.Pos = _pos()
+    conventions: A.Conventions = A.TPSTREAM_CONVENTIONS   # two-valued conditions; WITHIN inclusive
 
     @property
     def streams(self) -> tuple[str, ...]:

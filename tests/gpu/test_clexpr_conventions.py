@@ -1,0 +1,89 @@
+"""gpu.clexpr reads the query's null logic: under a two-valued query (SASE, TPStream) the generated truth
+values, run in an OpenCL kernel, equal reference.evaluate's two-valued logic on random expressions over
+random rows; under the default (SQL, three-valued) they are what tests/gpu/test_clexpr.py pins."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyopencl as cl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpu import clexpr
+from gpu.bind import bind
+from gpu.buffers import download, scratch, upload
+from gpu.device import runtime
+from reference.errors import EventError, Unsupported
+from reference.evaluate import truth
+from reference.language import ast as A
+from reference.sql.exprs import Ctx, evaluate
+from reference.sql.parse import parse_expression
+from reference.sql.run import batch_rows
+from tests.gpu.test_clexpr import FLOATS, INTS, TEXTS, _batch, _condition, _raw
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*compiler output")
+TWO = A.Conventions("two_valued", "strict")
+
+
+def device_predicates(batch, exprs, conventions) -> tuple[np.ndarray, int]:
+    rt = runtime()
+    bound = [bind(e, _raw(batch), lambda v: "i") for e in exprs]
+    params, arrays, body = [], [], []
+    for k, (e, b) in enumerate(zip(exprs, bound)):
+        b.names = {key: f"e{k}_{name}" for key, name in b.names.items()}
+        params += b.params()
+        arrays += b.arrays()
+        body.append(f"out[{k} * n + i] = {clexpr.predicate(e, b.resolve, 'gpu', conventions)};")
+    params += ["long n", "__global int *out", "__global int *cepkit_err"]
+    src = clexpr.PRELUDE + (f"__kernel void preds({', '.join(params)})"
+                            " {\n  size_t i = get_global_id(0);\n  " + "\n  ".join(body) + "\n}\n")
+    prog = rt.build(src)
+    n = len(batch)
+    out, err = scratch(rt, np.int32, n * len(exprs)), scratch(rt, np.int32, 1)
+    if n:
+        cl.Kernel(prog, "preds")(rt.queue, (n,), None, *[upload(rt, a) for a in arrays], np.int64(n), out, err)
+    return download(rt, out, np.int32, n * len(exprs)).reshape(len(exprs), n), int(download(rt, err, np.int32, 1)[0])
+
+
+def reference_two_valued(batch, expr) -> list[int]:
+    _, rows = batch_rows(batch, ts_col="ts", id_col="id")
+    return [int(truth(evaluate(expr, Ctx(rows, (i,), ("_",), 0, {}, null_logic="two_valued"))))
+            for i in range(len(rows))]
+
+
+@settings(max_examples=int(os.environ.get("CEPKIT_GPU_EXAMPLES", 40)),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rows=st.lists(st.tuples(INTS, INTS, FLOATS, TEXTS, TEXTS), max_size=10),
+       conds=st.lists(_condition(), min_size=1, max_size=6))
+def test_two_valued_generation_equals_reference(rows, conds):
+    batch = _batch(rows)
+    want, kept = [], []
+    for e in (parse_expression(c) for c in conds):
+        try:
+            want.append(reference_two_valued(batch, e))
+            kept.append(e)
+        except EventError:
+            continue
+    if not kept:
+        return
+    try:
+        got, err = device_predicates(batch, kept, TWO)
+    except Unsupported as exc:
+        assert any(w in exc.construct for w in ("text", "float64", "boolean", "int64", "non-integers",
+                                                "conditions")), exc.construct
+        return
+    if err:
+        return
+    for e, g, w in zip(kept, got, want):
+        assert list(g) == w, e
+
+
+def test_the_null_logic_changes_the_generated_code():
+    e = parse_expression("NOT (a > 1)")
+    resolve = bind(e, lambda var, col: np.zeros(1, np.int64), lambda v: "i").resolve
+    three = clexpr.truth(e, resolve)                          # SQL's default
+    assert three == clexpr.truth(e, resolve, conventions=A.SQL_CONVENTIONS)
+    assert "cepkit_not" in three
+    assert "cepkit_not" not in clexpr.truth(e, resolve, conventions=TWO)

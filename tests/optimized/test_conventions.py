@@ -1,0 +1,35 @@
+"""The Numba backend reads the query's null logic once, when it compiles the formulas: two-valued
+queries (SASE+) run; a query under another null logic is refused by name, never run under the wrong one."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from cepkit import compile
+from optimized.bytecode import FormulaCompiler
+from optimized.codegen import formulas_source
+from reference.errors import Unsupported
+from reference.language import ast as A
+from reference.language.sase import parse_sase
+from reference.nfab.compile import compile_nfab
+
+QUERY = "PATTERN SEQ(A a, B b) WHERE skip_till_any_match { a.x < b.x } WITHIN 10"
+
+
+def test_formula_compiler_reads_the_null_logic():
+    fc = FormulaCompiler(compile_nfab(parse_sase(QUERY)), ["x"], {"": 0})
+    assert fc.null_logic == "two_valued"
+
+
+def test_a_three_valued_query_is_refused():
+    q = dataclasses.replace(parse_sase(QUERY), conventions=A.Conventions("three_valued", "strict"))
+    with pytest.raises(Unsupported, match="three-valued null logic"):
+        FormulaCompiler(compile_nfab(q), ["x"], {"": 0})
+
+
+def test_generated_formulas_refuse_another_null_logic():
+    program = compile(QUERY, engine="optimized")
+    assert "def holds" in formulas_source(program.table_dict, program.nfa.n, 0, "two_valued")
+    with pytest.raises(ValueError):
+        formulas_source(program.table_dict, program.nfa.n, 0, "three_valued")
