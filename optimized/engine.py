@@ -281,12 +281,13 @@ class OptimizedProgram(Program):
         for var in self.vars:
             lens = [p["bind"][var] for p in pieces]
             if len(lens) == 1:
-                offsets, positions = lens[0]
+                offsets, values, mapped = lens[0]
             else:
-                shift = np.cumsum([0] + [len(pos) for _, pos in lens[:-1]])
-                offsets = np.concatenate([lens[0][0][:1]] + [off[1:] + d for (off, _), d in zip(lens, shift)])
-                positions = np.concatenate([pos for _, pos in lens])
-            bindings[var] = (offsets, _ids(s.ids[positions - s.base]))
+                shift = np.cumsum([0] + [len(v) for _, v, _ in lens[:-1]])
+                offsets = np.concatenate([lens[0][0][:1]] + [off[1:] + d for (off, _, _), d in zip(lens, shift)])
+                values = np.concatenate([v for _, v, _ in lens])
+                mapped = lens[0][2]
+            bindings[var] = (offsets, values if mapped else _ids(s.ids[values - s.base]))
         ts = np.concatenate([p["ts"] for p in pieces]) if len(pieces) > 1 else pieces[0]["ts"]
         payload = None
         if self.nfa.query.returns:
@@ -324,7 +325,12 @@ class OptimizedProgram(Program):
                 perm = self._non_overlap_columns(perm, poss, co)
         if not len(perm):
             return None
-        bind = {var: K.gather_component(poss, co, perm, c) for c, var in enumerate(self.vars)}
+        if s.ids.dtype.kind in "iu" and s.ids.dtype.itemsize == 8:  # ids gathered straight from the store
+            ids = s.ids.astype(np.int64, copy=False)
+            bind = {var: K.gather_component_ids(poss, co, perm, c, ids, s.base) + (True,)
+                    for c, var in enumerate(self.vars)}
+        else:  # positions, mapped to ids by one fancy index per feed
+            bind = {var: K.gather_component(poss, co, perm, c) + (False,) for c, var in enumerate(self.vars)}
         ts = s.ts[poss[offs[perm + 1] - 1] - s.base].astype(np.int64, copy=False)
         payload = None
         if self.nfa.query.returns:
