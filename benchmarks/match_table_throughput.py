@@ -1,13 +1,14 @@
 """Query 3 through the optimized engine: the match table built per match (a Match object each, the old
 path: compile option columnar=False) against the table built from arrays (columnar, the default), in one run.
 
-    python -m benchmarks.match_table_throughput [--events N] [--window W ...] [--repeat R] [--check]
+    python -m benchmarks.match_table_throughput [--events N] [--window W ...] [--repeat R] [--check] [--returns]
 
 Query 3 (benchmarks/engine_compare.py, the spec/000 experiment query 'q3') over its stock stream (volumes up
 to 1010), already in an EventBatch; the time covers program.run(batch) = feed() + close() and ends with the
 MatchTable (the columnar table is Arrow when returned; the per-match one holds Match rows). Kernels are warm
 (one run on the first 5,000 events first); the best of --repeat runs counts. --check compares the two
-tables' decoded rows (not timed).
+tables' decoded rows (not timed). --returns appends optimized.measure.RETURNS (seven RETURN items: the
+payload columns come from the batch pass in both paths).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import time
 
 from benchmarks import engine_compare as C
 from cepkit import compile
+from optimized.measure import RETURNS
 
 PATHS = {"per-match": False, "columnar": True}
 
@@ -38,13 +40,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--window", type=int, nargs="+", default=C.WINDOWS)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--check", action="store_true", help="assert both paths give the same rows")
+    ap.add_argument("--returns", action="store_true", help="add optimized.measure.RETURNS to Query 3")
     args = ap.parse_args(argv)
     batch = C.stream(args.events, True)
-    print(f"Query 3, {len(batch):,} events, best of {args.repeat}")
+    print(f"Query 3{' with RETURNS' if args.returns else ''}, {len(batch):,} events, best of {args.repeat}")
     print("W | path | events/s | matches | matches/s | columnar / per-match")
     results = []
     for w in args.window:
-        text = C.query_text("q3", w)
+        text = C.query_text("q3", w) + (" " + RETURNS if args.returns else "")
         got = {}
         for name, columnar in PATHS.items():
             seconds, table = measure(text, batch, columnar, args.repeat)

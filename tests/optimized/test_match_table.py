@@ -139,3 +139,14 @@ def test_mixed_id_kinds_keep_exact_ids():
     text = "PATTERN SEQ(A a, B b) WHERE skip_till_any_match { a.x < b.x }"
     batch = from_pandas(_frame(ids=lambda i: i if i % 2 else f"e{i}"))
     assert compile(text, engine="optimized").run(batch).rows() == compile(text).run(batch).rows()
+
+
+def test_throughput_script_compares_both_paths(capsys):
+    """benchmarks/match_table_throughput.py times the per-match and the columnar path in one run and
+    checks that they give the same rows."""
+    from benchmarks import match_table_throughput as M
+
+    results = M.main(["--events", "2000", "--window", "50", "--check"])
+    assert [r["path"] for r in results] == ["per-match", "columnar"]
+    assert results[0]["matches"] == results[1]["matches"] > 0
+    assert "rows equal" in capsys.readouterr().out
