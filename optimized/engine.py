@@ -1,6 +1,10 @@
 """The optimized SASE+ engine: the NFA^b run semantics of reference/nfab/runs.py, with the per-event
 loop in Numba (optimized/kernel.py) over columnar batches, state carried across `feed` calls.
 
+`feed` / `close` return a MatchTable built from arrays (`MatchTable.from_columns`: bindings gathered and
+ordered in Numba, ids, ts and RETURN columns as arrays, no Python object per match); `columnar=False`
+keeps the previous per-match path (a `Match` per match) as a measured baseline.
+
 Matches are identical to the reference's (bindings, timestamps, RETURN payloads, order); a construct
 the engine cannot run exactly is refused by name with `Unsupported` at compile time (or, for data
 that cannot be stored exactly, when the batch arrives).
@@ -172,7 +176,7 @@ class OptimizedProgram(Program):
 
     # ------------------------------------------------------------------ stream interface
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
-        """Consume a batch; return the matches it completes, in completion order."""
+        """Consume a batch; return the matches it completes, in the reference's order, as one MatchTable."""
         self._bind(batch)
         start = self.store.end
         self.store.add(batch, self._keep_from())
@@ -374,6 +378,7 @@ class OptimizedProgram(Program):
         _, inverse = np.unique(mat, axis=0, return_inverse=True)
         return inverse.reshape(-1).astype(np.int64)
 
+    # the per-match path (columnar=False): Python tuples per binding, a Match per match
     def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
         """(positions, ids, RETURN payload) of each binding the buffer nodes hold: positions and ids per
         component, a tuple in stream order; and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
