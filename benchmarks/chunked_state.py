@@ -41,7 +41,7 @@ def child(path: str, chunk_size: int, text: str) -> dict:
     writer.close()
     seconds = time.perf_counter() - started
     return {"events": events, "matches": writer.count, "events_per_s": events / seconds, "peak_state": peak,
-            "max_rss_mib": (C._rss_kb("VmHWM") or 0) / 1024}  # not ru_maxrss: it keeps the parent's peak
+            "max_rss_mib": (C.rss_kb("VmHWM") or 0) / 1024}  # not ru_maxrss: it keeps the parent's peak
 
 
 def stock_file(n: int, directory: str) -> str:

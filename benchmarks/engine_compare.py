@@ -59,7 +59,7 @@ def stream_size(engine: str, window: int, name: str = "") -> int:
 @lru_cache(maxsize=8)
 def stream(n: int, query3: bool):
     from benchmarks.workloads.stock import generate
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
 
     return from_pandas(generate(n, symbols=SYMBOLS, seed=1, volume_max=1010 if query3 else 1000))
 
@@ -90,7 +90,7 @@ class Measurement:
         return self.matches / self.seconds
 
 
-def _rss_kb(field: str) -> int | None:
+def rss_kb(field: str) -> int | None:
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
@@ -122,11 +122,11 @@ def measure(engine: str, name: str, window: int, events: int | None = None, warm
         compile(text, engine=engine, **options).run(batch.slice(0, min(len(batch), 2_000)))
     program = compile(text, engine=engine, **options)
     can_track = _reset_peak()
-    before = _rss_kb("VmRSS")
+    before = rss_kb("VmRSS")
     t0 = time.perf_counter()
     matches = program.run(batch)
     seconds = time.perf_counter() - t0
-    peak = _rss_kb("VmHWM") if can_track else None
+    peak = rss_kb("VmHWM") if can_track else None
     peak_mb = max(0, peak - before) / 1024 if peak is not None and before is not None else None
     return Measurement(engine, name, window, len(batch), len(matches), seconds, peak_mb,
                        program.counters.partial_matches)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.windows.spec import WindowSpec
 
 FILTER = "v > 500 AND v % 7 != 3"

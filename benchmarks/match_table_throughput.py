@@ -7,7 +7,7 @@ Query 3 (benchmarks/engine_compare.py, the spec/000 experiment query 'q3') over 
 to 1010), already in an EventBatch; the time covers program.run(batch) = feed() + close() and ends with the
 MatchTable (the columnar table is Arrow when returned; the per-match one holds Match rows). Kernels are warm
 (one run on the first 5,000 events first); the best of --repeat runs counts. --check compares the two
-tables' decoded rows (not timed). --returns appends optimized.measure.RETURNS (seven RETURN items: the
+tables' decoded rows (not timed). --returns appends benchmarks.optimized_measure.RETURNS (seven RETURN items: the
 payload columns come from the batch pass in both paths).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 from benchmarks import engine_compare as C
 from cepkit import compile
-from optimized.measure import RETURNS
+from benchmarks.optimized_measure import RETURNS
 
 PATHS = {"per-match": False, "columnar": True}
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--window", type=int, nargs="+", default=C.WINDOWS)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--check", action="store_true", help="assert both paths give the same rows")
-    ap.add_argument("--returns", action="store_true", help="add optimized.measure.RETURNS to Query 3")
+    ap.add_argument("--returns", action="store_true", help="add benchmarks.optimized_measure.RETURNS to Query 3")
     args = ap.parse_args(argv)
     batch = C.stream(args.events, True)
     print(f"Query 3{' with RETURNS' if args.returns else ''}, {len(batch):,} events, best of {args.repeat}")

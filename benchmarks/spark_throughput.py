@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     import cepkit
     from benchmarks.engine_compare import query_text
     from benchmarks.workloads.stock import generate
-    from reference.events import read_events
+    from reference.readers import read_events
     from spark_jobs.job import default_engine, run_job
     from spark_jobs.session import get_session
 

@@ -1,42 +1,54 @@
-"""compile() and run(): one door to every engine."""
+"""compile() and run(): one door to every language and engine (reference/registry.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
+from reference import registry
+from reference.contract import Program
 from reference.errors import QueryError
-from reference.events import EventBatch, from_arrow, from_pandas, read_events
-from reference.match import Match
+from reference.inputs import to_batch  # noqa: F401  (kept for callers of cepkit.api.to_batch)
+from reference.match_table import MatchTable
 
 
-def get_engine(name: str):
-    from cepkit.engines import ENGINES
-
-    if name not in ENGINES:
-        raise QueryError(f"unknown engine '{name}'", expected=list(ENGINES))
-    return ENGINES[name]
+def get_engine(name: str, language: str = "sase"):
+    """The named engine of a language (QueryError naming the engines there are)."""
+    return registry.get_engine(language, name)
 
 
-def compile(query: str, engine: str = "reference", language: str = "sase", **options: Any):
-    """A program for the query on the named engine (QueryError / Unsupported at compile time)."""
-    return get_engine(engine).compile(query, language=language, **options)
+def language_of(text: str, language: str | None = None) -> str:
+    """The language named, else the one the text is written in (QueryError naming the known ones)."""
+    if language is not None:
+        return registry.language(language).name
+    return registry.detect(text)
 
 
-def to_batch(events: Any, **read_options: Any) -> EventBatch:
-    """An EventBatch from a batch, a pandas DataFrame, an Arrow table, or a file path."""
-    if isinstance(events, EventBatch):
-        return events
-    if isinstance(events, pd.DataFrame):
-        return from_pandas(events, **read_options)
-    if isinstance(events, (str, Path)):
-        return read_events(events, **read_options)
-    return from_arrow(events, **read_options)
+def compile(text: str, language: str | None = None, engine: str = "reference", **options: Any) -> Program:
+    """A program for the query on the named engine; the language is found from the text unless given.
+    QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time."""
+    lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
+    return registry.get_engine(lang, engine).compile(text, **options)
 
 
-def run(query: str, events: Any, engine: str = "reference", language: str = "sase",
-        read_options: dict | None = None, **options: Any) -> list[Match]:
-    """All matches of the query over the events (whole stream at once)."""
-    program = compile(query, engine=engine, language=language, **options)
-    return program.run(to_batch(events, **(read_options or {})))
+def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
+    """(query text, language by file suffix or None) of a query text or a query file's path."""
+    if isinstance(text_or_path, Path) or ("\n" not in text_or_path and len(text_or_path) < 4096
+                                          and Path(text_or_path).is_file()):
+        path = Path(text_or_path)
+        try:
+            return path.read_text(encoding="utf-8"), registry.by_suffix(str(path))
+        except OSError as exc:
+            raise QueryError(f"cannot read query file {path}: {exc.strerror or exc}") from None
+    return str(text_or_path), None
+
+
+def run(query: str | Path, events: Any, language: str | None = None, engine: str = "reference",
+        read_options: dict | None = None, **options: Any) -> MatchTable:
+    """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
+    iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
+    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on."""
+    text, by_suffix = read_query(query)
+    lang = language_of(text, language or by_suffix)
+    program = registry.get_engine(lang, engine).compile(text, **options)
+    data = registry.read_input(lang, engine, events, **(read_options or {}))
+    return program.run(data)

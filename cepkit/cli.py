@@ -50,8 +50,9 @@ class Progress:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from cepkit.languages import detect
+    from reference import registry
 
-    lang = detect(args.query, args.language)
+    lang = detect(args.query, args.language, _text_if_needed(args.query, args.language))
     for other, options in _LANGUAGE_OPTIONS.items():
         for action in options if other != lang.name else ():
             if getattr(args, action.dest) != action.default:
@@ -59,56 +60,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                  f"{args.query} is a {lang.name} query (use --language to say otherwise)")
     if args.device is not None and args.engine != "gpu":
         raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
+    if args.engine is not None:
+        registry.engine_entry(lang.name, args.engine)  # QueryError naming the language's engines
     return lang.load("runner")(args)
+
+
+def _text_if_needed(path: str, explicit: str | None) -> str | None:
+    """The query text when neither --language nor the file's suffix names the language."""
+    from reference import registry
+
+    if explicit is not None or registry.by_suffix(path) is not None:
+        return None
+    return read_query(path)
 
 
 _LANGUAGE_OPTIONS: dict[str, list[argparse.Action]] = {}  # each language's own `cepkit run` options
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from reference.engine import is_nfab_query
-    from reference.language import parse
-    from reference.language.printer import query_to_text
-    from reference.nfab.compile import compile_nfab, describe
-    from reference.pattern.model import compile_pattern, describe_pattern
+    from cepkit.languages import detect
 
-    q = parse(read_query(args.query))
-    plan = describe(compile_nfab(q)) if is_nfab_query(q) else describe_pattern(compile_pattern(q))
-    print("-- query (canonical text)")
-    print(query_to_text(q))
-    if q.strategy_defaulted and q.dialect == "sase+":
-        print(f"-- no strategy given: {q.strategy.value} is the default")
-    print("-- AST")
-    print(_tree(q))
-    print("-- NFA^b" if is_nfab_query(q) else "-- pattern (spec/001 §2.7), one block per OR alternative")
-    print(plan)
+    text = read_query(args.query)
+    lang = detect(args.query, args.language, text)
+    print(lang.load("explain")(text))
     return 0
 
 
-def _tree(node, indent: int = 0) -> str:
-    """An indented dump of an AST node (positions left out)."""
-    import dataclasses
-    from enum import Enum
-
-    pad = "  " * indent
-    if not dataclasses.is_dataclass(node):
-        return f"{pad}{node!r}"
-    values = [(f.name, getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos"]
-    head, children = [], []
-    for name, value in values:
-        if dataclasses.is_dataclass(value) or isinstance(value, tuple):
-            items = value if isinstance(value, tuple) else (value,)
-            if items:
-                children.append(f"{pad}  {name}:")
-                children += [_tree(v, indent + 2) for v in items]
-        elif value is not None:
-            head.append(f"{name}={value.value if isinstance(value, Enum) else value!r}")
-    return "\n".join([f"{pad}{type(node).__name__}({', '.join(head)})"] + children)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    from cepkit.engines import ENGINES
     from cepkit.languages import LANGUAGES
+    from reference import registry
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -117,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("events", help="events: .csv, .parquet, .jsonl")
     r.add_argument("--language", choices=sorted(LANGUAGES),
                    help="query language (default: from the query file's suffix, else sase)")
-    r.add_argument("--engine", help=f"engine to run on (default: reference; SASE+ engines: {', '.join(sorted(ENGINES))})")
+    engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
+    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
@@ -135,8 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
             lang.load("options")(group)
             _LANGUAGE_OPTIONS[lang.name] = list(group._group_actions)
     r.set_defaults(func=_cmd_run)
-    e = sub.add_parser("explain", help="print a query's AST and its compiled NFA^b")
-    e.add_argument("query", help="query file (SASE+)")
+    e = sub.add_parser("explain", help="print what a query means: its AST and what it compiles to (NFA^b, "
+                                       "pattern model, row-pattern program, AFA arcs), and the engines")
+    e.add_argument("query", help="query file; its suffix picks the language (see --language)")
+    e.add_argument("--language", choices=sorted(LANGUAGES), help="query language (default: from the suffix, "
+                   "else from the text)")
     e.set_defaults(func=_cmd_explain)
     for register in EXTRA_COMMANDS:
         module, _, func = register.partition(":")

@@ -37,15 +37,15 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
         raise OutputError("--format parquet needs --output PATH")
     try:
         if fmt == "jsonl":
-            _write_text("".join(json.dumps(r, default=str) + "\n" for r in records()), output)
+            write_text("".join(json.dumps(r, default=str) + "\n" for r in records()), output)
             return
         table = frame(fmt)
         if fmt == "parquet":
             table.to_parquet(output, index=False)
         elif fmt == "csv":
-            _write_text(table.to_csv(index=False), output)
+            write_text(table.to_csv(index=False), output)
         else:
-            _write_text((table.to_string(index=False) if len(table) else empty) + "\n", output)
+            write_text((table.to_string(index=False) if len(table) else empty) + "\n", output)
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
@@ -102,7 +102,7 @@ class MatchWriter:
             write_matches(self.held, self.fmt, self.output, self.program)
 
 
-def _write_text(text: str, output: str | None) -> None:
+def write_text(text: str, output: str | None) -> None:
     if output:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)

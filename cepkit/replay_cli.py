@@ -40,7 +40,7 @@ def register(sub) -> None:
 
 
 @contextmanager
-def _warnings_to_stderr():
+def warnings_to_stderr():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
@@ -49,7 +49,7 @@ def _warnings_to_stderr():
 
 
 def _store(args: argparse.Namespace) -> int:
-    from reference.events import read_events
+    from reference.readers import read_events
     from reference.replay.store import write_store
 
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
@@ -101,7 +101,7 @@ def describe(p) -> str:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         p = _make_plan(args)
     print(describe(p))
     return 0
@@ -111,7 +111,7 @@ def _replay(args: argparse.Namespace) -> int:
     from cepkit.runners.sql import write_table
     from reference.replay.plan import execute
 
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         p = _make_plan(args)
         table = execute(p)
     write_table(table, args.format, args.output)

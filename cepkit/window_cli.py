@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-    from reference.events import read_events
+    from reference.readers import read_events
 
     return read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
 
@@ -82,36 +82,39 @@ def _write(rows: list[dict], args) -> None:
 
     import pandas as pd
 
-    from cepkit.output import _write_text
+    from cepkit.output import write_text
     from reference.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
-        _write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), args.output)
+        write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), args.output)
     elif args.format == "csv":
-        _write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
+        write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
     else:
-        _write_text((pd.DataFrame(rows).to_string(index=False) if rows else "(no rows)") + "\n", args.output)
+        write_text((pd.DataFrame(rows).to_string(index=False) if rows else "(no rows)") + "\n", args.output)
+
+
+def _run(query, data, args, method: str = "tree") -> list[dict]:
+    """The output rows of a window query (reference.windows.query.WindowQuery) on the chosen engine: the
+    payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
+    from reference import registry
+
+    options = {"device": args.device} if args.engine == "gpu" else {"method": method}
+    program = registry.get_engine("window", args.engine).compile(query, **options)
+    return [dict(m.payload) for m in program.run(data)]
 
 
 def _filter(args: argparse.Namespace) -> int:
-    from reference.windows.api import filter_batch
+    from reference.windows.query import WindowQuery
 
     batch = _read(args.events, args)
-    if args.engine == "gpu":
-        from gpu.filter import filter_rows
-
-        rows = filter_rows(batch, args.where, args.device)
-    else:
-        rows = filter_batch(batch, args.where)
+    rows = _run(WindowQuery("filter", condition=args.where), batch, args)
     _write(rows, args)
     print(f"{len(rows)} of {len(batch)} events kept", file=sys.stderr)
     return 0
 
 
 def _aggregate(args: argparse.Namespace) -> int:
-    from reference.windows.api import aggregate_batch
-
     funcs = [f.strip().lower() for f in args.funcs.split(",") if f.strip()]
     if not funcs:
         raise QueryError("--funcs names no aggregate")
@@ -123,27 +126,25 @@ def _aggregate(args: argparse.Namespace) -> int:
         return _aggregate_store(args, funcs)
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
-    batch = _read(args.events, args)
-    method = "tree" if args.method == "auto" else args.method
-    if args.engine == "gpu":
-        from gpu.aggregate import aggregate_rows
+    from reference.windows.query import WindowQuery
 
-        rows = aggregate_rows(batch, args.attr, _spec(args), funcs, args.skip_empty, args.device)
-    else:
-        rows = aggregate_batch(batch, args.attr, _spec(args), funcs, method, args.skip_empty)
-    _write([r.as_dict() for r in rows], args)
+    batch = _read(args.events, args)
+    query = WindowQuery("aggregate", attr=args.attr, funcs=tuple(funcs), window=_spec(args),
+                        skip_empty=args.skip_empty)
+    rows = _run(query, batch, args, "tree" if args.method == "auto" else args.method)
+    _write(rows, args)
     print(f"{len(rows)} windows from {len(batch)} events", file=sys.stderr)
     return 0
 
 
 def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
-    from cepkit.replay_cli import _warnings_to_stderr
+    from cepkit.replay_cli import warnings_to_stderr
     from reference.replay.aggregate import aggregate_store
     from reference.replay.store import Store
 
     store = Store(args.events)
     method = {"tree": "replay", "naive": "replay"}.get(args.method, args.method)
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         rows, decision = aggregate_store(store, args.attr, _spec(args), funcs, method, args.skip_empty)
     _write([r.as_dict() for r in rows], args)
     print(f"{len(rows)} windows from {store.events} events; {decision.method} ({decision.reason}), "
@@ -152,15 +153,12 @@ def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
-    from reference.windows.api import join_batches
+    from reference.windows.query import WindowQuery
 
     left, right = _read(args.events, args), _read(args.right_events, args)
-    if args.engine == "gpu":
-        from gpu.join import join_rows_gpu
-
-        rows = join_rows_gpu(left, right, args.on, _spec(args), _spec(args, "right_"), args.active, args.device)
-    else:
-        rows = join_batches(left, right, args.on, _spec(args), _spec(args, "right_"), args.active)
+    query = WindowQuery("join", condition=args.on, window=_spec(args), right_window=_spec(args, "right_"),
+                        active=args.active)
+    rows = _run(query, (left, right), args)
     _write(rows, args)
     print(f"{len(rows)} join results from {len(left)} + {len(right)} events", file=sys.stderr)
     return 0

@@ -23,6 +23,7 @@ outputs, and rows that are not valid stream elements are ValueErrors naming the 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from reference.afa.driver import FLAVORS
 from reference.afa.eventfile import element_of
 from reference.afa.model import INF, Afa
 from reference.errors import CepkitError
+from reference.match import Match
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "afa"
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +61,7 @@ class AfaCase:
     net: dict = field(hash=False)        # (payload key, le, re) -> count
     error: dict | None = field(hash=False)
     path: str
+    text: str = field(default="", hash=False, repr=False)   # the AFA file text (for the engine harness)
 
     def __str__(self) -> str:
         return self.id
@@ -103,9 +106,11 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
     doc = read_yaml(path)
     _keys(doc, ("cases",), ("afas",), str(path))
     afas: dict[str, Afa] = {}
+    texts: dict[str, str] = {}
     for name, spec in (doc.get("afas") or {}).items():
         try:
-            afas[name] = loads_afa(yaml.safe_dump(spec, sort_keys=False), f"{path}: afa {name}")
+            texts[name] = yaml.safe_dump(spec, sort_keys=False)
+            afas[name] = loads_afa(texts[name], f"{path}: afa {name}")
         except CepkitError as exc:
             raise ValueError(f"{path}: afa {name!r}: {exc}") from None
     if not isinstance(doc["cases"], list) or not doc["cases"]:
@@ -125,10 +130,11 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
         if "afa" in raw:
             if raw["afa"] not in afas:
                 raise ValueError(f"{where}: unknown afa {raw['afa']!r} (defined: {sorted(afas)})")
-            afa = afas[raw["afa"]]
+            afa, text = afas[raw["afa"]], texts[raw["afa"]]
         else:
             try:
                 afa = load_afa(ROOT / raw["afa_file"])
+                text = (ROOT / raw["afa_file"]).read_text(encoding="utf-8")
             except CepkitError as exc:
                 raise ValueError(f"{where}: {exc}") from None
         flavor = raw.get("flavor", "basic")
@@ -181,7 +187,7 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
                                   or (isinstance(sigma, float) and sigma != INF)):
             raise ValueError(f"{where}: sigma must be a non-negative integer or .inf")
         out.append(AfaCase(cid, raw["title"], raw["source"], afa, flavor, sigma, raw["input"], elements,
-                           stream, net, error, str(path)))
+                           stream, net, error, str(path), text))
     return out
 
 
@@ -194,3 +200,66 @@ def load_cases(directory: str | Path | None = None) -> list[AfaCase]:
     for path in sorted(root.glob("*.yaml")):
         cases += load_file(path, seen)
     return cases
+
+
+# ---------------------------------------------------------------------- the engine harness
+def _payload_items(afa: Afa, payload: Any) -> tuple:
+    """A vector's payload as the table's payload items: one per register field, in schema order."""
+    if isinstance(payload, dict) and afa.schema and set(payload) == set(afa.schema):
+        return tuple((f, payload[f]) for f in afa.schema)
+    return (("register", payload),)
+
+
+def _rows_of(afa: Afa, items) -> Counter:
+    """Canonical table rows (sign, lifetime, payload) of (op, payload, le, re) items."""
+    return Counter(Match((), le, _payload_items(afa, dict(p) if isinstance(p, tuple) else p),
+                         sign=1 if op == "insert" else -1, lifetime=(le, re)).canonical()
+                   for op, p, le, re in items)
+
+
+def _net_of(rows: Counter) -> Counter:
+    """The net output of canonical rows: (lifetime, payload) -> insertions minus retractions."""
+    net: Counter = Counter()
+    for (_key, _ts, sign, lifetime, _det, payload), n in rows.items():
+        net[(lifetime, payload)] += sign * n
+    return +net
+
+
+def _check(case: AfaCase):
+    def check(table) -> None:
+        got = table.canonical()
+        if case.stream is not None:
+            want = _rows_of(case.afa, [o for o in case.stream if o[0] != "punctuate"])
+            assert got == want, (f"{case.id} ({case.source}): output rows (the change stream less punctuations)"
+                                 f"\n  got:  {sorted(got.items(), key=repr)}\n  want: {sorted(want.items(), key=repr)}")
+        want_net = _net_of(_rows_of(case.afa, [("insert", p, le, re) for (p, le, re), n in case.net.items()
+                                               for _ in range(n)]))
+        assert _net_of(got) == want_net, (f"{case.id} ({case.source}): net output\n  got:  {_net_of(got)}"
+                                          f"\n  want: {want_net}")
+    return check
+
+
+def _expect_error(case: AfaCase):
+    at, message = case.error["at"], case.error["message"]
+
+    def error(exc: Exception) -> None:
+        assert re.search(message, str(exc)), f"{case.id}: error {exc!r} does not say {message!r}"
+        row = getattr(exc, "row", None)
+        assert row == at or f"input row {at}:" in str(exc), f"{case.id}: error {exc!r} does not name input row {at}"
+    return error
+
+
+def cases() -> list:
+    """Every AFA vector as a harness Case: the vector's input rows fed to the engine with its flavour; the
+    table's rows must be the vector's change stream less its punctuations (as a multiset) and their net
+    the vector's net output. A vector with an error expects the engine to refuse input row `at` with the
+    message (conformance/test_afa_conformance.py also checks the refusal leaves the operator unchanged,
+    the punctuations and the order of the stream, and Definition 2 after every row)."""
+    from conformance.harness import Case
+
+    out = []
+    for c in load_cases():
+        options = {"flavor": c.flavor} | ({"sigma": c.sigma} if c.sigma is not None else {})
+        out.append(Case(c.id, "afa", c.text, [dict(r) for r in c.rows], _check(c), options,
+                        error=_expect_error(c) if c.error is not None else None))
+    return out

@@ -14,6 +14,8 @@ can never turn into a test that silently passes.
 from __future__ import annotations
 
 import re
+import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -325,6 +327,68 @@ def case_batch(case: Case):
     """The case's events as a `reference.events.EventBatch` (rows missing a column get null there)."""
     import pandas as pd
 
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
 
     return from_pandas(pd.DataFrame(case.events), type_col=case.type_col, ts_unit=case.ts_unit)
+
+
+# ---------------------------------------------------------------------------------------- checking
+def _describe(case: Case) -> str:
+    return f"{case.id}: {case.title}\n  file: {case.path}\n  source: {case.source}"
+
+
+def _lines(counter: Counter) -> str:
+    out = []
+    for key in sorted(counter):
+        times = counter[key]
+        out.append(f"    {format_match(key)}" + (f"   (x{times})" if times != 1 else ""))
+    return "\n".join(out) or "    (none)"
+
+
+def check_result(case: Case, got: Counter) -> list[str]:
+    """The problems of a result multiset against the case's expectation; [] when it conforms."""
+    problems: list[str] = []
+    if case.exact:
+        expected = Counter(match_key(m) for m in case.expected)
+        missing = expected - got
+        unexpected = got - expected
+        if missing:
+            problems.append(f"  missing ({sum(missing.values())}):\n{_lines(missing)}")
+        if unexpected:
+            problems.append(f"  unexpected ({sum(unexpected.values())}):\n{_lines(unexpected)}")
+        if problems:
+            problems.insert(0, f"  expected {sum(expected.values())} matches, got {sum(got.values())}")
+    else:
+        total = sum(got.values())
+        if total != case.expected_count:
+            problems.append(f"  expected {case.expected_count} matches, got {total}")
+        dupes = Counter({k: n for k, n in got.items() if n > 1})
+        if dupes:
+            problems.append(f"  duplicated matches:\n{_lines(dupes)}")
+        missing = Counter(k for k in (match_key(m) for m in case.includes) if k not in got)
+        if missing:
+            problems.append(f"  missing required matches ({len(missing)}):\n{_lines(missing)}")
+        present = Counter({k: got[k] for k in (match_key(m) for m in case.excludes) if k in got})
+        if present:
+            problems.append(f"  forbidden matches present ({len(present)}):\n{_lines(present)}")
+    return problems
+
+
+def check_table(case: Case, table) -> None:
+    """AssertionError listing the missing and unexpected matches when the table does not conform."""
+    got = Counter(m.key() for m in table)
+    problems = check_result(case, got)
+    if problems:
+        query = textwrap.indent(case.query.rstrip(), "    ")
+        raise AssertionError(f"not conforming on {_describe(case)}\n  query:\n{query}\n" + "\n".join(problems)
+                             + f"\n  got:\n{_lines(got)}")
+
+
+def cases() -> list:
+    """Every SASE+ vector as a harness case (conformance/harness.py), run on every SASE+ engine."""
+    from functools import partial
+
+    from conformance.harness import Case as HarnessCase
+
+    return [HarnessCase(id=c.id, language=c.language, query=c.query, events=case_batch(c),
+                        check=partial(check_table, c), options=dict(c.options)) for c in load_cases()]

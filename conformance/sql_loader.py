@@ -277,3 +277,101 @@ def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
 
 def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
     return load_area("replay", parse_replay_case, directory)
+
+
+# ---------------------------------------------------------------------------------------- harness cases
+# Every sql and replay vector as conformance.harness.Case, run by conformance/test_all_engines.py on every
+# engine registered for "sql" (reference, gpu, replay). The checks are those of the per-language tests:
+# rows as SQL outputs them (a multiset of {column: value}, values compared as repr(plain(v))) and matches
+# (bindings as strings, ts).
+
+def norm_row(row: dict) -> tuple:
+    from reference.match import plain
+
+    return tuple(sorted((k, repr(plain(v))) for k, v in row.items()))
+
+
+def norm_match(bindings: dict, ts) -> tuple:
+    return (tuple(sorted((k, tuple(str(i) for i in v)) for k, v in bindings.items())), ts)
+
+
+def _rows_mode(query: str) -> str | None:
+    from reference.sql.parse import parse
+
+    try:
+        return parse(query).rows
+    except Exception:  # an expected-error vector the parser refuses
+        return None
+
+
+def _sql_check(case: SqlCase):
+    mode = _rows_mode(case.query)
+
+    def check(table) -> None:
+        if case.expected_rows is not None:
+            got = sorted(norm_row(dict(m.payload)) for m in table)
+            want = sorted(norm_row(r) for r in case.expected_rows)
+            assert got == want, f"{case.id}: rows\n got  {got}\n want {want}"
+        if case.expected_matches is not None:
+            assert mode != "all", "expected_matches needs ONE ROW PER MATCH or ALL MATCHES"
+            got = sorted(norm_match(m.binding_dict, m.ts) for m in table)
+            want = sorted(norm_match(m["bindings"], m["ts"]) for m in case.expected_matches)
+            assert got == want, f"{case.id}: matches\n got  {got}\n want {want}"
+    return check
+
+
+def _sql_error(case: SqlCase):
+    def check(exc: Exception) -> None:
+        from reference.errors import QueryError
+
+        assert isinstance(exc, QueryError), f"{case.id}: expected a QueryError, got {type(exc).__name__}: {exc}"
+        assert case.error["contains"] in exc.message, str(exc)
+        if "line" in case.error:
+            assert (exc.line, exc.column) == (case.error["line"], case.error.get("column")), str(exc)
+    return check
+
+
+def _frame(events: list):
+    import pandas as pd
+
+    return pd.DataFrame(events)
+
+
+def _replay_check(case: ReplayCase):
+    want = sorted(norm_match(m["bindings"], m["ts"]) for m in case.expected_matches)
+
+    def check(table) -> None:
+        got = sorted(norm_match(m.binding_dict, m.ts) for m in table)
+        assert got == want, f"{case.id}: matches\n got  {got}\n want {want}"
+    return check
+
+
+def cases() -> list:
+    """The sql vectors on every sql engine. The replay `intervals` vectors: their match set on every sql
+    engine but replay (events as a DataFrame), and on the replay engine over a store with the vector's
+    block size and indexes, planned by the cost model (pareto), by full replay (none), and once per index
+    configuration (method = the configuration's variables). The replay intervals themselves and the
+    aggregation cost model (not properties of a match table) stay in conformance/test_replay_conformance.py."""
+    from conformance.harness import Case
+    from reference import registry
+
+    out = []
+    for c in load_sql_cases():
+        read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}
+        out.append(Case(c.id, "sql", c.query, _frame(c.events), _sql_check(c), read_options=read,
+                        error=_sql_error(c) if c.error is not None else None))
+    for c in load_replay_cases():
+        if c.kind != "intervals":
+            continue
+        read = {"type_col": None, "default_type": "e"}
+        out.append(Case(c.id, "sql", c.query, _frame(c.events), _replay_check(c), read_options=read,
+                        engines=tuple(e for e in registry.engines_for("sql") if e != "replay")))
+        read = {**read, "block_size": c.block_size, "indexes": c.indexes}   # the store open_store writes
+        for method in ("pareto", "none"):
+            out.append(Case(f"{c.id}-{method}", "sql", c.query, _frame(c.events), _replay_check(c),
+                            options={"method": method}, read_options=read, engines=("replay",)))
+        for config in c.configs:
+            out.append(Case(f"{c.id}-use-{'-'.join(config['use'])}", "sql", c.query, _frame(c.events),
+                            _replay_check(c), options={"method": tuple(config["use"])}, read_options=read,
+                            engines=("replay",)))
+    return out

@@ -1,101 +1,23 @@
-"""Conformance: every case in conformance/cases/ against every engine in `cepkit.engines.ENGINES`.
-
-An engine that cannot run a construct raises `reference.errors.Unsupported` at compile time; the
-case is then skipped for that engine with the engine's message. Any other difference is a failure
-that prints the missing and the unexpected matches.
+"""Self-tests of the SASE+ conformance vectors (conformance/cases/*.yaml). The vectors themselves run on
+every engine through the one harness: conformance/test_all_engines.py (loader.cases()).
 """
 from __future__ import annotations
 
 import re
-import textwrap
 from collections import Counter
 
 import pytest
 
-from conformance.loader import Case, case_batch, format_match, load_cases, match_key
-from reference.errors import Unsupported
+from conformance.loader import check_result, load_cases, match_key
+from reference import registry
 
 CASES = load_cases()
 
-try:
-    from cepkit.engines import ENGINES
-    _ENGINE_IMPORT_ERROR: str | None = None
-except Exception as exc:  # noqa: BLE001 - reported by test_engine_registry
-    ENGINES = {}
-    _ENGINE_IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
-
-
-def _params():
-    return [pytest.param(case, name, id=f"{case.id}::{name}") for case in CASES for name in sorted(ENGINES)]
-
-
-def _describe(case: Case) -> str:
-    return f"{case.id}: {case.title}\n  file: {case.path}\n  source: {case.source}"
-
-
-def _lines(counter: Counter) -> str:
-    out = []
-    for key in sorted(counter):
-        times = counter[key]
-        out.append(f"    {format_match(key)}" + (f"   (x{times})" if times != 1 else ""))
-    return "\n".join(out) or "    (none)"
-
-
-def check_result(case: Case, got: Counter) -> list[str]:
-    """The problems of a result multiset against the case's expectation; [] when it conforms."""
-    problems: list[str] = []
-    if case.exact:
-        expected = Counter(match_key(m) for m in case.expected)
-        missing = expected - got
-        unexpected = got - expected
-        if missing:
-            problems.append(f"  missing ({sum(missing.values())}):\n{_lines(missing)}")
-        if unexpected:
-            problems.append(f"  unexpected ({sum(unexpected.values())}):\n{_lines(unexpected)}")
-        if problems:
-            problems.insert(0, f"  expected {sum(expected.values())} matches, got {sum(got.values())}")
-    else:
-        total = sum(got.values())
-        if total != case.expected_count:
-            problems.append(f"  expected {case.expected_count} matches, got {total}")
-        dupes = Counter({k: n for k, n in got.items() if n > 1})
-        if dupes:
-            problems.append(f"  duplicated matches:\n{_lines(dupes)}")
-        missing = Counter(k for k in (match_key(m) for m in case.includes) if k not in got)
-        if missing:
-            problems.append(f"  missing required matches ({len(missing)}):\n{_lines(missing)}")
-        present = Counter({k: got[k] for k in (match_key(m) for m in case.excludes) if k in got})
-        if present:
-            problems.append(f"  forbidden matches present ({len(present)}):\n{_lines(present)}")
-    return problems
-
-
-@pytest.mark.parametrize(("case", "engine_name"), _params())
-def test_case(case: Case, engine_name: str) -> None:
-    engine = ENGINES[engine_name]
-    try:
-        program = engine.compile(case.query, case.language, **case.options)
-    except Unsupported as exc:
-        pytest.skip(f"{engine_name}: {exc}")
-    result = program.run(case_batch(case))
-    got = Counter(m.key() for m in result)
-    problems = check_result(case, got)
-    if problems:
-        query = textwrap.indent(case.query.rstrip(), "    ")
-        got_text = _lines(got)
-        pytest.fail(
-            f"engine '{engine_name}' does not conform on {_describe(case)}\n  query:\n{query}\n"
-            + "\n".join(problems) + f"\n  got:\n{got_text}",
-            pytrace=False,
-        )
-
-
-# ------------------------------------------------------------------------------ harness self-tests
-
-
 def test_engine_registry() -> None:
-    assert _ENGINE_IMPORT_ERROR is None, f"cannot import cepkit.engines.ENGINES: {_ENGINE_IMPORT_ERROR}"
-    assert ENGINES, "cepkit.engines.ENGINES is empty: no engine would run the conformance cases"
+    engines = registry.engines_for("sase")
+    assert "reference" in engines and len(engines) > 1, engines
+    for name in engines:
+        assert registry.get_engine("sase", name).name == name
 
 
 def test_all_spec_cases_present() -> None:

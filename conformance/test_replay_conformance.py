@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from conformance.sql_loader import load_replay_cases
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.replay.cost import aggregation_choice, c_index, c_replay
 from reference.replay.plan import execute, plan
 from reference.replay.store import write_store

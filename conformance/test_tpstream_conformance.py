@@ -10,7 +10,7 @@ import pytest
 
 from conformance.tpstream_loader import TPCase, load_cases, load_file
 from reference.errors import Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.match import plain
 from reference.tpstream import allen, brute
 from reference.tpstream.bind import aggregate, compile_stream, partitions, value_reader

@@ -181,3 +181,76 @@ def _matches(items: Any, key: str, fail) -> None:
         if ident in seen:
             raise fail(f"{key} #{n}: the same configuration twice")
         seen.add(ident)
+
+
+
+# ---------------------------------------------------------------------- the engine harness
+def _exact(v: Any) -> Any:
+    """A value in comparable exact form (a YAML float is read as its decimal text)."""
+    from fractions import Fraction
+
+    from reference.match import comparable
+
+    return comparable(Fraction(str(v)) if isinstance(v, float) else v)
+
+
+def _check(case: TPCase, key: str):
+    """The table's rows, projected on what the vector pins, must be the vector's matches (a multiset):
+    ts and detected (both the detection time), each situation's [start, end] (its start alone in early
+    mode), the PARTITION BY values where the vector gives them, the RETURN values it names."""
+    from reference.tpstream.parser import parse_tpstream
+
+    early = key == "expected_early"
+    partition_by = parse_tpstream(case.data["query"]).partition_by
+    items = case.data[key]
+    names = sorted({n for w in items for n in (w.get("values") or {})})
+    with_partition = any("partition" in w for w in items)
+
+    def got_row(m) -> tuple:
+        p = dict(m.payload)
+        sits = tuple(sorted((v, _exact(p[f"{v}.start"]) if early else (_exact(p[f"{v}.start"]), _exact(p[f"{v}.end"])))
+                            for v in dict(m.bindings)))
+        part = tuple(_exact(p[a]) for a in partition_by) if with_partition else None
+        return (_exact(m.ts), _exact(m.detected), sits, tuple((n, _exact(p.get(n))) for n in names), part)
+
+    def want_row(w: dict) -> tuple:
+        sits = tuple(sorted((n, _exact(v) if early else (_exact(v[0]), _exact(v[1])))
+                            for n, v in w["situations"].items()))
+        part = tuple(_exact(x) for x in w.get("partition", ())) if with_partition else None
+        values = w.get("values") or {}
+        return (_exact(w["ts"]), _exact(w["ts"]), sits,
+                tuple((n, _exact(values[n]) if n in values else None) for n in names), part)
+
+    def check(table) -> None:
+        from collections import Counter
+
+        got = Counter(got_row(m) for m in table)
+        want = Counter(want_row(w) for w in items)
+        assert got == want, (f"{case.id} ({case.source}), {key}:\n  got:  {sorted(got.items(), key=repr)}"
+                             f"\n  want: {sorted(want.items(), key=repr)}")
+    return check
+
+
+def cases() -> list:
+    """Every `match` vector as harness Cases, one per mode it gives (`expected`: mode exact, `expected_early`:
+    mode early), on every tpstream engine (reference, brute, gpu); the reference engine also runs each fed
+    three events at a time. The `derive` and `classify` vectors
+    test parts below the engine contract: conformance/test_tpstream_conformance.py runs them."""
+    import pandas as pd
+
+    from conformance.harness import Case
+
+    out = []
+    for c in load_cases():
+        if c.kind != "match":
+            continue
+        events = pd.DataFrame(c.data["events"])
+        read = {"default_type": "E", "ts_unit": c.data.get("ts_unit")}
+        for key, mode in (("expected", "exact"), ("expected_early", "early")):
+            if key not in c.data:
+                continue
+            check = _check(c, key)
+            out.append(Case(f"{c.id}:{mode}", "tpstream", c.data["query"], events, check, {"mode": mode}, read))
+            out.append(Case(f"{c.id}:{mode}:chunk3", "tpstream", c.data["query"], events, check, {"mode": mode},
+                            read, engines=("reference",), chunk=3))
+    return out

@@ -17,7 +17,7 @@ from gpu.columns import scaled_integers
 from gpu.device import runtime
 from gpu.launch import kernel
 from gpu.windows import window_bounds
-from reference.windows.aggregate import AggRow, _check
+from reference.windows.aggregate import AggRow, check_functions
 from reference.windows.api import check_attribute
 from reference.windows.spec import WindowSpec
 
@@ -148,5 +148,5 @@ def aggregate_arrays(batch, attr: str, spec: WindowSpec, device: str | None = No
 def aggregate_rows(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), skip_empty: bool = False,
                    device: str | None = None, batch_size: int = BATCH) -> list[AggRow]:
     """Like reference.windows.api.aggregate_batch (any method): one AggRow per window."""
-    _check(funcs)
+    check_functions(funcs)
     return aggregate_arrays(batch, attr, spec, device, batch_size).rows(funcs, skip_empty)

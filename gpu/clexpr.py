@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from reference.errors import Unsupported
-from reference.evaluate import _as_number
+from reference.evaluate import as_number
 from reference.language import ast as A
 from reference.sql import ast as S
 
@@ -203,7 +203,7 @@ class _Gen:
             d = _float(c)
             fits = INT64_MIN <= c.numerator <= INT64_MAX and c.denominator <= INT64_MAX
             exact = Operand(_long(c.numerator), "ratio", den=_long(c.denominator)) if fits else None
-            if _exact(d) != c:
+            if exact_float(d) != c:
                 if exact is None:
                     raise self.refuse("a number neither float64 nor an int64 quotient holds exactly", node)
                 return exact
@@ -299,7 +299,7 @@ class _Gen:
         if isinstance(c, str) and v.kind == "code":
             body = _text_vs_const(op, v, c)
         elif isinstance(c, str):
-            num = _as_number(c)     # a quoted number compares as that number; other text only differs
+            num = as_number(c)     # a quoted number compares as that number; other text only differs
             body = str(int(op == "!=")) if isinstance(num, str) else self.vs_number(op, v, num, node)
         elif v.kind == "code":
             n = v.number
@@ -372,7 +372,7 @@ def _float(q) -> float:
         return math.inf if q > 0 else -math.inf
 
 
-def _exact(d: float):
+def exact_float(d: float):
     """The reference's exact value of a float64 (reference.events: integral floats are ints, others
     read back from their shortest repr)."""
     if math.isinf(d):
@@ -400,11 +400,11 @@ def _num_vs_const(op: str, v: Operand, q) -> str:
         eq = f"(({v.code}) == {_long(f)})" if integral and INT64_MIN <= f <= INT64_MAX else "0"
     else:
         lo = _float(q)
-        while _exact(lo) > q:
+        while exact_float(lo) > q:
             lo = math.nextafter(lo, -math.inf)
-        while lo != math.inf and _exact(math.nextafter(lo, math.inf)) <= q:
+        while lo != math.inf and exact_float(math.nextafter(lo, math.inf)) <= q:
             lo = math.nextafter(lo, math.inf)
-        hit = _exact(lo) == q
+        hit = exact_float(lo) == q
         le = f"(({v.code}) <= {_double(lo)})"
         lt = f"(({v.code}) < {_double(lo)})" if hit else le
         eq = f"(({v.code}) == {_double(lo)})" if hit else "0"

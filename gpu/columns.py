@@ -14,10 +14,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from gpu.clexpr import INT64_MAX, INT64_MIN, Operand, _exact as _float_exact
+from gpu.clexpr import INT64_MAX, INT64_MIN, Operand, exact_float
 from reference.errors import Unsupported
-from reference.evaluate import _as_number
-from reference.events import _exact
+from reference.evaluate import as_number
+from reference.events import exact
 
 
 @dataclass
@@ -111,7 +111,7 @@ def _classify(v: np.ndarray, name: str, engine: str) -> str:
         return "bool"
     kinds = set()
     for x in v:
-        x = _exact(x)
+        x = exact(x)
         if x is None:
             continue
         kinds.add("text" if isinstance(x, str) else "bool" if isinstance(x, bool) else "num")
@@ -123,7 +123,7 @@ def _classify(v: np.ndarray, name: str, engine: str) -> str:
 def _numeric(v: np.ndarray, kind: str, name: str, engine: str) -> DeviceColumn:
     if kind == "int":
         if v.dtype == object:
-            return _from_exact([_exact(x) for x in v], name, engine)
+            return _from_exact([exact(x) for x in v], name, engine)
         return DeviceColumn("long", v.astype(np.int64, copy=False))
     if kind == "float":
         values = v.astype(np.float64, copy=False)
@@ -139,7 +139,7 @@ def _numeric(v: np.ndarray, kind: str, name: str, engine: str) -> DeviceColumn:
         null = np.array([x is None for x in v], dtype=bool) if v.dtype == object else np.zeros(len(v), bool)
         values = np.array([bool(x) if x is not None else False for x in v], dtype=np.int64)
         return DeviceColumn("long", values, null.astype(np.uint8) if null.any() else None, boolean=True)
-    return _from_exact([_exact(x) for x in v], name, engine)
+    return _from_exact([exact(x) for x in v], name, engine)
 
 
 def _from_exact(values: list, name: str, engine: str) -> DeviceColumn:
@@ -151,7 +151,7 @@ def _from_exact(values: list, name: str, engine: str) -> DeviceColumn:
         return DeviceColumn("long", np.array([0 if x is None else x for x in values], dtype=np.int64), mask)
     out = np.array([np.nan if x is None else float(x) for x in values], dtype=np.float64)
     for x, d in zip(values, out):
-        if x is not None and _float_exact(float(d)) != x:
+        if x is not None and exact_float(float(d)) != x:
             raise Unsupported(engine, f"numbers that float64 cannot hold exactly (column '{name}': {x})")
     return DeviceColumn("double", out, mask)
 
@@ -161,7 +161,7 @@ def _text(v: np.ndarray, dictionary: tuple[str, ...], name: str, engine: str) ->
     null = codes < 0
     col = DeviceColumn("code", np.where(null, 0, codes).astype(np.int32), null.astype(np.uint8) if null.any()
                        else None, dictionary)
-    parsed = [_as_number(t) for t in dictionary]
+    parsed = [as_number(t) for t in dictionary]
     if any(not isinstance(p, str) for p in parsed):
         table = [None if isinstance(p, str) else p for p in parsed]
         numbers = _from_exact(table, name, engine)
@@ -192,7 +192,7 @@ def scaled_integers(raw: np.ndarray, name: str, engine: str = "gpu") -> tuple[np
 def _decimal(col: DeviceColumn, name: str, engine: str) -> tuple[np.ndarray, int]:
     """A float64 column's exact decimals as int64 multiples of 10**-scale (the smallest such scale)."""
     present = np.unique(col.values[~np.isnan(col.values)])
-    exact = [_float_exact(float(d)) for d in present]
+    exact = [exact_float(float(d)) for d in present]
     if any(isinstance(x, float) for x in exact):
         raise Unsupported(engine, f"computing with infinite values (column '{name}')")
     scale = 0

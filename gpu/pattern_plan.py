@@ -1,4 +1,5 @@
-"""What the device pattern kernel needs from an ALL MATCHES query: the Glushkov automaton, the strategy, the
+"""What the device pattern kernel needs from an ALL MATCHES query: the Glushkov automaton (read off the pattern's
+program, reference/sql/program.py, the same compilation the reference engines run), the strategy, the
 window and the row references of each DEFINE condition; every construct the kernel cannot run is refused here.
 
 Supported: PATTERN a concatenation of variables, each optionally with `*` or `+`; DEFINE conditions over the
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from reference.errors import Unsupported
 from reference.sql import ast as S
-from reference.sql.allmatches import Glushkov, glushkov
+from reference.sql.program import Glushkov, compile_pattern, glushkov
 from reference.sql.validate import nodes
 
 ENGINE = "gpu"
@@ -113,5 +114,5 @@ def plan(q: S.MatchRecognize) -> PatternPlan:
         slots += s
         cols |= c
         hist = max(hist, h)
-    return PatternPlan(q, glushkov(q.pattern), STRATEGIES[q.strategy], tuple(dict.fromkeys(slots)),
+    return PatternPlan(q, glushkov(compile_pattern(q.pattern)), STRATEGIES[q.strategy], tuple(dict.fromkeys(slots)),
                        tuple(sorted(cols)), hist)

@@ -15,7 +15,7 @@ from gpu.pattern import LAUNCH, DevicePatternMatcher
 from gpu.pattern_plan import PatternPlan, plan
 from reference.errors import EventError
 from reference.sql import ast as S
-from reference.sql.run import SOURCE_ROW, Table, _bind, within_ticks
+from reference.sql.run import SOURCE_ROW, Table, bind_columns, within_ticks
 from reference.sql.run import run_rows as reference_run_rows
 
 BATCH = 4096   # rows per device batch (one host synchronisation per batch)
@@ -26,7 +26,7 @@ def compile_query(q: S.MatchRecognize | str, columns: Sequence[str]) -> tuple[S.
     """The bound query and its device plan; QueryError / Unsupported (by construct) at compile time."""
     from reference.sql.parse import parse
 
-    q = _bind(parse(q) if isinstance(q, str) else q, list(columns))
+    q = bind_columns(parse(q) if isinstance(q, str) else q, list(columns))
     return q, plan(q)
 
 

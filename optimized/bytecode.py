@@ -65,7 +65,7 @@ class Tables:
         elif isinstance(value, Fraction):
             item = (NUM, value.numerator, value.denominator)
         elif isinstance(value, str):
-            num = _numeric_text(value)
+            num = numeric_text(value)
             item = (NUM, num.numerator, num.denominator) if num is not None else (STR, string_code(self.strings, value), 1)
         else:
             raise _refuse(f"the constant {value!r}", node)
@@ -86,12 +86,12 @@ def string_code(strings: dict[str, int], s: str) -> int:
 def _no_text_constant(e, construct: str) -> None:
     """Refuse (by `construct`) a binary node with an operand that is a text constant not reading as a number."""
     for side in (e.left, e.right):
-        if isinstance(side, A.Const) and isinstance(side.value, str) and _numeric_text(side.value) is None:
+        if isinstance(side, A.Const) and isinstance(side.value, str) and numeric_text(side.value) is None:
             raise _refuse(construct, side)
 
 
-def _numeric_text(s: str) -> Fraction | None:
-    """A string that reads as a number compares as that number (evaluate._as_number)."""
+def numeric_text(s: str) -> Fraction | None:
+    """A string that reads as a number compares as that number (evaluate.as_number)."""
     try:
         return Fraction(s.strip()) if s.strip() else None
     except (ValueError, ZeroDivisionError):

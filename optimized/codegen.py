@@ -235,7 +235,7 @@ from optimized.values import add64, mul64, sub64
 from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
                               Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, P_DONE, P_PEND, P_FRESH,
                               _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
-                              _copy_row, _extend, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh)
+                              _copy_row, extend_run, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh)
 
 '''
 

@@ -282,7 +282,7 @@ def _copy_row(R, dpl, dix, spl, six, j, phase, node):
 
 
 @njit(cache=True)
-def _extend(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E, base):
+def extend_run(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E, base):
     """Row (dpl, dix) = row (spl, six) with the event at p added to component comp (begin: first element)."""
     _copy_row(R, dpl, dix, spl, six, j, phase, node)
     dst = R[dpl, dix]
@@ -660,7 +660,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
     (non-overlap), 3 wants the buffer compacted."""
     n = Q[Q_N]
-    aggs = T  # _extend reads the aggregate slots from the packed tables
+    aggs = T  # extend_run reads the aggregate slots from the packed tables
     share = Q[Q_NOSHARE] == 0
     p = start
     while p < end:
@@ -711,7 +711,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         nnodes, node = _new_node(arena, nnodes, nkeys, nvals, nstamp, stamp, R[spl, six, 2], j, p, share)
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):
-                            _extend(R, nxt, nn, spl, six, j, ITER, node, j, p, False, n, aggs, E, base)
+                            extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, False, n, aggs, E, base)
                             nn += 1
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
@@ -734,19 +734,19 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                     if kleene[j] == 1:
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, ITER):
-                            _extend(R, nxt, nn, spl, six, j, ITER, node, j, p, True, n, aggs, E, base)
+                            extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, True, n, aggs, E, base)
                             nn += 1
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     elif last:
                         if arena[node, 3] != stamp:
                             arena[node, 3] = stamp
-                            _extend(R, P_DONE, ndone, spl, six, j, FIRST, node, j, p, True, n, aggs, E, base)
+                            extend_run(R, P_DONE, ndone, spl, six, j, FIRST, node, j, p, True, n, aggs, E, base)
                             ndone += 1
                     else:
                         cnt[0] += 1
                         if _claim_run(rkeys, rstamp, stamp, node, FIRST):
-                            _extend(R, nxt, nn, spl, six, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
+                            extend_run(R, nxt, nn, spl, six, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
                             nn += 1
                 if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, spl, six, j, FIRST, p) \
                         and _claim_run(rkeys, rstamp, stamp, R[spl, six, 2], FIRST):

@@ -2,7 +2,7 @@
 
 Each RETURN expression is compiled to the same postfix tables as the edge formulas (optimized/bytecode.py);
 per match, a run row in the kernel's layout (first, last and length per component, aggregate accumulators)
-is rebuilt from the bound positions with the kernel's `_extend` and the expression evaluated on it with
+is rebuilt from the bound positions with the kernel's `extend_run` and the expression evaluated on it with
 the kernel's `eval_clause`, reading the value left on its stack. Items the tables cannot give exactly
 (docs/semantics.md O7) are evaluated per match by the reference evaluator instead.
 """
@@ -39,7 +39,7 @@ def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
         R[0, 0, :] = 0
         for x in range(offs[i], offs[i + 1]):
             begin = x == offs[i] or comps[x - 1] != comps[x]
-            K._extend(R, 0, 0, 0, 0, 0, 0, 0, comps[x], poss[x], begin, n, T, E, base)
+            K.extend_run(R, 0, 0, 0, 0, 0, 0, 0, comps[x], poss[x], begin, n, T, E, base)
         for c in range(k):
             K.eval_clause(T, oo + items[c, 0], oo + items[c, 1], R, 0, 0, -1, base, E[2], E[3], E[4], n, stk)
             tags[i, c] = stk[2, 0]
@@ -56,7 +56,7 @@ def _plain_constants(e: A.Expr) -> bool:
 
 class ReturnProgram:
     """The compiled RETURN items of a query: `payloads` gives the (name, value) tuples of many matches
-    (enabled=False compiles none: every item is evaluated per match, the baseline of optimized.measure)."""
+    (enabled=False compiles none: every item is evaluated per match, the baseline of benchmarks.optimized_measure)."""
 
     def __init__(self, nfa: NFAb, attrs: list[str], strings: dict[str, int], enabled: bool = True):
         self.returns = nfa.query.returns

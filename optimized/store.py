@@ -1,7 +1,7 @@
 """The window of the stream the kernel can still read: columnar int64 arrays by global position.
 
 Attributes are stored exactly as (tag, numerator, denominator): integers and bools as themselves,
-floats through their shortest decimal repr (reference/events.py `_exact`), text as dictionary codes
+floats through their shortest decimal repr (reference/events.py `exact`), text as dictionary codes
 (equality only). Values that cannot be stored exactly in 64 bits are refused by name (`Unsupported`).
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, _numeric_text, string_code
+from optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text, string_code
 from reference.errors import Unsupported
-from reference.events import EventBatch, _exact
+from reference.events import EventBatch, exact
 
 
 def _unsupported(what: str, column: str) -> Unsupported:
@@ -39,11 +39,11 @@ def encode(values: np.ndarray, strings: dict[str, int], column: str) -> tuple[np
         values = values.astype(object)
     num = np.zeros(size, np.int64)
     for i, raw in enumerate(values):
-        v = _exact(raw)
+        v = exact(raw)
         if v is None:
             tag[i] = NULL
         elif isinstance(v, str):
-            if _numeric_text(v) is not None:
+            if numeric_text(v) is not None:
                 raise _unsupported(f"text that reads as a number ({v!r}) among other values", column)
             tag[i] = STR
             num[i] = string_code(strings, v)

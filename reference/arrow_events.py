@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.types as pt
 
-from reference.events import TIME_UNITS, EventBatch, _attribute, assemble
+from reference.events import TIME_UNITS, EventBatch, assemble, attribute_column
 
 
 def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: str = "ts", id_col: str | None = "id",
@@ -71,11 +71,11 @@ def _unique(ids: np.ndarray) -> bool:
 
 
 def _attribute_column(col: pa.ChunkedArray) -> np.ndarray:
-    """As `reference.events._attribute` reads the column's pandas form."""
+    """As `reference.events.attribute_column` reads the column's pandas form."""
     if col.null_count == 0 and (pt.is_signed_integer(col.type) or col.type in (pa.uint8(), pa.uint16(), pa.uint32())):
         return col.to_numpy().astype(np.int64, copy=False)
     if pt.is_float64(col.type):
         return col.to_numpy()  # nulls are NaN
     if pt.is_boolean(col.type) and col.null_count == 0:
         return col.to_numpy()
-    return _attribute(col.to_pandas())
+    return attribute_column(col.to_pandas())

@@ -11,9 +11,8 @@ from __future__ import annotations
 from reference.events import EventBatch
 from reference.errors import CepkitError
 from reference.language import ast as A
-from reference.contract import Engine
 from reference.match import Match
-from reference.nfab.compile import Formula, NFAb, compile_nfab
+from reference.nfab.compile import Formula, NFAb
 from reference.nfab.runs import NFAbProgram
 
 Bindings = tuple[tuple[int, ...], ...]
@@ -139,23 +138,3 @@ class BruteForceProgram(NFAbProgram):
                 done_at[key] = end
                 out.append(b)
         return out
-
-
-class BruteForceEngine(Engine):
-    """The brute-force definition as an engine, for tiny inputs and differential tests."""
-
-    name = "brute"
-    language = "sase"
-
-    def build(self, q: A.Query, selection: str = "all") -> BruteForceProgram:
-        from reference.engine import is_nfab_query
-
-        if is_nfab_query(q):
-            return BruteForceProgram(compile_nfab(q), selection=selection)
-        from reference.pattern.brute import PatternBruteProgram
-        from reference.pattern.engines import _all_only
-        from reference.pattern.model import compile_pattern
-
-        _all_only(self.name, selection)
-        return PatternBruteProgram(compile_pattern(q))
-

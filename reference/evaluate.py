@@ -78,7 +78,7 @@ def compare_values(op: str, x: Value, y: Value) -> bool:
     if x is None or y is None:
         return False
     if isinstance(x, str) != isinstance(y, str):
-        x, y = _as_number(x), _as_number(y)  # '1' = 1: a quoted number compares as that number
+        x, y = as_number(x), as_number(y)  # '1' = 1: a quoted number compares as that number
         if isinstance(x, str) or isinstance(y, str):
             return op == "!="
     if op == "=":
@@ -94,7 +94,7 @@ def compare_values(op: str, x: Value, y: Value) -> bool:
     return x >= y
 
 
-def _as_number(v: Value) -> Value:
+def as_number(v: Value) -> Value:
     if isinstance(v, str) and not isinstance(v, bool):
         try:
             return Fraction(v.strip()) if v.strip() else v

@@ -14,9 +14,9 @@ from typing import Any, Callable, Iterator
 import pandas as pd
 
 from reference.errors import EventError
-from reference.events import (CSV_FAILURES, CSV_OPTIONS, JSON_OPTIONS, EventBatch, _check_file,
-                              _first_bad_json_line, csv_error, event_format, from_arrow, from_pandas,
-                              read_events)
+from reference.events import EventBatch
+from reference.readers import (CSV_FAILURES, CSV_OPTIONS, JSON_OPTIONS, check_file, csv_error, event_format,
+                               first_bad_json_line, from_arrow, from_pandas, read_events)
 
 
 def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any) -> Iterator[EventBatch]:
@@ -27,7 +27,7 @@ def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any
         raise EventError("sorting needs the whole file: --sort cannot be combined with --chunk-size")
     path = os.fspath(path)
     kind = event_format(path, format)
-    _check_file(path)
+    check_file(path)
     pieces = {"parquet": _parquet, "csv": _csv, "jsonl": _jsonl}[kind](path, chunk_size)
     offset = 0
     for piece, convert in pieces:
@@ -80,4 +80,4 @@ def _jsonl(path: str, chunk_size: int) -> Pieces:
     except (OSError, UnicodeDecodeError) as e:
         raise EventError(f"cannot read '{path}': {e}") from None
     except ValueError as e:
-        raise EventError(f"cannot parse '{path}' as JSON Lines: {e}", row=_first_bad_json_line(path)) from None
+        raise EventError(f"cannot parse '{path}' as JSON Lines: {e}", row=first_bad_json_line(path)) from None

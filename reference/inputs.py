@@ -6,7 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from reference.events import EventBatch, from_arrow, from_pandas, read_events
+from reference.events import EventBatch
+from reference.readers import from_arrow, from_pandas, read_events
 
 
 def to_batch(events: Any, **read_options: Any) -> EventBatch:
@@ -19,3 +20,10 @@ def to_batch(events: Any, **read_options: Any) -> EventBatch:
     if isinstance(events, (str, Path)):
         return read_events(events, **read_options)
     return from_arrow(events, **read_options)
+
+
+def to_untyped_batch(events: Any, **read_options: Any) -> EventBatch:
+    """As to_batch, for languages whose queries name no event type (TPStream): events without a type
+    column are all of type `event`."""
+    read_options.setdefault("default_type", "event")
+    return to_batch(events, **read_options)

@@ -35,8 +35,8 @@ class Match:
 
     def canonical(self) -> tuple:
         """The whole row in comparable form: bindings, ts, sign, lifetime, detection time, payload."""
-        return (self.key(), _comparable(self.ts), self.sign, _comparable(self.lifetime), _comparable(self.detected),
-                tuple((name, _comparable(v)) for name, v in self.payload))
+        return (self.key(), comparable(self.ts), self.sign, comparable(self.lifetime), comparable(self.detected),
+                tuple((name, comparable(v)) for name, v in self.payload))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"bindings": {k: [plain(i) for i in v] for k, v in self.bindings},
@@ -65,12 +65,12 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _comparable(value: Any) -> Any:
+def comparable(value: Any) -> Any:
     """An exact, hashable rendering of a value (numbers compare by value, whatever their Python type)."""
     if isinstance(value, (list, tuple)):
-        return tuple(_comparable(v) for v in value)
+        return tuple(comparable(v) for v in value)
     if isinstance(value, dict):
-        return tuple(sorted((str(k), _comparable(v)) for k, v in value.items()))
+        return tuple(sorted((str(k), comparable(v)) for k, v in value.items()))
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, (int, Fraction)):
@@ -78,5 +78,5 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, float):
         return value if value != value or value in (float("inf"), float("-inf")) else Fraction(value)
     if hasattr(value, "item"):
-        return _comparable(value.item())
+        return comparable(value.item())
     return value

@@ -11,9 +11,10 @@ A payload item whose name is taken by a variable or one of the columns above is 
 Every column carries `cepkit.role` (and, for values, `cepkit.kind`) in its Arrow field metadata.
 
 Values stay exact (semantics.md MT-1): ints are int64 (decimal128(38, 0) past int64, text past that);
-a column holding non-integral rationals is a struct<numerator, denominator> of int64 (text 'n/d' past
-int64), with +-infinity as +-1/0; floats are float64, text is string, truth values are bool; a column
-mixing text with other values holds JSON text. `iter(table)` decodes them back to the exact Python
+a column holding non-integral rationals (and integers) is a struct<numerator, denominator> of int64
+(text 'n/d' past int64); floats are float64, text is string, truth values are bool; a column mixing
+other kinds (text and numbers, truth values and numbers, floats and exact numbers, +-infinity) holds
+JSON text that keeps each value's type. `iter(table)` decodes them back to the exact Python
 values of canonical `Match` rows.
 
 A table made by an engine from its own arrays (`from_columns`) is Arrow from the start and builds no
@@ -249,7 +250,7 @@ def encode(values: Any) -> tuple[pa.Array, str | None]:
         return pa.array(vals, pa.string()), None
     if kinds == {"float"}:
         return pa.array(vals, pa.float64()), None
-    if kinds <= {"int", "bool"} and "int" in kinds:
+    if kinds == {"int"}:
         ints = [None if v is None else int(v) for v in vals]
         if all(INT64_MIN <= v <= INT64_MAX for v in ints if v is not None):
             return pa.array(ints, pa.int64()), None
@@ -257,7 +258,7 @@ def encode(values: Any) -> tuple[pa.Array, str | None]:
             from decimal import Decimal
             return pa.array([None if v is None else Decimal(v) for v in ints], pa.decimal128(38, 0)), None
         return pa.array([None if v is None else str(v) for v in ints], pa.string()), "bigint"
-    if kinds <= {"int", "fraction", "float", "bool"}:
+    if kinds <= {"int", "fraction"}:
         fracs = [None if v is None else _rational(v) for v in vals]
         if all(f is None or (INT64_MIN <= f[0] <= INT64_MAX and f[1] <= INT64_MAX) for f in fracs):
             return pa.array([None if f is None else {"numerator": f[0], "denominator": f[1]} for f in fracs],
@@ -281,8 +282,6 @@ def _kind_of(v: Any) -> str:
 
 
 def _rational(v: Any) -> tuple[int, int]:
-    if isinstance(v, float) and math.isinf(v):
-        return (1 if v > 0 else -1, 0)
     f = Fraction(v)
     return f.numerator, f.denominator
 
@@ -327,8 +326,6 @@ def decode(arr: pa.Array, kind: bytes | None) -> list[Any]:
 
 
 def _from_rational(num: int, den: int) -> Any:
-    if den == 0:
-        return math.inf if num > 0 else -math.inf
     f = Fraction(num, den)
     return f.numerator if f.denominator == 1 else f
 

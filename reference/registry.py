@@ -25,6 +25,7 @@ class LanguageEntry:
     suffixes: tuple[str, ...]
     parse: str                      # "module:function": text -> AST (QueryError with line and column)
     constructs: str                 # "module:function": AST -> {construct name: position}
+    title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
     events: str = "reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
 
@@ -50,26 +51,29 @@ SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", 
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
-                  "reference.language:parse", "reference.language.constructs:constructs"),
+                  "reference.language:parse", "reference.language.constructs:constructs", "SASE+"),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
-                  "reference.sql.parse:parse", "reference.sql.constructs:constructs"),
+                  "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
+                  events="reference.sql.engine:to_table"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
-                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs"),
+                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",
+                  "TPStream", events="reference.inputs:to_untyped_batch"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
-                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs",
+                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs", "AFA",
                   events="reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs"),
+                  "reference.windows.query:parse", "reference.windows.query:constructs", "windowed-operator",
+                  events="reference.windows.engine:to_input"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
     EngineEntry("sase", "reference", "reference.engine:ReferenceEngine",
                 "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
-    EngineEntry("sase", "brute", "reference.brute:BruteForceEngine",
+    EngineEntry("sase", "brute", "reference.engine:BruteForceEngine",
                 "the definitions by enumeration (at most 200 events)"),
     EngineEntry("sase", "reference-eager", "reference.pattern.engines:EagerEngine",
                 "the eager NFA of spec/001 (skip-till-any-match)",
@@ -90,18 +94,32 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
     EngineEntry("sql", "gpu", "gpu.pattern_engine:GpuSqlEngine",
-                "OpenCL step kernel for ALL MATCHES sequential patterns"),
+                "OpenCL step kernel for ALL MATCHES sequential patterns",
+                # what gpu/pattern_plan.py lets the kernel run (names of reference/sql/constructs.py); the
+                # host evaluates MEASURES with the reference, so every MEASURES construct is the gpu's too
+                frozenset({"ALL MATCHES", "CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH",
+                           "Kleene quantifier (*, +)", "PARTITION BY", "SUBSET", "WITHIN", "SELECT columns",
+                           "PREV in DEFINE", "AFTER MATCH SKIP TO NEXT ROW", "AFTER MATCH SKIP TO FIRST",
+                           "AFTER MATCH SKIP TO LAST"}
+                          | {f"{f} in MEASURES" for f in ("PREV", "NEXT", "FIRST", "LAST", "PREV of an expression",
+                                                          "CLASSIFIER", "MATCH_NUMBER", "aggregates")})),
     EngineEntry("sql", "replay", "reference.replay.engine:ReplayEngine",
                 "index-based offline replay over a store directory (spec/004 §3)",
                 events="reference.replay.engine:open_store"),
 
     EngineEntry("tpstream", "reference", "reference.tpstream.engine:TPStreamEngine",
                 "situation derivation and the Allen-relation matcher (exact and early output)"),
+    EngineEntry("tpstream", "brute", "reference.tpstream.engine:TPStreamBruteEngine",
+                "the definitions by enumerating configurations (small inputs)"),
     EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
-                "situation derivation in OpenCL, the reference's exact matcher"),
+                "situation derivation in OpenCL, the reference's exact matcher",
+                frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
+                           "RETURN", "exact output"})),  # not "early output"
 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
-                "the speculative AFA operator and its flavours (ignorable, seq, cleanse)"),
+                "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
+                frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                           "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
 
     EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),
@@ -126,7 +144,8 @@ def engines_for(lang: str) -> list[str]:
 def engine_entry(lang: str, name: str) -> EngineEntry:
     language(lang)
     if (lang, name) not in ENGINES:
-        raise QueryError(f"engine '{name}' cannot run {lang} queries", expected=engines_for(lang))
+        raise QueryError(f"engine '{name}' cannot run {LANGUAGES[lang].title or lang} queries",
+                         expected=engines_for(lang))
     return ENGINES[(lang, name)]
 
 

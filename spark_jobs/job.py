@@ -6,6 +6,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from reference import registry
 from reference.binding import resolve_type, window_bound
 from reference.errors import CepkitError, EventError, QueryError
 from reference.language import parse
@@ -24,9 +25,7 @@ class OutputError(CepkitError):
 
 def default_engine() -> str:
     """"optimized" where that engine is registered, else "reference"."""
-    from cepkit.engines import ENGINES
-
-    return "optimized" if "optimized" in ENGINES else "reference"
+    return "optimized" if "optimized" in registry.engines_for("sase") else "reference"
 
 
 @dataclass(frozen=True)
@@ -90,14 +89,12 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             input_format: str | None = None, udf: str | None = None, slice_length: int | None = None,
             partitions: int | None = None, spark=None, fail_once_marker: str | None = None) -> Summary:
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`."""
-    import cepkit
-
     t0 = time.perf_counter()
     engine = engine or default_engine()
     if udf is not None and udf not in UDFS:
         raise QueryError(f"unknown task body '{udf}'", expected=list(UDFS))
     q = parse(query)
-    program = cepkit.compile(query, engine=engine, selection=selection)  # refusals before any Spark work
+    program = registry.get_engine("sase", engine).compile(query, selection=selection)  # refusals before any Spark work
     keyed = P.choose(q, selection)
     keys = keyed.keys if keyed else ()
     fmt = S.detect_format(events, input_format)

@@ -14,7 +14,8 @@ import pandas as pd
 import pyarrow as pa
 
 from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch, from_arrow, from_pandas
+from reference.events import EventBatch
+from reference.readers import from_arrow, from_pandas
 from reference.match import Match, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -138,11 +139,11 @@ class GroupRunner:
     """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
 
     def __init__(self, spec: TaskSpec, key: tuple):
-        import cepkit
+        from reference import registry
 
         self.spec = spec
         self.key = key
-        self.program = cepkit.compile(spec.query, engine=spec.engine, selection=spec.selection)
+        self.program = registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
         self.matches: list[Match] = []
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []

@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from reference.errors import CepkitError, EventError, QueryError
+from reference.errors import CepkitError, QueryError
 
 FLAVOR_HELP = ("basic (the speculative AFA), ignorable (AFA+ignore), seq (AFA+O: needs a seq column), "
                "cleanse (Cleanse(σ) in front of the AFA)")
@@ -54,24 +54,14 @@ def _sigma(text: str) -> Any:
 
 
 def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf):
-    """Feed (row, element) pairs; errors name the input row. Returns the operator."""
-    from reference.afa.driver import make_operator
+    """Feed (row, element) pairs through the AFA engine's program and close it; errors name the input
+    row. Returns the program (its `outputs`, `punctuations`, `net_output()`)."""
+    from reference import registry
 
-    op = make_operator(afa, flavor, sigma)
-    for row, element in elements:
-        try:
-            op.feed(element)
-        except EventError as exc:
-            raise EventError(exc.message, row=row, column=exc.column) from None
-        except QueryError as exc:
-            raise type(exc)(f"at input row {row}: {exc.message}", exc.line, exc.column) \
-                if type(exc) is QueryError else QueryError(f"at input row {row}: {exc}") from None
-    if hasattr(op, "flush"):
-        try:
-            op.flush()  # end of input: Cleanse releases what it still holds
-        except EventError as exc:
-            raise EventError(f"at the end of input: {exc.message}", column=exc.column) from None
-    return op
+    program = registry.get_engine("afa", "reference").compile(afa, flavor=flavor, sigma=sigma)
+    program.feed(elements)
+    program.close()  # end of input: Cleanse releases what it still holds
+    return program
 
 
 def _rows(afa, op, net: bool) -> list[dict]:
@@ -120,11 +110,12 @@ def _flat_frame(rows: list[dict]):
 
 
 def run(args: argparse.Namespace) -> int:
+    from reference import registry
     from reference.afa.afafile import load_afa
     from reference.afa.eventfile import read_stream
 
     if args.engine not in (None, "reference"):
-        raise QueryError(f"engine '{args.engine}' cannot run AFA patterns", expected=["reference"])
+        raise QueryError(f"engine '{args.engine}' cannot run AFA patterns", expected=registry.engines_for("afa"))
     afa = load_afa(args.query)
     elements = read_stream(args.events, afa)
     op = run_stream(afa, elements, args.flavor, _sigma(args.sigma))

@@ -8,9 +8,6 @@ import time
 from reference.errors import EventError, QueryError
 
 
-ENGINES = ("reference", "gpu")   # gpu: ALL MATCHES queries, matching on an OpenCL device (gpu/pattern_run.py)
-
-
 def _query_columns(q) -> list[str]:
     """Every column name the query mentions (the device plan is checked before the table is read)."""
     from reference.sql.validate import nodes
@@ -31,7 +28,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
     """An EventBatch of every column of the table (type and id stay ordinary columns)."""
-    from reference.events import read_events
+    from reference.readers import read_events
 
     candidates = [ts_col] if ts_col else ["ts"] + ([query.order_by[0].col.col] if query.order_by else [])
     last: EventError | None = None
@@ -63,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from reference.sql import parse
     from reference.sql.run import batch_rows, run_rows
 
-    engine = args.engine or "reference"
-    if engine not in ENGINES:
-        raise QueryError(f"engine '{engine}' cannot run MATCH_RECOGNIZE queries", expected=list(ENGINES))
+    engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     q = parse(read_query(args.query))
     hook = None
     launch = getattr(args, "gpu_launch", None)

@@ -10,9 +10,9 @@ from typing import Any, Sequence
 import pandas as pd
 
 from reference.errors import CepkitError, QueryError
+from reference.tpstream.engine import BRUTE_LIMIT
 
-ENGINES = {"reference": "matcher", "brute": "brute", "gpu": "matcher"}   # gpu: situations derived on the device
-BRUTE_LIMIT = 300  # events: the brute-force definition enumerates every run and configuration
+ENGINES = ("reference", "brute", "gpu")   # gpu: situations derived on the device
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -22,9 +22,9 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import read_query
-    from reference.events import read_events
+    from reference import registry
+    from reference.readers import read_events
     from reference.tpstream.parser import parse_tpstream
-    from reference.tpstream.run import run_query
 
     engine = args.engine or "reference"
     if engine not in ENGINES:
@@ -33,24 +33,38 @@ def run(args: argparse.Namespace) -> int:
         raise QueryError("engine 'gpu' derives situations for the exact mode only; drop --early or use "
                          "--engine reference")
     query = parse_tpstream(read_query(args.query))
-    derived = None
+    mode = "early" if args.early else "exact"
+    options: dict[str, Any] = {"mode": mode}
     if engine == "gpu":
-        from gpu.situations import device_derivation
-
-        derived = device_derivation(getattr(args, "device", None))
+        options["device"] = getattr(args, "device", None)
+    program = registry.get_engine("tpstream", engine).compile(query, **options)
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")
     if engine == "brute" and len(batch) > BRUTE_LIMIT:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
                           f"events (got {len(batch)})")
-    mode = "early" if args.early else "exact"
-    matches = run_query(query, batch, mode, ENGINES[engine], derived=derived)
+    matches = matches_of(program.run(batch), query)
     elapsed = time.monotonic() - started
     write(matches, query, args.format, args.output)
     print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
           f"(tpstream, {mode} mode, engine {engine})", file=sys.stderr)
     return 0
+
+
+def matches_of(table, query) -> list:
+    """The TPMatch of each row of a TPStream program's table (reference/tpstream/engine.py's layout:
+    partition attributes, each situation's NAME.start and NAME.end, the RETURN values)."""
+    from reference.tpstream.run import TPMatch
+
+    k, names = len(query.partition_by), list(query.streams)
+    out = []
+    for m in table:
+        values = [v for _name, v in m.payload]
+        sits = tuple((n, values[k + 2 * i], values[k + 2 * i + 1]) for i, n in enumerate(names))
+        returns = tuple(zip((r.name for r in query.returns), values[k + 2 * len(names):]))
+        out.append(TPMatch(tuple(values[:k]), sits, m.ts, returns))
+    return out
 
 
 def frame(matches: Sequence[Any], query) -> pd.DataFrame:

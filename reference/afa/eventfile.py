@@ -165,3 +165,63 @@ def read_stream(path: str | os.PathLike, afa: Afa) -> list[tuple[int, Element]]:
         return [(row, element_of(rec, row, afa)) for row, rec in _rows(path)]
     except (OSError, UnicodeDecodeError) as exc:
         raise EventError(f"cannot read '{path}': {exc}") from None
+
+
+# ---------------------------------------------------------------------- the engine contract's input
+class AfaInput:
+    """Rows waiting for an AFA: what `to_elements` returns when it is not given the AFA. The elements
+    depend on the pattern (an arc row names one of its arcs, an event without `re` gets its window), so
+    the program resolves them with its own AFA (`elements(afa)`)."""
+
+    def __init__(self, source: Any):
+        self.source = source
+
+    def elements(self, afa: Afa) -> list[tuple[int, Element]]:
+        return to_elements(self.source, afa)
+
+    def __repr__(self) -> str:
+        return f"AfaInput({self.source!r})"
+
+
+def _frame_rows(records: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for i, rec in enumerate(records, start=1):
+        yield i, {str(k): _exact(v.item() if hasattr(v, "item") else v, i, str(k)) for k, v in rec.items()}
+
+
+def to_elements(events: Any, afa: Afa | None = None, **read_options: Any):
+    """The AFA's input: (row, element) pairs, in arrival order, from an events file path (CSV, JSON Lines,
+    Parquet), a pandas DataFrame or an Arrow table with the same columns, or a list of row mappings (rows
+    numbered from 1). Without the AFA, an `AfaInput` the program resolves with its own (the registry's
+    `read_input` does not know the pattern). (row, element) pairs pass through."""
+    if read_options:
+        raise EventError(f"AFA input takes no read options (got {', '.join(sorted(read_options))})")
+    if isinstance(events, AfaInput):
+        events = events.source
+    if afa is None:
+        return AfaInput(events)
+    if isinstance(events, (str, os.PathLike)):
+        return read_stream(events, afa)
+    if isinstance(events, list) and all(isinstance(x, tuple) and len(x) == 2 for x in events):
+        return list(events)
+    records = _records(events)
+    return [(row, element_of(rec, row, afa)) for row, rec in _frame_rows(records)]
+
+
+def _records(events: Any) -> list[dict[str, Any]]:
+    import pandas as pd
+
+    if isinstance(events, pd.DataFrame):
+        return [{k: (None if v is pd.NA or v is pd.NaT else v) for k, v in rec.items()}
+                for rec in events.to_dict("records")]
+    if isinstance(events, list) and all(isinstance(x, dict) for x in events):
+        return [dict(x) for x in events]
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover
+        pa = None
+    if pa is not None and isinstance(events, pa.RecordBatch):
+        events = pa.Table.from_batches([events])
+    if pa is not None and isinstance(events, pa.Table):
+        return events.to_pylist()
+    raise EventError(f"AFA input must be an events file path, a pandas DataFrame, an Arrow table or a list of "
+                     f"rows, not {type(events).__name__}")

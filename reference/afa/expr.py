@@ -42,7 +42,7 @@ def parse_expression(text: str, line: int = 1, column: int = 1) -> A.Expr:
     if not isinstance(text, str) or not text.strip():
         raise QueryError("empty expression", line, column)
     try:
-        return sase.transform_text(text, _parser().parse, sase._ToAst())
+        return sase.transform_text(text, _parser().parse, sase.ToAst())
     except QueryError as exc:
         raise shift(exc) from None
 

@@ -20,8 +20,12 @@ class Pos:
 NOPOS = Pos(0, 0)
 
 
-def _pos() -> Pos:
+def pos_field() -> Pos:
+    """The `pos` field of an AST node: NOPOS by default, left out of equality and repr."""
     return field(default=NOPOS, compare=False, repr=False)
+
+
+_pos = pos_field
 
 
 # ----------------------------------------------------------------------------- expressions

@@ -119,7 +119,7 @@ class ExprToAst(Transformer):
 
 
 @v_args(meta=True)
-class _ToAst(ExprToAst):
+class ToAst(ExprToAst):
     # -------------------------------------------------------------- clauses
     def start(self, meta, children):
         (dialect, pattern), where, window, returns = children
@@ -369,7 +369,7 @@ def _default_name(expr: A.Expr) -> str:
 
 def parse_sase(text: str) -> A.Query:
     """Parse a SASE+ query (either spelling) into an unvalidated AST; syntax errors become QueryError."""
-    return transform_text(text, _parser().parse, _ToAst())
+    return transform_text(text, _parser().parse, ToAst())
 
 
 def transform_text(text: str, parse, transformer, words: dict[str, str] = _TOKEN_WORDS):

@@ -80,7 +80,7 @@ def _ref_level(node: A.Expr, index: dict[str, int], negated: set[str]) -> tuple 
     return (j, PROCEED)
 
 
-def _expand_equiv(e: A.Expr, comps: tuple[A.Component, ...]) -> A.Expr:
+def expand_equiv(e: A.Expr, comps: tuple[A.Component, ...]) -> A.Expr:
     """Replace `[attr]` by equalities of every variable with the first positive variable."""
     if isinstance(e, A.EquivTest) and e.value is not None:  # [attr = 'v']: every variable has that value
         eqs = []
@@ -102,11 +102,11 @@ def _expand_equiv(e: A.Expr, comps: tuple[A.Component, ...]) -> A.Expr:
                 eqs.append(A.Compare("=", A.AttrRef(c.var, e.attr, None, e.pos), anchor_ref, e.pos))
         return A.And(tuple(eqs), e.pos) if eqs else A.Const(True, e.pos)
     if isinstance(e, A.And):
-        return A.And(tuple(_expand_equiv(x, comps) for x in e.items), e.pos)
+        return A.And(tuple(expand_equiv(x, comps) for x in e.items), e.pos)
     if isinstance(e, A.Or):
-        return A.Or(tuple(_expand_equiv(x, comps) for x in e.items), e.pos)
+        return A.Or(tuple(expand_equiv(x, comps) for x in e.items), e.pos)
     if isinstance(e, A.Not):
-        return A.Not(_expand_equiv(e.operand, comps), e.pos)
+        return A.Not(expand_equiv(e.operand, comps), e.pos)
     return e
 
 
@@ -139,11 +139,11 @@ def to_cnf(e: A.Expr) -> list[A.Expr]:
     return result
 
 
-def _conjuncts(e: A.Expr):
+def conjuncts(e: A.Expr):
     """The top-level conjuncts of an expression (nested ANDs flattened)."""
     if isinstance(e, A.And):
         for item in e.items:
-            yield from _conjuncts(item)
+            yield from conjuncts(item)
     else:
         yield e
 
@@ -167,10 +167,10 @@ def compile_nfab(q: A.Query) -> NFAb:
 
     where = q.where
     if where is not None:
-        for node in _conjuncts(where):  # [attr] under OR/NOT is a predicate, not a partition
+        for node in conjuncts(where):  # [attr] under OR/NOT is a predicate, not a partition
             if isinstance(node, A.EquivTest) and node.attr not in partition_attrs:
                 partition_attrs.append(node.attr)
-        where = _expand_equiv(where, comps)
+        where = expand_equiv(where, comps)
         for clause in to_cnf(where):
             levels = [(lvl, node) for node in walk(clause)
                       if (lvl := _ref_level(node, index, negated)) is not None]

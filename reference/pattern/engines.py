@@ -16,7 +16,8 @@ def _pattern(engine: str, q: A.Query):
     return compile_pattern(q)
 
 
-def _all_only(engine: str, selection: str) -> None:
+def all_only(engine: str, selection: str) -> None:
+    """Unsupported for an output selection other than all matches (the pattern engines have no other)."""
     if selection != "all":
         raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
 
@@ -31,7 +32,7 @@ class EagerEngine(Engine):
         from reference.pattern.eager import EagerProgram
 
         unsupported_options(self.name, options, ())
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return EagerProgram(_pattern(self.name, q))
 
 
@@ -46,7 +47,7 @@ class LazyChainEngine(Engine):
         from reference.lazy.chain import LazyChainProgram
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return LazyChainProgram(_pattern(self.name, q), **options)
 
 
@@ -60,5 +61,5 @@ class TreeEngine(Engine):
         from reference.lazy.tree import TreeProgram
 
         unsupported_options(self.name, options, ())
-        _all_only(self.name, selection)
+        all_only(self.name, selection)
         return TreeProgram(_pattern(self.name, q))

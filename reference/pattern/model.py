@@ -12,7 +12,7 @@ from reference.errors import QueryError
 from reference.language import ast as A
 from reference.language.printer import expr_to_text
 from reference.language.validate import alternatives, walk
-from reference.nfab.compile import Formula, _conjuncts, compile_nfab
+from reference.nfab.compile import Formula, conjuncts, compile_nfab
 
 BEGIN, TAKE, PROCEED, NEG = "begin", "take", "proceed", "neg"
 
@@ -159,7 +159,7 @@ def _where_for(q: A.Query, alt: tuple[A.Component, ...]) -> A.Expr | None:
     every = {c.var for c in A.leaves(q.pattern)}
     alts = alternatives(q.pattern)
     kept = []
-    for conj in _conjuncts(q.where):
+    for conj in conjuncts(q.where):
         used = {n.var for n in walk(conj) if isinstance(n, (A.AttrRef, A.LenRef, A.Agg)) and n.var in every}
         if not any(used <= {c.var for c in a} for a in alts):
             raise QueryError(f"'{expr_to_text(conj)}' uses variables of different OR branches "

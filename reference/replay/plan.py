@@ -21,7 +21,7 @@ from reference.replay.symbols import symbols
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.parse import parse
-from reference.sql.run import Emitter, Table, _project, _within, run_rows
+from reference.sql.run import Emitter, Table, project_columns, within_check, run_rows
 from reference.sql.validate import nodes
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
@@ -161,7 +161,7 @@ def execute(p: Plan) -> Table:
         return run_rows(q, store.columns, store.read_all(), store.ts_unit)
     back, fwd = _margins(q)
     found: list[tuple[tuple[int, ...], tuple[str, ...], list[dict], int]] = []
-    within = _within(q, store.ts_unit)  # the same WITHIN check as a full run
+    within = within_check(q, store.ts_unit)  # the same WITHIN check as a full run
     for a, b in p.intervals:
         rng = store.seq_range(a, b)
         if rng is None:
@@ -181,7 +181,7 @@ def execute(p: Plan) -> Table:
     for number, (glob, labels, rows, first) in enumerate(found, start=1):
         emit = Emitter(q, rows, out_cols, out, matches)
         emit.one(tuple(g - first for g in glob), labels, number)
-    return _project(q, Table(tuple(out_cols), tuple(out), tuple(matches)))
+    return project_columns(q, Table(tuple(out_cols), tuple(out), tuple(matches)))
 
 
 def replay(query: S.MatchRecognize | str, store: Store, method: str | Sequence[str] = "pareto") -> tuple[Table, Plan]:

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reference.errors import CepkitError, EventError
-from reference.events import _exact
+from reference.events import exact
 
 MANIFEST = "_cepkit_store.json"
 SUMS_KEY = b"cepkit.block_sums"
@@ -80,7 +80,7 @@ def write_store(batch, directory: str | os.PathLike, block_size: int = 64, block
         sums = []
         for b in range(0, len(part), block_size):
             chunk = part.iloc[b:b + block_size]
-            sums.append({c: _text(sum(v for v in (_exact(x) for x in chunk[c]) if v is not None)) for c in numeric})
+            sums.append({c: _text(sum(v for v in (exact(x) for x in chunk[c]) if v is not None)) for c in numeric})
         table = pa.Table.from_pandas(part, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[SUMS_KEY] = json.dumps(sums).encode()
@@ -158,7 +158,7 @@ class Store:
         if b not in self._cache:
             blk = self.blocks[b]
             table = pq.ParquetFile(self.root / blk.file).read_row_group(blk.row_group)
-            rows = [{k: _exact(v) for k, v in rec.items()} for rec in table.to_pylist()]
+            rows = [{k: exact(v) for k, v in rec.items()} for rec in table.to_pylist()]
             self._cache[b] = rows
         self.blocks_read.add(b)
         return self._cache[b]
@@ -217,7 +217,7 @@ class Store:
         st = meta.row_group(blk.row_group).column(col).statistics
         if st is None or not st.has_min_max:
             return None
-        return _exact(st.min), _exact(st.max)
+        return exact(st.min), exact(st.max)
 
     # -------------------------------------------------------------------------------- secondary indexes
     def build_index(self, attr: str) -> None:

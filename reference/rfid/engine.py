@@ -29,7 +29,7 @@ from reference.language.validate import walk
 from reference.contract import Engine, Program
 from reference.match import Match
 from reference.match_table import Layout
-from reference.nfab.compile import _conjuncts, _expand_equiv, to_cnf
+from reference.nfab.compile import conjuncts, expand_equiv, to_cnf
 from reference.nfab.runs import EventStore, drive
 from reference.pattern.counters import Counters
 from reference.rfid.negation import Negation, NegationOperator
@@ -180,14 +180,14 @@ def compile_plan(q: A.Query, **options: Any) -> Plan:
             sigma.append(clause)
 
     if q.where is not None:
-        for conj in _conjuncts(q.where):
+        for conj in conjuncts(q.where):
             eq_attr = None
             if isinstance(conj, A.EquivTest) and conj.value is None:
                 eq_attr = conj.attr
                 if eq_attr in eq_attrs:
                     continue
                 eq_attrs.append(eq_attr)
-            for clause in to_cnf(_expand_equiv(conj, comps)):
+            for clause in to_cnf(expand_equiv(conj, comps)):
                 place(clause, eq_attr)
 
     partition, df, multi = None, (), ()

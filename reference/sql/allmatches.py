@@ -1,7 +1,9 @@
-"""The thesis' all-matches semantics (spec/004 §2.7) over a Glushkov automaton of the row pattern.
+"""The thesis' all-matches semantics (spec/004 §2.7) over the Glushkov automaton of the row pattern.
 
-Positions are the variable occurrences of the pattern (bounded quantifiers unrolled, PERMUTE expanded);
-a run is a partial match: its last position, its rows and their labels. Strategies:
+The automaton is read off the pattern's program (reference/sql/program.py, the one compilation of a
+PATTERN): positions are its `match` instructions, i.e. the variable occurrences of the pattern (bounded
+quantifiers unrolled, PERMUTE expanded). A run is a partial match: its last position, its rows and their
+labels. Strategies:
 - contiguous: a run takes the next row of the partition or dies (Def 2.17, all matches, fork on choice);
 - skip_till_any: a run may take any later row whose predicate holds, and also skip it (Def 2.15);
 - skip_till_next: per start row one deterministic run (A15 [R]): take the first later row that enables
@@ -12,72 +14,20 @@ once. WITHIN (inclusive) bounds last key - first key.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
 from reference.sql import ast as S
 from reference.sql.exprs import Ctx, holds
-from reference.sql.patterns import expand_permute
+from reference.sql.program import Glushkov, Program, compile_pattern
+from reference.sql.program import glushkov as program_glushkov
+
+__all__ = ["AllMatches", "Glushkov", "Run", "glushkov"]
 
 
-@dataclass
-class Glushkov:
-    labels: list[str] = field(default_factory=list)        # position -> variable
-    first: set[int] = field(default_factory=set)
-    last: set[int] = field(default_factory=set)
-    follow: dict[int, set[int]] = field(default_factory=dict)
-
-
-def glushkov(p: S.Pattern) -> Glushkov:
-    g = Glushkov()
-    _, g.first, g.last = _build(p, g)
-    return g
-
-
-def _build(p: S.Pattern, g: Glushkov) -> tuple[bool, set[int], set[int]]:
-    """(nullable, first, last) of p, adding positions and follow pairs to g."""
-    if isinstance(p, S.PVar):
-        g.labels.append(p.name)
-        q = len(g.labels) - 1
-        g.follow[q] = set()
-        return False, {q}, {q}
-    if isinstance(p, S.PEmpty):
-        return True, set(), set()
-    if isinstance(p, S.PConcat):
-        nul, first, last = True, set(), set()
-        for item in p.items:
-            n2, f2, l2 = _build(item, g)
-            for x in last:
-                g.follow[x] |= f2
-            first = first | f2 if nul else first
-            last = l2 | last if n2 else l2
-            nul = nul and n2
-        return nul, first, last
-    if isinstance(p, (S.PAlt, S.PPermute)):
-        items = expand_permute(p).items if isinstance(p, S.PPermute) else p.items
-        nul, first, last = False, set(), set()
-        for item in items:
-            n2, f2, l2 = _build(item, g)
-            nul, first, last = nul or n2, first | f2, last | l2
-        return nul, first, last
-    if isinstance(p, S.PQuant):
-        copies = [p.item] * p.low
-        if p.high is None:
-            return _build(S.PConcat(tuple(copies) + (S.PQuant(p.item, 0, None, pos=p.pos),), p.pos), g) \
-                if copies else _star(p.item, g)
-        opt = S.PQuant(p.item, 0, 1, pos=p.pos)
-        if p.low == 0 and p.high == 1:
-            n2, f2, l2 = _build(p.item, g)
-            return True, f2, l2
-        return _build(S.PConcat(tuple(copies) + (opt,) * (p.high - p.low), p.pos), g)
-    raise TypeError(f"pattern element {type(p).__name__} is not supported in ALL MATCHES")
-
-
-def _star(item: S.Pattern, g: Glushkov) -> tuple[bool, set[int], set[int]]:
-    _, first, last = _build(item, g)
-    for x in last:
-        g.follow[x] |= first
-    return True, first, last
+def glushkov(p: S.Pattern | Program) -> Glushkov:
+    """The Glushkov automaton of a pattern (compiled here) or of its program."""
+    return program_glushkov(p if isinstance(p, Program) else compile_pattern(p))
 
 
 @dataclass(frozen=True)
@@ -88,8 +38,9 @@ class Run:
 
 
 class AllMatches:
-    def __init__(self, pattern: S.Pattern, define: Mapping[str, object], subsets: Mapping[str, tuple[str, ...]],
-                 strategy: str, within: Callable[[int, int], bool] | None = None):
+    def __init__(self, pattern: S.Pattern | Program, define: Mapping[str, object],
+                 subsets: Mapping[str, tuple[str, ...]], strategy: str,
+                 within: Callable[[int, int], bool] | None = None):
         self.g = glushkov(pattern)
         self.define = define
         self.subsets = subsets

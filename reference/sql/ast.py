@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from reference.language.ast import NOPOS, Pos, _pos  # noqa: F401  (re-exported for the parser)
+from reference.language.ast import NOPOS, Pos  # noqa: F401  (re-exported for the parser)
+from reference.language.ast import pos_field as _pos
 
 
 # ----------------------------------------------------------------------------- row patterns

@@ -9,7 +9,8 @@ from reference.language.units import NANOS
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
-from reference.sql.matcher import Matcher, run_deep
+from reference.sql.program import compile_pattern
+from reference.sql.vm import VM
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def _resolve(name: str, columns: Sequence[str], pos) -> str:
     raise _err(f"column '{name}' is not in the table", pos)
 
 
-def _bind(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
+def bind_columns(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
     """Check that every column the query names exists (QueryError with position) and use its exact name."""
     import dataclasses
 
@@ -143,7 +144,7 @@ def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
     return amount
 
 
-def _within(q: S.MatchRecognize, ts_unit: str | None):
+def within_check(q: S.MatchRecognize, ts_unit: str | None):
     amount = within_ticks(q, ts_unit)
     if amount is None:
         return None
@@ -174,14 +175,14 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
 
     if isinstance(q, str):
         q = parse(q)
-    q = _bind(q, list(columns))
+    q = bind_columns(q, list(columns))
     _check_types(q, rows)
     part_cols = [c.col for c in q.partition_by]
     order_cols = [k.col.col for k in q.order_by]
     partitions: dict[tuple, list[dict]] = {}
     for row in rows:
         partitions.setdefault(tuple(row.get(c) for c in part_cols), []).append(dict(row))
-    within = _within(q, ts_unit)
+    within = within_check(q, ts_unit)
     measure_names = [m.name for m in q.measures]
     if q.rows == "all":
         rest = [c for c in columns if c not in part_cols and c not in order_cols]
@@ -196,21 +197,22 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     matches: list[tuple[dict, Any]] = []
     ordered = [_order(prows, q.order_by) for prows in partitions.values()]
     found = all_matches(q, ordered, ts_unit) if all_matches is not None and q.rows == "all_matches" else None
+    program = compile_pattern(q.pattern)
     for k, prows in enumerate(ordered):
         emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
-            engine = AllMatches(q.pattern, q.define_map, q.subset_map, q.strategy, check)
+            engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check)
             for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
                                                     start=1):
                 emit.one(positions, labels, n)
         else:
-            run_deep(_sql_partition, q, prows, emit, check)
+            _sql_partition(q, program, prows, emit, check)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
-    return _project(q, table)
+    return project_columns(q, table)
 
 
-def _project(q: S.MatchRecognize, table: Table) -> Table:
+def project_columns(q: S.MatchRecognize, table: Table) -> Table:
     if q.select is None:
         return table
     idx = []
@@ -278,9 +280,10 @@ class Emitter:
         self.out.append(self._row(self.rows[row], {name: None for name in self.measures}, self.rows[row]))
 
 
-def _sql_partition(q: S.MatchRecognize, rows: list[dict], emit: Emitter, within) -> None:
-    """SQL:2016 matching of one partition: the preferred match at each start, then AFTER MATCH SKIP."""
-    matcher = Matcher(q.pattern, q.define_map, q.subset_map, within)
+def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter, within) -> None:
+    """SQL:2016 matching of one partition: the preferred match at each start (the pattern program run by the
+    lockstep VM), then AFTER MATCH SKIP."""
+    matcher = VM(program, q.define_map, q.subset_map, within)
     subsets = q.subset_map
     n = len(rows)
     pos, number = 0, 1

@@ -1,7 +1,7 @@
 """Running a TPStream query over an event batch, per partition: deriver + matcher (or the brute force)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reference.events import EventBatch
@@ -21,12 +21,14 @@ ENGINES = ("matcher", "brute")
 class TPMatch:
     """One reported configuration. `situations` holds (name, ts, te) per pattern situation, te None
     when the situation was still ongoing at detection; `ts` is the detection time (in exact mode the
-    largest end time, Def 5.7); `values` the RETURN aggregates over each situation's events so far."""
+    largest end time, Def 5.7); `values` the RETURN aggregates over each situation's events so far;
+    `events` per situation the batch positions of its events so far (not part of the match's identity)."""
 
     partition: tuple
     situations: tuple[tuple[str, int, int | None], ...]
     ts: int
     values: tuple[tuple[str, Any], ...] = ()
+    events: tuple = field(default=(), compare=False, repr=False)
 
     def key(self) -> tuple:
         """Identity of the configuration: the partition and each situation's start."""
@@ -47,7 +49,7 @@ def _match(plan: Plan, key: tuple, members: list[tuple[int, int | None, tuple[in
     sits = tuple((plan.streams[i].name, ts, te) for i, (ts, te, _ev) in enumerate(members))
     values = tuple((name, aggregate(func, [plan.value(p, attr) for p in members[i][2]]))
                    for name, func, i, attr in plan.returns)
-    return TPMatch(key, sits, t, values)
+    return TPMatch(key, sits, t, values, tuple(m[2] for m in members))
 
 
 def run_query(query: TPQuery, batch: EventBatch, mode: str = "exact", engine: str = "matcher",

@@ -26,7 +26,7 @@ class AggRow:
         return {"ts": self.ts, **dict(self.values)}
 
 
-def _check(funcs: Sequence[str]) -> None:
+def check_functions(funcs: Sequence[str]) -> None:
     for f in funcs:
         if f not in FUNCS:
             raise QueryError(f"unknown aggregate '{f}'", expected=list(FUNCS))
@@ -39,7 +39,7 @@ def aggregate(ts: Sequence[int], values: Sequence[Any], spec: WindowSpec, funcs:
 
     `slice_partial(a, b)`, with method 'tree', supplies the partial aggregate of a slice from elsewhere
     (an index): timestamps [a, b) for time windows, positions [a, b) for count windows."""
-    _check(funcs)
+    check_functions(funcs)
     if method not in ("tree", "naive"):
         raise QueryError(f"aggregation method must be 'tree' or 'naive', not {method!r}")
     wins = windows(ts, spec)
@@ -89,7 +89,7 @@ def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_parti
 def aggregate_windows(wins: list[Window], spec: WindowSpec, funcs: Sequence[str], skip_empty: bool,
                       slice_partial: Callable[[int, int], Partial]) -> list[AggRow]:
     """Tree aggregation over given windows, every slice's partial supplied by `slice_partial`."""
-    _check(funcs)
+    check_functions(funcs)
     parts = _tree_partials(None, None, spec, wins, slice_partial)
     return [AggRow(w.ts, tuple((f, finalize(p, f)) for f in funcs))
             for w, p in zip(wins, parts) if not (skip_empty and p.count == 0)]

@@ -16,7 +16,7 @@ from gpu.bind import bind
 from gpu.buffers import download, scratch, upload
 from gpu.device import GpuBuildError, runtime
 from reference.errors import EventError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.sql.exprs import Ctx, _truthy, evaluate, holds
 from reference.sql.parse import parse_expression
 from reference.sql.run import batch_rows

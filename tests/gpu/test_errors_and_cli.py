@@ -13,7 +13,7 @@ from gpu.aggregate import aggregate_rows
 from gpu.filter import filter_rows
 from gpu.join import join_rows_gpu
 from reference.errors import EventError, QueryError
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.windows.spec import WindowSpec
 
 COUNT2 = WindowSpec("count", 2, 1)

@@ -57,7 +57,7 @@ def test_many_words_and_probes_scan_in_segments():
     import pandas as pd
 
     from gpu.filter import filter_indices
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(5)
@@ -78,7 +78,7 @@ def test_long_windows_combine_block_partials_exactly():
     import numpy as np
     import pandas as pd
 
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(11)

@@ -14,7 +14,7 @@ from cepkit.cli import main
 from gpu.situations import derive as gpu_derive
 from gpu.situations import run_query as gpu_run_query
 from reference.errors import EventError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.tpstream.parser import parse_definitions, parse_tpstream
 from reference.tpstream.run import derive, run_query
 

@@ -11,7 +11,7 @@ import pytest
 from cepkit import compile
 from conformance.loader import case_batch, load_cases, match_key
 from reference.errors import QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.language import parse
 from reference.pattern.model import compile_pattern
 

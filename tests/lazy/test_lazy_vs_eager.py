@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from cepkit import compile
 from reference.engine import is_nfab_query
 from reference.errors import QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.language import parse
 from reference.pattern.model import compile_pattern
 from tests.lazy.strategies import pattern_trees, streams

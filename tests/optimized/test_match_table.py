@@ -8,19 +8,42 @@ from fractions import Fraction
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given, note, settings
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.events import from_pandas
+from reference.errors import Unsupported
+from reference.language import parse
 from reference.match_table import KIND, MatchTable
-from tests.optimized.test_optimized_vs_reference import _optimized, _with_return, feed_in_chunks
+from reference.readers import from_pandas
+from tests.optimized.test_optimized_vs_reference import feed_in_chunks
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy
 
 
 def _scaled(divisor: int, floor: int = 30):
     return settings(max_examples=max(floor, settings().max_examples // divisor), deadline=None)
+
+
+def _optimized(text: str, selection: str = "all", **options):
+    """The optimized program; a pattern the engine refuses is a rejected example (test_optimized_vs_reference
+    checks that the strategies draw none)."""
+    try:
+        return compile(text, engine="optimized", selection=selection, **options)
+    except Unsupported:
+        assume(False)
+
+
+def _with_return(pattern: dict) -> str:
+    """The query with a RETURN clause reading the first variable: aggregates of a closure (rationals from
+    avg), arithmetic and division otherwise."""
+    comp = parse(pattern["text"]).pattern.positive[0]
+    var = comp.var
+    if comp.kleene:
+        ret = f"RETURN {var}[1].x AS f, sum({var}[].x) AS s, avg({var}[].x) AS m, {var}.LEN AS n"
+    else:
+        ret = f"RETURN {var}.x * 2 - 1 AS f, {var}.x / 3 AS d"
+    return pattern["text"] + "\n" + ret
 
 
 def _columnar(table: MatchTable) -> bool:

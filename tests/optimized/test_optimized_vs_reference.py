@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from reference.errors import Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.language import parse
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy

@@ -8,7 +8,7 @@ import pytest
 from cepkit import compile
 from cepkit.cli import main
 from reference.errors import EventError
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from tests.optimized.test_codegen import QUERY
 
 BIG = 2**62

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from reference.errors import QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from tests.reference.sase_strategies import STRATEGIES
 
 QUERIES = [

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from reference.arrow_events import columnar_batch
 from reference.errors import EventError
-from reference.events import from_arrow, from_pandas
+from reference.readers import from_arrow, from_pandas
 
 
 def _same(a, b) -> None:

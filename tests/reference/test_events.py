@@ -10,10 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from reference.errors import EventError
-from reference.events import (
-    TIME_UNITS, EventBatch, from_arrow, from_pandas, read_csv, read_events, read_jsonl, read_parquet,
-    to_pandas,
-)
+from reference.events import TIME_UNITS, EventBatch
+from reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl, read_parquet, to_pandas
 
 
 def sample_frame() -> pd.DataFrame:

@@ -6,7 +6,7 @@ import pytest
 
 from cepkit import compile, run
 from reference.errors import EventError, QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 
 
 def frame(rows):

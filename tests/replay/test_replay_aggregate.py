@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.replay.aggregate import aggregate_store
 from reference.replay.store import ReplayWarning, SUMS_KEY, Store, write_store
 from reference.windows.spec import WindowSpec

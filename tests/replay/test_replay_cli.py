@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from cepkit.cli import main
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.replay.plan import execute, plan, replay
 from reference.replay.store import ReplayWarning, Store, StoreError, write_store
 

@@ -8,7 +8,7 @@ import pandas as pd
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.replay.plan import execute, plan
 from reference.replay.store import write_store
 from reference.sql.run import run_rows

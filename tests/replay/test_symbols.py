@@ -36,7 +36,7 @@ def test_table_32_rewrites():
 def test_propagated_range_keeps_its_bounds(tmp_path):
     import pandas as pd
 
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.replay.plan import execute, plan
     from reference.replay.store import write_store
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from reference.errors import QueryError, Unsupported
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.rfid import SSCEngine
 
 BASIC = {"pais": False, "equivalence": "sigma", "push_predicates": False, "push_window": False}

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 
 import cepkit
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.match import canonical_key, plain
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from spark_jobs import demo
+from benchmarks import spark_demo as demo
 
 
 def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
@@ -16,7 +16,7 @@ def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
 def test_sample_check_notices_a_missing_match(tmp_path):
     import cepkit
     from benchmarks.workloads.stock import generate
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()

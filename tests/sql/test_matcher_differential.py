@@ -1,11 +1,11 @@
-"""The backtracking matcher against two independent definitions.
+"""The pattern program's lockstep VM (SQL mode's matcher) against two independent definitions.
 
 1. Preferment: with row-local DEFINE conditions, the match SQL reports at each start row ends where
    Python's backtracking `re` (Perl preferment: leftmost alternative, greedy/reluctant) ends on an
    encoding of the rows.
-2. Completeness: exhausting the matcher yields exactly the label sequences that a brute-force
-   enumeration accepts (regex membership on the label string + every DEFINE on its prefix), with
-   cross-row conditions (PREV, other variables, aggregates).
+2. Completeness: every path of the program (the VM without deduplication or cut-off) yields exactly
+   the label sequences that a brute-force enumeration accepts (regex membership on the label string +
+   every DEFINE on its prefix), with cross-row conditions (PREV, other variables, aggregates).
 """
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from reference.language import ast as A
 from reference.sql import ast as S
 from reference.sql.exprs import Ctx, holds
-from reference.sql.matcher import Matcher
 from reference.sql.parse import parse
 from reference.sql.printer import pattern_text
+from reference.sql.program import compile_pattern
+from reference.sql.vm import VM
 from tests.sql.strategies import VARS, patterns, to_python_re
 
 V = S.ColRef(None, "v")
@@ -54,7 +55,7 @@ def test_preferred_match_agrees_with_python_re(pattern, allowed, values):
         return "<" + "[^>]" * k + var + "[^>]" * (len(VARS) - k - 1) + ">"
 
     rx = re.compile(to_python_re(pattern, atom))
-    m = Matcher(pattern, define, {})
+    m = VM(compile_pattern(pattern), define, {})
     for s in range(len(rows)):
         got = m.first(rows, s)
         want = rx.match(text, s * width)
@@ -96,9 +97,9 @@ def _label_regex(pattern, at_start: bool, at_end: bool):
 def test_all_matches_of_the_matcher_equal_brute_force(pattern, define, values):
     rows = [{"v": x} for x in values]
     n = len(rows)
-    m = Matcher(pattern, define, {})
+    m = VM(compile_pattern(pattern), define, {})
     for s in range(n):
-        got = {(end, labels) for end, labels, _ in m.matches(rows, s)}
+        got = {(end, labels) for end, labels, _ in m.all_matches(rows, s)}
         want = set()
         for length in range(0, n - s + 1):
             rx = _label_regex(pattern, s == 0, s + length == n)

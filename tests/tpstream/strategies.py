@@ -6,7 +6,7 @@ import random
 import pandas as pd
 from hypothesis import strategies as st
 
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.tpstream import allen
 
 NAMES = ("A", "B", "C", "D")

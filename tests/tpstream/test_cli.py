@@ -72,7 +72,9 @@ def test_language_flag_and_suffix(tmp_path, capsys):
     q.write_text(QUERY.read_text())
     code, _out, err = run_cli(capsys, "run", q, CARS, "--ts-unit", "s", "--language", "tpstream")
     assert code == 0, err
-    code, _out, err = run_cli(capsys, "run", q, CARS, "--ts-unit", "s")  # read as SASE+: a query error
+    code, out, err = run_cli(capsys, "run", q, CARS, "--ts-unit", "s")  # no known suffix: found from the text
+    assert code == 0 and "tpstream" in err, err
+    code, _out, err = run_cli(capsys, "run", q, CARS, "--ts-unit", "s", "--language", "sase")  # as SASE+
     assert code == 2
 
 

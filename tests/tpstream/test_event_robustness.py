@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.errors import EventError
-from reference.events import from_pandas
+from reference.readers import from_pandas
 from reference.tpstream.parser import parse_tpstream
 from reference.tpstream.run import run_query
 

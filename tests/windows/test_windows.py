@@ -159,7 +159,7 @@ def test_text_in_computed_or_aggregated_columns_is_an_event_error(tmp_path):
     import pandas as pd
 
     from reference.errors import EventError
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.windows.api import aggregate_batch, filter_batch, join_batches
 
     batch = from_pandas(pd.DataFrame({"ts": [1, 2], "v": [1, "x"]}), type_col=None, default_type="e")

@@ -3,7 +3,7 @@ of the output against the reference engine, print a short summary.
 
 The sample is the stream's first `--sample` events: Query 3 has no negation, so the matches whose last
 event lies in that prefix are exactly the reference's matches over the prefix alone.
-Run: python -m spark_jobs.demo [--events N] [--out DIR] [--engine NAME] [--master URL] [--sample N]
+Run: python -m benchmarks.spark_demo [--events N] [--out DIR] [--engine NAME] [--master URL] [--sample N]
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     """(number of sample matches, whether the Spark output's matches ending before `cutoff` equal the
     reference's matches over the events before it)."""
     import cepkit
-    from reference.events import from_pandas
+    from reference.readers import from_pandas
     from reference.language import parse
     from reference.match import plain
 

@@ -1,6 +1,6 @@
 """Events/s of the reference and the optimized engine on the spec/000 experiment queries (not a test).
 
-    python -m optimized.measure [--events N] [--reference-events N] [--window W ...] [--codegen] [--unshared]
+    python -m benchmarks.optimized_measure [--events N] [--reference-events N] [--window W ...] [--codegen] [--unshared]
                                 [--merge] [--returns] [--queries NAME ...]
 
 Each query (benchmarks/engine_compare.py) runs over its stock stream, already in an EventBatch;

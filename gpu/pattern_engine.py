@@ -1,0 +1,39 @@
+"""MATCH_RECOGNIZE ALL MATCHES on the engine contract, matching on an OpenCL device (gpu/pattern_run.py).
+
+The program is the reference's (reference.sql.engine.SqlProgram: rows buffered, the table computed at
+close, the same match table); only the matching of each partition runs on the device. The constructs the
+kernel runs are declared in reference/registry.py (GPU_SQL); gpu/pattern_plan.py refuses finer things
+(PREV of an expression) at compile time, by name.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from reference.contract import Engine
+from reference.sql import ast as S
+from reference.sql.engine import SqlProgram
+
+
+class GpuSqlProgram(SqlProgram):
+    engine_name = "gpu"
+
+
+class GpuSqlEngine(Engine):
+    """Options: device (as for --device: P:D, P, or part of a name), launch ("batch" or "event")."""
+
+    name = "gpu"
+    language = "sql"
+
+    def build(self, q: S.MatchRecognize, device: str | None = None, launch: str | None = None,
+              **_options: Any) -> GpuSqlProgram:
+        from gpu.pattern import LAUNCH, LAUNCHES
+        from gpu.pattern_plan import plan
+        from gpu.pattern_run import run_rows
+        from reference.errors import QueryError
+
+        plan(q)  # Unsupported (by construct, with position) now rather than at close
+        launch = launch or LAUNCH
+        if launch not in LAUNCHES:
+            raise QueryError(f"launch must be one of {', '.join(LAUNCHES)}, not {launch!r}", expected=list(LAUNCHES))
+        return GpuSqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit, device,
+                                                                           launch=launch))

@@ -1,0 +1,24 @@
+"""The gpu TPStream engine: situations derived in OpenCL (gpu/situations.py), matched by the reference's
+exact matcher, through run_query's `derived=` hook. Exact mode only: its registry entry does not declare
+"early output", so `compile(..., mode="early")` is refused by name at compile time."""
+from __future__ import annotations
+
+from reference.contract import Engine
+from reference.errors import Unsupported
+from reference.tpstream.engine import TPStreamProgram
+from reference.tpstream.query import TPQuery
+
+
+class GpuTPStreamEngine(Engine):
+    name = "gpu"
+    language = "tpstream"
+
+    def build(self, query: TPQuery, mode: str = "exact", device: str | None = None, chunk: int | None = None):
+        from gpu.situations import CHUNK, device_derivation
+
+        if mode != "exact":
+            raise Unsupported(self.name, "early output")
+        program = TPStreamProgram(query, "exact", "matcher",
+                                  derived=device_derivation(device, chunk if chunk is not None else CHUNK))
+        program.engine_name = self.name
+        return program

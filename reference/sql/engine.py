@@ -1,0 +1,134 @@
+"""MATCH_RECOGNIZE on the engine contract (reference/contract.py): the reference's row-pattern program.
+
+A SQL query partitions and orders the whole table before it matches, so a program buffers the rows of
+every fed batch and computes the table at `close()` (`feed` returns an empty table): feeding the events in
+pieces gives exactly what one `run` gives.
+
+The match table (docs/semantics.md, "SQL rows in the match table"):
+- variables: the pattern variables, in order of first occurrence;
+- payload: the query's output columns, exactly reference.sql.run.Table.columns (SELECT or MEASURES with the
+  partition columns; ALL ROWS PER MATCH adds the row's columns), one table row per SQL output row, in the
+  order the SQL query outputs them;
+- ONE ROW PER MATCH / ALL MATCHES: bindings and ts are the match's canonical form (Table.matches: the ids
+  of each variable's rows, the largest first-ORDER-BY-key value of its rows); an empty match binds nothing
+  and has ts null;
+- ALL ROWS PER MATCH: Table.matches is None there; every row leaves the variables unbound, and its ts is
+  the row's first ORDER BY key (null where SELECT drops that column); the row's columns are the payload.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from reference.contract import Engine, Program
+from reference.events import EventBatch
+from reference.match import Match
+from reference.match_table import Layout
+from reference.sql import ast as S
+from reference.sql.constructs import variables
+
+
+def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) -> tuple[str, ...] | None:
+    """The query's output columns where the query alone says them (None: ALL ROWS PER MATCH with SELECT *,
+    whose columns are the table's, known at the first batch)."""
+    names = lambda xs: tuple(x.col if isinstance(x, S.ColRef) else x for x in xs)  # noqa: E731
+    if q.select is not None:
+        return names(q.select)
+    part = [c.col for c in q.partition_by]
+    measures = [m.name for m in q.measures]
+    if q.rows != "all":
+        return tuple(part + measures)
+    if columns is None:
+        return None
+    order = [k.col.col for k in q.order_by]
+    rest = [c for c in columns if c not in part and c not in order]
+    return tuple(part + [c for c in order if c not in part] + measures + rest)
+
+
+def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
+    """The Match rows of a reference.sql.run.Table: one per output row, payload = the row's values by column.
+    ALL ROWS PER MATCH (no Table.matches): unbound, ts = the row's first ORDER BY key where it is output."""
+    out = []
+    if table.matches is not None:
+        pairs = table.matches
+    else:
+        key = q.order_by[0].col.col if q is not None and q.order_by else None
+        at = table.columns.index(key) if key in table.columns else None
+        pairs = [({}, None if at is None else row[at]) for row in table.rows]
+    for row, (bindings, ts) in zip(table.rows, pairs):
+        out.append(Match(tuple((v, tuple(bindings[v])) for v in layout.variables if v in bindings), ts,
+                         tuple(zip(table.columns, row))))
+    return out
+
+
+class SqlProgram(Program):
+    """Buffers the fed rows; `close()` runs the query over all of them with `run_table`, then starts over
+    (a closed program reads a new stream)."""
+
+    engine_name = "reference"
+    language = "sql"
+
+    def __init__(self, q: S.MatchRecognize, run_table: Callable[[S.MatchRecognize, list, list, Any], Any]):
+        self.q = q
+        self.run_table = run_table          # (query, columns, rows, ts_unit) -> reference.sql.run.Table
+        self.columns: list[str] = []
+        self.rows: list[dict] = []
+        self.ts_unit: str | None = None
+        self.n = 0
+        self._layout = self._make_layout(output_columns(q))
+
+    def _make_layout(self, payload) -> Layout | None:
+        return None if payload is None else Layout(variables(self.q.pattern), tuple(payload))
+
+    @property
+    def layout(self) -> Layout:
+        if self._layout is None:  # ALL ROWS PER MATCH, SELECT *, before any batch: the pattern's part
+            return Layout(variables(self.q.pattern), output_columns(self.q, self.columns or ["ts", "id"]))
+        return self._layout
+
+    def _feed(self, batch, progress=None):
+        from reference.sql.run import batch_rows
+
+        columns, rows = batch_rows(batch)
+        if batch.positional_ids and self.n:
+            for r in rows:
+                r["id"] += self.n
+        self.n += len(rows)
+        if self.ts_unit is None:
+            self.ts_unit = batch.ts_unit
+        self.columns += [c for c in columns if c not in self.columns]
+        self.rows += rows
+        if self._layout is None:
+            self._layout = self._make_layout(output_columns(self.q, self.columns))
+        if progress is not None:
+            progress(len(batch), len(batch))
+        return ()
+
+    def _close(self):
+        table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit)
+        self.columns, self.rows, self.n, self.ts_unit = [], [], 0, None   # the program may read a new stream
+        self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
+        return table_matches(table, self._layout, self.q)
+
+
+class SqlEngine(Engine):
+    """The reference: SQL:2016 row pattern matching (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES."""
+
+    name = "reference"
+    language = "sql"
+
+    def build(self, q: S.MatchRecognize, **_options: Any) -> SqlProgram:
+        from reference.sql.run import run_rows
+
+        return SqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit))
+
+
+def to_table(events: Any, **read_options: Any) -> EventBatch:
+    """A MATCH_RECOGNIZE input table as an EventBatch: every column is an ordinary column (no event type,
+    ids are row numbers), rows sorted by the timestamp column `ts_col` (default `ts`)."""
+    from reference.inputs import to_batch
+
+    if isinstance(events, EventBatch):
+        return events
+    options = dict(type_col=None, default_type="row", id_col=None, sort=True)
+    options.update(read_options)
+    return to_batch(events, **options)

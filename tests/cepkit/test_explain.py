@@ -1,0 +1,39 @@
+"""`cepkit explain` for every language: each file is read in its own language, never as SASE+."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cepkit.cli import main
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("query, expect", [
+    ("query3.sase", ["-- NFA^b", "-- engines (sase)", "optimized"]),
+    ("sase1_stock.query", ["-- NFA^b", "partition_contiguity"]),
+    ("sql/v_shape.sql", ["-- row-pattern program", "match A", "split", "done", "-- engines (sql)"]),
+    ("tpstream/aggressive_drivers.tps", ["TPQuery", "SituationDef(name='A')", "-- engines (tpstream)"]),
+    ("afa/q1.afa.yaml", ["-- AFA Q1", "arc a0: q0 -> q1", "fence e.change < -p.delta", "-- engines (afa)"]),
+])
+def test_explain_every_language(query, expect, capsys):
+    assert main(["explain", str(EX / query)]) == 0
+    out = capsys.readouterr().out
+    for text in expect:
+        assert text in out, (text, out[:2000])
+
+
+def test_explain_reports_errors_of_the_right_language(tmp_path, capsys):
+    bad = tmp_path / "bad.sql"
+    bad.write_text("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  PATTERN (A B\n)")
+    assert main(["explain", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "line 4" in err and "SEQ" not in err
+
+
+def test_explain_finds_the_language_from_the_text(tmp_path, capsys):
+    q = tmp_path / "query.txt"
+    q.write_text((EX / "sql/v_shape.sql").read_text())
+    assert main(["explain", str(q)]) == 0
+    assert "-- row-pattern program" in capsys.readouterr().out

@@ -1,0 +1,147 @@
+"""The layering, checked: the import contracts in pyproject.toml ([tool.importlinter], run by import-linter's
+`lint-imports`) hold, every module of reference/ sits in a layer, and no module imports another module's
+underscore name. Each check is also shown to fail on a tree that breaks it, so none can pass by checking
+nothing. docs/architecture.md ("Layers") says what the layers are."""
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "pyproject.toml"
+CHECKED = ("cepkit", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")
+PROJECT = CHECKED + ("tests",)
+
+
+def _lint_imports(root: Path, config: Path) -> subprocess.CompletedProcess:
+    """lint-imports over the packages under `root` (and nothing else on the path), without its cache."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    code = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    return subprocess.run([sys.executable, "-c", code, "--no-cache", "--no-logo", str(config)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _settings() -> dict:
+    return tomllib.loads(CONFIG.read_text(encoding="utf-8"))["tool"]["importlinter"]
+
+
+def _layer_modules(layer: str) -> list[str]:
+    """The modules of one layer of a layers contract ("a : b : (c)"; parentheses mark an optional one)."""
+    return [name.strip().strip("()") for name in layer.replace("|", ":").split(":") if name.strip()]
+
+
+def test_the_import_contracts_are_kept():
+    done = _lint_imports(ROOT, CONFIG)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_every_reference_module_sits_in_a_layer():
+    layers = next(c for c in _settings()["contracts"] if c["type"] == "layers")["layers"]
+    listed = [m for layer in layers for m in _layer_modules(layer)]
+    modules = []
+    for path in (ROOT / "reference").rglob("*.py"):
+        if path.name != "__init__.py":
+            modules.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    missing = sorted(m for m in modules if not any(m == x or m.startswith(x + ".") for x in listed))
+    assert not missing, f"put these modules in a layer of the layers contract in pyproject.toml: {missing}"
+
+
+def test_lint_imports_fails_on_an_upward_import(tmp_path):
+    """A tree with every module the contracts name, and one import from the front end up to cepkit, under
+    a copy of the project's contracts: lint-imports must report the broken layers contract."""
+    settings = _settings()
+    names = set(settings["root_packages"])
+    for contract in settings["contracts"]:
+        for layer in contract.get("layers", ()):
+            names.update(_layer_modules(layer))
+        names.update(contract.get("modules", ()))
+    for name in sorted(names):
+        parts = name.split(".")
+        for k in range(1, len(parts)):
+            package = tmp_path.joinpath(*parts[:k])
+            package.mkdir(exist_ok=True)
+            (package / "__init__.py").touch()
+        if len(parts) == 1:
+            tmp_path.joinpath(name).mkdir(exist_ok=True)
+            tmp_path.joinpath(name, "__init__.py").touch()
+        elif not tmp_path.joinpath(*parts).is_dir():
+            tmp_path.joinpath(*parts[:-1], parts[-1] + ".py").touch()
+    (tmp_path / "reference" / "events.py").write_text("import cepkit\n")
+    config = tmp_path / "pyproject.toml"
+    config.write_text(CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
+
+    done = _lint_imports(tmp_path, config)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "BROKEN" in done.stdout and "reference.events -> cepkit" in done.stdout, done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------ underscore names of other modules
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_imports(path: Path, root: Path) -> list[str]:
+    """`from M import _x` and `M._x` (M a project module the file imports) in one file, as 'file:line: what'.
+    A module may use its own underscore names; dunder names are public."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    here = ".".join(parts)
+    package = parts if is_package else parts[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found, names = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                module = ".".join(package[: len(package) - node.level + 1] + ([module] if module else []))
+            if module.split(".")[0] not in PROJECT or module == here:
+                continue
+            for alias in node.names:
+                if _private(alias.name):
+                    found.append((node.lineno, f"from {module} import {alias.name}"))
+                else:
+                    names[alias.asname or alias.name] = f"{module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PROJECT:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    names[bound] = alias.name if alias.asname else bound
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            chain, value = [node.attr], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in names and names[value.id] != here:
+                found.append((node.lineno, f"{names[value.id]}.{'.'.join(reversed(chain))}"))
+    return [f"{path.relative_to(root)}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_module_imports_another_modules_underscore_name():
+    found = [v for package in CHECKED for path in sorted((ROOT / package).rglob("*.py"))
+             for v in private_imports(path, ROOT)]
+    assert not found, "make these names public (drop the underscore) or keep them in their module:\n" + \
+        "\n".join(found)
+
+
+def test_the_underscore_check_finds_both_forms(tmp_path):
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "__init__.py").touch()
+    (tmp_path / "reference" / "helpers.py").write_text("def _util():\n    return 1\n\n\nX = _util()\n")
+    user = tmp_path / "reference" / "user.py"
+    user.write_text("from reference.helpers import _util, X\nimport reference.helpers as H\n"
+                    "from . import helpers\n\n\ndef f():\n    return H._util() + helpers._util() + X.__class__\n")
+    assert private_imports(user, tmp_path) == [
+        "reference/user.py:1: from reference.helpers import _util",
+        "reference/user.py:7: reference.helpers._util",
+        "reference/user.py:7: reference.helpers._util",
+    ]
+    assert private_imports(tmp_path / "reference" / "helpers.py", tmp_path) == []
