@@ -1,6 +1,10 @@
 """The optimized SASE+ engine: the NFA^b run semantics of reference/nfab/runs.py, with the per-event
 loop in Numba (optimized/kernel.py) over columnar batches, state carried across `feed` calls.
 
+`feed` / `close` return a MatchTable built from arrays (`MatchTable.from_columns`: bindings gathered and
+ordered in Numba, ids, ts and RETURN columns as arrays, no Python object per match); `columnar=False`
+keeps the previous per-match path (a `Match` per match) as a measured baseline.
+
 Matches are identical to the reference's (bindings, timestamps, RETURN payloads, order); a construct
 the engine cannot run exactly is refused by name with `Unsupported` at compile time (or, for data
 that cannot be stored exactly, when the batch arrives).
@@ -14,11 +18,12 @@ from fractions import Fraction
 from typing import Callable
 
 import numpy as np
+import pyarrow as pa
 
 from optimized import kernel as K
 from optimized import merging
 from optimized.bytecode import ENGINE, FormulaCompiler
-from optimized.returns import ReturnProgram
+from optimized.returns import ReturnProgram, column, concat_columns
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.engine import is_nfab_query
@@ -28,7 +33,9 @@ from reference.events import EventBatch
 from reference.language import ast as A
 from reference.contract import Engine, Program
 from reference.match import Match
-from reference.match_table import Layout
+from reference.match_table import Layout, MatchTable
+from reference.match_table import decode as decode_column
+from reference.match_table import encode as encode_column
 from reference.nfab.compile import NFAb, compile_nfab
 from reference.nfab.runs import check_selection
 from reference.pattern.counters import Counters
@@ -46,12 +53,13 @@ class OptimizedProgram(Program):
     language = "sase"
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
-                 merge: bool = True, batch_returns: bool = True):
+                 merge: bool = True, batch_returns: bool = True, columnar: bool = True):
         check_selection(nfa, selection, self.engine_name)
         if nfa.n > MAX_COMPONENTS:
             raise Unsupported(ENGINE, f"patterns of more than {MAX_COMPONENTS} positive components")
         self.nfa = nfa
         self.selection = selection
+        self.columnar = columnar
         self.vars = [c.var for c in nfa.components]
         self.attrs = sorted(attribute_uses(nfa.query))
         self.strings: dict[str, int] = {"": 0}
@@ -168,8 +176,8 @@ class OptimizedProgram(Program):
         return self.store.base + cut
 
     # ------------------------------------------------------------------ stream interface
-    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
-        """Consume a batch; return the matches it completes, in completion order."""
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
+        """Consume a batch; return the matches it completes, in the reference's order, as one MatchTable."""
         self._bind(batch)
         start = self.store.end
         self.store.add(batch, self._keep_from())
@@ -178,7 +186,8 @@ class OptimizedProgram(Program):
         if self.kernel is not K and (s.vd[:, start - s.base:] != 1).any():
             self.kernel = K  # generated formulas assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
-        out_all: list[Match] = []
+        tables: list[MatchTable] = []
+        pieces: list[dict | None] = []
         cnt = np.zeros(3, np.int64)  # runs created, clauses evaluated, the event in process
         pos = start
         while pos < end:
@@ -191,16 +200,10 @@ class OptimizedProgram(Program):
                     self.nnodes, self.npend, out, 0, cnt, self.stamp)
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
-            was_enabled = gc.isenabled()
-            gc.disable()  # building many match tuples: the cyclic collector would only rescan them
-            try:
-                found = self._matches(out[:nout])
-                if self.selection == "non_overlap" and found:
-                    found = self._non_overlap(found)
-                out_all.extend(self._match(b) for b in found)
-            finally:
-                if was_enabled:
-                    gc.enable()
+            if self.columnar:
+                pieces.append(self._piece(out[:nout]))
+            else:
+                tables.append(self._rows(out[:nout]))
             if progress is not None:
                 progress(pos - start, end - start)
         if progress is not None:
@@ -211,7 +214,23 @@ class OptimizedProgram(Program):
             empty = np.zeros((0, 3), np.int64)
             self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
                                                           self.npend, empty, 0, *self._expiry()))
-        return out_all
+        if self.columnar:  # one table per feed, whatever the number of kernel calls
+            return self._build([p for p in pieces if p is not None])
+        return MatchTable.concat(self.layout, tables)
+
+    def _rows(self, out: np.ndarray) -> MatchTable:
+        """The per-match path (columnar=False, the baseline of benchmarks/match_table_throughput.py): a
+        Python tuple per binding, a Match per match."""
+        was_enabled = gc.isenabled()
+        gc.disable()  # building many match tuples: the cyclic collector would only rescan them
+        try:
+            found = self._matches(out)
+            if self.selection == "non_overlap" and found:
+                found = self._non_overlap(found)
+            return MatchTable.from_matches(self.layout, [self._match(b) for b in found])
+        finally:
+            if was_enabled:
+                gc.enable()
 
     def _expiry(self) -> tuple:
         """(Q, timestamps, base, last position): what `reachable` needs to drop merged members that left
@@ -234,12 +253,16 @@ class OptimizedProgram(Program):
                 "buffer_rows": int(self.arena.shape[0]), "run_rows": int(self.R.shape[1]),
                 "stored_events": int(self.store.end - self.store.base)}
 
-    def _close(self) -> list[Match]:
+    def _close(self) -> MatchTable:
         """End of stream: release matches that were waiting for a trailing negation."""
-        found, _ = self._bindings(self.R[K.P_PEND, : self.npend, 2].copy())
+        nodes = self.R[K.P_PEND, : self.npend, 2].copy()
         self.npend = 0
         self.nruns = 0
-        return [self._match(b) for b in found]
+        if self.columnar:
+            piece = self._columns(nodes, None)
+            return self._build([piece] if piece is not None else [])
+        found, _ = self._bindings(nodes)
+        return MatchTable.from_matches(self.layout, [self._match(b) for b in found])
 
     @property
     def layout(self) -> Layout:
@@ -247,6 +270,116 @@ class OptimizedProgram(Program):
         return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     # ------------------------------------------------------------------ output
+    def _piece(self, out: np.ndarray) -> dict | None:
+        """The matches of `out` rows (event, buffer node, released) as arrays, in the reference's order."""
+        if not len(out):
+            return None
+        return self._columns(np.ascontiguousarray(out[:, 1]), out)
+
+    def _build(self, pieces: list[dict]) -> MatchTable:
+        """The MatchTable of one feed (or close) from its pieces' arrays: ids by one fancy index into the
+        store per variable, payload columns made once (no Python object per match)."""
+        if not pieces:
+            return MatchTable.empty(self.layout)
+        s = self.store
+        bindings = {}
+        for var in self.vars:
+            lens = [p["bind"][var] for p in pieces]
+            if len(lens) == 1:
+                offsets, values, mapped = lens[0]
+            else:
+                shift = np.cumsum([0] + [len(v) for _, v, _ in lens[:-1]])
+                offsets = np.concatenate([lens[0][0][:1]] + [off[1:] + d for (off, _, _), d in zip(lens, shift)])
+                values = np.concatenate([v for _, v, _ in lens])
+                mapped = lens[0][2]
+            bindings[var] = (offsets, values if mapped else _ids(s.ids[values - s.base]))
+        ts = np.concatenate([p["ts"] for p in pieces]) if len(pieces) > 1 else pieces[0]["ts"]
+        payload = None
+        if self.nfa.query.returns:
+            payload = {}
+            for r in self.nfa.query.returns:
+                parts = [p["payload"][r.name] for p in pieces]
+                payload[r.name] = column(parts[0] if len(parts) == 1 else concat_columns(parts, s), s)
+        if any(isinstance(ids, np.ndarray) and ids.dtype.kind not in "iu" for _, ids in bindings.values()):
+            # ids of several kinds (ints and text): Arrow has no column for them, the rows keep them
+            return MatchTable.from_matches(self.layout, _python_rows(self.layout, bindings, ts, payload))
+        return MatchTable.from_columns(self.layout, bindings, ts, payload)
+
+    def _columns(self, nodes: np.ndarray, out: np.ndarray | None) -> dict | None:
+        """Bindings of the buffer nodes gathered in Numba (materialize: count, then fill), put in the
+        reference's order (per event: released held matches, then sorted by bindings; out None: node
+        order), non-overlap selection applied: per variable (offsets, stream positions), ts, and the
+        payload columns of ReturnProgram's batch pass."""
+        nodes = np.ascontiguousarray(nodes, np.int64)
+        if not len(nodes):
+            return None
+        s = self.store
+        n = self.nfa.n
+        if self.merging:
+            comps, poss, offs, owner = K.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+        else:
+            comps, poss, offs = K.materialize(self.arena, nodes, n)
+            owner = np.arange(len(nodes))
+        co = K.split_components(comps, offs, n)
+        if out is None:
+            perm = np.arange(len(offs) - 1)
+        else:
+            rows = out[owner]
+            perm = K.order_matches(np.ascontiguousarray(rows[:, 0]), np.ascontiguousarray(rows[:, 2]), poss, co, n)
+            if self.selection == "non_overlap" and len(perm):
+                perm = self._non_overlap_columns(perm, poss, co)
+        if not len(perm):
+            return None
+        if s.ids.dtype.kind in "iu" and s.ids.dtype.itemsize == 8:  # ids gathered straight from the store
+            ids = s.ids.astype(np.int64, copy=False)
+            bind = {var: K.gather_component_ids(poss, co, perm, c, ids, s.base) + (True,)
+                    for c, var in enumerate(self.vars)}
+        else:  # positions, mapped to ids by one fancy index per feed
+            bind = {var: K.gather_component(poss, co, perm, c) + (False,) for c, var in enumerate(self.vars)}
+        ts = s.ts[poss[offs[perm + 1] - 1] - s.base].astype(np.int64, copy=False)
+        payload = None
+        if self.nfa.query.returns:
+            returns = self.nfa.query.returns
+
+            def per_match(j: int, i: int):
+                env = {v: tuple(poss[co[j, c]:co[j, c + 1]].tolist()) for c, v in enumerate(self.vars)}
+                return evaluate(returns[i].expr, Env(env, s.value))
+
+            payload = self.returns.columns(s, comps, poss, offs, per_match, perm)
+        return {"bind": bind, "ts": ts, "payload": payload}
+
+    def _non_overlap_columns(self, perm: np.ndarray, poss: np.ndarray, co: np.ndarray) -> np.ndarray:
+        """`_non_overlap` on arrays: per partition, the match with the latest start (then the fewest
+        events; then the first in binding order); that partition's runs end. Returns the chosen, in binding order."""
+        n = self.nfa.n
+        order = K.sort_bindings(perm, poss, co, n)
+        first = poss[co[order, 0]]
+        length = co[order, n] - co[order, 0]
+        runs = self.R[self.cur]
+        starts = runs[: self.nruns, K.HDR].astype(np.int64)
+        keys = self._key_rows(np.concatenate([first, starts]))
+        group, runs_group = keys[: len(order)], keys[len(order):]
+        rank = np.arange(len(order))
+        best = np.lexsort((rank, length, -first, group))  # per group: latest start, most events, earliest
+        lead = np.ones(len(best), bool)
+        lead[1:] = group[best[1:]] != group[best[:-1]]
+        chosen = np.sort(best[lead])
+        keep = np.flatnonzero(~np.isin(runs_group, group[chosen]))
+        runs[: len(keep)] = runs[keep]
+        self.nruns = len(keep)
+        return order[chosen]
+
+    def _key_rows(self, positions: np.ndarray) -> np.ndarray:
+        """A group number per position: equal exactly when the partition attributes' values are equal."""
+        if not len(self.part) or not len(positions):
+            return np.zeros(len(positions), np.int64)
+        s = self.store
+        q = positions - s.base
+        mat = np.concatenate([s.vt[self.part][:, q].astype(np.int64), s.vn[self.part][:, q], s.vd[self.part][:, q]]).T
+        _, inverse = np.unique(mat, axis=0, return_inverse=True)
+        return inverse.reshape(-1).astype(np.int64)
+
+    # the per-match path (columnar=False): Python tuples per binding, a Match per match
     def _bindings(self, nodes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
         """(positions, ids, RETURN payload) of each binding the buffer nodes hold: positions and ids per
         component, a tuple in stream order; and the index of the node each came from (a node of merged runs holds one per unexpired member)."""
@@ -340,6 +473,34 @@ def _query_text(q: A.Query) -> str:
     return query_to_text(q)
 
 
+def _ids(values: np.ndarray):
+    """The ids column values: int arrays as they are, text as one Arrow array per batch."""
+    if values.dtype.kind in "iu":
+        return values
+    try:
+        return pa.array(values.tolist() if values.dtype == object else values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return values
+
+
+def _python_rows(layout: Layout, bindings: dict, ts: np.ndarray, payload: dict | None) -> list[Match]:
+    """Match rows from the gathered columns (only where the ids cannot be one Arrow column)."""
+    ids = {v: (off.tolist(), [x.item() if hasattr(x, "item") else x for x in vals.tolist()])
+           for v, (off, vals) in bindings.items()}
+    cols = []
+    for item in layout.payload:
+        col = (payload or {})[item]
+        if isinstance(col, pa.Array):
+            arr, kind = encode_column(col)
+            col = decode_column(arr, kind.encode() if kind else None)
+        cols.append(col)
+    rows = []
+    for r, t in enumerate(ts.tolist()):
+        b = tuple((v, tuple(vals[off[r]:off[r + 1]])) for v, (off, vals) in ids.items())
+        rows.append(Match(b, t, tuple((p, cols[j][r]) for j, p in enumerate(layout.payload))))
+    return rows
+
+
 def _preference(b: tuple) -> tuple:
     return (b[0][0], -sum(map(len, b)))
 
@@ -352,7 +513,7 @@ class OptimizedEngine(Engine):
 
     def build(self, q: A.Query, selection: str = "all",
                 codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,
-                batch_returns: bool = True) -> OptimizedProgram:
+                batch_returns: bool = True, columnar: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
         from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
@@ -361,11 +522,13 @@ class OptimizedEngine(Engine):
         merges equivalent runs (spec/000 §6) where that is exact (not with negation, non-overlap output or
         share_buffer=False: `merge_refusal` says why, and the program runs unmerged); the matches are the
         same either way, the work counters are not. batch_returns=False evaluates RETURN per match with the
-        reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass."""
+        reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass.
+        columnar=False builds a Match object per match (the old path), to measure the match table built from
+        arrays (benchmarks/match_table_throughput.py)."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         if not is_nfab_query(q):
             kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
         return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
-                                merge=merge, batch_returns=batch_returns)
+                                merge=merge, batch_returns=batch_returns, columnar=columnar)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pyarrow as pa
 from numba import njit
 
 from optimized import kernel as K
@@ -18,6 +19,7 @@ from optimized.bytecode import NULL, STR, FormulaCompiler
 from reference.errors import Unsupported
 from reference.language import ast as A
 from reference.language.validate import walk
+from reference.match_table import FRACTION
 from reference.nfab.compile import NFAb
 
 
@@ -84,10 +86,11 @@ class ReturnProgram:
         self.items = np.asarray(ranges, np.int64).reshape(-1, 2)
         self.width = K.HDR + 3 * self.n + K.AGGW * len(t["aggs"]) + 1
 
-    def payloads(self, store, comps, poss, offs, per_match) -> list[tuple]:
-        """Payload of each match; per_match(i, item) evaluates one item of match i with the reference."""
+    def _batch(self, store, comps, poss, offs) -> list:
+        """Per item: (tags, numerators, denominators, boolean) from the Numba pass, or None where the item
+        is evaluated per match by the reference (docs/semantics.md O7)."""
         m = len(offs) - 1
-        cols: list[list | None] = [None] * len(self.returns)
+        cols: list = [None] * len(self.returns)
         if len(self.compiled) and m:
             E = (store.etype, store.ts, store.vn, store.vd, store.vt)
             try:
@@ -99,12 +102,69 @@ class ReturnProgram:
                 for c, i in enumerate(self.compiled):
                     if not self.text_safe[c] and any((store.vt[s] == STR).any() for s in self.reads[c]):
                         continue  # text under arithmetic, ordering or min/max: the reference's rules differ
-                    cols[i] = _values(tags[:, c], nums[:, c], dens[:, c], store, self.boolean[c])
+                    cols[i] = (tags[:, c], nums[:, c], dens[:, c], self.boolean[c])
+        return cols
+
+    def payloads(self, store, comps, poss, offs, per_match) -> list[tuple]:
+        """Payload of each match; per_match(i, item) evaluates one item of match i with the reference."""
+        m = len(offs) - 1
+        cols: list = [None if b is None else _values(*b[:3], store, b[3])
+                      for b in self._batch(store, comps, poss, offs)]
         for i in range(len(self.returns)):
             if cols[i] is None:
                 cols[i] = [per_match(j, i) for j in range(m)]
         names = [r.name for r in self.returns]
         return [tuple(zip(names, row)) for row in zip(*cols)]
+
+    def columns(self, store, comps, poss, offs, per_match, perm: np.ndarray) -> dict:
+        """Payload columns of the matches perm (indices into offs' matches), by item name: from the Numba
+        pass, (tags, numerators, denominators, boolean) arrays (`column` makes the Arrow array), or exact
+        Python values where an item is evaluated per match."""
+        out = {}
+        for i, b in enumerate(self._batch(store, comps, poss, offs)):
+            name = self.returns[i].name
+            if b is None:
+                out[name] = [per_match(int(j), i) for j in perm]
+            else:
+                tags, nums, dens, boolean = b
+                out[name] = (tags[perm], nums[perm], dens[perm], boolean)
+        return out
+
+
+def concat_columns(parts: list, store) -> object:
+    """One item's payload column over several pieces of (tags, nums, dens, boolean) arrays or values."""
+    if all(isinstance(p, tuple) for p in parts):
+        return tuple(np.concatenate([p[k] for p in parts]) for k in range(3)) + (parts[0][3],)
+    out: list = []
+    for p in parts:
+        out += _values(p[0], p[1], p[2], store, p[3]) if isinstance(p, tuple) else p
+    return out
+
+
+def column(part, store):
+    """The Arrow array of an item's payload (values as they are where evaluated per match)."""
+    return _column(*part[:3], store, part[3]) if isinstance(part, tuple) else part
+
+
+def _column(tags: np.ndarray, nums: np.ndarray, dens: np.ndarray, store, boolean: bool):
+    """One payload column as an Arrow array (a list of exact values where text mixes with numbers)."""
+    if boolean:
+        return pa.array(nums != 0, pa.bool_())
+    null = tags == NULL
+    if null.all():
+        return pa.nulls(len(tags))
+    mask = null if null.any() else None
+    text = tags == STR
+    if text.any():
+        if not (text | null).all():
+            return _values(tags, nums, dens, store, boolean)
+        codes, index = np.unique(np.where(null, nums[text][0], nums), return_inverse=True)
+        dictionary = pa.array([store.text(int(c)) for c in codes.tolist()], pa.string())
+        return dictionary.take(pa.array(index.astype(np.int64).reshape(-1), mask=mask))
+    if (dens[~null] == 1).all():
+        return pa.array(nums, pa.int64(), mask=mask)
+    return pa.StructArray.from_arrays([pa.array(nums, pa.int64()), pa.array(dens, pa.int64())],
+                                      fields=list(FRACTION), mask=None if mask is None else pa.array(mask))
 
 
 def _values(tags: np.ndarray, nums: np.ndarray, dens: np.ndarray, store, boolean: bool) -> list:

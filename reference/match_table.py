@@ -133,7 +133,11 @@ class MatchTable:
             return tables[0]
         if all(t._rows is not None for t in tables):
             return cls(layout, rows=[m for t in tables for m in t._rows])
-        return cls(layout, arrow=pa.concat_tables([t.to_arrow() for t in tables], promote_options="permissive"))
+        arrows = [t.to_arrow() for t in tables]
+        if all(a.schema.equals(arrows[0].schema, check_metadata=True) for a in arrows[1:]):
+            return cls(layout, arrow=pa.concat_tables(arrows))
+        # a column's type differs between the tables (int64 here, rationals or all nulls there): the rows
+        return cls(layout, rows=[m for t in tables for m in t.rows()])
 
     # ------------------------------------------------------------------ sequence of Match rows
     def __len__(self) -> int:
@@ -232,7 +236,7 @@ def _ids_list(ids: Sequence[Sequence[Any] | None]) -> pa.Array:
 def encode(values: Any) -> tuple[pa.Array, str | None]:
     """An Arrow array for a column of exact values, and its kind (None when Arrow's type says it)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values, None
+        return values, ("fraction" if values.type == FRACTION else None)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
         return pa.array(values), None
     vals = [_plain_id(v) for v in values]

@@ -95,3 +95,27 @@ class Merging:
         return results[(query, window, merge)].runs_created
 
     track_runs_created.unit = "runs"
+
+
+class MatchTableBuild:
+    """Query 3 at W = 500 with the match table built per match (columnar=False, a Match object each) and
+    from arrays (columnar=True, the default): asv's timing of program.run, warm
+    (benchmarks/match_table_throughput.py prints both in one run)."""
+
+    params = ([False, True],)
+    param_names = ["columnar"]
+    timeout = 600
+
+    def setup(self, columnar):
+        if not C.available("optimized"):
+            raise NotImplementedError("engine optimized is not registered")
+        from cepkit import compile
+
+        self.text = C.query_text("q3", 500)
+        self.batch = C.stream(C.stream_size("optimized", 500, "q3"), True)
+        compile(self.text, engine="optimized", columnar=columnar).run(self.batch.slice(0, 2_000))
+
+    def time_run(self, columnar):
+        from cepkit import compile
+
+        compile(self.text, engine="optimized", columnar=columnar).run(self.batch)
