@@ -40,8 +40,9 @@ class Run:
 class AllMatches:
     def __init__(self, pattern: S.Pattern | Program, define: Mapping[str, object],
                  subsets: Mapping[str, tuple[str, ...]], strategy: str,
-                 within: Callable[[int, int], bool] | None = None):
+                 within: Callable[[int, int], bool] | None = None, null_logic: str = "three_valued"):
         self.g = glushkov(pattern)
+        self.null_logic = null_logic  # the query's (conventions), read once
         self.define = define
         self.subsets = subsets
         self.strategy = strategy
@@ -55,7 +56,7 @@ class AllMatches:
             return True
         positions = (run.rows if run else ()) + (r,)
         labels = (run.labels if run else ()) + (self.g.labels[q],)
-        return holds(cond, Ctx(rows, positions, labels, len(positions) - 1, self.subsets))
+        return holds(cond, Ctx(rows, positions, labels, len(positions) - 1, self.subsets, null_logic=self.null_logic))
 
     def _take(self, run: Run | None, q: int, r: int) -> Run:
         if run is None:

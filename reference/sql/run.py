@@ -203,7 +203,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
         emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
-            engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check)
+            engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check, q.conventions.null_logic)
             for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
                                                     start=1):
                 emit.one(positions, labels, n)
@@ -285,7 +285,7 @@ class Emitter:
 def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter, within) -> None:
     """SQL:2016 matching of one partition: the preferred match at each start (the pattern program run by the
     lockstep VM), then AFTER MATCH SKIP."""
-    matcher = VM(program, q.define_map, q.subset_map, within)
+    matcher = VM(program, q.define_map, q.subset_map, within, q.conventions.null_logic)
     subsets = q.subset_map
     n = len(rows)
     pos, number = 0, 1

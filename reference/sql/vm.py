@@ -119,8 +119,9 @@ def _start_dependent(define: Mapping[str, object]) -> bool:
 
 class VM:
     def __init__(self, program: Program, define: Mapping[str, object], subsets: Mapping[str, tuple[str, ...]],
-                 within: Callable[[int, int], bool] | None = None):
+                 within: Callable[[int, int], bool] | None = None, null_logic: str = "three_valued"):
         self.program = program
+        self.null_logic = null_logic  # the query's (conventions), read once
         self.kinds = [ins.kind for ins in program.instructions]
         self.define = define
         self.subsets = subsets
@@ -209,7 +210,7 @@ class VM:
                 cell2 = (ins.label, ins.excluded, cell, i - start + 1)
                 cond = define.get(ins.label)
                 if cond is None or holds(cond, Ctx(rows, range(start, i + 1), _Labels(cell2), i - start,
-                                                   subsets)):
+                                                   subsets, null_logic=self.null_logic)):
                     view2 = self._view(view, ins.label, i - start, interned)
                     self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n, dead_next)
             clist = nlist
