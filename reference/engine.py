@@ -16,37 +16,44 @@ def is_nfab_query(q: A.Query) -> bool:
     return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
 
 
-class ReferenceEngine(Engine):
-    """Compile queries to NFA^b programs, or to eager pattern programs; the executable specification."""
+class _SaseEngine(Engine):
+    """An NFA^b program for a flat SASE+ sequence, else a program over the pattern model (all matches only)."""
 
-    name = "reference"
     language = "sase"
 
     def build(self, q: A.Query, selection: str = "all"):
         if is_nfab_query(q):
-            return NFAbProgram(compile_nfab(q), selection=selection)
-        from reference.pattern.eager import EagerProgram
+            return self.nfab_program(compile_nfab(q), selection=selection)
         from reference.pattern.engines import all_only
         from reference.pattern.model import compile_pattern
 
         all_only(self.name, selection)
-        program = EagerProgram(compile_pattern(q))
+        program = self.pattern_program()(compile_pattern(q))
         program.engine_name = self.name
         return program
 
 
-class BruteForceEngine(Engine):
+class ReferenceEngine(_SaseEngine):
+    """NFA^b programs, or eager pattern programs: the executable specification."""
+
+    name = "reference"
+    nfab_program = NFAbProgram
+
+    @staticmethod
+    def pattern_program():
+        from reference.pattern.eager import EagerProgram
+
+        return EagerProgram
+
+
+class BruteForceEngine(_SaseEngine):
     """The brute-force definition as an engine, for tiny inputs and differential tests."""
 
     name = "brute"
-    language = "sase"
+    nfab_program = BruteForceProgram
 
-    def build(self, q: A.Query, selection: str = "all"):
-        if is_nfab_query(q):
-            return BruteForceProgram(compile_nfab(q), selection=selection)
+    @staticmethod
+    def pattern_program():
         from reference.pattern.brute import PatternBruteProgram
-        from reference.pattern.engines import all_only
-        from reference.pattern.model import compile_pattern
 
-        all_only(self.name, selection)
-        return PatternBruteProgram(compile_pattern(q))
+        return PatternBruteProgram
