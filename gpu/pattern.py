@@ -252,7 +252,7 @@ class DevicePatternMatcher:
                 ls.append(labels[pos[m]])
                 m = par[m]
             found.add((tuple(reversed(rs)), tuple(reversed(ls))))
-        return sorted(found, key=lambda m: (m[0][-1], m[0][0], m[0]))
+        return sorted(found, key=lambda m: (m[0][-1], m[0][0], m[0], m[1]))
 
     def _collect(self) -> None:
         """Drop the nodes no partial match reaches; renumber the rest on the host and the device."""

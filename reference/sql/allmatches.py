@@ -64,7 +64,7 @@ class AllMatches:
         return Run(q, run.rows + (r,), run.labels + (self.g.labels[q],))
 
     def matches(self, rows: Sequence[Mapping]) -> Iterator[tuple[tuple[int, ...], tuple[str, ...]]]:
-        """(rows, labels) of every match, in order of (last row, first row, rows)."""
+        """(rows, labels) of every match, in order of (last row, first row, rows, labels)."""
         seen: set = set()
         found: list = []
         if self.strategy == "skip_till_next":
@@ -76,7 +76,7 @@ class AllMatches:
             if key not in seen:
                 seen.add(key)
                 found.append(key)
-        found.sort(key=lambda m: (m[0][-1], m[0][0], m[0]))
+        found.sort(key=lambda m: (m[0][-1], m[0][0], m[0], m[1]))
         return iter(found)
 
     def _forking(self, rows: Sequence[Mapping]) -> Iterator[Run]:

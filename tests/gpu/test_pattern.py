@@ -165,3 +165,17 @@ def test_window_keys_must_be_int64_integers():
         gpu_run_rows(q, COLUMNS, rows)
     assert info.value.column == "ts"
     run_rows(q, COLUMNS, rows)   # the reference accepts them
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_same_rows_other_labels_order_alike(launch):
+    """Shrunk from test_gpu_equals_reference_skip_till_any: rows 0, 1, 4 match both as A B C and as A C C
+    (and more matches tie likewise); the reference and the device discover them in different orders, and
+    both list them by (last row, first row, rows, labels) (semantics M7)."""
+    v = [0, 2, 5, 2, 5]
+    rows = [{"ts": t, "id": i, "s": s, "v": v[i], "g": 0, "t": None}
+            for i, (t, s) in enumerate(zip([1, 1, 3, 3, 5], [0, 1, 3, 2, 3]))]
+    q = _query(4, "SKIP_TILL_ANY_MATCH", 6, True)
+    _same(q, rows, 3, launch)
+    labels = [m[0] for m in run_rows(q, COLUMNS, rows).matches if m[0].get("C", ())[-1:] == (4,)]
+    assert len(labels) > len({tuple(sorted(x for b in m.values() for x in b)) for m in labels})  # ties exist
