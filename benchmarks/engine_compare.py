@@ -65,9 +65,9 @@ def stream(n: int, query3: bool):
 
 
 def available(engine: str) -> bool:
-    from cepkit.engines import ENGINES as REGISTERED
+    from reference import registry
 
-    return engine in REGISTERED
+    return engine in registry.engines_for("sase")
 
 
 @dataclass(frozen=True)

@@ -110,12 +110,9 @@ def _flat_frame(rows: list[dict]):
 
 
 def run(args: argparse.Namespace) -> int:
-    from reference import registry
     from reference.afa.afafile import load_afa
     from reference.afa.eventfile import read_stream
 
-    if args.engine not in (None, "reference"):
-        raise QueryError(f"engine '{args.engine}' cannot run AFA patterns", expected=registry.engines_for("afa"))
     afa = load_afa(args.query)
     elements = read_stream(args.events, afa)
     op = run_stream(afa, elements, args.flavor, _sigma(args.sigma))
