@@ -42,7 +42,7 @@ def _engines(language: str) -> str:
 
 
 def explain_sase(text: str) -> str:
-    from reference.engine import is_nfab_query
+    from reference.nfab.compile import is_nfab_query
     from reference.language import parse
     from reference.language.constructs import constructs
     from reference.language.printer import query_to_text

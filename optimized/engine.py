@@ -26,7 +26,6 @@ from optimized.bytecode import ENGINE, FormulaCompiler
 from optimized.returns import ReturnProgram, column, concat_columns
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.engine import is_nfab_query
 from reference.errors import EventError, Unsupported
 from reference.evaluate import Env, evaluate
 from reference.events import EventBatch
@@ -36,8 +35,7 @@ from reference.match import Match
 from reference.match_table import Layout, MatchTable
 from reference.match_table import decode as decode_column
 from reference.match_table import encode as encode_column
-from reference.nfab.compile import NFAb, compile_nfab
-from reference.nfab.runs import check_selection
+from reference.nfab.compile import NFAb, check_selection, compile_nfab, is_nfab_query
 from reference.pattern.counters import Counters
 
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,

@@ -7,13 +7,8 @@ from __future__ import annotations
 from reference.brute import BruteForceProgram
 from reference.contract import Engine
 from reference.language import ast as A
-from reference.nfab.compile import compile_nfab
+from reference.nfab.compile import compile_nfab, is_nfab_query
 from reference.nfab.runs import NFAbProgram
-
-
-def is_nfab_query(q: A.Query) -> bool:
-    """Whether the NFA^b engine runs this query (a flat SASE+ sequence of single types)."""
-    return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
 
 
 class _SaseEngine(Engine):

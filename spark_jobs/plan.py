@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reference.binding import window_bound
-from reference.engine import is_nfab_query
+from reference.nfab.compile import is_nfab_query
 from reference.errors import QueryError
 from reference.language import ast as A
 from reference.nfab.compile import compile_nfab

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference.errors import QueryError
+from reference.errors import QueryError, Unsupported
 from reference.language import ast as A
 from reference.language.printer import expr_to_text
 from reference.language.validate import walk
@@ -274,3 +274,22 @@ def _window_text(w: A.Window | None) -> str:
     from reference.language.printer import window_to_text
 
     return window_to_text(w).replace("WITHIN ", "< ")
+
+
+SELECTIONS = ("all", "non_overlap")
+
+
+def is_nfab_query(q: A.Query) -> bool:
+    """Whether the NFA^b engine runs this query (a flat SASE+ sequence of single types)."""
+    return A.is_flat_seq(q.pattern) and q.dialect == "sase+"
+
+
+def check_selection(nfa, selection: str, engine: str) -> None:
+    """QueryError for an unknown output selection; Unsupported for non-overlap with a trailing negation
+    (the run-based engines cannot tell when such a match is final and still the latest start)."""
+    if selection not in SELECTIONS:
+        raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
+    if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
+        neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
+        raise Unsupported(engine, "the non-overlap output format with a trailing negation",
+                          neg.component.pos.line or None, neg.component.pos.column or None)

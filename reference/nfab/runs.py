@@ -9,33 +9,18 @@ from __future__ import annotations
 from typing import Callable
 
 from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.errors import QueryError, Unsupported
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
 from reference.contract import Program
 from reference.match import Match
 from reference.match_table import Layout
-from reference.nfab.compile import Formula, NFAb
+from reference.nfab.compile import Formula, NFAb, check_selection
 from reference.pattern.counters import Counters
 
 FIRST, ITER = 0, 1
 Bindings = tuple[tuple[int, ...], ...]
 Run = tuple[int, int, Bindings]
-
-SELECTIONS = ("all", "non_overlap")
-
-
-def check_selection(nfa, selection: str, engine: str) -> None:
-    """QueryError for an unknown output selection; Unsupported for non-overlap with a trailing negation
-    (the run-based engines cannot tell when such a match is final and still the latest start)."""
-    if selection not in SELECTIONS:
-        raise QueryError(f"unknown output selection '{selection}'", expected=list(SELECTIONS))
-    if selection == "non_overlap" and any(neg.gap == nfa.n for neg in nfa.negations):
-        neg = next(neg for neg in nfa.negations if neg.gap == nfa.n)
-        raise Unsupported(engine, "the non-overlap output format with a trailing negation",
-                          neg.component.pos.line or None, neg.component.pos.column or None)
-
 
 def drive(positions: range, step: Callable[[int], list], progress: Callable[[int, int], None] | None) -> list:
     """Run `step` on each new stream position, collecting its output and reporting progress."""
@@ -175,8 +160,10 @@ class NFAbProgram(Program):
         return g and self._in_win(b, pos)
 
     # ------------------------------------------------------------------ one event
-    def _advance(self, run: Run, pos: int, runs: list[Run], done: list[Bindings]) -> None:
-        """All moves of one run on the event at pos (spec/000 §4.4)."""
+    def _advance(self, run: Run, pos: int, runs: dict[Run, None], done: list[Bindings]) -> None:
+        """All moves of one run on the event at pos (spec/000 §4.4). `runs` collects the event's new runs
+        as a set in creation order (§9 A2): a run created twice is one run, and a trailing closure's run
+        is checked for a match once (the optimized engine's work counters are the same)."""
         nfa = self.nfa
         j, phase, b = run
         comp, last = nfa.components[j], j == nfa.n - 1
@@ -186,26 +173,28 @@ class NFAbProgram(Program):
                 nb = b + ((pos,),)
                 self.counters.partial_matches += 0 if last and not comp.kleene else 1
                 if comp.kleene:
-                    runs.append((j, ITER, nb))
-                    if last:
+                    new = (j, ITER, nb) not in runs
+                    runs[(j, ITER, nb)] = None
+                    if last and new:
                         self._emit_trailing(nb, done)
                 elif last:
                     done.append(nb)
                 else:
-                    runs.append((j + 1, FIRST, nb))
+                    runs[(j + 1, FIRST, nb)] = None
             if j > 0 and self._ignore(run, bound, pos):
-                runs.append(run)
+                runs[run] = None
             return
         t = self._holds(nfa.take[j], bound, comp.var, pos) and self._in_win(b, pos)
         g = self._ignore(run, bound, pos)
         if t:
             nb = b[:-1] + (b[-1] + (pos,),)
             self.counters.partial_matches += 1
-            runs.append((j, ITER, nb))
-            if last:
+            new = (j, ITER, nb) not in runs
+            runs[(j, ITER, nb)] = None
+            if last and new:
                 self._emit_trailing(nb, done)
         if g:
-            runs.append(run)
+            runs[run] = None
         if not last and self._holds(nfa.proceed[j], bound, None, None):
             nxt = nfa.components[j + 1]
             peek = self._holds(nfa.begin[j + 1], bound, nxt.var, pos) and self._in_win(b, pos)
@@ -219,12 +208,12 @@ class NFAbProgram(Program):
 
     def _on_event(self, pos: int) -> list[Match]:
         released = self._check_pending(pos)
-        runs: list[Run] = []
+        runs: dict[Run, None] = {}
         done: list[Bindings] = []
         for run in self.runs:
             self._advance(run, pos, runs, done)
         self._advance((0, FIRST, ()), pos, runs, done)  # every event may start a run (§9 A15)
-        self.runs = list(dict.fromkeys(runs))
+        self.runs = list(runs)
         confirmed = []
         for b in dict.fromkeys(done):
             verdict = self._negations_pass(b)

@@ -10,7 +10,7 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.engine import is_nfab_query
+from reference.nfab.compile import is_nfab_query
 from reference.errors import QueryError, Unsupported
 from reference.readers import from_pandas
 from reference.language import parse

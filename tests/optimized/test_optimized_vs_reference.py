@@ -141,3 +141,16 @@ def test_core_constructs_are_supported(text):
 def test_no_drawn_pattern_was_refused():
     """Every pattern the strategies draw is in the engine's scope (tests above reject refused ones)."""
     assert not UNSUPPORTED, dict(UNSUPPORTED)
+
+
+def test_duplicate_run_checked_once():
+    """Shrunk from test_optimized_equals_reference: the third event creates the run a=(0) b=(2) twice
+    (from the a-loop's Step 6 proceed and from the waiting b run); each engine checks its match once."""
+    import pandas as pd
+
+    text = "PATTERN SEQ(!(A z), A+ a[], A+ b[]) WHERE skip_till_any_match {[g] and b[b.LEN].x > 0}"
+    batch = from_pandas(pd.DataFrame({"type": ["A"] * 3, "ts": [0, 1, 2], "g": [0] * 3, "x": [0] * 3}))
+    program, reference = _optimized(text, merge=False), compile(text)
+    assert program.run(batch) == reference.run(batch) == []
+    assert program.counters == reference.counters
+    assert reference.counters.predicate_evaluations == 19
