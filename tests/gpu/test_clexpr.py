@@ -64,28 +64,37 @@ def _raw(batch):
     return lambda var, col: np.asarray(batch.ts) if col == "ts" else batch.columns[col]
 
 
-def device_truths(batch, exprs) -> tuple[np.ndarray, np.ndarray, int]:
-    """(truth value of every expression on every row, then its predicate() value, overflow flag) computed
-    by one generated kernel."""
+def device_cells(batch, exprs, cells) -> tuple[np.ndarray, int]:
+    """The int values `cells(expression, resolve)` (a list of OpenCL C expressions per expression) take on
+    every row, computed by one generated kernel: shape (expressions, cells, rows), and the overflow flag."""
     rt = runtime()
     bound = [bind(e, _raw(batch), lambda v: "i") for e in exprs]
     params, arrays, body = [], [], []
+    width = 0
     for k, (e, b) in enumerate(zip(exprs, bound)):
         b.names = {key: f"e{k}_{name}" for key, name in b.names.items()}
         params += b.params()
         arrays += b.arrays()
-        body.append(f"out[{2 * k} * n + i] = {clexpr.truth(e, b.resolve)};")
-        body.append(f"out[{2 * k + 1} * n + i] = {clexpr.predicate(e, b.resolve)};")
+        code = cells(e, b.resolve)
+        width = len(code)
+        body += [f"out[{width * k + c} * n + i] = {text};" for c, text in enumerate(code)]
     params += ["long n", "__global int *out", "__global int *cepkit_err"]
-    src = clexpr.PRELUDE + (f"__kernel void truths({', '.join(params)})"
+    src = clexpr.PRELUDE + (f"__kernel void cells({', '.join(params)})"
                             " {\n  size_t i = get_global_id(0);\n  " + "\n  ".join(body) + "\n}\n")
     prog = rt.build(src)
     n = len(batch)
-    out, err = scratch(rt, np.int32, 2 * n * len(exprs)), scratch(rt, np.int32, 1)
+    out, err = scratch(rt, np.int32, width * n * len(exprs)), scratch(rt, np.int32, 1)
     if n:
-        cl.Kernel(prog, "truths")(rt.queue, (n,), None, *[upload(rt, a) for a in arrays], np.int64(n), out, err)
-    got = download(rt, out, np.int32, 2 * n * len(exprs)).reshape(len(exprs), 2, n)
-    return got[:, 0], got[:, 1], int(download(rt, err, np.int32, 1)[0])
+        cl.Kernel(prog, "cells")(rt.queue, (n,), None, *[upload(rt, a) for a in arrays], np.int64(n), out, err)
+    got = download(rt, out, np.int32, width * n * len(exprs)).reshape(len(exprs), width, n)
+    return got, int(download(rt, err, np.int32, 1)[0])
+
+
+def device_truths(batch, exprs) -> tuple[np.ndarray, np.ndarray, int]:
+    """(truth value of every expression on every row, then its predicate() value, overflow flag) computed
+    by one generated kernel."""
+    got, err = device_cells(batch, exprs, lambda e, resolve: [clexpr.truth(e, resolve), clexpr.predicate(e, resolve)])
+    return got[:, 0], got[:, 1], err
 
 
 def reference_truths(batch, expr) -> list[int]:

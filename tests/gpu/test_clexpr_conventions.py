@@ -6,45 +6,27 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pyopencl as cl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpu import clexpr
 from gpu.bind import bind
-from gpu.buffers import download, scratch, upload
-from gpu.device import runtime
 from reference.errors import EventError, Unsupported
 from reference.evaluate import truth
 from reference.language import ast as A
 from reference.sql.exprs import Ctx, evaluate
 from reference.sql.parse import parse_expression
 from reference.sql.run import batch_rows
-from tests.gpu.test_clexpr import FLOATS, INTS, TEXTS, _batch, _condition, _raw
+from tests.gpu.test_clexpr import FLOATS, INTS, TEXTS, _batch, _condition, device_cells
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*compiler output")
 TWO = A.Conventions("two_valued", "strict")
 
 
 def device_predicates(batch, exprs, conventions) -> tuple[np.ndarray, int]:
-    rt = runtime()
-    bound = [bind(e, _raw(batch), lambda v: "i") for e in exprs]
-    params, arrays, body = [], [], []
-    for k, (e, b) in enumerate(zip(exprs, bound)):
-        b.names = {key: f"e{k}_{name}" for key, name in b.names.items()}
-        params += b.params()
-        arrays += b.arrays()
-        body.append(f"out[{k} * n + i] = {clexpr.predicate(e, b.resolve, 'gpu', conventions)};")
-    params += ["long n", "__global int *out", "__global int *cepkit_err"]
-    src = clexpr.PRELUDE + (f"__kernel void preds({', '.join(params)})"
-                            " {\n  size_t i = get_global_id(0);\n  " + "\n  ".join(body) + "\n}\n")
-    prog = rt.build(src)
-    n = len(batch)
-    out, err = scratch(rt, np.int32, n * len(exprs)), scratch(rt, np.int32, 1)
-    if n:
-        cl.Kernel(prog, "preds")(rt.queue, (n,), None, *[upload(rt, a) for a in arrays], np.int64(n), out, err)
-    return download(rt, out, np.int32, n * len(exprs)).reshape(len(exprs), n), int(download(rt, err, np.int32, 1)[0])
+    got, err = device_cells(batch, exprs, lambda e, resolve: [clexpr.predicate(e, resolve, "gpu", conventions)])
+    return got[:, 0], err
 
 
 def reference_two_valued(batch, expr) -> list[int]:

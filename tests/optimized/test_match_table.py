@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from reference.errors import Unsupported
-from reference.language import parse
 from reference.match_table import KIND, MatchTable
 from reference.readers import from_pandas
-from tests.optimized.test_optimized_vs_reference import feed_in_chunks
+from tests.optimized.test_optimized_vs_reference import feed_in_chunks, with_return
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy
 
@@ -34,18 +33,6 @@ def _optimized(text: str, selection: str = "all", **options):
         assume(False)
 
 
-def _with_return(pattern: dict) -> str:
-    """The query with a RETURN clause reading the first variable: aggregates of a closure (rationals from
-    avg), arithmetic and division otherwise."""
-    comp = parse(pattern["text"]).pattern.positive[0]
-    var = comp.var
-    if comp.kleene:
-        ret = f"RETURN {var}[1].x AS f, sum({var}[].x) AS s, avg({var}[].x) AS m, {var}.LEN AS n"
-    else:
-        ret = f"RETURN {var}.x * 2 - 1 AS f, {var}.x / 3 AS d"
-    return pattern["text"] + "\n" + ret
-
-
 def _columnar(table: MatchTable) -> bool:
     """Built from arrays (Arrow from the start), not from Match rows."""
     return not len(table) or table._rows is None
@@ -58,7 +45,7 @@ def test_columnar_rows_equal_reference(strategy, data, cuts, merge):
     """Random patterns with a RETURN clause: the rows of every table fed equal the reference's run, in
     order; each table comes from arrays; the per-match path (columnar=False) gives the same rows."""
     pattern, frame = data.draw(cases())
-    text = _with_return({**pattern, "text": with_strategy(pattern["text"], strategy)})
+    text = with_return({**pattern, "text": with_strategy(pattern["text"], strategy)})
     note(text)
     note(frame.to_string())
     batch = from_pandas(frame)
@@ -78,7 +65,7 @@ def test_columnar_non_overlap_equals_reference(case, cut):
     pattern, frame = case
     if pattern["trailing_negation"]:
         return
-    text = _with_return(pattern)
+    text = with_return(pattern)
     note(text)
     note(frame.to_string())
     batch = from_pandas(frame)

@@ -41,7 +41,7 @@ def feed_in_chunks(program, batch, cuts) -> list:
     return got + program.close()
 
 
-def _with_return(pattern: dict) -> str:
+def with_return(pattern: dict) -> str:
     """The query with a RETURN clause reading the first variable and, for a closure, its aggregates."""
     comp = parse(pattern["text"]).pattern.positive[0]
     var = comp.var
@@ -73,7 +73,7 @@ def test_chunked_feeding_equals_reference(case, cuts, share):
     """Streaming: feeding random chunk sizes gives the reference's matches, in the same order, with the
     shared match buffer on or off."""
     pattern, frame = case
-    text = _with_return(pattern)
+    text = with_return(pattern)
     note(text)
     note(frame.to_string())
     program = _optimized(text, share_buffer=share)
@@ -89,7 +89,7 @@ def test_merged_runs_equal_reference(strategy, data, cuts):
     """Merging equivalent runs (spec/000 §6) gives the reference's matches, in the same order, fed whole
     or in random chunks; patterns with negation run unmerged (`merge_refusal`)."""
     pattern, frame = data.draw(cases())
-    text = _with_return({**pattern, "text": with_strategy(pattern["text"], strategy)})
+    text = with_return({**pattern, "text": with_strategy(pattern["text"], strategy)})
     note(text)
     note(frame.to_string())
     program = _optimized(text, merge=True)
