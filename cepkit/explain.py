@@ -112,3 +112,9 @@ def explain_afa(text: str) -> str:
         out.append(f"  {kind} {arc.name}: {arc.src} -> {arc.dst}  fence {fence}  transfer {transfer}{standby}")
     out += ["-- engines (afa)", _engines("afa")]
     return "\n".join(out)
+
+
+def explain_window(text: str) -> str:
+    from reference.windows.query import parse
+
+    return "\n".join(["-- AST", tree(parse(text)), "-- engines (window)", _engines("window")])

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from reference import registry
-from reference.errors import QueryError
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language("tpstream", "cepkit.runners.tpstream:run", "cepkit.explain:explain_tpstream",
              "cepkit.runners.tpstream:add_options"),
     Language("sql", "cepkit.runners.sql:run", "cepkit.explain:explain_sql", "cepkit.runners.sql:add_options"),
+    Language("window", "cepkit.runners.window:run", "cepkit.explain:explain_window"),
 )}
 
 

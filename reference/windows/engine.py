@@ -104,6 +104,10 @@ class WindowProgram(Program):
         self.payload: tuple[str, ...] | None = None
 
     @property
+    def query(self) -> WindowQuery:
+        return self.q
+
+    @property
     def layout(self) -> Layout:
         q = self.q
         if self.payload is not None:

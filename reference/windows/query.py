@@ -25,7 +25,7 @@ from reference.language.ast import Pos
 from reference.windows.spec import WindowSpec
 
 FUNCS = ("sum", "count", "min", "max", "avg")
-_TOKEN = re.compile(r"\s*(?:(--[^\n]*)|([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(.))", re.DOTALL)
+_TOKEN = re.compile(r"\s*(?:(--[^\n]*)|([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(\S))")
 
 
 @dataclass(frozen=True)

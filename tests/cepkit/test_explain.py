@@ -37,3 +37,21 @@ def test_explain_finds_the_language_from_the_text(tmp_path, capsys):
     q.write_text((EX / "sql/v_shape.sql").read_text())
     assert main(["explain", str(q)]) == 0
     assert "-- row-pattern program" in capsys.readouterr().out
+
+
+def test_window_queries_run_and_explain_through_the_one_dispatch(tmp_path, capsys):
+    """A .win FILTER / AGGREGATE query under `cepkit run` prints what `cepkit window` prints."""
+    trades = str(EX / "sql" / "trades.csv")
+    for query, flags in (("big_trades.win", ["filter", trades, "--where", "p > 50 OR v > 1000"]),
+                         ("volume.win", ["aggregate", trades, "--attr", "v", "--kind", "count", "--size", "5",
+                                         "--funcs", "sum,avg"])):
+        assert main(["run", str(EX / "sql" / query), trades, "--format", "csv"]) == 0
+        ran = capsys.readouterr().out
+        assert main(["window", *flags, "--format", "csv"]) == 0
+        assert ran == capsys.readouterr().out and ran.count("\n") > 2
+    assert main(["explain", str(EX / "sql" / "volume.win")]) == 0
+    assert "WindowQuery(operator='aggregate'" in capsys.readouterr().out
+    join = tmp_path / "j.win"
+    join.write_text("JOIN ON L.v = R.v WINDOW COUNT 4\n")
+    assert main(["run", str(join), trades]) == 2
+    assert "cepkit window join" in capsys.readouterr().err

@@ -48,6 +48,9 @@ def test_parse_the_three_operators():
     assert parse(JOIN).right_window == parse(JOIN).window and parse(JOIN).active == "strict"
     assert set(constructs(q)) == {"JOIN", "time window", "count window", "RIGHT WINDOW", "ACTIVE WARMUP"}
     assert constructs(q)["RIGHT WINDOW"].line == 3
+    # a query file ends with a newline (and may have blank lines and comments after the query)
+    assert parse("AGGREGATE sum(v) OVER COUNT 5\n\n  -- done\n\t\n") == parse("AGGREGATE sum(v) OVER COUNT 5")
+    assert parse(FILTER + "\n") == parse(FILTER)
 
 
 @pytest.mark.parametrize("text, line, column, words", [
