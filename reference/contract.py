@@ -12,6 +12,7 @@ MatchTable, and says its `layout`.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, ClassVar, Iterable
 
 from reference.errors import QueryError, Unsupported
@@ -68,6 +69,7 @@ class Engine:
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])
+        self.check_options(options)
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
         try:
@@ -77,3 +79,14 @@ class Engine:
 
     def build(self, query: Any, **options: Any) -> Program:
         raise NotImplementedError
+
+    def check_options(self, options: dict) -> None:
+        """QueryError naming the options the engine takes, for an option its `build` does not take."""
+        params = inspect.signature(self.build).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            return  # the engine checks its options itself
+        known = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise QueryError(f"engine '{self.name}' has no option '{unknown[0]}'" +
+                             ("" if known else " (it takes none)"), expected=known)

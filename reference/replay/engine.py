@@ -79,7 +79,7 @@ class ReplayEngine(Engine):
     name = "replay"
     language = "sql"
 
-    def build(self, q: S.MatchRecognize, method: str | tuple[str, ...] = "pareto", **_options: Any) -> ReplayProgram:
+    def build(self, q: S.MatchRecognize, method: str | tuple[str, ...] = "pareto") -> ReplayProgram:
         if isinstance(method, str) and method not in METHODS:
             raise QueryError(f"unknown replay method {method!r}", expected=list(METHODS))
         return ReplayProgram(q, method)

@@ -116,7 +116,7 @@ class SqlEngine(Engine):
     name = "reference"
     language = "sql"
 
-    def build(self, q: S.MatchRecognize, **_options: Any) -> SqlProgram:
+    def build(self, q: S.MatchRecognize) -> SqlProgram:
         from reference.sql.run import run_rows
 
         return SqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit))

@@ -198,7 +198,7 @@ class WindowEngine(Engine):
     name = "reference"
     language = "window"
 
-    def build(self, q: WindowQuery, method: str = "tree", **_options: Any) -> WindowProgram:
+    def build(self, q: WindowQuery, method: str = "tree") -> WindowProgram:
         if method not in ("tree", "naive"):
             raise QueryError(f"aggregation method must be 'tree' or 'naive', not {method!r}",
                              expected=["naive", "tree"])

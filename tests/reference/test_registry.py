@@ -76,3 +76,12 @@ def test_language_option_must_match_the_engine():
     with pytest.raises(QueryError) as info:
         registry.get_engine("sase", "reference").compile(QUERY3, language="sql")
     assert "runs sase queries, not sql" in str(info.value)
+
+
+def test_an_option_the_engine_does_not_take_is_a_query_error():
+    with pytest.raises(QueryError) as info:
+        cepkit.compile(QUERY3, engine="optimized", chunk_size=3)
+    assert "engine 'optimized' has no option 'chunk_size'" in str(info.value) and "merge" in info.value.expected
+    with pytest.raises(QueryError) as info:
+        cepkit.compile((EX / "sql/v_shape.sql").read_text(), launch="batch")  # a gpu option
+    assert "has no option 'launch' (it takes none)" in str(info.value)
