@@ -328,12 +328,11 @@ class OptimizedProgram(Program):
                 perm = self._non_overlap_columns(perm, poss, co)
         if not len(perm):
             return None
-        if s.ids.dtype.kind in "iu" and s.ids.dtype.itemsize == 8:  # ids gathered straight from the store
-            ids = s.ids.astype(np.int64, copy=False)
-            bind = {var: K.gather_component_ids(poss, co, perm, c, ids, s.base) + (True,)
-                    for c, var in enumerate(self.vars)}
-        else:  # positions, mapped to ids by one fancy index per feed
-            bind = {var: K.gather_component(poss, co, perm, c) + (False,) for c, var in enumerate(self.vars)}
+        direct = s.ids.dtype.kind in "iu" and s.ids.dtype.itemsize == 8  # integer ids: read straight from the store
+        # otherwise gather store positions (an identity map), mapped to ids by one fancy index per feed
+        ids = s.ids.astype(np.int64, copy=False) if direct else np.arange(s.base, s.end, dtype=np.int64)
+        bind = {var: K.gather_component_ids(poss, co, perm, c, ids, s.base) + (direct,)
+                for c, var in enumerate(self.vars)}
         ts = s.ts[poss[offs[perm + 1] - 1] - s.base].astype(np.int64, copy=False)
         payload = None
         if self.nfa.query.returns:

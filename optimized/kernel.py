@@ -1017,27 +1017,9 @@ def sort_bindings(idx, poss, co, n):
 
 
 @njit(cache=True)
-def gather_component(poss, co, perm, c):
-    """(offsets, positions) of component c over the matches perm, in that order: count, then fill."""
-    m = perm.shape[0]
-    offsets = np.empty(m + 1, np.int64)
-    offsets[0] = 0
-    for r in range(m):
-        i = perm[r]
-        offsets[r + 1] = offsets[r] + co[i, c + 1] - co[i, c]
-    out = np.empty(offsets[m], np.int64)
-    for r in range(m):
-        i = perm[r]
-        o = offsets[r]
-        for x in range(co[i, c], co[i, c + 1]):
-            out[o] = poss[x]
-            o += 1
-    return offsets, out
-
-
-@njit(cache=True)
 def gather_component_ids(poss, co, perm, c, ids, base):
-    """gather_component with the positions mapped to the store's integer ids (ids[position - base])."""
+    """(offsets, ids) of component c over the matches perm, in that order (count, then fill); a position
+    maps to ids[position - base] (the store's integer ids, or the positions themselves)."""
     m = perm.shape[0]
     offsets = np.empty(m + 1, np.int64)
     offsets[0] = 0
