@@ -44,6 +44,11 @@ class Env:
     missing_true: bool = False  # SASE RFID rule: a comparison reading a missing (null) value is true
     null_logic: str = "two_valued"  # the query's Conventions.null_logic
 
+    def sub(self, e: A.Expr) -> Value:
+        """evaluate(e, self): how `reduce` evaluates a node's children (one bound method, not a closure
+        per node)."""
+        return evaluate(e, self)
+
 
 def _attr_pos(ref: A.AttrRef, env: Env) -> int | None:
     if ref.index is None or ref.index is A.Index.CURRENT:
@@ -208,4 +213,4 @@ def evaluate(e: A.Expr, env: Env) -> Value:
         return aggregate(e.func, [env.value(p, e.attr) for p in env.bound.get(e.var, ())])
     if t is A.LenRef:
         return len(env.bound.get(e.var, ()))
-    return reduce(e, lambda x: evaluate(x, env), env.null_logic, env.missing_true)
+    return reduce(e, env.sub, env.null_logic, env.missing_true)
