@@ -7,13 +7,7 @@ from typing import Any
 from reference import registry
 from reference.contract import Program
 from reference.errors import QueryError
-from reference.inputs import to_batch  # noqa: F401  (kept for callers of cepkit.api.to_batch)
 from reference.match_table import MatchTable
-
-
-def get_engine(name: str, language: str = "sase"):
-    """The named engine of a language (QueryError naming the engines there are)."""
-    return registry.get_engine(language, name)
 
 
 def language_of(text: str, language: str | None = None) -> str:

@@ -14,19 +14,15 @@ LOADERS = ("conformance.loader", "conformance.sql_loader", "conformance.tpstream
 
 
 def _cases() -> list[Case]:
-    out: list[Case] = []
-    for name in LOADERS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-        if hasattr(module, "cases"):
-            out += module.cases()
-    return out
+    """Every loader's cases (a loader that is missing or has no cases() is an error, not an empty list)."""
+    return [case for name in LOADERS for case in importlib.import_module(name).cases()]
+
+
+CASES = _cases()
 
 
 def _params():
-    for case in _cases():
+    for case in CASES:
         for engine in case.engines or registry.engines_for(case.language):
             yield pytest.param(case, engine, id=f"{case.language}:{case.id}:{engine}")
 
@@ -44,3 +40,11 @@ def test_case_on_engine(case: Case, engine: str):
         return
     assert case.error is None, f"{case.id}: expected an error, {engine} returned {len(table)} rows"
     case.check(table)
+
+
+def test_every_language_has_vectors_and_every_engine_a_case():
+    """The harness cannot pass by running nothing: each registered language has vectors, and each registered
+    engine is asked to run at least one of them."""
+    asked = {(c.language, e) for c in CASES for e in (c.engines or registry.engines_for(c.language))}
+    for (language, engine) in registry.ENGINES:
+        assert (language, engine) in asked, f"no conformance case runs on {language} engine '{engine}'"

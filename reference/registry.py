@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from reference.errors import QueryError, Unsupported
+from reference.errors import CepkitError, QueryError, Unsupported
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ def with_alternatives(lang: str, exc: Unsupported, query: Any, **options: Any) -
         return exc
     try:
         others = [n for n in runs(lang, set(constructs(lang, query, **options))) if n != exc.engine]
-    except Exception:  # constructs of a query the front end could not read: say no more
+    except CepkitError:  # a construct lister that refuses the options: say no more
         others = []
     return _name_alternatives(exc, others)
 
