@@ -44,5 +44,5 @@ def run(query: str | Path, events: Any, language: str | None = None, engine: str
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     program = registry.get_engine(lang, engine).compile(text, **options)
-    data = registry.read_input(lang, engine, events, **(read_options or {}))
+    data = registry.read_input(lang, engine, events, getattr(program, "query", None), **(read_options or {}))
     return program.run(data)

@@ -41,6 +41,7 @@ class EventBatch:
     # True when ids are row positions made up by the reader (no id column): a program fed several
     # such batches numbers them on, so ids stay unique across the stream. A slice has fixed ids.
     positional_ids: bool = False
+    ts_col: str = "ts"  # the input column the timestamps came from (MATCH_RECOGNIZE names it in queries)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -66,6 +67,7 @@ class EventBatch:
             ids=self.ids[start:stop],
             ts_unit=self.ts_unit,
             source_rows=self.source_rows[start:stop],
+            ts_col=self.ts_col,
         )
 
     def exact_value(self, column: str, i: int) -> Any:
@@ -183,7 +185,7 @@ def assemble(columns: dict[str, np.ndarray], type_codes: np.ndarray, type_names:
             columns = {k: v[order] for k, v in columns.items()}
 
     return EventBatch(columns=columns, type_codes=type_codes, type_names=type_names, ts=ts, ids=ids,
-                      ts_unit=ts_unit, source_rows=source_rows, positional_ids=positional_ids)
+                      ts_unit=ts_unit, source_rows=source_rows, positional_ids=positional_ids, ts_col=ts_col)
 
 
 def attribute_column(s: pd.Series) -> np.ndarray:

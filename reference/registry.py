@@ -11,6 +11,7 @@ that declare the query's constructs to such a refusal.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -158,10 +159,13 @@ def parse(lang: str, text: str) -> Any:
     return _load(language(lang).parse)(text)
 
 
-def read_input(lang: str, engine: str, events: Any, **read_options: Any) -> Any:
-    """What the engine's programs feed on, from a path, a pandas DataFrame, an Arrow table or a batch."""
-    target = engine_entry(lang, engine).events or language(lang).events
-    return _load(target)(events, **read_options)
+def read_input(lang: str, engine: str, events: Any, query: Any = None, **read_options: Any) -> Any:
+    """What the engine's programs feed on, from a path, a pandas DataFrame, an Arrow table or a batch.
+    A reader that takes the query (the SQL table reader: its first ORDER BY column as the timestamp) gets it."""
+    reader = _load(engine_entry(lang, engine).events or language(lang).events)
+    if query is not None and "query" in inspect.signature(reader).parameters:
+        read_options["query"] = query
+    return reader(events, **read_options)
 
 
 def constructs(lang: str, query: Any, **options: Any) -> dict[str, Any]:

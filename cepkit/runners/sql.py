@@ -5,7 +5,7 @@ import argparse
 import sys
 import time
 
-from reference.errors import EventError, QueryError
+from reference.errors import QueryError
 
 
 def _query_columns(q) -> list[str]:
@@ -27,21 +27,12 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 
 def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
-    """An EventBatch of every column of the table (type and id stay ordinary columns)."""
-    from reference.readers import read_events
+    """(an EventBatch of every column of the table: type and id stay ordinary columns, its ts column)."""
+    from reference.sql.engine import to_table
 
-    candidates = [ts_col] if ts_col else ["ts"] + ([query.order_by[0].col.col] if query.order_by else [])
-    last: EventError | None = None
-    for col in dict.fromkeys(candidates):
-        try:
-            return read_events(path, ts_unit=ts_unit, sort=True, type_col=None, default_type="row",
-                               ts_col=col, id_col=None), col
-        except EventError as exc:
-            if exc.column == col and "missing timestamp column" in exc.message:
-                last = exc
-                continue
-            raise
-    raise last  # type: ignore[misc]
+    options = {"ts_col": ts_col} if ts_col else {}
+    batch = to_table(path, query, ts_unit=ts_unit, id_col=None, **options)
+    return batch, batch.ts_col
 
 
 def write_table(table, fmt: str, output: str | None) -> None:

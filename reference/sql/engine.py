@@ -76,6 +76,10 @@ class SqlProgram(Program):
         self.n = 0
         self._layout = self._make_layout(output_columns(q))
 
+    @property
+    def query(self) -> S.MatchRecognize:
+        return self.q
+
     def _make_layout(self, payload) -> Layout | None:
         return None if payload is None else Layout(variables(self.q.pattern), tuple(payload))
 
@@ -88,7 +92,7 @@ class SqlProgram(Program):
     def _feed(self, batch, progress=None):
         from reference.sql.run import batch_rows
 
-        columns, rows = batch_rows(batch)
+        columns, rows = batch_rows(batch, ts_col=batch.ts_col)
         if batch.positional_ids and self.n:
             for r in rows:
                 r["id"] += self.n
@@ -122,14 +126,24 @@ class SqlEngine(Engine):
         return SqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit))
 
 
-def to_table(events: Any, **read_options: Any) -> EventBatch:
+def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:
     """A MATCH_RECOGNIZE input table as an EventBatch: no event type column (every column is the table's),
     ids from an `id` column where there is one (else row numbers), rows sorted by the timestamp column
-    `ts_col` (default `ts`); a table need not arrive in timestamp order."""
+    `ts_col`: given, else `ts`, else the query's first ORDER BY column; a table need not arrive in
+    timestamp order."""
+    from reference.errors import EventError
     from reference.inputs import to_batch
 
     if isinstance(events, EventBatch):
         return events
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
-    return to_batch(events, **options)
+    if "ts_col" in options:
+        return to_batch(events, **options)
+    candidates = ["ts"] + ([query.order_by[0].col.col] if query is not None and query.order_by else [])
+    for col in dict.fromkeys(candidates):
+        try:
+            return to_batch(events, ts_col=col, **options)
+        except EventError as exc:
+            if not (exc.column == col and "missing timestamp column" in exc.message) or col == candidates[-1]:
+                raise

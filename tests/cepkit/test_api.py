@@ -49,3 +49,18 @@ def test_compile_finds_the_language_from_the_text():
     assert program.language == "sql"
     program = cepkit.compile((EX / "query3.sase").read_text(), engine="optimized")
     assert program.language == "sase"
+
+
+def test_sql_table_timestamp_from_the_first_order_by_column(tmp_path):
+    """A table without a ts column: the query's first ORDER BY column is the timestamp, for cepkit.run as
+    for `cepkit run` (one reader: reference.sql.engine.to_table), and the query reads that column by name."""
+    from cepkit.cli import main
+
+    (tmp_path / "t.csv").write_text("time,price\n1,10\n2,8\n3,7\n4,9\n")
+    (tmp_path / "t.sql").write_text("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY time MEASURES FIRST(A.time) AS t0, "
+                                    "LAST(C.time) AS t1 PATTERN (A B+ C) DEFINE B AS price < PREV(price), "
+                                    "C AS price > PREV(price))")
+    table = cepkit.run(tmp_path / "t.sql", str(tmp_path / "t.csv"))
+    assert [(m.binding_dict, m.ts, dict(m.payload)) for m in table] == \
+        [({"A": (0,), "B": (1, 2), "C": (3,)}, 4, {"t0": 1, "t1": 4})]
+    assert main(["run", str(tmp_path / "t.sql"), str(tmp_path / "t.csv")]) == 0
