@@ -1,20 +1,107 @@
-"""Write matches as JSON lines, CSV, Parquet or a text table."""
+"""Write matches as JSON lines, CSV, Parquet or a text table; `--output FILE` atomically (a temporary file
+beside the target, renamed onto it only when the whole run succeeded)."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
 import sys
-from typing import Any, Callable, Iterable, Sequence
+import tempfile
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import pandas as pd
 
 from reference.errors import CepkitError
-from reference.match import Match, plain
+from reference.match import Match, json_safe, plain
 
 
 class OutputError(CepkitError):
     """The matches could not be written where the user asked."""
 
     exit_code = 1
+
+
+def json_line(record: Any) -> str:
+    """One strict JSON line: non-finite floats as the strings "Infinity", "-Infinity", "NaN" (as the
+    protobuf JSON mapping writes them), other non-JSON values as their text."""
+    return json.dumps(json_safe(record), default=str, allow_nan=False) + "\n"
+
+
+class AtomicFile:
+    """`--output FILE` written through a temporary file beside it (`.FILE.cepkit-tmp-XXXX`, same directory,
+    so the rename stays on one file system): `commit` renames it onto FILE, `abort` removes it and FILE
+    stays byte for byte as it was. A FILE that exists and is not a regular file (/dev/null, a FIFO) cannot
+    be replaced by a rename and is written directly. A symbolic link is followed: its target is replaced."""
+
+    def __init__(self, output: str):
+        self.output = output
+        self.target = os.path.realpath(output)
+        self.fh = None
+        try:
+            mode = os.stat(self.target).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:
+            raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise OutputError(f"cannot write {output}: it is a directory")
+        self.direct = mode is not None and not stat.S_ISREG(mode)
+        if self.direct:
+            self.path = self.target
+            return
+        directory, name = os.path.split(self.target)
+        try:
+            fd, self.path = tempfile.mkstemp(prefix=f".{name}.cepkit-tmp-", dir=directory)
+        except OSError as exc:
+            raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+        os.close(fd)
+        # the permissions a plain open() would give: the old file's, else 0666 less the umask
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.path, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask)
+
+    def open(self):
+        """The temporary file, open for text."""
+        try:
+            self.fh = open(self.path, "w", encoding="utf-8")
+        except OSError as exc:
+            self.abort()
+            raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
+        return self.fh
+
+    def commit(self) -> None:
+        """Close the file and rename it onto the target."""
+        try:
+            if self.fh is not None:
+                self.fh.close()
+            if not self.direct:
+                os.replace(self.path, self.target)
+        except OSError as exc:
+            self.abort()
+            raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
+
+    def abort(self) -> None:
+        """Drop the temporary file; the target is untouched."""
+        if self.fh is not None:
+            with contextlib.suppress(OSError):
+                self.fh.close()
+        if not self.direct:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
+@contextlib.contextmanager
+def atomic_output(output: str) -> Iterator[AtomicFile]:
+    """An AtomicFile for `output`, committed when the block ends normally and aborted when it raises
+    anything (an error, KeyboardInterrupt, SystemExit)."""
+    f = AtomicFile(output)
+    try:
+        yield f
+    except BaseException:
+        f.abort()
+        raise
+    f.commit()
 
 
 def matches_frame(matches: Sequence[Match], variables: Sequence[str], returns: Sequence[str]) -> pd.DataFrame:
@@ -37,11 +124,12 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
         raise OutputError("--format parquet needs --output PATH")
     try:
         if fmt == "jsonl":
-            write_text("".join(json.dumps(r, default=str) + "\n" for r in records()), output)
+            write_text("".join(json_line(r) for r in records()), output)
             return
         table = frame(fmt)
         if fmt == "parquet":
-            table.to_parquet(output, index=False)
+            with atomic_output(output) as f:
+                table.to_parquet(f.path, index=False)
         elif fmt == "csv":
             write_text(table.to_csv(index=False), output)
         else:
@@ -66,8 +154,10 @@ def write_matches(matches: Sequence[Match], fmt: str, output: str | None, progra
 
 
 class MatchWriter:
-    """Matches written as they come: JSON lines go out on every `write`; csv, table and parquet (whose
-    columns are typed over all rows) are written once, by `close`."""
+    """Matches written as they come: JSON lines go out on every `write` (to a temporary file beside
+    `output`, renamed onto it by `close`); csv, table and parquet (whose columns are typed over all rows)
+    are written once, by `close`. Use it as a context manager: a block that raises leaves `output` as it
+    was."""
 
     def __init__(self, fmt: str, output: str | None, program: Any):
         if fmt == "parquet" and not output:
@@ -76,36 +166,54 @@ class MatchWriter:
         self.held: list[Match] = []
         self.count = 0
         self.fh = None
+        self.file: AtomicFile | None = None
         if fmt == "jsonl" and output:
-            try:
-                self.fh = open(output, "w", encoding="utf-8")
-            except OSError as exc:
-                raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+            self.file = AtomicFile(output)
+            self.fh = self.file.open()
+
+    def __enter__(self) -> "MatchWriter":
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None:
+            self.abort()
 
     def write(self, matches: Sequence[Match]) -> None:
         self.count += len(matches)
         if self.fmt != "jsonl":
             self.held.extend(matches)
             return
-        text = "".join(json.dumps(m.to_json(), default=str) + "\n" for m in matches)
+        text = "".join(json_line(m.to_json()) for m in matches)
         try:
             (self.fh or sys.stdout).write(text)
         except OSError as exc:
             raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
+        """Finish the output: rename the JSON lines onto `output`, or write the held matches."""
+        if self.file is not None:
+            self.file.commit()
+            self.file = None
         elif self.fmt == "jsonl":
             sys.stdout.flush()
         else:
             write_matches(self.held, self.fmt, self.output, self.program)
 
+    def abort(self) -> None:
+        """The run failed: drop what was written; `output` stays as it was."""
+        if self.file is not None:
+            self.file.abort()
+            self.file = None
+
 
 def write_text(text: str, output: str | None) -> None:
+    """`text` to `output` (atomically), or to standard output."""
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with atomic_output(output) as f:
+            try:
+                f.open().write(text)
+            except OSError as exc:
+                raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

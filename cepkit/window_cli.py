@@ -78,16 +78,14 @@ def _spec(args, prefix=""):
 
 
 def _write(rows: list[dict], args) -> None:
-    import json
-
     import pandas as pd
 
-    from cepkit.output import write_text
+    from cepkit.output import json_line, write_text
     from reference.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
-        write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), args.output)
+        write_text("".join(json_line(r) for r in rows), args.output)
     elif args.format == "csv":
         write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
     else:

@@ -2,6 +2,7 @@
 speculative output (AFA) a sign and a lifetime, and a detection time where the language has one."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -42,12 +43,12 @@ class Match:
         out: dict[str, Any] = {"bindings": {k: [plain(i) for i in v] for k, v in self.bindings},
                                "ts": self.ts}
         if self.detected is not None:
-            out["detected"] = plain(self.detected)
+            out["detected"] = json_safe(self.detected)
         if self.lifetime is not None:
             out["sign"] = self.sign
-            out["lifetime"] = [plain(x) for x in self.lifetime]
+            out["lifetime"] = [json_safe(x) for x in self.lifetime]
         for name, value in self.payload:
-            out[name] = plain(value)
+            out[name] = json_safe(value)
         return out
 
 
@@ -62,6 +63,22 @@ def plain(value: Any) -> Any:
         return int(value) if value.denominator == 1 else float(value)
     if hasattr(value, "item"):
         return value.item()
+    return value
+
+
+NON_FINITE = {"inf": "Infinity", "-inf": "-Infinity", "nan": "NaN"}
+
+
+def json_safe(value: Any) -> Any:
+    """`plain(value)` made strict-JSON-safe, through lists, tuples and dicts: a non-finite float becomes the
+    string "Infinity", "-Infinity" or "NaN" (the protobuf JSON mapping), as JSON has no such numbers."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    value = plain(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return NON_FINITE[repr(value)]
     return value
 
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 from reference.errors import CepkitError, EventError, QueryError
 from reference.events import EventBatch
 from reference.readers import from_arrow, from_pandas
-from reference.match import Match, plain
+from reference.match import Match, json_safe, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
 TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
@@ -70,7 +70,7 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match]) -> pa.RecordBatch:
         data["ts"].append(int(m.ts))
         payload = dict(m.payload)
         for r in spec.returns:
-            data[r].append(json.dumps(plain(payload.get(r)), default=str))
+            data[r].append(json.dumps(json_safe(payload.get(r)), default=str, allow_nan=False))
     return pa.RecordBatch.from_pydict(data, schema=schema)
 
 

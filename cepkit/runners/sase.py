@@ -62,14 +62,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         batches = iter_events(args.events, args.chunk_size, **options)
         progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
-    writer = MatchWriter(args.format, args.output, program)
     events = 0
-    for batch in batches:
-        writer.write(program.feed(batch, progress))
-        events += len(batch)
-    writer.write(program.close())
-    progress.finish()
-    writer.close()
+    with MatchWriter(args.format, args.output, program) as writer:  # a failed run leaves --output as it was
+        for batch in batches:
+            writer.write(program.feed(batch, progress))
+            events += len(batch)
+        writer.write(program.close())
+        progress.finish()
+        writer.close()
     elapsed = time.monotonic() - started
     print(f"{writer.count} matches from {events} events in {elapsed:.2f} s "
           f"(engine {engine}, {program.query.strategy.value})", file=sys.stderr)

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference.events import EventBatch
-from reference.match import plain
+from reference.match import json_safe
 from reference.tpstream import brute
 from reference.tpstream.bind import Plan, aggregate, compile_plan, partitions
 from reference.tpstream.early import EarlyMatcher
@@ -37,11 +37,11 @@ class TPMatch:
     def to_json(self, partition_by: tuple[str, ...] = ()) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if partition_by:
-            out["partition"] = {a: plain(v) for a, v in zip(partition_by, self.partition)}
+            out["partition"] = {a: json_safe(v) for a, v in zip(partition_by, self.partition)}
         out["situations"] = {n: [s, e] for n, s, e in self.situations}
         out["ts"] = self.ts
         for name, v in self.values:
-            out[name] = plain(v)
+            out[name] = json_safe(v)
         return out
 
 
