@@ -8,6 +8,7 @@ import sys
 def register(sub) -> None:
     """Add the `spark` subcommand to the cepkit parser."""
     from spark_jobs.job import UDFS, default_engine
+    from spark_jobs.session import DEFAULT_MASTER
 
     spark = sub.add_parser("spark", help="run a query on Spark (cepkit spark run QUERY EVENTS OUT_DIR)")
     actions = spark.add_subparsers(dest="spark_command", required=True)
@@ -15,8 +16,10 @@ def register(sub) -> None:
                                        "as Parquet parts under OUT_DIR")
     r.add_argument("query", help="SASE+ query file")
     r.add_argument("events", help="events: a .parquet file or directory, or a .csv file")
-    r.add_argument("out_dir", help="output directory for the matches (Parquet)")
-    r.add_argument("--master", help="Spark master URL (default: local[*])")
+    r.add_argument("out_dir", help="output directory for the matches (Parquet), replaced only when the job "
+                                   "succeeds")
+    r.add_argument("--master", help=f"Spark master URL (default: {DEFAULT_MASTER}: every core, a failed task "
+                                    "retried once; plain local[*] never retries)")
     r.add_argument("--engine", help=f"engine inside the executors (default: {default_engine()})")
     r.add_argument("--selection", default="all", choices=["all", "non-overlap"])
     r.add_argument("--input-format", choices=["parquet", "csv"], help="default: from the file name")
@@ -45,6 +48,8 @@ def _cmd_spark_run(args: argparse.Namespace) -> int:
                                       default_type=args.default_type),
                       ts_unit=args.ts_unit, input_format=args.input_format, udf=args.udf,
                       slice_length=args.slice_length, partitions=args.partitions)
+    for line in summary.recovered:
+        print(f"note: {line}", file=sys.stderr)
     print(f"{summary.events} events, {summary.matches} matches, engine {summary.engine}, split {summary.plan}; "
           f"matching {summary.match_seconds:.2f} s ({summary.events_per_second:,.0f} events/s), "
           f"total {summary.total_seconds:.2f} s; matches in {args.out_dir}", file=sys.stderr)

@@ -2,25 +2,19 @@
 the matches as Parquet. Every check that can fail on the user's input runs before the matching tasks."""
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
 from reference import registry
 from reference.binding import resolve_type, window_bound
-from reference.errors import CepkitError, EventError, QueryError
+from reference.errors import EventError, QueryError
 from reference.language import parse
+from spark_jobs import commit as C
 from spark_jobs import plan as P
 from spark_jobs import source as S
 from spark_jobs import tasks as T
 
 UDFS = ("arrow", "pandas")
-
-
-class OutputError(CepkitError):
-    """The output directory cannot be written."""
-
-    exit_code = 1
 
 
 def default_engine() -> str:
@@ -39,21 +33,18 @@ class Summary:
     groups: int
     match_seconds: float    # the matching stage: read, shuffle, sort, match, write
     total_seconds: float    # including the checks and statistics before it
+    recovered: tuple[str, ...] = ()  # what a killed earlier run had left, and what was done with it
 
     @property
     def events_per_second(self) -> float:
         return self.events / self.match_seconds if self.match_seconds > 0 else float("inf")
 
 
-def _check_output(out_dir: str) -> None:
+def _recover_output(out_dir: str) -> tuple[str, ...]:
+    """Clean what killed runs left beside a local `out_dir` and check it can be replaced (spark_jobs.commit)."""
     if not S.is_local(out_dir):
-        return
-    p = S.local_path(out_dir)
-    if os.path.isfile(p):
-        raise OutputError(f"output '{out_dir}' is a file; give a directory for the Parquet parts")
-    if os.path.isdir(p) and os.listdir(p) and not os.path.exists(os.path.join(p, "_SUCCESS")):
-        raise OutputError(f"output directory '{out_dir}' is not empty and is not an earlier job's output; "
-                          "refusing to overwrite it")
+        return ()
+    return tuple(C.recover(S.local_path(out_dir)))
 
 
 def _tick_expr(df, ts_col: str):
@@ -87,8 +78,10 @@ def _id_is_int(df, id_col: str) -> bool:
 def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None, master: str | None = None,
             selection: str = "all", columns: S.Columns = S.Columns(), ts_unit: str | None = None,
             input_format: str | None = None, udf: str | None = None, slice_length: int | None = None,
-            partitions: int | None = None, spark=None, fail_once_marker: str | None = None) -> Summary:
-    """Run `query` (text) over the events at `events`; write the matches under `out_dir`."""
+            partitions: int | None = None, spark=None, fail_once_marker: str | None = None,
+            fail_first_attempt: tuple[str, str] | None = None) -> Summary:
+    """Run `query` (text) over the events at `events`; write the matches under `out_dir`.
+    `fail_once_marker` and `fail_first_attempt` inject task failures, for tests of retry (tasks.TaskSpec)."""
     t0 = time.perf_counter()
     engine = engine or default_engine()
     if udf is not None and udf not in UDFS:
@@ -102,7 +95,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     local = S.local_columns(events, fmt)
     if local is not None:
         S.check_columns(events, local, need)
-    _check_output(out_dir)
+    recovered = _recover_output(out_dir)
 
     spark = spark or _session(master)
     from pyspark.sql import functions as F
@@ -147,12 +140,12 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
                      returns=tuple(r.name for r in q.returns), id_is_int=id_is_int,
-                     fail_once_marker=fail_once_marker)
+                     fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism
     if n == 0:
-        spark.createDataFrame([], _spark_schema(schema)).write.mode("overwrite").parquet(out_dir)
-        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0)
+        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
+        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
     udf = udf or "arrow"
@@ -186,16 +179,35 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         groups = sp.count
 
     t1 = time.perf_counter()
-    try:
-        out.write.mode("overwrite").parquet(out_dir)
-    except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
-        found = T.unwrap_error(str(exc))
-        if found is not None:
-            raise found from None
-        raise
+    matches = _write(out, out_dir)
     t2 = time.perf_counter()
-    matches = spark.read.parquet(out_dir).count()
-    return Summary(n, matches, plan_text, engine, groups, t2 - t1, time.perf_counter() - t0)
+    return Summary(n, matches, plan_text, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+
+
+def _write(out, out_dir: str) -> int:
+    """Write the matches to `out_dir` and return their number. A local `out_dir` is replaced atomically
+    (spark_jobs.commit: staging directory, then swap); a failure or interrupt leaves it as it was."""
+    local = S.is_local(out_dir)
+    staging = C.stage(S.local_path(out_dir)) if local else None
+    try:
+        try:
+            if staging is not None:
+                out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
+            else:
+                out.write.mode("overwrite").parquet(out_dir)
+        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
+            found = T.unwrap_error(str(exc))
+            if found is not None:
+                raise found from None
+            raise
+        matches = out.sparkSession.read.parquet(staging or out_dir).count()
+        if staging is not None:
+            C.swap(staging, S.local_path(out_dir))
+    except BaseException:
+        if staging is not None:
+            C.discard(staging)
+        raise
+    return matches
 
 
 def _session(master: str | None):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 import sys
 
-DEFAULT_MASTER = "local[*]"
+# all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
+DEFAULT_MASTER = "local[*,2]"
 
 
 def prepare_environment(master: str | None) -> None:
@@ -16,7 +17,8 @@ def prepare_environment(master: str | None) -> None:
 
 
 def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str):
-    """The active session, or a new one on `master` (default local[*]) with `conf` applied."""
+    """The active session, or a new one on `master` (default DEFAULT_MASTER: all cores, a failed task
+    retried once) with `conf` applied."""
     prepare_environment(master)
     from pyspark.sql import SparkSession
 

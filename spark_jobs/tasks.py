@@ -45,6 +45,9 @@ class TaskSpec:
     slice_length: int | None = None      # slice plan: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
     slice_t_min: int | None = None
     fail_once_marker: str | None = None  # tests: the first task to create this file fails once
+    # tests: every task's first attempt fails, ("before", LOG_DIR) before it emits a row, ("after", LOG_DIR)
+    # right after its first non-empty output; each injected failure is logged as a file in LOG_DIR
+    fail_first_attempt: tuple[str, str] | None = None
 
 
 def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool) -> pa.Schema:
@@ -104,6 +107,25 @@ def _maybe_fail_once(spec: TaskSpec) -> None:
         return
     os.close(fd)
     raise RuntimeError("cepkit: injected failure of a task's first attempt (test of task retry)")
+
+
+_EMITTED: dict[int, int] = {}  # rows emitted so far per task attempt (applyInPandas calls once per group)
+
+
+def _maybe_fail_first_attempt(spec: TaskSpec, when: str, emitted: int) -> None:
+    """Tests of task retry: raise in a task's first attempt at the point `when` ("before" a row was emitted,
+    or "after" some were), logging the failure in the spec's log directory."""
+    if spec.fail_first_attempt is None or spec.fail_first_attempt[0] != when:
+        return
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None or ctx.attemptNumber() != 0 or (when == "after" and emitted == 0):
+        return
+    log = os.path.join(spec.fail_first_attempt[1], f"stage{ctx.stageId()}-part{ctx.partitionId()}-{when}-{emitted}")
+    with open(log, "w", encoding="utf-8"):
+        pass
+    raise RuntimeError(f"cepkit: injected failure of a task's first attempt {when} emitting rows ({emitted} emitted)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,22 +239,33 @@ def _name_event(exc: EventError, events: pa.Table | pd.DataFrame, id_col: str) -
 
 def match_partition(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: rows arrive sorted by (group, ts, id); one program per group."""
+    emitted = 0
+
+    def emit(matches: list[Match]) -> pa.RecordBatch:
+        nonlocal emitted
+        emitted += len(matches)
+        return matches_to_arrow(spec, matches)
+
     try:
         _maybe_fail_once(spec)
+        _maybe_fail_first_attempt(spec, "before", 0)
         runner: GroupRunner | None = None
         for rb in batches:
             for key, start, stop in split_groups(rb, spec.group_cols):
                 if runner is not None and key != runner.key:
-                    yield matches_to_arrow(spec, runner.finish())
+                    yield emit(runner.finish())
+                    _maybe_fail_first_attempt(spec, "after", emitted)
                     runner = None
                 if runner is None:
                     runner = GroupRunner(spec, key)
                 runner.feed(pa.Table.from_batches([rb.slice(start, stop - start)]))
                 ready = runner.drain()
                 if ready:
-                    yield matches_to_arrow(spec, ready)
+                    yield emit(ready)
+                    _maybe_fail_first_attempt(spec, "after", emitted)
         if runner is not None:
-            yield matches_to_arrow(spec, runner.finish())
+            yield emit(runner.finish())
+            _maybe_fail_first_attempt(spec, "after", emitted)
     except CepkitError as exc:
         raise wrap_error(exc) from None
 
@@ -241,14 +274,29 @@ def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
     """applyInPandas body: one key's rows, in any order."""
     try:
         _maybe_fail_once(spec)
+        attempt = _task_attempt(spec)
+        _maybe_fail_first_attempt(spec, "before", 0)
+        _maybe_fail_first_attempt(spec, "after", _EMITTED.get(attempt, 0))  # an earlier group's rows are out
         frame = frame.sort_values([spec.ts_col, spec.id_col], kind="stable").reset_index(drop=True)
         key = tuple(frame[c].iloc[0] for c in spec.group_cols) if len(frame) else ()
         runner = GroupRunner(spec, key)
         runner.feed(frame)
         out = matches_to_arrow(spec, runner.finish())
+        if attempt is not None:
+            _EMITTED[attempt] = _EMITTED.get(attempt, 0) + out.num_rows
     except CepkitError as exc:
         raise wrap_error(exc) from None
     return out.to_pandas()
+
+
+def _task_attempt(spec: TaskSpec) -> int | None:
+    """The task attempt's id when failures are injected (to count its rows across groups), else None."""
+    if spec.fail_first_attempt is None:
+        return None
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return ctx.taskAttemptId() if ctx is not None else None
 
 
 def call(fn: Any, spec: TaskSpec):
