@@ -26,7 +26,8 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
 SLICED = ("PATTERN SEQ(!(stock n), stock+ a[], stock b) WHERE skip_till_next_match { a[1].volume > 700 "
           "and a[i].price >= a[i-1].price and b.volume < 100 and n.volume > 990 } WITHIN 12 "
           "RETURN b.volume AS drop")
-PLANS = {"by key": (KEYED, {}), "by time slice": (SLICED, {"slice_length": 17})}
+# two partitions each: every task fails once and a retry restarts a Python worker (about 1 s here)
+PLANS = {"by key": (KEYED, {"partitions": 2}), "by time slice": (SLICED, {"slice_length": 17, "partitions": 2})}
 
 
 @pytest.fixture(scope="module")
