@@ -135,3 +135,20 @@ def test_unwritable_target_is_exit_1(tmp_path, fig3, capsys, where, why):
     assert why in capsys.readouterr().err
     with pytest.raises(OutputError):
         write_text("x", str(tmp_path / where))
+
+
+def test_match_writer_interrupted_mid_stream_leaves_previous_output(tmp_path):
+    import cepkit
+    from cepkit.output import MatchWriter
+    from reference.readers import read_events
+
+    program = cepkit.compile((EXAMPLES / "query3.sase").read_text())
+    matches = program.run(read_events(str(EXAMPLES / "fig3_stream.csv")))
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(OLD)
+    with pytest.raises(KeyboardInterrupt):
+        with MatchWriter("jsonl", str(out), program) as writer:
+            writer.write(matches)  # written, to the temporary file
+            assert len(leftovers(tmp_path)) == 1 and out.read_bytes() == OLD
+            raise KeyboardInterrupt
+    assert out.read_bytes() == OLD and leftovers(tmp_path) == []
