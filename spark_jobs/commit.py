@@ -1,9 +1,11 @@
 """The job's output directory, replaced atomically: Spark writes into a staging directory beside the target,
 which is swapped in only when the write succeeded. A failed or killed run leaves the previous output as it
 was; what a killed run leaves behind is recovered by the next run (docs/semantics.md, "Output: atomic
-writes, JSON numbers, Spark retries").
+writes, JSON numbers, Spark retries"). Renames within one directory are atomic on local and HDFS file
+systems; object stores (s3a:) copy on rename, so there the swap is not atomic, only ordered.
 
-For a target `DIR/NAME` (local file system):
+For a target `DIR/NAME` (on the local file system through `LocalFS`, elsewhere through Hadoop's
+FileSystem API, `HadoopFS`):
 1. `recover`: leftovers of killed runs beside it are cleaned up (below); then the target must be absent,
    empty, or an earlier job's output (`_SUCCESS`); a directory holding only Spark's `_temporary/` is named
    in an error (it is not provably ours).
@@ -28,6 +30,7 @@ import os
 import shutil
 import socket
 import tempfile
+import uuid
 
 from reference.errors import CepkitError
 
@@ -41,14 +44,118 @@ class OutputError(CepkitError):
     exit_code = 1
 
 
-def _leftovers(target: str) -> list[tuple[str, str]]:
+class LocalFS:
+    """The file operations the swap needs, on the local file system."""
+
+    def split(self, path: str) -> tuple[str, str]:
+        return os.path.split(os.path.abspath(path))
+
+    def join(self, parent: str, name: str) -> str:
+        return os.path.join(parent, name)
+
+    def list(self, path: str) -> list[str]:
+        return sorted(os.listdir(path))
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(path)
+
+    def isdir(self, path: str) -> bool:
+        return os.path.isdir(path) and not os.path.islink(path)
+
+    def new_dir(self, parent: str, prefix: str) -> str:
+        os.makedirs(parent, exist_ok=True)
+        path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(path, 0o777 & ~mask)  # as a plain mkdir would (mkdtemp gives 0700)
+        return path
+
+    def write(self, path: str, text: str) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    def read(self, path: str) -> str:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+
+    def rename(self, src: str, dst: str) -> None:
+        os.rename(src, dst)
+
+    def delete(self, path: str) -> None:
+        """A file, or a directory and everything in it."""
+        shutil.rmtree(path) if self.isdir(path) else os.unlink(path)
+
+
+class HadoopFS:
+    """The same operations through Hadoop's FileSystem API (hdfs:, s3a:, ...), with the session's
+    Hadoop configuration."""
+
+    def __init__(self, spark):
+        self.jvm = spark.sparkContext._jvm
+        self.conf = spark.sparkContext._jsc.hadoopConfiguration()
+
+    def _path(self, path: str):
+        return self.jvm.org.apache.hadoop.fs.Path(path)
+
+    def _fs(self, path: str):
+        return self._path(path).getFileSystem(self.conf)
+
+    def split(self, path: str) -> tuple[str, str]:
+        p = self._fs(path).makeQualified(self._path(path))
+        return p.getParent().toString(), p.getName()
+
+    def join(self, parent: str, name: str) -> str:
+        return self.jvm.org.apache.hadoop.fs.Path(self._path(parent), name).toString()
+
+    def list(self, path: str) -> list[str]:
+        return sorted(s.getPath().getName() for s in self._fs(path).listStatus(self._path(path)))
+
+    def exists(self, path: str) -> bool:
+        return bool(self._fs(path).exists(self._path(path)))
+
+    def isdir(self, path: str) -> bool:
+        fs, p = self._fs(path), self._path(path)
+        return bool(fs.exists(p) and fs.getFileStatus(p).isDirectory())
+
+    def new_dir(self, parent: str, prefix: str) -> str:
+        path = self.join(parent, prefix + uuid.uuid4().hex[:12])
+        if self.exists(path) or not self._fs(path).mkdirs(self._path(path)):
+            raise OSError(f"cannot create {path}")
+        return path
+
+    def write(self, path: str, text: str) -> None:
+        out = self._fs(path).create(self._path(path), True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+
+    def read(self, path: str) -> str:
+        fs, p = self._fs(path), self._path(path)
+        size = fs.getFileStatus(p).getLen()
+        stream = fs.open(p)
+        try:
+            buf = self.jvm.org.apache.commons.io.IOUtils.toByteArray(stream, size)
+        finally:
+            stream.close()
+        return bytes(buf).decode("utf-8")
+
+    def rename(self, src: str, dst: str) -> None:
+        if self.exists(dst) or not self._fs(src).rename(self._path(src), self._path(dst)):
+            raise OSError(f"cannot rename {src} to {dst}")
+
+    def delete(self, path: str) -> None:
+        self._fs(path).delete(self._path(path), True)
+
+
+def _leftovers(fs, target: str) -> list[tuple[str, str]]:
     """(kind, path) of the staging (NEW) and set-aside (OLD) directories beside `target`."""
-    parent, name = os.path.split(os.path.abspath(target))
+    parent, name = fs.split(target)
     found = []
-    for entry in sorted(os.listdir(parent or ".")):
+    for entry in fs.list(parent) if fs.exists(parent) else []:
         for kind in (NEW, OLD):
             if entry.startswith(f".{name}.{kind}-"):
-                found.append((kind, os.path.join(parent, entry)))
+                found.append((kind, fs.join(parent, entry)))
     return found
 
 
@@ -62,12 +169,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _check_ours_and_stale(path: str) -> None:
+def _check_ours_and_stale(fs, path: str) -> None:
     """Raise OutputError unless `path` carries our marker and its run is provably over."""
     try:
-        with open(os.path.join(path, MARKER), encoding="utf-8") as fh:
-            owner = json.load(fh)
-    except (OSError, ValueError):
+        owner = json.loads(fs.read(fs.join(path, MARKER)))
+    except Exception:  # missing or unreadable, whichever file system says so
         raise OutputError(f"'{path}' looks like a cepkit job's leftover but has no readable {MARKER} marker; "
                           "remove it by hand if no job is running") from None
     if owner.get("host") != socket.gethostname():
@@ -78,52 +184,48 @@ def _check_ours_and_stale(path: str) -> None:
                           f"('{path}'); wait for it or stop it")
 
 
-def _remove(path: str) -> None:
+def _remove(fs, path: str) -> None:
     """Delete one of our directories, the marker last (a kill midway leaves it recognisable)."""
-    for entry in os.listdir(path):
+    for entry in fs.list(path):
         if entry != MARKER:
-            p = os.path.join(path, entry)
-            shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
-    marker = os.path.join(path, MARKER)
-    if os.path.exists(marker):
-        os.unlink(marker)
-    os.rmdir(path)
+            fs.delete(fs.join(path, entry))
+    fs.delete(path)
 
 
-def _mark(path: str) -> None:
-    with open(os.path.join(path, MARKER), "w", encoding="utf-8") as fh:
-        json.dump({"host": socket.gethostname(), "pid": os.getpid()}, fh)
+def _mark(fs, path: str) -> None:
+    fs.write(fs.join(path, MARKER), json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
 
 
-def recover(target: str) -> list[str]:
+def recover(target: str, fs=None) -> list[str]:
     """Clean up what killed runs left beside `target` (module docstring), then check the target can be
     replaced. Returns one line per action taken."""
+    fs = fs or LocalFS()
     done = []
-    leftovers = _leftovers(target)
+    leftovers = _leftovers(fs, target)
     for _kind, path in leftovers:
-        _check_ours_and_stale(path)
+        _check_ours_and_stale(fs, path)
     olds = [p for kind, p in leftovers if kind == OLD]
-    if not os.path.lexists(target) and olds:
+    if not fs.exists(target) and olds:
         if len(olds) > 1:
             raise OutputError(f"'{target}' is missing and several earlier outputs were set aside beside it "
                               f"({', '.join(olds)}); keep the one you want as '{target}' and remove the others")
-        os.rename(olds[0], target)
+        fs.rename(olds[0], target)
         done.append(f"restored the previous output '{target}' that a killed run had set aside")
         olds = []
     for kind, path in leftovers:
         if kind == NEW or path in olds:
-            _remove(path)
+            _remove(fs, path)
             done.append(f"removed '{path}', left by a killed run")
-    _check_target(target)
+    _check_target(fs, target)
     return done
 
 
-def _check_target(target: str) -> None:
-    if os.path.isfile(target) or os.path.islink(target):
+def _check_target(fs, target: str) -> None:
+    if fs.exists(target) and not fs.isdir(target):
         raise OutputError(f"output '{target}' is a file; give a directory for the Parquet parts")
-    if not os.path.isdir(target):
+    if not fs.exists(target):
         return
-    entries = set(os.listdir(target)) - {MARKER}
+    entries = {e for e in fs.list(target) if not e.startswith(".")} - {MARKER}  # .crc files of Hadoop's local FS
     if entries == {"_temporary"}:
         raise OutputError(f"output directory '{target}' holds only '_temporary/': what a Spark job killed while "
                           "writing leaves, with no complete result in it; it is not this job's to delete: "
@@ -133,39 +235,35 @@ def _check_target(target: str) -> None:
                           "refusing to overwrite it")
 
 
-def stage(target: str) -> str:
+def stage(target: str, fs=None) -> str:
     """A new marked staging directory beside `target`, for Spark to append the Parquet parts to."""
-    parent, name = os.path.split(os.path.abspath(target))
+    fs = fs or LocalFS()
+    parent, name = fs.split(target)
     try:
-        os.makedirs(parent, exist_ok=True)
-        path = tempfile.mkdtemp(prefix=f".{name}.{NEW}-", dir=parent)
+        path = fs.new_dir(parent, f".{name}.{NEW}-")
     except OSError as exc:
         raise OutputError(f"cannot write '{target}': {exc.strerror or exc}") from None
-    os.chmod(path, 0o777 & ~_umask())
-    _mark(path)
+    _mark(fs, path)
     return path
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def discard(staging: str) -> None:
+def discard(staging: str, fs=None) -> None:
     """A failed run: drop the staging directory; the target stays as it was."""
-    if os.path.isdir(staging):
-        _remove(staging)
+    fs = fs or LocalFS()
+    if fs.isdir(staging):
+        _remove(fs, staging)
 
 
-def swap(staging: str, target: str) -> None:
+def swap(staging: str, target: str, fs=None) -> None:
     """Put the complete staging directory in the target's place (steps (a)-(c) of the module docstring)."""
-    target = os.path.abspath(target)
-    aside = staging.replace(f".{NEW}-", f".{OLD}-", 1)
-    if os.path.isdir(target):
-        _mark(target)
-        os.rename(target, aside)
-        os.rename(staging, target)
-        _remove(aside)
+    fs = fs or LocalFS()
+    parent, name = fs.split(target)
+    target = fs.join(parent, name)
+    aside = fs.join(parent, fs.split(staging)[1].replace(f".{NEW}-", f".{OLD}-", 1))
+    if fs.isdir(target):
+        _mark(fs, target)
+        fs.rename(target, aside)
+        fs.rename(staging, target)
+        _remove(fs, aside)
     else:
-        os.rename(staging, target)
+        fs.rename(staging, target)

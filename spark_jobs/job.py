@@ -41,7 +41,8 @@ class Summary:
 
 
 def _recover_output(out_dir: str) -> tuple[str, ...]:
-    """Clean what killed runs left beside a local `out_dir` and check it can be replaced (spark_jobs.commit)."""
+    """Clean what killed runs left beside a local `out_dir` and check it can be replaced (spark_jobs.commit),
+    before Spark starts; other file systems are checked once the session is up."""
     if not S.is_local(out_dir):
         return ()
     return tuple(C.recover(S.local_path(out_dir)))
@@ -98,6 +99,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     recovered = _recover_output(out_dir)
 
     spark = spark or _session(master)
+    if not S.is_local(out_dir):
+        recovered = tuple(C.recover(out_dir, C.HadoopFS(spark)))
     from pyspark.sql import functions as F
 
     df = S.read(spark, events, fmt)
@@ -185,27 +188,25 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
 
 def _write(out, out_dir: str) -> int:
-    """Write the matches to `out_dir` and return their number. A local `out_dir` is replaced atomically
-    (spark_jobs.commit: staging directory, then swap); a failure or interrupt leaves it as it was."""
-    local = S.is_local(out_dir)
-    staging = C.stage(S.local_path(out_dir)) if local else None
+    """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
+    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was."""
+    if S.is_local(out_dir):
+        fs, target = C.LocalFS(), S.local_path(out_dir)
+    else:
+        fs, target = C.HadoopFS(out.sparkSession), out_dir
+    staging = C.stage(target, fs)
     try:
         try:
-            if staging is not None:
-                out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
-            else:
-                out.write.mode("overwrite").parquet(out_dir)
+            out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
         except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
             found = T.unwrap_error(str(exc))
             if found is not None:
                 raise found from None
             raise
-        matches = out.sparkSession.read.parquet(staging or out_dir).count()
-        if staging is not None:
-            C.swap(staging, S.local_path(out_dir))
+        matches = out.sparkSession.read.parquet(staging).count()
+        C.swap(staging, target, fs)
     except BaseException:
-        if staging is not None:
-            C.discard(staging)
+        C.discard(staging, fs)
         raise
     return matches
 

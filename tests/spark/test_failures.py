@@ -152,52 +152,81 @@ def test_only_temporary_in_the_target_is_named(tmp_path, events, capsys):
     assert (out / "_temporary" / "0").is_dir()
 
 
-# ---- recovery of each state a kill can leave (spark_jobs/commit.py; no Spark needed)
+# ---- recovery of each state a kill can leave (spark_jobs/commit.py), on the local file system and
+# through Hadoop's FileSystem API (the path of hdfs: and s3a: outputs; here on file: URIs)
 
-def test_kill_between_set_aside_and_rename_restores_the_previous_output(tmp_path):
+@pytest.fixture(params=["local", "hadoop"])
+def fs(request):
+    """(file system, how it names a local path)."""
+    if request.param == "local":
+        return C.LocalFS(), str
+    return C.HadoopFS(request.getfixturevalue("spark")), lambda p: f"file://{p}"
+
+
+def visible(directory: Path) -> dict[str, bytes]:
+    """The directory's files without Hadoop's local .crc checksum files."""
+    return {k: v for k, v in snapshot(directory).items() if not Path(k).name.startswith(".")}
+
+
+def test_kill_between_set_aside_and_rename_restores_the_previous_output(tmp_path, fs):
+    fs, name = fs
     out = tmp_path / "out"
     old = _leftover(out, C.OLD, _dead_pid(), {"_SUCCESS": b"", "part-0.parquet": b"previous"})
     _leftover(out, C.NEW, _dead_pid(), {"_SUCCESS": b"", "part-0.parquet": b"new"})
-    done = C.recover(str(out))
+    done = C.recover(name(out), fs)
     assert (out / "part-0.parquet").read_bytes() == b"previous" and not old.exists()
     assert beside(out) == [] and len(done) == 2
 
 
-def test_kill_while_deleting_the_set_aside_output_removes_it(tmp_path):
+def test_kill_while_deleting_the_set_aside_output_removes_it(tmp_path, fs):
+    fs, name = fs
     out = tmp_path / "out"
     out.mkdir()
     (out / "_SUCCESS").write_bytes(b"")
     (out / "part-0.parquet").write_bytes(b"new")
     _leftover(out, C.OLD, _dead_pid(), {"part-1.parquet": b"half deleted"})
-    C.recover(str(out))
+    C.recover(name(out), fs)
     assert beside(out) == [] and (out / "part-0.parquet").read_bytes() == b"new"
 
 
-def test_swap_replaces_and_discard_leaves_the_target(tmp_path):
+def test_swap_replaces_and_discard_leaves_the_target(tmp_path, fs):
+    fs, name = fs
     out = tmp_path / "out"
     out.mkdir()
     (out / "_SUCCESS").write_bytes(b"")
     (out / "part-0.parquet").write_bytes(b"old")
-    staging = C.stage(str(out))
-    (Path(staging) / "part-9.parquet").write_bytes(b"failed run")
-    C.discard(staging)
-    assert snapshot(out) == {"_SUCCESS": b"", "part-0.parquet": b"old"} and beside(out) == []
-    staging = C.stage(str(out))
-    (Path(staging) / "_SUCCESS").write_bytes(b"")
-    (Path(staging) / "part-1.parquet").write_bytes(b"new")
-    C.swap(staging, str(out))
-    assert set(snapshot(out)) == {"_SUCCESS", "part-1.parquet", C.MARKER} and beside(out) == []
+    staging = C.stage(name(out), fs)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.cepkit-new-")]
+    fs.write(fs.join(staging, "part-9.parquet"), "failed run")
+    C.discard(staging, fs)
+    assert visible(out) == {"_SUCCESS": b"", "part-0.parquet": b"old"} and beside(out) == []
+    staging = C.stage(name(out), fs)
+    fs.write(fs.join(staging, "_SUCCESS"), "")
+    fs.write(fs.join(staging, "part-1.parquet"), "new")
+    C.swap(staging, name(out), fs)
+    assert set(visible(out)) == {"_SUCCESS", "part-1.parquet", C.MARKER} and beside(out) == []
+    assert json.loads((out / C.MARKER).read_text())["pid"] == os.getpid()
 
 
 @pytest.mark.parametrize("owner, why", [("none", "no readable _CEPKIT_JOB marker"),
                                         ("live", "is writing next to this output now"),
                                         ("other host", "remove it by hand if that job is over")])
-def test_leftover_not_provably_ours_and_over_is_named_and_kept(tmp_path, owner, why):
+def test_leftover_not_provably_ours_and_over_is_named_and_kept(tmp_path, fs, owner, why):
+    fs, name = fs
     out = tmp_path / "out"
     pid = {"none": None, "live": os.getppid(), "other host": _dead_pid()}[owner]
     stale = _leftover(out, C.NEW, pid, {"part-0.parquet": b"?"})
     if owner == "other host":
         (stale / C.MARKER).write_text(json.dumps({"host": "elsewhere", "pid": pid}))
     with pytest.raises(C.OutputError, match=why):
-        C.recover(str(out))
+        C.recover(name(out), fs)
     assert (stale / "part-0.parquet").read_bytes() == b"?"
+
+
+def test_a_target_holding_only_temporary_is_named(tmp_path, fs):
+    fs, name = fs
+    out = tmp_path / "out"
+    (out / "_temporary" / "0").mkdir(parents=True)
+    with pytest.raises(C.OutputError, match="holds only '_temporary/'"):
+        C.recover(name(out), fs)
+    assert (out / "_temporary" / "0").is_dir()
