@@ -71,11 +71,16 @@ class AtomicFile:
         return self.fh
 
     def commit(self) -> None:
-        """Close the file and rename it onto the target."""
+        """Close the file, flush it to disk and rename it onto the target."""
         try:
             if self.fh is not None:
                 self.fh.close()
             if not self.direct:
+                fd = os.open(self.path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)  # the rename must not reach the disk before the data
+                finally:
+                    os.close(fd)
                 os.replace(self.path, self.target)
         except OSError as exc:
             self.abort()
