@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from spark_jobs.session import DEFAULT_MASTER
+
 QUERY3 = Path(__file__).resolve().parent.parent / "examples" / "query3.sase"
 
 
@@ -30,7 +32,7 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     import cepkit
     from reference.readers import from_pandas
     from reference.language import parse
-    from reference.match import plain
+    from reference.match import json_safe
 
     q = parse(text)
     assert not any(c.negated for c in q.pattern.components), "the prefix check needs a query without negation"
@@ -38,7 +40,8 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     returns = [r.name for r in q.returns]
     prefix = events[events["ts"] < cutoff]
     expected = cepkit.compile(text, engine="reference").run(from_pandas(prefix, ts_unit="min"))
-    want = {(m.key(), int(m.ts), tuple(json.dumps(plain(dict(m.payload).get(r)), default=str) for r in returns))
+    want = {(m.key(), int(m.ts), tuple(json.dumps(json_safe(dict(m.payload).get(r)), default=str, allow_nan=False)
+                                      for r in returns))
             for m in expected}
     got = _rows(output[output["ts"] < cutoff], variables, returns)
     return len(want), got == want
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--symbols", type=int, default=8)
     ap.add_argument("--out", default="out/demo")
     ap.add_argument("--engine", help="engine in the executors (default: the Spark job's default)")
-    ap.add_argument("--master", default="local[*]")
+    ap.add_argument("--master", default=DEFAULT_MASTER)
     ap.add_argument("--sample", type=int, default=20_000, help="events in the prefix checked against the reference")
     args = ap.parse_args(argv)
 
