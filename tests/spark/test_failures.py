@@ -55,9 +55,12 @@ def beside(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.parent.iterdir() if ".cepkit-" in p.name)
 
 
-def test_default_master_retries_a_failed_task():
-    # local[N,F]: F attempts per task (plain local[*] gives one, so a lost task fails the job)
-    assert DEFAULT_MASTER == "local[*,2]"
+def test_default_master_retries_a_failed_task(spark):
+    """Spark reads the default master as local[N,F] with F = 2 attempts per task (plain local[*] gives
+    one attempt, so any task failure fails the job)."""
+    regex = spark.sparkContext._jvm.org.apache.spark.SparkMasterRegex.LOCAL_N_FAILURES_REGEX()
+    found = regex.pattern().matcher(DEFAULT_MASTER)
+    assert found.matches() and found.group(1) == "*" and int(found.group(2)) == 2
 
 
 @pytest.fixture(scope="module")
