@@ -152,3 +152,17 @@ def test_match_writer_interrupted_mid_stream_leaves_previous_output(tmp_path):
             assert len(leftovers(tmp_path)) == 1 and out.read_bytes() == OLD
             raise KeyboardInterrupt
     assert out.read_bytes() == OLD and leftovers(tmp_path) == []
+
+
+def test_replay_writes_atomically(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["store", str(EXAMPLES / "sql" / "trades.csv"), str(store), "--block-size", "5"]) == 0
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    bad = tmp_path / "bad.sql"
+    bad.write_text((EXAMPLES / "sql" / "insider.sql").read_text().replace("DEFINE", "DEFINE nonsense ("))
+    assert main(["replay", str(bad), str(store), "--format", "csv", "--output", str(out)]) == 2
+    assert out.read_bytes() == OLD and leftovers(tmp_path) == []
+    code = main(["replay", str(EXAMPLES / "sql" / "insider.sql"), str(store), "--format", "csv", "--output", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert out.read_bytes() != OLD and leftovers(tmp_path) == []
