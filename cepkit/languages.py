@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from reference import registry
+from reference.errors import QueryError
 
 
 @dataclass(frozen=True)
@@ -50,5 +51,5 @@ def detect(path: str, explicit: str | None = None, text: str | None = None) -> L
         name = registry.by_suffix(path) or (registry.detect(text) if text is not None else "sase")
     if name not in LANGUAGES:
         raise QueryError(f"`cepkit run` does not run {name} queries (see `cepkit {name} --help`)",
-                                  expected=sorted(LANGUAGES))
+                         expected=sorted(LANGUAGES))
     return LANGUAGES[name]

@@ -7,7 +7,7 @@ import pandas as pd
 
 import cepkit
 from reference.readers import from_pandas
-from reference.match import canonical_key, plain
+from reference.match import canonical_key, json_safe
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -19,7 +19,7 @@ def expected_rows(text: str, frame: pd.DataFrame, engine: str = "reference", sel
     """The single-process matches over the events in (ts, id) order, as sorted comparable rows."""
     program = cepkit.compile(text, engine=engine, selection=selection)
     matches = program.run(from_pandas(ordered(frame)))
-    return sorted((m.key(), int(m.ts), tuple((k, json.dumps(plain(v), default=str)) for k, v in m.payload))
+    return sorted((m.key(), int(m.ts), tuple((k, json.dumps(json_safe(v), default=str, allow_nan=False)) for k, v in m.payload))
                   for m in matches)
 
 
