@@ -362,17 +362,20 @@ def read_csv(path: Any, **kw: Any) -> EventBatch:
     return from_pandas(csv_frame(csv_strings(path)), **kw)
 
 
-def read_parquet(path: Any, **kw: Any) -> EventBatch:
-    """Events from a Parquet file (keywords as for from_pandas)."""
+def read_arrow_file(path: str) -> Any:
+    """A Parquet file as a pyarrow Table."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path = check_file(path)
     try:
-        table = pq.read_table(path)
+        return pq.read_table(path)
     except (OSError, pa.ArrowException, ValueError) as e:
         raise EventError(f"cannot read '{path}' as Parquet: {e}") from None
-    return from_arrow(table, **kw)
+
+
+def read_parquet(path: Any, **kw: Any) -> EventBatch:
+    """Events from a Parquet file (keywords as for from_pandas)."""
+    return from_arrow(read_arrow_file(check_file(path)), **kw)
 
 
 def read_jsonl(path: Any, **kw: Any) -> EventBatch:
@@ -456,7 +459,7 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     value = _json_value(line)
                 except ValueError as e:
-                    raise EventError(f"not valid JSON: {e}", row=row) from None
+                    raise EventError(f"not a JSON object (invalid JSON: {e})", row=row) from None
                 if not isinstance(value, dict):
                     raise EventError(f"the line is {_json_kind(value)}, not a JSON object", row=row)
                 yield row, value
