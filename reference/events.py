@@ -240,8 +240,8 @@ def attribute_column(s: pd.Series, name: str | None = None) -> np.ndarray:
         infinite = np.isinf(values)
         if infinite.any():
             i = int(np.flatnonzero(infinite)[0])
-            raise EventError(f"infinite value {values[i]!r} (a number must be finite; NaN is read as null)",
-                             row=i + 1, column=name)
+            raise EventError(f"infinite value {float(values[i])!r} (a number must be finite; NaN is read as "
+                             "null)", row=i + 1, column=name)
         return values
     out = s.astype(object).to_numpy(dtype=object, copy=True)
     if has_null:
@@ -258,5 +258,5 @@ def _refuse_infinite_objects(values: np.ndarray, name: str | None) -> None:
     for i, v in enumerate(values):
         if isinstance(v, (float, np.floating, Decimal)) and not isinstance(v, bool) and (
                 (isinstance(v, Decimal) and v.is_infinite()) or (not isinstance(v, Decimal) and math.isinf(v))):
-            raise EventError(f"infinite value {v!r} (a number must be finite; NaN is read as null)",
+            raise EventError(f"infinite value {float(v)!r} (a number must be finite; NaN is read as null)",
                              row=i + 1, column=name)
