@@ -416,8 +416,11 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_DECODER = json.JSONDecoder(parse_float=json_float, parse_constant=_no_constant)
+
+
 def _json_value(text: str) -> Any:
-    return json.loads(text, parse_float=json_float, parse_constant=_no_constant)
+    return _DECODER.decode(text)
 
 
 def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:

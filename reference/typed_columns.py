@@ -59,6 +59,9 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if nulls == n:
         return np.full(n, np.nan)
     values = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), trimmed)
+    first = values.drop_null()[0].as_py()
+    if first.lower() not in ("true", "false") and not _is_number(first):
+        return _text(cells, null)  # a column is numbers only if its every cell is one
     ints = _ints(values)
     if ints is not None:
         if not nulls:
@@ -78,24 +81,34 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
         flags = pc.equal(lower, "true").to_numpy(zero_copy_only=False)
         if not nulls:
             return flags.astype(bool)
-        return _with_nulls(flags.astype(object), null)
+        out = flags.astype(object)
+        out[null] = None
+        return out
+    return _text(cells, null)
+
+
+def _text(cells: pa.Array, null: np.ndarray) -> np.ndarray:
+    """A text column: each cell without its leading spaces (as CSV's skipinitialspace), None for null."""
     text = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), pc.utf8_ltrim(cells, characters=" "))
     return text.to_numpy(zero_copy_only=False).astype(object)
 
 
-def _with_nulls(values: np.ndarray, null: np.ndarray) -> np.ndarray:
-    values[null] = None
-    return values
+def _is_number(text: str) -> bool:
+    try:
+        parse_number(text)
+    except NotANumber:
+        return False
+    return True
 
 
 def _ints(values: pa.Array) -> np.ndarray | None:
     """The column as int64 when every non-null cell is a plain integer literal within int64."""
+    if not pc.all(pc.ascii_is_decimal(pc.utf8_ltrim(values, characters="+-"))).as_py():
+        return None  # checked first: a failing cast is slow, and pyarrow also takes '0x10'
     try:
         ints = pc.cast(values, pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    if not pc.all(pc.ascii_is_decimal(pc.utf8_ltrim(values, characters="+-"))).as_py():
-        return None  # pyarrow also takes '0x10'
+        return None  # beyond int64 (or '+-5'): the exact path reads it
     return ints.fill_null(0).to_numpy(zero_copy_only=False)
 
 
@@ -103,7 +116,8 @@ def _numbers(values: pa.Array, null: np.ndarray) -> np.ndarray | None:
     """float64 when every non-null cell is a number float64 holds exactly; object with exact values when
     some is not; None when some cell is not a number (the column is text)."""
     n = len(values)
-    try:
+    try:  # a sample first: a failing cast of a whole text column is slow
+        pc.cast(values.drop_null().slice(0, 64), pa.float64())
         floats = pc.cast(values, pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False).copy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         floats, slow = np.full(n, np.nan), ~null
@@ -113,10 +127,10 @@ def _numbers(values: pa.Array, null: np.ndarray) -> np.ndarray | None:
         slow = ~null & (long | exponent | ~np.isfinite(floats))
     exact: dict[int, int | Fraction] = {}
     if slow.any():
-        texts = values.to_pylist()
+        texts = _Texts(values)
         for i in np.flatnonzero(slow):
             try:
-                value = parse_number(texts[i])
+                value = parse_number(texts[int(i)])
             except NotANumber:
                 return None
             if float_holds(value):
@@ -136,6 +150,21 @@ def _float_value(f: float) -> int | Fraction:
     if f.is_integer():
         return int(f)
     return Fraction(repr(f))
+
+
+class _Texts:
+    """Cells of a string array as Python text, converted a block at a time (a text column stops early)."""
+
+    BLOCK = 4096
+
+    def __init__(self, values: pa.Array):
+        self.values, self.start, self.block = values, -1, []
+
+    def __getitem__(self, i: int) -> str:
+        start = i - i % self.BLOCK
+        if start != self.start:
+            self.start, self.block = start, self.values.slice(start, self.BLOCK).to_pylist()
+        return self.block[i - start]
 
 
 def values_column(values: Sequence[Any]) -> np.ndarray:
