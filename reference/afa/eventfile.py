@@ -87,7 +87,7 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
     """The payload attributes `e.<attr>` the AFA file's fences and transfers read: name -> (whether one
     compares or computes with it as a number, where: the arc and its fence or transfer). Arcs built in
     Python (no text) name none."""
-    from reference.afa.expr import _walk, parse_expression
+    from reference.afa.expr import parse_expression
 
     out: dict[str, tuple[bool, str]] = {}
     for arc in afa.arcs + afa.standby:
@@ -108,6 +108,16 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
                         was = out.get(x.attr, (False, where))
                         out[x.attr] = (was[0] or numeric, where if numeric and not was[0] else was[1])
     return out
+
+
+def _walk(e: Any) -> Iterator[Any]:
+    yield e
+    for child in getattr(e, "items", ()) or ():
+        yield from _walk(child)
+    for name in ("left", "right", "operand"):
+        child = getattr(e, name, None)
+        if child is not None:
+            yield from _walk(child)
 
 
 def check_attributes(columns: dict[str, np.ndarray], rows: list[int], afa: Afa) -> None:
