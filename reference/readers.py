@@ -423,6 +423,19 @@ def _json_value(text: str) -> Any:
     return _DECODER.decode(text)
 
 
+def _json_line(line: str) -> Any:
+    """One line's JSON value: the decoder's scanner directly (the common case), its full decode for the
+    error message of a line that is not one JSON value."""
+    start = len(line) - len(line.lstrip())
+    try:
+        value, end = _DECODER.scan_once(line, start)
+    except (StopIteration, ValueError):
+        return _json_value(line)
+    if line[end:].strip():
+        return _json_value(line)
+    return value
+
+
 def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row, object) for every non-blank line (rows count those lines from 1), or for every element of a
     file that is one JSON array. EventError for a line that is not a JSON object, or a file that cannot be
@@ -460,7 +473,7 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                     continue
                 row += 1
                 try:
-                    value = _json_value(line)
+                    value = _json_line(line)
                 except ValueError as e:
                     raise EventError(f"not a JSON object (invalid JSON: {e})", row=row) from None
                 if not isinstance(value, dict):
