@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator
 
 from reference.errors import EventError
 from reference.events import EventBatch
-from reference.readers import (check_file, csv_batches, csv_frame, event_format, from_arrow, from_pandas,
-                               json_frame, json_records, read_events)
+from reference.readers import (check_file, csv_batches, csv_columns, event_format, from_arrow, from_columns,
+                               json_columns, json_records, read_events)
 
 
 def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any) -> Iterator[EventBatch]:
@@ -59,7 +59,7 @@ def _parquet(path: str, chunk_size: int) -> Pieces:
 
 def _csv(path: str, chunk_size: int) -> Pieces:
     for table in csv_batches(path, chunk_size):
-        yield csv_frame(table), from_pandas
+        yield csv_columns(table), _from_columns
 
 
 def _jsonl(path: str, chunk_size: int) -> Pieces:
@@ -67,7 +67,11 @@ def _jsonl(path: str, chunk_size: int) -> Pieces:
     for _, rec in json_records(path):
         records.append(rec)
         if len(records) == chunk_size:
-            yield json_frame(records), from_pandas
+            yield json_columns(records), _from_columns
             records = []
     if records:
-        yield json_frame(records), from_pandas
+        yield json_columns(records), _from_columns
+
+
+def _from_columns(piece: tuple[dict, int], **kw: Any) -> EventBatch:
+    return from_columns(*piece, **kw)

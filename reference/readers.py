@@ -20,7 +20,7 @@ from reference.numbers_text import NotANumber, parse_number
 from reference.typed_columns import json_float, text_column, values_column
 
 __all__ = [
-    "from_pandas", "from_arrow", "to_pandas", "read_csv", "read_parquet", "read_jsonl", "read_events",
+    "from_pandas", "from_columns", "from_arrow", "to_pandas", "read_csv", "read_parquet", "read_jsonl", "read_events",
     "event_format", "check_file",
 ]
 
@@ -36,8 +36,6 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
     """Events from a DataFrame, one row per event."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"from_pandas expects a pandas DataFrame, not {type(df).__name__}")
-    if ts_unit is not None and ts_unit not in TIME_UNITS:
-        raise EventError(f"unknown time unit {ts_unit!r} (expected one of {', '.join(TIME_UNITS)})")
     names = [str(c) for c in df.columns]
     seen: set[str] = set()
     for name in names:
@@ -45,9 +43,28 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
             raise EventError(f"duplicate column '{name}'", column=name)
         seen.add(name)
     df = df.set_axis(names, axis=1).reset_index(drop=True)
-    n = len(df)
+    series = {name: df[name] for name in names}
+    return _from_series(series, len(df), {name: (lambda s=s, name=name: attribute_column(s, name))
+                                          for name, s in series.items()},
+                        type_col, ts_col, id_col, ts_unit, sort, default_type)
 
-    if type_col is not None and type_col in df.columns:
+
+def from_columns(columns: dict[str, np.ndarray], n: int, *, type_col: str | None = "type", ts_col: str = "ts",
+                 id_col: str | None = "id", ts_unit: str | None = None, sort: bool = False,
+                 default_type: str | None = None) -> EventBatch:
+    """Events from columns already in attribute form (`reference.typed_columns`: what the CSV and JSON
+    readers make), keywords as for from_pandas."""
+    series = {name: pd.Series(values, dtype=values.dtype, copy=False) for name, values in columns.items()}
+    return _from_series(series, n, {name: (lambda v=v: v) for name, v in columns.items()},
+                        type_col, ts_col, id_col, ts_unit, sort, default_type)
+
+
+def _from_series(df: dict[str, pd.Series], n: int, attributes: dict[str, Any], type_col: str | None, ts_col: str,
+                 id_col: str | None, ts_unit: str | None, sort: bool, default_type: str | None) -> EventBatch:
+    """The batch from named columns; `attributes` gives each column's attribute form when asked."""
+    if ts_unit is not None and ts_unit not in TIME_UNITS:
+        raise EventError(f"unknown time unit {ts_unit!r} (expected one of {', '.join(TIME_UNITS)})")
+    if type_col is not None and type_col in df:
         type_codes, type_names = _read_types(df[type_col], type_col)
     elif default_type is not None:
         if not isinstance(default_type, str) or not default_type.strip():
@@ -57,21 +74,21 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
         raise EventError(f"missing event type column '{type_col}' (or pass default_type / --default-type)",
                          column=type_col)
 
-    if ts_col not in df.columns:
+    if ts_col not in df:
         raise EventError(f"missing timestamp column '{ts_col}'", column=ts_col)
     ts, is_datetime = _read_ts(df[ts_col], ts_col)
     if is_datetime:
         ts_unit = "ns"
 
-    if id_col is not None and id_col in df.columns:
+    if id_col is not None and id_col in df:
         ids = _read_ids(df[id_col], id_col)
     else:
         ids = np.arange(n, dtype=np.int64)
 
     skip = {type_col, ts_col, id_col}
-    columns = {name: attribute_column(df[name], name) for name in df.columns if name not in skip}
+    columns = {name: attributes[name]() for name in df if name not in skip}
     return assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
-                    positional_ids=id_col is None or id_col not in df.columns)
+                    positional_ids=id_col is None or id_col not in df)
 
 
 def _first(mask: np.ndarray) -> int:
@@ -343,23 +360,16 @@ def csv_batches(path: str, rows: int) -> Iterator[Any]:
         raise check.error(path) if check.row is not None else csv_error(path, e) from None
 
 
-def csv_frame(table: Any) -> pd.DataFrame:
-    """A table of CSV strings as a DataFrame of attribute columns (reference.typed_columns.text_column)."""
-    return _frame({name: text_column(table.column(k)) for k, name in enumerate(table.column_names)},
-                  table.num_rows)
-
-
-def _frame(columns: dict[str, np.ndarray], n: int) -> pd.DataFrame:
-    """A DataFrame holding exactly these arrays (pandas infers no other type for an object column)."""
-    return pd.DataFrame({name: pd.Series(values, dtype=values.dtype, copy=False) for name, values in columns.items()},
-                        index=pd.RangeIndex(n))
+def csv_columns(table: Any) -> tuple[dict[str, np.ndarray], int]:
+    """A table of CSV strings as attribute columns (reference.typed_columns.text_column), and its length."""
+    return {name: text_column(table.column(k)) for k, name in enumerate(table.column_names)}, table.num_rows
 
 
 def read_csv(path: Any, **kw: Any) -> EventBatch:
     """Events from a CSV file with a header row (keywords as for from_pandas). Every row has the header's
     number of cells; a column's cells are numbers only when all of them are (reference.numbers_text)."""
     path = check_file(path)
-    return from_pandas(csv_frame(csv_strings(path)), **kw)
+    return from_columns(*csv_columns(csv_strings(path)), **kw)
 
 
 def read_arrow_file(path: str) -> Any:
@@ -385,7 +395,7 @@ def read_jsonl(path: Any, **kw: Any) -> EventBatch:
     records = [rec for _, rec in json_records(path)]
     if not records:
         return _empty_batch(kw)
-    return from_pandas(json_frame(records), **kw)
+    return from_columns(*json_columns(records), **kw)
 
 
 def _open_text(path: str) -> Any:
@@ -487,13 +497,13 @@ def _json_kind(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
-def json_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """JSON objects as a DataFrame of attribute columns (reference.typed_columns.values_column); a key an
-    object lacks is null there."""
+def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
+    """JSON objects as attribute columns (reference.typed_columns.values_column), and their number; a key
+    an object lacks is null there."""
     names: dict[str, None] = {}
     for rec in records:
         names.update(dict.fromkeys(rec))
-    return _frame({name: values_column([rec.get(name) for rec in records]) for name in names}, len(records))
+    return {name: values_column([rec.get(name) for rec in records]) for name in names}, len(records)
 
 
 def _empty_batch(kw: dict[str, Any]) -> EventBatch:

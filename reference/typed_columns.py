@@ -89,8 +89,11 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _text(cells: pa.Array, null: np.ndarray) -> np.ndarray:
     """A text column: each cell without its leading spaces (as CSV's skipinitialspace), None for null."""
-    text = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), pc.utf8_ltrim(cells, characters=" "))
-    return text.to_numpy(zero_copy_only=False).astype(object)
+    if pc.any(pc.starts_with(cells, " ")).as_py():
+        cells = pc.utf8_ltrim(cells, characters=" ")
+    if null.any():
+        cells = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), cells)
+    return cells.to_numpy(zero_copy_only=False).astype(object, copy=False)
 
 
 def _is_number(text: str) -> bool:

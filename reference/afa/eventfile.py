@@ -44,26 +44,17 @@ def _exact(value: Any, row: int, column: str) -> Any:
 
 def _file_columns(path: str) -> tuple[dict[str, np.ndarray], list[int]]:
     """The file's columns in attribute form (reference.events.attribute_column) and each row's number."""
-    import pandas as pd
-
-    from reference.readers import csv_frame, csv_strings, event_format, json_frame, json_records, read_arrow_file
+    from reference.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
 
     kind = event_format(path)
     if kind == "csv":
-        frame = csv_frame(csv_strings(path))
-        rows = list(range(1, len(frame) + 1))
-    elif kind == "jsonl":
+        columns, n = csv_columns(csv_strings(path))
+        return columns, list(range(1, n + 1))
+    if kind == "jsonl":
         records = list(json_records(path))
-        rows = [r for r, _ in records]
-        frame = json_frame([rec for _, rec in records]) if records else pd.DataFrame()
-    else:
-        table = read_arrow_file(path)
-        if len(set(table.column_names)) != table.num_columns:
-            dup = next(n for n in table.column_names if table.column_names.count(n) > 1)
-            raise EventError(f"duplicate column '{dup}'", column=dup)
-        frame = table.to_pandas(integer_object_nulls=True)
-        rows = list(range(1, len(frame) + 1))
-    return _frame_columns(frame), rows
+        return json_columns([rec for _, rec in records])[0], [r for r, _ in records]
+    frame = read_arrow_file(path).to_pandas(integer_object_nulls=True)
+    return _frame_columns(frame), list(range(1, len(frame) + 1))
 
 
 def _frame_columns(frame: Any) -> dict[str, np.ndarray]:
