@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.types as pt
 
 from reference.events import TIME_UNITS, EventBatch, assemble, attribute_column
+from reference.typed_columns import values_column
 
 
 def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: str = "ts", id_col: str | None = "id",
@@ -39,7 +41,7 @@ def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: st
         if ids is None or not _unique(ids):
             return None
     skip = {type_col, ts_col, id_col}
-    columns = {name: _attribute_column(table.column(name)) for name in names if name not in skip}
+    columns = {name: _attribute_column(table.column(name), name) for name in names if name not in skip}
     return assemble(columns, types[0], types[1], ts, ids, ts_unit, sort, ts_col, positional)
 
 
@@ -70,12 +72,14 @@ def _unique(ids: np.ndarray) -> bool:
     return len(ids) < 2 or bool((ids[1:] > ids[:-1]).all()) or len(np.unique(ids)) == len(ids)
 
 
-def _attribute_column(col: pa.ChunkedArray) -> np.ndarray:
+def _attribute_column(col: pa.ChunkedArray, name: str) -> np.ndarray:
     """As `reference.events.attribute_column` reads the column's pandas form."""
     if col.null_count == 0 and (pt.is_signed_integer(col.type) or col.type in (pa.uint8(), pa.uint16(), pa.uint32())):
         return col.to_numpy().astype(np.int64, copy=False)
-    if pt.is_float64(col.type):
+    if pt.is_float64(col.type) and not pc.any(pc.is_inf(col)).as_py():
         return col.to_numpy()  # nulls are NaN
     if pt.is_boolean(col.type) and col.null_count == 0:
         return col.to_numpy()
-    return attribute_column(col.to_pandas())
+    if pt.is_integer(col.type):  # with nulls: exact (float64 only where it holds every value)
+        return values_column(col.to_pylist())
+    return attribute_column(col.to_pandas(), name)

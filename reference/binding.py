@@ -155,7 +155,12 @@ def bind_batch(state, q: A.Query, batch: EventBatch, types: dict, last_ts: int |
     first = state.types is None or last_ts is None
     if first:
         state.types = types
-        state.window = window_bound(q.window, batch.ts_unit, q.conventions.window_bound)
+        try:
+            state.window = window_bound(q.window, batch.ts_unit, q.conventions.window_bound)
+        except QueryError:
+            if len(batch) or batch.ts_unit is not None:
+                raise
+            state.window = None  # no events (a header-only file): nothing to bind a duration to (issue 14)
     elif batch.ts_unit != state.ts_unit:
         raise EventError(f"timestamps in {batch.ts_unit or 'plain ticks'} after earlier batches in "
                          f"{state.ts_unit or 'plain ticks'}; feed one unit per stream", None, "ts")

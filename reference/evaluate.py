@@ -19,6 +19,7 @@ navigation in reference.sql.exprs) and delegates every other node to it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -71,11 +72,26 @@ def aggregate(func: str, values: list[Value]) -> Value:
         return len(present)
     if not present:
         return None
+    if func in ("sum", "avg"):
+        present = [_aggregated_number(v, func) for v in present]
+    elif len({isinstance(v, str) for v in present}) > 1:
+        raise EventError(f"{func.upper()} over text and numbers")
     if func == "sum":
         return sum(present)
     if func == "avg":
         return Fraction(sum(present), len(present))
     return min(present) if func == "min" else max(present)
+
+
+def _aggregated_number(v: Value, func: str) -> Value:
+    """An exact number for SUM / AVG: EventError for text, a boolean, or a non-finite number (readers refuse
+    those, reference/events.py; an event built by hand may still hold one)."""
+    check_number(v, func.upper())
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise EventError(f"non-finite value {v!r} in {func.upper()} (numbers must be finite)")
+        return Fraction(repr(v))
+    return v
 
 
 def check_number(x: Value, what: str, booleans: bool = False) -> None:

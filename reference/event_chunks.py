@@ -1,22 +1,20 @@
 """Reading an events file in chunks of rows, so that a stream longer than memory can be fed to a program.
 
-Parquet comes in record batches (pyarrow `iter_batches`), CSV and JSON Lines through pandas' chunked
-readers with the whole-file readers' options. Each chunk is an `EventBatch` whose `source_rows`, and
+Parquet comes in record batches (pyarrow `iter_batches`), CSV in pyarrow's streaming reader and JSON Lines
+line by line, each with the whole-file readers' rules (reference.readers). Each chunk is an `EventBatch` whose `source_rows`, and
 the row of any `EventError`, count from the start of the file. Column types are inferred per chunk;
 ordering across chunks is checked by the program that is fed (reference.binding.bind_batch), event
-ids for uniqueness within a chunk only. A JSON array file (not lines) is read whole, as one chunk.
+ids for uniqueness within a chunk only.
 """
 from __future__ import annotations
 
 import os
 from typing import Any, Callable, Iterator
 
-import pandas as pd
-
 from reference.errors import EventError
 from reference.events import EventBatch
-from reference.readers import (CSV_FAILURES, CSV_OPTIONS, JSON_OPTIONS, check_file, csv_error, event_format,
-                               first_bad_json_line, from_arrow, from_pandas, read_events)
+from reference.readers import (check_file, csv_batches, csv_columns, event_format, from_arrow, from_columns,
+                               json_columns, json_records, read_events)
 
 
 def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any) -> Iterator[EventBatch]:
@@ -60,24 +58,20 @@ def _parquet(path: str, chunk_size: int) -> Pieces:
 
 
 def _csv(path: str, chunk_size: int) -> Pieces:
-    try:
-        with pd.read_csv(path, chunksize=chunk_size, **CSV_OPTIONS) as reader:
-            for frame in reader:
-                yield frame, from_pandas
-    except CSV_FAILURES as e:
-        raise csv_error(path, e) from None
+    for table in csv_batches(path, chunk_size):
+        yield csv_columns(table), _from_columns
 
 
 def _jsonl(path: str, chunk_size: int) -> Pieces:
-    with open(path, "rb") as f:
-        head = f.read(4096).lstrip()
-    if not head or head.startswith(b"["):
-        return
-    try:
-        with pd.read_json(path, lines=True, chunksize=chunk_size, **JSON_OPTIONS) as reader:
-            for frame in reader:
-                yield frame, from_pandas
-    except (OSError, UnicodeDecodeError) as e:
-        raise EventError(f"cannot read '{path}': {e}") from None
-    except ValueError as e:
-        raise EventError(f"cannot parse '{path}' as JSON Lines: {e}", row=first_bad_json_line(path)) from None
+    records: list = []
+    for _, rec in json_records(path):
+        records.append(rec)
+        if len(records) == chunk_size:
+            yield json_columns(records), _from_columns
+            records = []
+    if records:
+        yield json_columns(records), _from_columns
+
+
+def _from_columns(piece: tuple[dict, int], **kw: Any) -> EventBatch:
+    return from_columns(*piece, **kw)

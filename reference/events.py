@@ -19,8 +19,10 @@ import pandas as pd
 
 from reference.errors import EventError
 from reference.language.units import NANOS
+from reference.numbers_text import NotANumber, parse_number
+from reference.typed_columns import values_column
 
-__all__ = ["TIME_UNITS", "EventBatch", "exact", "assemble", "attribute_column"]
+__all__ = ["TIME_UNITS", "EventBatch", "exact", "assemble", "attribute_column", "number_value"]
 
 TIME_UNITS: dict[str, int] = NANOS  # unit name -> nanoseconds, shared with query durations
 
@@ -83,43 +85,45 @@ class EventBatch:
 
     def require_numeric(self, column: str, rows: np.ndarray | None = None,
                         context: str | None = None) -> None:
-        """Check that `column` holds numbers (or nulls) at `rows` (a mask or indices; all if None).
+        """Check that `column` holds numbers (or nulls) at `rows` (a mask or indices; all if None): text that
+        reads as a number (reference.numbers_text) is one; a boolean, other text, an array or an object is
+        not (EventError naming the row and column).
 
-        Numeric strings are converted to numbers in place, so that `exact_value` yields numbers.
+        Numeric text is converted in place, so that `exact_value` yields numbers; a column that is numbers
+        on every row becomes a typed column (reference.typed_columns.values_column).
         """
         self.require_columns([column])
         values = self.columns[column]
-        if values.dtype.kind in "biuf":
+        if values.dtype.kind in "iuf":
             return
         if rows is None:
             idx = np.arange(len(values))
         else:
             rows = np.asarray(rows)
             idx = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.int64, copy=False)
-        series = pd.Series(values, dtype=object)
-        numeric = pd.to_numeric(series, errors="coerce")
-        null = series.isna().to_numpy()
-        suspect = ~null & numeric.isna().to_numpy()
-        for i in idx[suspect[idx]]:
-            value = values[i]
-            if not _is_numeric_value(value):
-                raise EventError(f"non-numeric value {value!r} in a compared attribute{_context(context)}",
+        if values.dtype.kind == "b":
+            if len(idx):
+                i = int(idx[0])
+                raise EventError(f"non-numeric value {bool(values[i])!r} in a compared attribute{_context(context)}",
                                  row=int(self.source_rows[i]), column=column)
-        is_str = np.fromiter((isinstance(v, str) for v in values[idx]), dtype=bool, count=len(idx))
-        if not is_str.any():
             return
-        whole_ok = not any(not _is_numeric_value(values[i]) for i in np.flatnonzero(suspect))
-        if whole_ok:
-            if numeric.dtype.kind in "iu" and not (numeric.dtype.kind == "u" and numeric.max() > _INT64_MAX):
-                self.columns[column] = numeric.to_numpy(dtype=np.int64)
-            else:
-                self.columns[column] = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
-        else:
-            # Other rows hold text: convert only the checked numeric strings, keeping the object column.
-            conv = idx[is_str]
-            converted = numeric.to_numpy(dtype=object)[conv]
-            converted[pd.isna(converted)] = None
-            values[conv] = converted
+        converted = values.copy()
+        for i in idx:
+            try:
+                converted[i] = number_value(values[i])
+            except NotANumber:
+                raise EventError(f"non-numeric value {values[i]!r} in a compared attribute{_context(context)}",
+                                 row=int(self.source_rows[int(i)]), column=column) from None
+        if len(idx) < len(values):
+            rest = np.ones(len(values), dtype=bool)
+            rest[idx] = False
+            for i in np.flatnonzero(rest):
+                try:
+                    converted[i] = number_value(values[i])
+                except NotANumber:
+                    values[idx] = converted[idx]  # other rows hold text: convert only the checked ones
+                    return
+        self.columns[column] = values_column(list(converted))
 
 
 def _context(context: str | None) -> str:
@@ -130,17 +134,24 @@ def _context(context: str | None) -> str:
     return f" ({context})"
 
 
-def _is_numeric_value(value: Any) -> bool:
-    """True for a number, a null, or a string that reads as a number."""
+def number_value(value: Any) -> int | Fraction | None:
+    """The exact number a cell stands for (None for null); NotANumber for a boolean, text that is not a
+    number, a non-finite number, or anything else."""
     if value is None or value is pd.NA:
-        return True
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        raise NotANumber(f"{value!r} is a boolean")
     if isinstance(value, str):
-        try:
-            float(value)
-        except ValueError:
-            return False
-        return True
-    return isinstance(value, (numbers.Real, Decimal, np.bool_))
+        return parse_number(value)
+    if isinstance(value, (numbers.Real, Decimal)):
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
+            return None
+        if isinstance(value, Decimal) and value.is_nan():
+            return None
+        if isinstance(value, (float, np.floating, Decimal)) and not math.isfinite(value):
+            raise NotANumber(f"{value!r} is not a finite number")
+        return exact(value)
+    raise NotANumber(f"{value!r} is not a number")
 
 
 def exact(value: Any) -> Any:
@@ -188,8 +199,13 @@ def assemble(columns: dict[str, np.ndarray], type_codes: np.ndarray, type_names:
                       ts_unit=ts_unit, source_rows=source_rows, positional_ids=positional_ids, ts_col=ts_col)
 
 
-def attribute_column(s: pd.Series) -> np.ndarray:
-    """One attribute column as int64, float64 (NaN for null), bool, or object (None for null)."""
+def attribute_column(s: pd.Series, name: str | None = None) -> np.ndarray:
+    """One attribute column as int64, float64 (NaN for null), bool, or object (None for null).
+
+    Integers stay exact (a column of integers with nulls is float64 only where float64 holds every one of
+    them); an infinite number is refused (EventError naming the row and the column `name`).
+    """
+    name = str(s.name) if name is None and s.name is not None else name
     dtype = s.dtype
     null = s.isna().to_numpy()
     has_null = bool(null.any())
@@ -205,6 +221,7 @@ def attribute_column(s: pd.Series) -> np.ndarray:
         out = s.astype(object).to_numpy(dtype=object, copy=True)
         if has_null:
             out[null] = None
+        _refuse_infinite_objects(out, name)
         return out
     if dtype.kind == "b":
         if not has_null:
@@ -214,13 +231,32 @@ def attribute_column(s: pd.Series) -> np.ndarray:
         return out
     if dtype.kind in "iu":
         if has_null:
-            return s.to_numpy(dtype=np.float64, na_value=np.nan)
+            return values_column([None if n else int(v) for v, n in zip(s.astype(object), null)])
         if dtype.kind == "u" and len(s) and s.max() > _INT64_MAX:
             return s.astype(object).map(int).to_numpy(dtype=object)
         return s.to_numpy(dtype=np.int64)
     if dtype.kind == "f":
-        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        infinite = np.isinf(values)
+        if infinite.any():
+            i = int(np.flatnonzero(infinite)[0])
+            raise EventError(f"infinite value {float(values[i])!r} (a number must be finite; NaN is read as "
+                             "null)", row=i + 1, column=name)
+        return values
     out = s.astype(object).to_numpy(dtype=object, copy=True)
     if has_null:
         out[null] = None
+    _refuse_infinite_objects(out, name)
     return out
+
+
+def _refuse_infinite_objects(values: np.ndarray, name: str | None) -> None:
+    """EventError at the first infinite float or Decimal of an object column."""
+    kinds = set(map(type, values))
+    if not any(issubclass(k, (float, np.floating, Decimal)) for k in kinds):
+        return
+    for i, v in enumerate(values):
+        if isinstance(v, (float, np.floating, Decimal)) and not isinstance(v, bool) and (
+                (isinstance(v, Decimal) and v.is_infinite()) or (not isinstance(v, Decimal) and math.isinf(v))):
+            raise EventError(f"infinite value {float(v)!r} (a number must be finite; NaN is read as null)",
+                             row=i + 1, column=name)

@@ -6,26 +6,25 @@ excluded) and the column.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
-import re
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
 
 from reference.errors import EventError
 from reference.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
+from reference.numbers_text import NotANumber, parse_number
+from reference.typed_columns import json_float, text_column, values_column
 
 __all__ = [
-    "from_pandas", "from_arrow", "to_pandas", "read_csv", "read_parquet", "read_jsonl", "read_events",
+    "from_pandas", "from_columns", "from_arrow", "to_pandas", "read_csv", "read_parquet", "read_jsonl", "read_events",
     "event_format", "check_file",
 ]
 
 _INT64_MIN, _INT64_MAX = np.iinfo(np.int64).min, np.iinfo(np.int64).max
-# CSV cells read as null; pandas' default list would also turn names such as 'NA' or 'None' into nulls.
-_CSV_NULLS = ["", "NaN", "nan", "NULL", "null"]
-_INT_TEXT = r"\s*[+-]?\d+\s*"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,8 +36,6 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
     """Events from a DataFrame, one row per event."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"from_pandas expects a pandas DataFrame, not {type(df).__name__}")
-    if ts_unit is not None and ts_unit not in TIME_UNITS:
-        raise EventError(f"unknown time unit {ts_unit!r} (expected one of {', '.join(TIME_UNITS)})")
     names = [str(c) for c in df.columns]
     seen: set[str] = set()
     for name in names:
@@ -46,9 +43,28 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
             raise EventError(f"duplicate column '{name}'", column=name)
         seen.add(name)
     df = df.set_axis(names, axis=1).reset_index(drop=True)
-    n = len(df)
+    series = {name: df[name] for name in names}
+    return _from_series(series, len(df), {name: (lambda s=s, name=name: attribute_column(s, name))
+                                          for name, s in series.items()},
+                        type_col, ts_col, id_col, ts_unit, sort, default_type)
 
-    if type_col is not None and type_col in df.columns:
+
+def from_columns(columns: dict[str, np.ndarray], n: int, *, type_col: str | None = "type", ts_col: str = "ts",
+                 id_col: str | None = "id", ts_unit: str | None = None, sort: bool = False,
+                 default_type: str | None = None) -> EventBatch:
+    """Events from columns already in attribute form (`reference.typed_columns`: what the CSV and JSON
+    readers make), keywords as for from_pandas."""
+    series = {name: pd.Series(values, dtype=values.dtype, copy=False) for name, values in columns.items()}
+    return _from_series(series, n, {name: (lambda v=v: v) for name, v in columns.items()},
+                        type_col, ts_col, id_col, ts_unit, sort, default_type)
+
+
+def _from_series(df: dict[str, pd.Series], n: int, attributes: dict[str, Any], type_col: str | None, ts_col: str,
+                 id_col: str | None, ts_unit: str | None, sort: bool, default_type: str | None) -> EventBatch:
+    """The batch from named columns; `attributes` gives each column's attribute form when asked."""
+    if ts_unit is not None and ts_unit not in TIME_UNITS:
+        raise EventError(f"unknown time unit {ts_unit!r} (expected one of {', '.join(TIME_UNITS)})")
+    if type_col is not None and type_col in df:
         type_codes, type_names = _read_types(df[type_col], type_col)
     elif default_type is not None:
         if not isinstance(default_type, str) or not default_type.strip():
@@ -58,21 +74,21 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
         raise EventError(f"missing event type column '{type_col}' (or pass default_type / --default-type)",
                          column=type_col)
 
-    if ts_col not in df.columns:
+    if ts_col not in df:
         raise EventError(f"missing timestamp column '{ts_col}'", column=ts_col)
     ts, is_datetime = _read_ts(df[ts_col], ts_col)
     if is_datetime:
         ts_unit = "ns"
 
-    if id_col is not None and id_col in df.columns:
+    if id_col is not None and id_col in df:
         ids = _read_ids(df[id_col], id_col)
     else:
         ids = np.arange(n, dtype=np.int64)
 
     skip = {type_col, ts_col, id_col}
-    columns = {name: attribute_column(df[name]) for name in df.columns if name not in skip}
+    columns = {name: attributes[name]() for name in df if name not in skip}
     return assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
-                    positional_ids=id_col is None or id_col not in df.columns)
+                    positional_ids=id_col is None or id_col not in df)
 
 
 def _first(mask: np.ndarray) -> int:
@@ -136,16 +152,13 @@ def _read_ts(s: pd.Series, col: str) -> tuple[np.ndarray, bool]:
     obj = s.astype(object)
     is_bool = obj.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool) if len(obj) else \
         np.zeros(0, dtype=bool)
-    text = obj.astype(str)
-    integral = text.str.fullmatch(_INT_TEXT).to_numpy(dtype=bool) & ~is_bool
-    if integral.all():
-        try:
-            return text.str.strip().astype(np.int64).to_numpy(), False
-        except (OverflowError, ValueError):
-            too_big = text.map(lambda t: not _INT64_MIN <= int(t) <= _INT64_MAX).to_numpy(dtype=bool)
-            i = _first(too_big)
-            raise EventError(f"timestamp {text.iloc[i - 1].strip()} is too large", row=i,
-                             column=col) from None
+    whole = [_whole(v) for v in obj]
+    if all(w is not None for w in whole):
+        out_of_range = [k for k, w in enumerate(whole) if not _INT64_MIN <= w <= _INT64_MAX]
+        if out_of_range:
+            i = out_of_range[0] + 1
+            raise EventError(f"timestamp {whole[i - 1]} is too large", row=i, column=col)
+        return np.array(whole, dtype=np.int64), False
     parsed = pd.to_datetime(obj.where(~is_bool, None), format="ISO8601", utc=True, errors="coerce")
     bad = parsed.isna().to_numpy() | is_bool
     if bad.any():
@@ -155,6 +168,21 @@ def _read_ts(s: pd.Series, col: str) -> tuple[np.ndarray, bool]:
         raise EventError(f"cannot read timestamp {shown!r} (expected an integer or an ISO-8601 datetime)",
                          row=i, column=col)
     return pd.DatetimeIndex(parsed).as_unit("ns").asi8.copy(), True
+
+
+def _whole(value: Any) -> int | None:
+    """The integer a timestamp cell stands for (an int, or text that reads as a whole number), else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            number = parse_number(value)
+        except NotANumber:
+            return None
+        return number if isinstance(number, int) else None
+    return None
 
 
 def _read_ids(s: pd.Series, col: str) -> np.ndarray:
@@ -212,7 +240,7 @@ def from_arrow(table: Any, **kw: Any) -> EventBatch:
     if batch is not None:
         return batch
     try:
-        df = table.to_pandas()
+        df = table.to_pandas(integer_object_nulls=True)
     except (pa.ArrowException, ValueError, OverflowError) as e:
         raise EventError(f"cannot convert the Arrow data: {e}") from None
     return from_pandas(df, **kw)
@@ -227,73 +255,255 @@ def check_file(path: Any) -> str:
     return path
 
 
-# pandas options shared by the whole-file and the chunked CSV readers (reference/event_chunks.py)
-CSV_OPTIONS = dict(keep_default_na=False, na_values=_CSV_NULLS, skipinitialspace=True)
-
-
 def csv_error(path: str, e: Exception) -> EventError:
-    """The EventError for a pandas CSV failure (a parse error names its row)."""
-    if isinstance(e, pd.errors.EmptyDataError):
+    """The EventError for a pyarrow CSV failure that is not a ragged row."""
+    message = str(e)
+    if "Empty CSV file" in message:
         return EventError(f"'{path}' is empty (a CSV file needs a header row)")
-    if isinstance(e, pd.errors.ParserError):
-        message = str(e)
-        line = re.search(r"line (\d+)", message)
-        row = int(line.group(1)) - 1 if line else None
-        return EventError(f"cannot parse '{path}' as CSV: {message}", row=row if row and row > 0 else None)
-    return EventError(f"cannot read '{path}': {e}")
+    if "invalid UTF8" in message:
+        return EventError(f"'{path}' is not UTF-8 text: {message}")
+    return EventError(f"cannot read '{path}' as CSV: {message}")
 
 
-CSV_FAILURES = (pd.errors.EmptyDataError, pd.errors.ParserError, OSError, UnicodeDecodeError, ValueError)
+class _RowCheck:
+    """pyarrow's invalid-row handler: remembers the first row whose cell count differs from the header's."""
+
+    def __init__(self) -> None:
+        self.row: Any = None
+
+    def __call__(self, row: Any) -> str:
+        if self.row is None:
+            self.row = row
+        return "error"
+
+    def error(self, path: str) -> EventError:
+        r = self.row
+        shown = r.text if len(r.text) <= 80 else r.text[:77] + "..."
+        return EventError(f"expected {r.expected_columns} cells, found {r.actual_columns}: {shown!r} in '{path}' "
+                          "(a short, long or cut-off row)", row=None if r.number is None else r.number - 1)
+
+
+def _csv_options(path: str, names: list[str] | None, check: _RowCheck, threads: bool) -> dict[str, Any]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    convert = pcsv.ConvertOptions(
+        column_types={n: pa.string() for n in names} if names is not None else None,
+        strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[])
+    return dict(read_options=pcsv.ReadOptions(use_threads=threads),
+                parse_options=pcsv.ParseOptions(invalid_row_handler=check, newlines_in_values=True),
+                convert_options=convert)
+
+
+def csv_names(path: str) -> list[str]:
+    """The header's column names (EventError for a duplicate one)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    check = _RowCheck()
+    try:
+        with pcsv.open_csv(path, **_csv_options(path, None, check, False)) as reader:
+            names = reader.schema.names
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise check.error(path) if check.row is not None else csv_error(path, e) from None
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise EventError(f"duplicate column '{name}'", column=name)
+        seen.add(name)
+    return names
+
+
+def csv_strings(path: str) -> Any:
+    """The whole CSV file as a pyarrow Table of strings (every cell as written)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = csv_names(path)
+    check = _RowCheck()
+    try:
+        return pcsv.read_csv(path, **_csv_options(path, names, check, True))
+    except (OSError, pa.ArrowException, ValueError) as e:
+        if check.row is None:
+            raise csv_error(path, e) from None
+        if check.row.number is None:  # the threaded reader does not number rows: find it again, in one thread
+            check = _RowCheck()
+            try:
+                pcsv.read_csv(path, **_csv_options(path, names, check, False))
+            except (OSError, pa.ArrowException, ValueError):
+                pass
+        raise check.error(path) from None
+
+
+def csv_batches(path: str, rows: int) -> Iterator[Any]:
+    """The CSV file as pyarrow Tables of strings of `rows` rows each (the last may be shorter)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = csv_names(path)
+    check = _RowCheck()
+    pending: list[Any] = []
+    count = 0
+    try:
+        with pcsv.open_csv(path, **_csv_options(path, names, check, False)) as reader:
+            for batch in reader:
+                pending.append(batch)
+                count += batch.num_rows
+                while count >= rows:
+                    table = pa.Table.from_batches(pending, schema=reader.schema)
+                    yield table.slice(0, rows)
+                    rest = table.slice(rows)
+                    pending, count = rest.to_batches(), rest.num_rows
+            if count or not pending:
+                yield pa.Table.from_batches(pending, schema=reader.schema)
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise check.error(path) if check.row is not None else csv_error(path, e) from None
+
+
+def csv_columns(table: Any) -> tuple[dict[str, np.ndarray], int]:
+    """A table of CSV strings as attribute columns (reference.typed_columns.text_column), and its length."""
+    return {name: text_column(table.column(k)) for k, name in enumerate(table.column_names)}, table.num_rows
 
 
 def read_csv(path: Any, **kw: Any) -> EventBatch:
-    """Events from a CSV file with a header row (keywords as for from_pandas)."""
+    """Events from a CSV file with a header row (keywords as for from_pandas). Every row has the header's
+    number of cells; a column's cells are numbers only when all of them are (reference.numbers_text)."""
     path = check_file(path)
+    return from_columns(*csv_columns(csv_strings(path)), **kw)
+
+
+def read_arrow_file(path: str) -> Any:
+    """A Parquet file as a pyarrow Table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
-        df = pd.read_csv(path, low_memory=False, **CSV_OPTIONS)
-    except CSV_FAILURES as e:
-        raise csv_error(path, e) from None
-    return from_pandas(df, **kw)
+        return pq.read_table(path)
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise EventError(f"cannot read '{path}' as Parquet: {e}") from None
 
 
 def read_parquet(path: Any, **kw: Any) -> EventBatch:
     """Events from a Parquet file (keywords as for from_pandas)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = check_file(path)
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException, ValueError) as e:
-        raise EventError(f"cannot read '{path}' as Parquet: {e}") from None
-    return from_arrow(table, **kw)
-
-
-# pandas options shared by the whole-file and the chunked JSON readers
-JSON_OPTIONS = dict(dtype=False, convert_dates=False, keep_default_dates=False, precise_float=True)
+    return from_arrow(read_arrow_file(check_file(path)), **kw)
 
 
 def read_jsonl(path: Any, **kw: Any) -> EventBatch:
-    """Events from a JSON Lines file, one object per line (a JSON array of objects is accepted too)."""
+    """Events from a JSON Lines file, one object per line (a JSON array of objects is accepted too);
+    gzip, bz2, xz and zip files by their extension."""
     path = check_file(path)
-    options = JSON_OPTIONS
-    is_array = False
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096).lstrip()
-        if not head:
-            return _empty_batch(kw)
-        is_array = head.startswith(b"[") and not path.lower().endswith((".gz", ".bz2", ".xz", ".zst"))
-        df = pd.read_json(path, lines=not is_array, orient="records" if is_array else None, **options)
-    except (OSError, UnicodeDecodeError) as e:
-        raise EventError(f"cannot read '{path}': {e}") from None
-    except ValueError as e:
-        row = None if is_array else first_bad_json_line(path)
-        raise EventError(f"cannot parse '{path}' as JSON{'' if is_array else ' Lines'}: {e}", row=row) \
-            from None
-    if len(df.columns) == 0 and len(df) == 0:
+    records = [rec for _, rec in json_records(path)]
+    if not records:
         return _empty_batch(kw)
-    return from_pandas(df, **kw)
+    return from_columns(*json_columns(records), **kw)
+
+
+def _open_text(path: str) -> Any:
+    lower = path.lower()
+    if lower.endswith(".gz"):
+        import gzip
+        return gzip.open(path, "rt", encoding="utf-8")
+    if lower.endswith(".bz2"):
+        import bz2
+        return bz2.open(path, "rt", encoding="utf-8")
+    if lower.endswith(".xz"):
+        import lzma
+        return lzma.open(path, "rt", encoding="utf-8")
+    if lower.endswith(".zip"):
+        import io
+        import zipfile
+        archive = zipfile.ZipFile(path)
+        members = [m for m in archive.namelist() if not m.endswith("/")]
+        if len(members) != 1:
+            raise EventError(f"'{path}' must hold exactly one file, not {len(members)}")
+        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8")
+    if lower.endswith(".zst"):
+        raise EventError(f"cannot read '{path}': zstandard files are not supported (decompress it first)")
+    return open(path, encoding="utf-8")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_float=json_float, parse_constant=_no_constant)
+
+
+def _json_value(text: str) -> Any:
+    return _DECODER.decode(text)
+
+
+def _json_line(line: str) -> Any:
+    """One line's JSON value: the decoder's scanner directly (the common case), its full decode for the
+    error message of a line that is not one JSON value."""
+    start = len(line) - len(line.lstrip())
+    try:
+        value, end = _DECODER.scan_once(line, start)
+    except (StopIteration, ValueError):
+        return _json_value(line)
+    if line[end:].strip():
+        return _json_value(line)
+    return value
+
+
+def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row, object) for every non-blank line (rows count those lines from 1), or for every element of a
+    file that is one JSON array. EventError for a line that is not a JSON object, or a file that cannot be
+    read or decompressed (naming the row it stopped at)."""
+    import zlib
+    import lzma
+    import zipfile
+
+    row = 0
+    failures = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, UnicodeDecodeError)
+    try:
+        with _open_text(path) as f:
+            first = ""
+            for line in f:
+                if line.strip():
+                    first = line
+                    break
+            if not first:
+                return
+            if first.lstrip().startswith("["):
+                try:
+                    items = _json_value(first + f.read())
+                except ValueError as e:
+                    raise EventError(f"cannot parse '{path}' as a JSON array: {e}") from None
+                if not isinstance(items, list):
+                    raise EventError(f"cannot parse '{path}' as a JSON array")
+                for row, item in enumerate(items, start=1):
+                    if not isinstance(item, dict):
+                        raise EventError(f"element {row} of the array is {_json_kind(item)}, not a JSON object",
+                                         row=row)
+                    yield row, item
+                return
+            for line in itertools.chain([first], f):
+                if not line.strip():
+                    continue
+                row += 1
+                try:
+                    value = _json_line(line)
+                except ValueError as e:
+                    raise EventError(f"not a JSON object (invalid JSON: {e})", row=row) from None
+                if not isinstance(value, dict):
+                    raise EventError(f"the line is {_json_kind(value)}, not a JSON object", row=row)
+                yield row, value
+    except failures as e:
+        raise EventError(f"cannot read '{path}': {type(e).__name__}: {e}", row=row + 1 if row else None) from None
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+
+
+def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
+    """JSON objects as attribute columns (reference.typed_columns.values_column), and their number; a key
+    an object lacks is null there."""
+    names: dict[str, None] = {}
+    for rec in records:
+        names.update(dict.fromkeys(rec))
+    return {name: values_column([rec.get(name) for rec in records]) for name in names}, len(records)
 
 
 def _empty_batch(kw: dict[str, Any]) -> EventBatch:
@@ -304,25 +514,6 @@ def _empty_batch(kw: dict[str, Any]) -> EventBatch:
     empty = np.zeros(0, dtype=np.int64)
     return EventBatch(columns={}, type_codes=np.zeros(0, dtype=np.int32), type_names=(), ts=empty,
                       ids=empty.copy(), ts_unit=ts_unit, source_rows=empty.copy())
-
-
-def first_bad_json_line(path: str) -> int | None:
-    """1-based number of the first non-blank line that is not a JSON object, counting non-blank lines."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            row = 0
-            for line in f:
-                if not line.strip():
-                    continue
-                row += 1
-                try:
-                    if not isinstance(json.loads(line), dict):
-                        return row
-                except ValueError:
-                    return row
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
 
 
 _FORMATS = {

@@ -3,109 +3,160 @@
 Columns: `kind` (insert, retract, punctuate, arc_insert, arc_delete, arc_retract, arc_punctuate;
 default insert), `le`, `re` (default LE + the AFA's window, else infinity), `seq` (AFA+O only),
 `arc` (the arc of an arc row). Every other column is payload; an empty cell is null and left out.
+Files are read by the readers every language uses (reference.readers: one CSV, JSON Lines and Parquet
+reader, one number rule): a payload column is typed as a whole, `le`/`re`/`seq` cells are read as numbers
+one by one. Every attribute `e.<attr>` the AFA file's fences and transfers read must be a column, and
+one they compare or compute with must hold numbers (text that reads as a number is one).
 For arc_insert, `le`/`re` give an explicit lifetime [le, re); without `le` the arc gets the default
 lifetime (LE > t_curr). arc_delete is the default-mode deletion; arc_retract retracts an explicit arc.
 Every mistake is an EventError naming the row (1-based, header excluded) and the column.
 """
 from __future__ import annotations
 
-import csv
-import json
-import math
 import os
-import re
 from fractions import Fraction
 from typing import Any, Iterator
+
+import numpy as np
 
 from reference.afa.model import INF, Afa, Lifetime
 from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, Punctuate, Retract
 from reference.errors import EventError
+from reference.events import attribute_column, exact, number_value
+from reference.language import ast as A
+from reference.numbers_text import NotANumber
 
 KINDS = ("insert", "retract", "punctuate", "arc_insert", "arc_delete", "arc_retract", "arc_punctuate")
 _ALIASES = {"+": "insert", "-": "retract", "cti": "punctuate", "punctuation": "punctuate"}
 _CONTROL = {"kind", "le", "re", "seq", "arc"}
-_INT = re.compile(r"^[+-]?\d+$")
-_DEC = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
-
-
-def _cell(text: str) -> Any:
-    """A CSV cell: an exact number when it reads as one, null when empty, else the text."""
-    s = text.strip()
-    if s == "" or s in ("null", "NULL", "NaN", "nan"):
-        return None
-    if _INT.match(s):
-        return int(s)
-    if _DEC.match(s):
-        v = Fraction(s)
-        return v.numerator if v.denominator == 1 else v
-    if s.lower() in ("true", "false"):
-        return s.lower() == "true"
-    return text
+_ORDERING = {"<", "<=", ">", ">="}
 
 
 def _exact(value: Any, row: int, column: str) -> Any:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return value
-        v = Fraction(repr(value))
-        return v.numerator if v.denominator == 1 else v
-    if isinstance(value, Fraction):
-        return value.numerator if value.denominator == 1 else value
-    if value is None or isinstance(value, (bool, int, str)):
+    """A value of a row given in Python (a list of mappings): exact; infinity only as `re` (never ends)."""
+    if isinstance(value, (bool, str)) or value is None or (column == "re" and value == INF):
         return value
-    raise EventError(f"unsupported value {value!r}", row=row, column=column)
+    try:
+        return number_value(value)
+    except NotANumber:
+        raise EventError(f"unsupported value {value!r}", row=row, column=column) from None
 
 
-def _rows(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    lower = path.lower()
-    if lower.endswith(".csv"):
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f, skipinitialspace=True)
-            header = next(reader, None)
-            if header is None:
-                return
-            names = [h.strip() for h in header]
-            if len(set(names)) != len(names):
-                dup = next(n for n in names if names.count(n) > 1)
-                raise EventError(f"duplicate column '{dup}'", column=dup)
-            for i, cells in enumerate(reader, start=1):
-                if not cells or all(not c.strip() for c in cells):
-                    continue
-                if len(cells) != len(names):
-                    raise EventError(f"expected {len(names)} cells, found {len(cells)}", row=i)
-                yield i, {n: _cell(c) for n, c in zip(names, cells)}
-    elif lower.endswith((".jsonl", ".ndjson", ".json")):
-        with open(path, encoding="utf-8") as f:
-            row = 0
-            for line in f:
-                if not line.strip():
-                    continue
-                row += 1
-                try:
-                    obj = json.loads(line, parse_float=Fraction)
-                except ValueError as exc:
-                    raise EventError(f"not a JSON object: {exc}", row=row) from None
-                if not isinstance(obj, dict):
-                    raise EventError("not a JSON object", row=row)
-                yield row, {str(k): _exact(v, row, str(k)) for k, v in obj.items()}
-    elif lower.endswith((".parquet", ".pq")):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+def _file_columns(path: str) -> tuple[dict[str, np.ndarray], list[int]]:
+    """The file's columns in attribute form (reference.events.attribute_column) and each row's number."""
+    from reference.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
 
+    kind = event_format(path)
+    if kind == "csv":
+        columns, n = csv_columns(csv_strings(path))
+        return columns, list(range(1, n + 1))
+    if kind == "jsonl":
+        records = list(json_records(path))
+        return json_columns([rec for _, rec in records])[0], [r for r, _ in records]
+    frame = read_arrow_file(path).to_pandas(integer_object_nulls=True)
+    return _frame_columns(frame), list(range(1, len(frame) + 1))
+
+
+def _frame_columns(frame: Any) -> dict[str, np.ndarray]:
+    """Attribute columns; a float `re` column keeps infinity (an event that never ends)."""
+    names = [str(c) for c in frame.columns]
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise EventError(f"duplicate column '{name}'", column=name)
+    return {name: frame.iloc[:, k].to_numpy(dtype=np.float64, na_value=np.nan)
+            if name == "re" and frame.iloc[:, k].dtype.kind == "f" else attribute_column(frame.iloc[:, k], name)
+            for k, name in enumerate(names)}
+
+
+def _columns_rows(columns: dict[str, np.ndarray], rows: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    names = list(columns)
+    for i, row in enumerate(rows):
+        yield row, {name: exact(columns[name][i]) for name in names}
+
+
+def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
+    """The payload attributes `e.<attr>` the AFA file's fences and transfers read: name -> (whether one
+    compares or computes with it as a number, where: the arc and its fence or transfer). Arcs built in
+    Python (no text) name none."""
+    from reference.afa.expr import parse_expression
+
+    out: dict[str, tuple[bool, str]] = {}
+    for arc in afa.arcs + afa.standby:
+        texts = []
+        if arc.text.get("fence") not in (None, "true"):
+            texts.append((arc.text["fence"], f"the fence of arc '{arc.name}'"))
+        texts += [(t, f"the transfer of '{f}' on arc '{arc.name}'") for f, t in (arc.text.get("transfer") or {}).items()]
+        for text, where in texts:
+            try:
+                expr = parse_expression(text)
+            except Exception:  # noqa: BLE001 - the AFA file was checked when loaded; a text here always parses
+                continue
+            for node in _walk(expr):
+                numeric = isinstance(node, (A.BinOp, A.Neg)) or (isinstance(node, A.Compare) and node.op in _ORDERING)
+                operands = [getattr(node, n, None) for n in ("left", "right", "operand")] if numeric else [node]
+                for x in operands:
+                    if isinstance(x, A.AttrRef) and x.var == "e" and x.attr not in ("le", "re", "seq"):
+                        was = out.get(x.attr, (False, where))
+                        out[x.attr] = (was[0] or numeric, where if numeric and not was[0] else was[1])
+    return out
+
+
+def _walk(e: Any) -> Iterator[Any]:
+    yield e
+    for child in getattr(e, "items", ()) or ():
+        yield from _walk(child)
+    for name in ("left", "right", "operand"):
+        child = getattr(e, name, None)
+        if child is not None:
+            yield from _walk(child)
+
+
+def check_attributes(columns: dict[str, np.ndarray], rows: list[int], afa: Afa) -> None:
+    """EventError for an attribute the AFA reads that is not a column, or a value that is not a number
+    in one it compares or computes with (numeric text becomes the number, in place). An input without
+    event rows (only punctuations and arc rows) carries no payload, and needs no attribute column."""
+    if not _has_events(columns):
+        return
+    for attr, (numeric, where) in event_attributes(afa).items():
+        if attr not in columns:
+            raise EventError(f"missing attribute column '{attr}' (read by {where})", column=attr)
+        values = columns[attr]
+        if not numeric or values.dtype.kind in "iuf":
+            continue
+        converted = values.astype(object)
+        for i, v in enumerate(values):
+            try:
+                converted[i] = number_value(v)
+            except NotANumber:
+                raise EventError(f"non-numeric value {v!r} in a compared attribute (compared as a number by {where})",
+                                 row=rows[i], column=attr) from None
+        columns[attr] = converted
+
+
+def _has_events(columns: dict[str, np.ndarray]) -> bool:
+    if not columns or not len(next(iter(columns.values()))):
+        return False
+    if "kind" not in columns:
+        return True
+    for v in columns["kind"]:
+        kind = "insert" if v is None or (isinstance(v, float) and v != v) else str(v).strip().lower()
+        if _ALIASES.get(kind, kind) in ("insert", "retract"):
+            return True
+    return False
+
+
+def _number(v: Any, col: str, row: int, what: str) -> Any:
+    """A le / re / seq cell: a number (text that reads as one), else EventError."""
+    if isinstance(v, str):
         try:
-            table = pq.read_table(path)
-        except (OSError, pa.ArrowException, ValueError) as exc:
-            raise EventError(f"cannot read '{path}' as Parquet: {exc}") from None
-        for i, rec in enumerate(table.to_pylist(), start=1):
-            yield i, {k: _exact(v, i, k) for k, v in rec.items()}
-    else:
-        raise EventError(f"cannot tell the format of '{path}' (use .csv, .jsonl/.ndjson/.json or .parquet)")
+            return number_value(v)
+        except NotANumber:
+            raise EventError(f"{what} {v!r} is not a number", row=row, column=col) from None
+    return v
 
 
 def _time(rec: dict[str, Any], col: str, row: int, required: bool) -> Any:
-    v = rec.get(col)
+    v = _number(rec.get(col), col, row, "timestamp")
     if v is None:
         if required:
             raise EventError(f"missing timestamp '{col}'", row=row, column=col)
@@ -129,7 +180,7 @@ def element_of(rec: dict[str, Any], row: int, afa: Afa) -> Element:
         re_ = _time(rec, "re", row, False)
         if re_ is None:
             re_ = le + afa.window if afa.window is not None else INF
-        seq = rec.get("seq")
+        seq = _number(rec.get("seq"), "seq", row, "sequence number")
         if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
             raise EventError(f"sequence number {seq} is not an integer", row=row, column="seq")
         payload = {k: v for k, v in rec.items() if k not in _CONTROL and v is not None}
@@ -162,9 +213,11 @@ def read_stream(path: str | os.PathLike, afa: Afa) -> list[tuple[int, Element]]:
     if os.path.isdir(path):
         raise EventError(f"'{path}' is a directory, not an events file")
     try:
-        return [(row, element_of(rec, row, afa)) for row, rec in _rows(path)]
+        columns, rows = _file_columns(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise EventError(f"cannot read '{path}': {exc}") from None
+    check_attributes(columns, rows, afa)
+    return [(row, element_of(rec, row, afa)) for row, rec in _columns_rows(columns, rows)]
 
 
 # ---------------------------------------------------------------------- the engine contract's input
@@ -203,18 +256,23 @@ def to_elements(events: Any, afa: Afa | None = None, **read_options: Any):
         return read_stream(events, afa)
     if isinstance(events, list) and all(isinstance(x, tuple) and len(x) == 2 for x in events):
         return list(events)
-    records = _records(events)
-    return [(row, element_of(rec, row, afa)) for row, rec in _frame_rows(records)]
+    columns = _table_columns(events)
+    if columns is None:  # rows given as Python mappings: their own values, exact
+        records = [dict(x) for x in events]
+        return [(row, element_of(rec, row, afa)) for row, rec in _frame_rows(records)]
+    rows = list(range(1, len(next(iter(columns.values()), ())) + 1))
+    check_attributes(columns, rows, afa)
+    return [(row, element_of(rec, row, afa)) for row, rec in _columns_rows(columns, rows)]
 
 
-def _records(events: Any) -> list[dict[str, Any]]:
+def _table_columns(events: Any) -> dict[str, np.ndarray] | None:
+    """The columns of a DataFrame or an Arrow table in attribute form; None for a list of mappings."""
     import pandas as pd
 
     if isinstance(events, pd.DataFrame):
-        return [{k: (None if v is pd.NA or v is pd.NaT else v) for k, v in rec.items()}
-                for rec in events.to_dict("records")]
+        return _frame_columns(events.reset_index(drop=True))
     if isinstance(events, list) and all(isinstance(x, dict) for x in events):
-        return [dict(x) for x in events]
+        return None
     try:
         import pyarrow as pa
     except ImportError:  # pragma: no cover
@@ -222,6 +280,6 @@ def _records(events: Any) -> list[dict[str, Any]]:
     if pa is not None and isinstance(events, pa.RecordBatch):
         events = pa.Table.from_batches([events])
     if pa is not None and isinstance(events, pa.Table):
-        return events.to_pylist()
+        return _frame_columns(events.to_pandas(integer_object_nulls=True))
     raise EventError(f"AFA input must be an events file path, a pandas DataFrame, an Arrow table or a list of "
                      f"rows, not {type(events).__name__}")

@@ -92,6 +92,7 @@ class SqlProgram(Program):
     def _feed(self, batch, progress=None):
         from reference.sql.run import batch_rows
 
+        check_table(batch, self.q)
         columns, rows = batch_rows(batch, ts_col=batch.ts_col)
         if batch.positional_ids and self.n:
             for r in rows:
@@ -135,7 +136,18 @@ def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options:
     from reference.inputs import to_batch
 
     if isinstance(events, EventBatch):
-        return events
+        batch = events
+    else:
+        batch = _read_table(events, query, read_options)
+    if query is not None:
+        check_table(batch, query)
+    return batch
+
+
+def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
+    from reference.errors import EventError
+    from reference.inputs import to_batch
+
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
     if "ts_col" in options:
@@ -147,3 +159,65 @@ def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options:
         except EventError as exc:
             if not (exc.column == col and "missing timestamp column" in exc.message) or col == candidates[-1]:
                 raise
+    raise AssertionError("unreachable: the last candidate re-raises")  # pragma: no cover
+
+
+_ORDERING = {"<", "<=", ">", ">="}
+
+
+def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
+    """Columns the query needs as numbers, each with its first such reference: operands of arithmetic, of
+    an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT / FIRST / LAST
+    (the rule SASE and TPStream follow, reference.binding.attribute_uses)."""
+    from reference.language import ast as A
+    from reference.sql.validate import children
+
+    out: dict[str, S.ColRef] = {}
+
+    def walk(e: Any, need: bool) -> None:
+        if isinstance(e, S.ColRef):
+            if need:
+                out.setdefault(e.col, e)
+            return
+        if isinstance(e, S.SqlAgg):
+            need = e.func in ("sum", "avg", "min", "max")
+        elif isinstance(e, (A.BinOp, A.Neg)):
+            need = True
+        elif isinstance(e, A.Compare):
+            need = e.op in _ORDERING
+        elif not isinstance(e, S.Nav):
+            need = False
+        for c in children(e):
+            walk(c, need)
+
+    for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
+        walk(e, False)
+    return out
+
+
+def referenced_columns(q: S.MatchRecognize) -> set[str]:
+    """Every column the query's MEASURES and DEFINE read."""
+    from reference.sql.validate import nodes
+
+    return {n.col for e in [m.expr for m in q.measures] + [d.cond for d in q.define]
+            for n in nodes(e) if isinstance(n, S.ColRef)}
+
+
+def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
+    """EventError (naming the row and column) for a value that is not a number in a column the query needs
+    as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
+    ('5' = 5), as for SASE (reference.binding.check_columns)."""
+    from reference.errors import EventError
+
+    numeric = numeric_uses(q)
+    for col, ref in numeric.items():
+        if col in batch.columns:
+            name = f"{ref.var}.{ref.col}" if ref.var else ref.col
+            batch.require_numeric(col, context=f" (compared as a number by {name} at line {ref.pos.line}, "
+                                               f"column {ref.pos.column} of the query)")
+    for col in referenced_columns(q) - set(numeric):
+        if col in batch.columns and batch.columns[col].dtype == object:
+            try:
+                batch.require_numeric(col)
+            except EventError:
+                pass  # a text column: compared as text

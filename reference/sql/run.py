@@ -183,7 +183,8 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     partitions: dict[tuple, list[dict]] = {}
     for row in rows:
         partitions.setdefault(tuple(row.get(c) for c in part_cols), []).append(dict(row))
-    within = within_check(q, ts_unit)
+    # no rows (a header-only file): a duration has no timestamps to bind to, and matches nothing (issue 14)
+    within = within_check(q, ts_unit) if rows or ts_unit is not None else None
     measure_names = [m.name for m in q.measures]
     if q.rows == "all":
         rest = [c for c in columns if c not in part_cols and c not in order_cols]

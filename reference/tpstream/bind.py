@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from reference.evaluate import aggregate as exact_aggregate
-from reference.errors import EventError
+from reference.errors import EventError, QueryError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
@@ -122,7 +122,12 @@ def window_ticks(w: Amount, bound: str) -> Amount:
 
 def compile_plan(q: TPQuery, batch: EventBatch) -> Plan:
     """Bind the query to the batch's columns and timestamp unit (QueryError / EventError on mismatch)."""
-    window = window_ticks(q.within.ticks(batch.ts_unit), q.conventions.window_bound)
+    try:
+        window = window_ticks(q.within.ticks(batch.ts_unit), q.conventions.window_bound)
+    except QueryError:
+        if len(batch) or batch.ts_unit is not None:
+            raise
+        window = 0  # no events (a header-only file): no duration to bind, nothing to match (issue 14)
     names = q.streams
     defs = [q.definition(n) for n in names]
     extra = [(r.attr, r.func in ("sum", "avg"), f"{r.func.upper()}({r.situation}.{r.attr})") for r in q.returns]

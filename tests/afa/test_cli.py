@@ -111,11 +111,15 @@ def test_query_error_exit_2_names_line_and_column(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("rows, message", [
-    ("kind,type,le\nretract,A,1\n", "row 1: retraction of event{type=A}[1, 11), an event never inserted"),
-    ("kind,type,le\npunctuate,,5\ninsert,A,4\n", "row 2, column 'le': insertion of event{type=A}[4, 14) below"),
-    ("kind,type,le\ninsert,A,x\n", "row 1, column 'le': timestamp 'x' is not a number"),
+    ("kind,type,le,v\nretract,A,1,1\n", "row 1: retraction of event{type=A, v=1}[1, 11), an event never inserted"),
+    ("kind,type,le,v\npunctuate,,5,\ninsert,A,4,1\n",
+     "row 2, column 'le': insertion of event{type=A, v=1}[4, 14) below"),
+    ("kind,type,le,v\ninsert,A,x,1\n", "row 1, column 'le': timestamp 'x' is not a number"),
     ("kind,type,le\nupsert,A,1\n", "row 1, column 'kind': unknown kind 'upsert'"),
-    ("kind,type,le\ninsert,A,1\ninsert,B,1\n", "row 2, column 'le'"),
+    ("kind,type,le,v\ninsert,A,1,1\ninsert,B,1,1\n", "row 2, column 'le'"),
+    # issue 14: an attribute the AFA reads (e.v) must be a column; one it computes with must hold numbers
+    ("kind,type,le\ninsert,A,1\n", "column 'v': missing attribute column 'v'"),
+    ("kind,type,le,v\ninsert,A,1,1\ninsert,B,2,abc\n", "row 2, column 'v': non-numeric value 'abc'"),
 ])
 def test_event_errors_exit_3_name_row_and_column(tmp_path, capsys, rows, message):
     ev = tmp_path / "e.csv"

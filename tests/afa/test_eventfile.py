@@ -13,7 +13,8 @@ from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Inse
 from reference.errors import EventError
 from tests.afa.test_bad_input import AB_TEXT
 
-AFA = loads_afa(AB_TEXT + "standby_arcs:\n  - {name: s0, from: q1, to: q2, fence: \"e.type = 'C'\"}\n")
+# The reading tests need no payload field `v` (the AB AFA's transfers read it): they count instead.
+AFA = loads_afa(AB_TEXT.replace("r.n + e.v", "r.n + 1") + "standby_arcs:\n  - {name: s0, from: q1, to: q2, fence: \"e.type = 'C'\"}\n")
 
 
 def _elements(tmp_path, name, text):
@@ -44,8 +45,8 @@ def test_csv_kinds_and_exact_values(tmp_path):
 def test_missing_kind_column_means_insert_and_no_window_means_infinite(tmp_path):
     afa = loads_afa(AB_TEXT.replace("window: 10\n", ""))
     p = tmp_path / "e.csv"
-    p.write_text("type,le\nA,3\n")
-    assert [x for _, x in read_stream(p, afa)] == [Insert(Event.make(3, INF, {"type": "A"}))]
+    p.write_text("type,le,v\nA,3,1\n")
+    assert [x for _, x in read_stream(p, afa)] == [Insert(Event.make(3, INF, {"type": "A", "v": 1}))]
 
 
 def test_jsonl_floats_are_exact(tmp_path):

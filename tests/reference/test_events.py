@@ -421,8 +421,10 @@ def test_require_numeric_checks_only_the_given_rows():
 
 def test_require_numeric_accepts_numeric_columns():
     batch = from_pandas(sample_frame())
-    for name in ("price", "qty", "flag"):
+    for name in ("price", "qty"):
         batch.require_numeric(name)
+    with pytest.raises(EventError, match="non-numeric value True"):  # a boolean is not a number (issue 14)
+        batch.require_numeric("flag")
     with pytest.raises(EventError) as info:
         batch.require_numeric("name")
     assert info.value.row == 1 and "'x'" in info.value.message

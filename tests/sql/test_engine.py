@@ -171,9 +171,8 @@ def test_bad_input_names_row_and_column():
     df["v"] = df["v"].astype(object)
     df.loc[6, "v"] = "seven"
     program = registry.get_engine("sql", "reference").compile(ONE)
-    program.feed(batch(df))
-    with pytest.raises(EventError) as info:
-        program.close()
+    with pytest.raises(EventError) as info:  # the fed batch is checked as it arrives (issue 14)
+        program.feed(batch(df))
     assert (info.value.row, info.value.column) == (7, "v")
 
 

@@ -1,0 +1,190 @@
+"""Attribute columns from untyped input (CSV cells, JSON values), typed by what the whole column holds.
+
+The form is `reference.events.attribute_column`'s: int64 (whole numbers, no null), float64 (numbers that
+float64 holds exactly in the sense of `reference.events.exact`, NaN for null), bool, or object (exact
+ints / Fractions, text, None for null). A CSV cell is a number only by `reference.numbers_text.parse_number`;
+pyarrow's vectorized casts are used only where they agree with it. A column with any cell that is not a
+number keeps its text; a query that compares or computes with it checks its cells then
+(`EventBatch.require_numeric`).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from reference.numbers_text import NULL_WORDS, NotANumber, parse_number
+
+__all__ = ["text_column", "values_column", "json_float", "float_holds"]
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_SAFE = 2**53                  # integers float64 holds exactly
+_SHORT = 15                    # a plain decimal of at most 15 characters survives float64 (DBL_DIG)
+_NULLS = pa.array(sorted(NULL_WORDS), type=pa.string())
+
+
+def float_holds(value: int | Fraction) -> bool:
+    """True when float64 stores `value` so that reading it back (`exact`) gives `value` again."""
+    if isinstance(value, int):
+        return -_SAFE <= value <= _SAFE
+    try:
+        f = float(value)
+    except OverflowError:
+        return False
+    if not math.isfinite(f):
+        return False
+    return _float_value(f) == value
+
+
+def json_float(text: str) -> Any:
+    """A JSON number with a fraction or exponent: a float where float64 holds it exactly, else exact."""
+    if len(text) <= _SHORT and "e" not in text and "E" not in text:
+        return float(text)
+    value = parse_number(text)
+    return float(value) if float_holds(value) else value
+
+
+def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """One CSV column (strings) in attribute form; null words and blank cells are null."""
+    if isinstance(cells, pa.ChunkedArray):
+        cells = cells.combine_chunks() if cells.num_chunks != 1 else cells.chunk(0)
+    n = len(cells)
+    trimmed = pc.utf8_trim_whitespace(cells)
+    null = pc.is_in(trimmed, value_set=_NULLS).to_numpy(zero_copy_only=False)
+    nulls = int(null.sum())
+    if nulls == n:
+        return np.full(n, np.nan)
+    values = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), trimmed)
+    first = values.drop_null()[0].as_py()
+    if first.lower() not in ("true", "false") and not _is_number(first):
+        return _text(cells, null)  # a column is numbers only if its every cell is one
+    ints = _ints(values)
+    if ints is not None:
+        if not nulls:
+            return ints
+        if np.abs(ints[~null]).max() <= _SAFE:
+            out = ints.astype(np.float64)
+            out[null] = np.nan
+            return out
+        obj = ints.astype(object)
+        obj[null] = None
+        return obj
+    numbers = _numbers(values, null)
+    if numbers is not None:
+        return numbers
+    lower = pc.utf8_lower(values)
+    if pc.all(pc.is_in(lower, value_set=pa.array(["true", "false"]))).as_py():
+        flags = pc.equal(lower, "true").to_numpy(zero_copy_only=False)
+        if not nulls:
+            return flags.astype(bool)
+        out = flags.astype(object)
+        out[null] = None
+        return out
+    return _text(cells, null)
+
+
+def _text(cells: pa.Array, null: np.ndarray) -> np.ndarray:
+    """A text column: each cell without its leading spaces (as CSV's skipinitialspace), None for null."""
+    if pc.any(pc.starts_with(cells, " ")).as_py():
+        cells = pc.utf8_ltrim(cells, characters=" ")
+    if null.any():
+        cells = pc.if_else(pa.array(null), pa.scalar(None, pa.string()), cells)
+    return cells.to_numpy(zero_copy_only=False).astype(object, copy=False)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        parse_number(text)
+    except NotANumber:
+        return False
+    return True
+
+
+def _ints(values: pa.Array) -> np.ndarray | None:
+    """The column as int64 when every non-null cell is a plain integer literal within int64."""
+    if not pc.all(pc.ascii_is_decimal(pc.utf8_ltrim(values, characters="+-"))).as_py():
+        return None  # checked first: a failing cast is slow, and pyarrow also takes '0x10'
+    try:
+        ints = pc.cast(values, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # beyond int64 (or '+-5'): the exact path reads it
+    return ints.fill_null(0).to_numpy(zero_copy_only=False)
+
+
+def _numbers(values: pa.Array, null: np.ndarray) -> np.ndarray | None:
+    """float64 when every non-null cell is a number float64 holds exactly; object with exact values when
+    some is not; None when some cell is not a number (the column is text)."""
+    n = len(values)
+    try:  # a sample first: a failing cast of a whole text column is slow
+        pc.cast(values.drop_null().slice(0, 64), pa.float64())
+        floats = pc.cast(values, pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False).copy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        floats, slow = np.full(n, np.nan), ~null
+    else:  # pyarrow's reading is kept only for short plain decimals (no exponent, no inf / nan words)
+        long = pc.greater(pc.utf8_length(values), _SHORT).fill_null(False).to_numpy(zero_copy_only=False)
+        exponent = pc.match_substring(values, "e", ignore_case=True).fill_null(False).to_numpy(zero_copy_only=False)
+        slow = ~null & (long | exponent | ~np.isfinite(floats))
+    exact: dict[int, int | Fraction] = {}
+    if slow.any():
+        texts = _Texts(values)
+        for i in np.flatnonzero(slow):
+            try:
+                value = parse_number(texts[int(i)])
+            except NotANumber:
+                return None
+            if float_holds(value):
+                floats[i] = float(value)
+            else:
+                exact[int(i)] = value
+    if not exact:
+        return floats
+    out = np.empty(n, dtype=object)
+    for i, f in enumerate(floats):
+        out[i] = exact[i] if i in exact else (None if null[i] else _float_value(float(f)))
+    return out
+
+
+def _float_value(f: float) -> int | Fraction:
+    """The exact value a finite float64 stands for (its shortest decimal, as `reference.events.exact`)."""
+    if f.is_integer():
+        return int(f)
+    return Fraction(repr(f))
+
+
+class _Texts:
+    """Cells of a string array as Python text, converted a block at a time (a text column stops early)."""
+
+    BLOCK = 4096
+
+    def __init__(self, values: pa.Array):
+        self.values, self.start, self.block = values, -1, []
+
+    def __getitem__(self, i: int) -> str:
+        start = i - i % self.BLOCK
+        if start != self.start:
+            self.start, self.block = start, self.values.slice(start, self.BLOCK).to_pylist()
+        return self.block[i - start]
+
+
+def values_column(values: Sequence[Any]) -> np.ndarray:
+    """A column of Python values (JSON: None, bool, int, float, Fraction, str, list, dict) in attribute form."""
+    n = len(values)
+    kinds = {type(v) for v in values}
+    has_null = type(None) in kinds
+    kinds.discard(type(None))
+    if not kinds:
+        return np.full(n, np.nan)
+    if kinds == {bool}:
+        return np.array(values, dtype=bool if not has_null else object)
+    if kinds <= {int, float, Fraction}:
+        if kinds == {int} and not has_null and _INT64_MIN <= min(values) and max(values) <= _INT64_MAX:
+            return np.array(values, dtype=np.int64)
+        if all(v is None or isinstance(v, float) or float_holds(v) for v in values):
+            return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    out = np.empty(n, dtype=object)
+    out[:] = list(values)
+    return out
