@@ -36,6 +36,12 @@ def sase_sum(k):
     return f"PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) {{ a.price{' + 1' * (k - 1)} > 12 }}\nWITHIN 3"
 
 
+def sase_right(k):
+    """A right-nested difference: the postfix evaluator's value stack holds about k values."""
+    return ("PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) {\n  a.price > "
+            + "(a.price - " * (k - 1) + "b.price" + ")" * (k - 1) + "\n}\nWITHIN 3")
+
+
 def sase_seq(k):
     """SEQ( nested k deep: SEQ(SEQ(... SEQ(Stock a, Stock b) ...))."""
     return "PATTERN " + "SEQ(" * (k - 1) + "SEQ(Stock a, Stock b)" + ")" * (k - 1) + "\nWITHIN 3"
@@ -58,6 +64,11 @@ def sql_sum(k):
     return sql("A0 A1", f"A1 AS price{' + 1' * (k - 1)} > 12")
 
 
+def sql_all_matches(k):
+    """The + chain under ALL MATCHES (what the gpu engine runs)."""
+    return sql_sum(k).replace("ONE ROW PER MATCH", "ALL MATCHES CONTIGUOUS").replace("FIRST(A0.price) AS p", "A0.price AS p")
+
+
 def sql_pattern(k):
     """Row-pattern concatenation nested k deep: (A0 (A1 (... (Ak-1 Ak))))."""
     return sql("".join(f"A{i} (" for i in range(k - 1)) + f"A{k - 1} A{k}" + ")" * (k - 1), "A0 AS price > 0")
@@ -66,6 +77,10 @@ def sql_pattern(k):
 def tps_not(k):
     return ("FROM s DEFINE X AS " + "NOT " * (k - 1) + "(price > 12), Y AS price <= 12\n"
             "PATTERN X before Y WITHIN 10")
+
+
+def tps_sum(k):
+    return "FROM s DEFINE X AS price" + " + 1" * (k - 1) + " > 12, Y AS price <= 12\nPATTERN X before Y WITHIN 10"
 
 
 def afa_not(k):
@@ -78,15 +93,27 @@ def win_not(k):
     return f"FILTER WHERE {'NOT ' * (k - 1)}(price > 12)"
 
 
+def win_sum(k):
+    return "FILTER WHERE price" + " + 1" * (k - 1) + " > 12"
+
+
+def win_neg(k):
+    return "FILTER WHERE price > " + "- " * (k - 1) + "price"
+
+
 # (name, language, query of nesting height k, query suffix)
 CASES = [
     ("sase NOT", "sase", sase_not, ".sase"), ("sase unary minus", "sase", sase_neg, ".sase"),
-    ("sase + chain", "sase", sase_sum, ".sase"), ("sase nested SEQ(", "sase", sase_seq, ".sase"),
+    ("sase + chain", "sase", sase_sum, ".sase"), ("sase right-nested -", "sase", sase_right, ".sase"),
+    ("sase nested SEQ(", "sase", sase_seq, ".sase"),
     ("SASE 1.0 query file", "sase", sase_not, ".query"),
     ("sql NOT", "sql", sql_not, ".sql"), ("sql unary minus", "sql", sql_neg, ".sql"),
-    ("sql + chain", "sql", sql_sum, ".sql"), ("sql nested pattern", "sql", sql_pattern, ".sql"),
-    ("tpstream NOT", "tpstream", tps_not, ".tps"), ("afa NOT", "afa", afa_not, ".afa.yaml"),
-    ("window NOT", "window", win_not, ".win"),
+    ("sql + chain", "sql", sql_sum, ".sql"), ("sql + chain, ALL MATCHES", "sql", sql_all_matches, ".sql"),
+    ("sql nested pattern", "sql", sql_pattern, ".sql"),
+    ("tpstream NOT", "tpstream", tps_not, ".tps"), ("tpstream + chain", "tpstream", tps_sum, ".tps"),
+    ("afa NOT", "afa", afa_not, ".afa.yaml"),
+    ("window NOT", "window", win_not, ".win"), ("window + chain", "window", win_sum, ".win"),
+    ("window unary minus", "window", win_neg, ".win"),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -141,3 +168,50 @@ def test_explain_at_the_limit(name, lang, make, suffix, tmp_path, capsys):
     q = tmp_path / f"q{suffix}"
     q.write_text(make(D))
     assert main(["explain", str(q)]) == 0, capsys.readouterr().err
+
+
+N = 2000   # 5000 works too (measured); 2000 keeps the suite fast
+FLAT = [
+    ("sase AND", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
+     + " AND ".join(["a.price > 10"] * N) + " }\nWITHIN 3", ".sase"),
+    ("SASE 1.0 AND items", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE partition-contiguity AND "
+     + " AND ".join(["a.price > 10"] * N) + "\nWITHIN 3", ".query"),
+    ("sase OR", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
+     + " OR ".join(["a.price < 0"] * N) + " OR a.price > 10 }\nWITHIN 3", ".sase"),
+    ("sase parentheses", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
+     + "(" * N + "a.price > 10" + ")" * N + " }\nWITHIN 3", ".sase"),
+    ("sase long SEQ", "sase", "PATTERN SEQ(" + ", ".join(f"Stock v{i}" for i in range(500))
+     + ")\nWHERE strict-contiguity\nWITHIN 3", ".sase"),
+    ("sql AND", "sql", sql("A0 A1", "A1 AS " + " AND ".join(["price > 10"] * N)), ".sql"),
+    ("sql OR", "sql", sql("A0 A1", "A1 AS " + " OR ".join(["price < 0"] * N) + " OR price > 10"), ".sql"),
+    ("sql parentheses", "sql", sql("(" * N + "A0 A1" + ")" * N, "A1 AS " + "(" * N + "price > 10" + ")" * N),
+     ".sql"),
+    ("sql alternation", "sql", sql(" | ".join(["A0 A1"] * 500), "A1 AS price > 10"), ".sql"),
+    ("tpstream AND", "tpstream", "FROM s DEFINE X AS " + " AND ".join(["price > 12"] * N)
+     + ", Y AS price <= 12\nPATTERN X before Y WITHIN 10", ".tps"),
+    ("afa AND", "afa", afa_not(1).replace("(e.price > 12)", " AND ".join(["e.price > 12"] * N)), ".afa.yaml"),
+    ("window OR", "window", "FILTER WHERE " + " OR ".join(["price < 0"] * N) + " OR price > 12", ".win"),
+]
+
+
+@pytest.mark.parametrize("name,lang,text,suffix", FLAT, ids=[f[0] for f in FLAT])
+def test_flat_chains_are_not_nesting(name, lang, text, suffix, tmp_path, capsys):
+    """N-item AND / OR chains, N grouping parentheses, long SEQ lists and alternations parse and
+    run on the language's reference engine."""
+    q = tmp_path / f"q{suffix}"
+    q.write_text(text)
+    events = _events(tmp_path, lang, None) if lang == "afa" else _stocks(tmp_path, 12)
+    assert main(["run", str(q), str(events), "--no-progress", "--format", "csv"]) == 0, capsys.readouterr().err
+
+
+def test_a_wide_or_on_the_optimized_engine_matches_the_reference(tmp_path, capsys):
+    """The optimized engine's postfix evaluator holds one stack value per OR item (more than 64 here)."""
+    q = tmp_path / "q.sase"
+    q.write_text("PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
+                 + " OR ".join(f"a.price = {i}" for i in range(200)) + " }\nWITHIN 3")
+    events = str(_stocks(tmp_path, 40))
+    outs = []
+    for engine in ("reference", "optimized"):
+        assert main(["run", str(q), events, "--no-progress", "--format", "csv", "--engine", engine]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) == 40
