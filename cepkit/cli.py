@@ -5,7 +5,6 @@ import argparse
 import importlib
 import sys
 import time
-from pathlib import Path
 
 from reference.errors import CepkitError, EventError, QueryError
 
@@ -17,10 +16,10 @@ EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:re
 
 
 def read_query(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QueryError(f"cannot read query file {path}: {exc.strerror or exc}") from None
+    """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
+    from reference.language.limits import read_query_file
+
+    return read_query_file(path)
 
 
 class Progress:

@@ -28,7 +28,7 @@ from reference.afa.expr import (
 )
 from reference.afa.model import Afa, Arc
 from reference.errors import QueryError
-from reference.language.limits import MAX_DEPTH, check_text
+from reference.language.limits import MAX_DEPTH, check_text, read_query_file
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}
 _TOP_REQUIRED = ("states", "start", "final", "arcs")
@@ -232,12 +232,7 @@ def _arc(node: yaml.Node, i: int, standby: bool, states: set[str], schema: tuple
 
 def load_afa(path: str | Path) -> Afa:
     """An AFA from a .afa.yaml / .afa.yml / .afa.json file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QueryError(f"cannot read AFA file {p}: {exc.strerror or exc}") from None
-    return loads_afa(text, str(p))
+    return loads_afa(read_query_file(path, "AFA file"), str(path))
 
 
 def payload_dict(afa: Afa, register: Any) -> Any:
