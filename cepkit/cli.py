@@ -6,6 +6,7 @@ import importlib
 import sys
 import time
 
+import cepkit.options as option_types
 from reference.errors import CepkitError, EventError, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -100,12 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
-    r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
+    r.add_argument("--ts-unit", type=option_types.ts_unit,
+                   help="unit of integer timestamps: ns, us, ms, s, min, h, d")
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
-    r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
+    r.add_argument("--type-col", default="type", type=option_types.column,
+                   help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
-    r.add_argument("--id-col", default="id", help="column holding the event id (default: id; 'none': row "
-                   "numbers, so that a column called id is an ordinary attribute)")
+    r.add_argument("--id-col", default="id", type=option_types.column, help="column holding the event id (default: "
+                   "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     r.add_argument("--device", help="OpenCL device of --engine gpu: P:D, P or part of its name (default: "
                                     "$CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
