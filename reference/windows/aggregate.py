@@ -43,6 +43,8 @@ def aggregate(ts: Sequence[int], values: Sequence[Any], spec: WindowSpec, funcs:
     if method not in ("tree", "naive"):
         raise QueryError(f"aggregation method must be 'tree' or 'naive', not {method!r}")
     wins = windows(ts, spec)
+    if method == "tree" and slice_partial is None and spec.size // spec.slide > 2 * len(ts) + 1024:
+        method = "naive"   # the tree would hold size / slide slices, nearly all empty (TIME 2^63 - 1 SLIDE 1)
     if method == "naive":
         parts = [of_values(values[w.start:w.stop]) for w in wins]
     else:
