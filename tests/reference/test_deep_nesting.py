@@ -42,6 +42,12 @@ def sase_right(k):
             + "(a.price - " * (k - 1) + "b.price" + ")" * (k - 1) + "\n}\nWITHIN 3")
 
 
+def sase1_not(k):
+    """A SASE 1.0 query file: its WHERE items form an AND, one level."""
+    return ("PATTERN SEQ(Stock a, Stock b)\nWHERE partition-contiguity AND [symbol] AND "
+            f"{'NOT ' * (k - 2)}(a.price > 12)\nWITHIN 3")
+
+
 def sase_seq(k):
     """SEQ( nested k deep: SEQ(SEQ(... SEQ(Stock a, Stock b) ...))."""
     return "PATTERN " + "SEQ(" * (k - 1) + "SEQ(Stock a, Stock b)" + ")" * (k - 1) + "\nWITHIN 3"
@@ -106,7 +112,7 @@ CASES = [
     ("sase NOT", "sase", sase_not, ".sase"), ("sase unary minus", "sase", sase_neg, ".sase"),
     ("sase + chain", "sase", sase_sum, ".sase"), ("sase right-nested -", "sase", sase_right, ".sase"),
     ("sase nested SEQ(", "sase", sase_seq, ".sase"),
-    ("SASE 1.0 query file", "sase", sase_not, ".query"),
+    ("SASE 1.0 query file", "sase", sase1_not, ".query"),
     ("sql NOT", "sql", sql_not, ".sql"), ("sql unary minus", "sql", sql_neg, ".sql"),
     ("sql + chain", "sql", sql_sum, ".sql"), ("sql + chain, ALL MATCHES", "sql", sql_all_matches, ".sql"),
     ("sql nested pattern", "sql", sql_pattern, ".sql"),
