@@ -1,5 +1,5 @@
-"""Limits every query parser enforces: how deep expressions and patterns may nest (docs/semantics.md,
-"Query limits and odd text"), and which characters a query text may hold."""
+"""Limits every query parser enforces (docs/semantics.md, "Query limits and odd text"): how deep
+expressions and patterns may nest, which characters a query text may hold, and how a query file is read."""
 from __future__ import annotations
 
 import dataclasses
