@@ -127,3 +127,14 @@ def test_an_afa_with_a_huge_window_runs(tmp_path, capsys):
         a = _run(capsys, "run", str(huge), events, "--flavor", flavor, "--net")
         b = _run(capsys, "run", str(big), events, "--flavor", flavor, "--net")
         assert len(a) == len(b) > 1   # the same events; their lifetimes end at LE + window
+
+
+@pytest.mark.parametrize("method", ["tree", "index", "naive", "replay"])
+def test_window_aggregates_over_a_store_equal_those_over_the_file(method, tmp_path, capsys):
+    """The index-based slice tree would hold 2^63 slices (MemoryError before)."""
+    events = _stocks(tmp_path, 40)
+    assert main(["store", events, str(tmp_path / "store"), "--index", "price"]) == 0
+    window = ["--attr", "price", "--size", "9223372036854775807", "--slide", "1", "--align", "zero"]
+    want = _run(capsys, "window", "aggregate", events, *window)
+    assert len(want) == 41   # the header and one window per event
+    assert _run(capsys, "window", "aggregate", str(tmp_path / "store"), *window, "--method", method) == want
