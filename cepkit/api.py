@@ -6,7 +6,6 @@ from typing import Any
 
 from reference import registry
 from reference.contract import Program
-from reference.errors import QueryError
 from reference.match_table import MatchTable
 
 
@@ -28,11 +27,9 @@ def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     """(query text, language by file suffix or None) of a query text or a query file's path."""
     if isinstance(text_or_path, Path) or ("\n" not in text_or_path and len(text_or_path) < 4096
                                           and Path(text_or_path).is_file()):
-        path = Path(text_or_path)
-        try:
-            return path.read_text(encoding="utf-8"), registry.by_suffix(str(path))
-        except OSError as exc:
-            raise QueryError(f"cannot read query file {path}: {exc.strerror or exc}") from None
+        from reference.language.limits import read_query_file
+
+        return read_query_file(text_or_path), registry.by_suffix(str(text_or_path))
     return str(text_or_path), None
 
 

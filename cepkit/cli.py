@@ -5,8 +5,8 @@ import argparse
 import importlib
 import sys
 import time
-from pathlib import Path
 
+import cepkit.options as option_types
 from reference.errors import CepkitError, EventError, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -17,10 +17,10 @@ EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:re
 
 
 def read_query(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QueryError(f"cannot read query file {path}: {exc.strerror or exc}") from None
+    """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
+    from reference.language.limits import read_query_file
+
+    return read_query_file(path)
 
 
 class Progress:
@@ -101,12 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
-    r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
+    r.add_argument("--ts-unit", type=option_types.ts_unit,
+                   help="unit of integer timestamps: ns, us, ms, s, min, h, d")
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
-    r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
+    r.add_argument("--type-col", default="type", type=option_types.column,
+                   help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
-    r.add_argument("--id-col", default="id", help="column holding the event id (default: id; 'none': row "
-                   "numbers, so that a column called id is an ordinary attribute)")
+    r.add_argument("--id-col", default="id", type=option_types.column, help="column holding the event id (default: "
+                   "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     r.add_argument("--device", help="OpenCL device of --engine gpu: P:D, P or part of its name (default: "
                                     "$CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")

@@ -7,7 +7,7 @@ import argparse
 def register(sub) -> None:
     d = sub.add_parser("devices", help="list the OpenCL devices (for --engine gpu --device P:D)")
     d.add_argument("--device", help="also show which device this --device value selects")
-    d.set_defaults(func=_devices)
+    d.set_defaults(func=_devices, query="--device")
 
 
 def _devices(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 
+from cepkit import options
 from reference.errors import QueryError
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
@@ -15,10 +16,11 @@ def register(sub) -> None:
     s = sub.add_parser("store", help="write an event file as a replay store (Parquet blocks + indexes)")
     s.add_argument("events", help="events: .csv, .parquet, .jsonl with an integer ts")
     s.add_argument("store", help="directory to write")
-    s.add_argument("--block-size", type=int, default=64, help="events per block (Parquet row group)")
-    s.add_argument("--blocks-per-file", type=int, default=16)
-    s.add_argument("--index", default="", help="comma-separated attributes to build secondary indexes on")
-    s.add_argument("--ts-unit", help="unit of integer timestamps")
+    s.add_argument("--block-size", type=options.positive, default=64, help="events per block (Parquet row group)")
+    s.add_argument("--blocks-per-file", type=options.positive, default=16)
+    s.add_argument("--index", default="", type=options.names,
+                   help="comma-separated attributes to build secondary indexes on")
+    s.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps")
     s.add_argument("--sort", action="store_true", help="sort events by timestamp")
     s.set_defaults(func=_store, query="")
 
@@ -32,7 +34,8 @@ def register(sub) -> None:
         p.add_argument("--method", default="pareto", choices=METHODS,
                        help="index selection: Pareto search (default), greedy, optimal (exhaustive), all indexes, "
                             "none (full replay)")
-        p.add_argument("--use", help="comma-separated pattern variables whose indexes to use (overrides --method)")
+        p.add_argument("--use", type=options.names,
+                       help="comma-separated pattern variables whose indexes to use (overrides --method)")
         if name == "replay":
             p.add_argument("--format", default="jsonl", choices=("jsonl", "csv", "table"))
             p.add_argument("--output")

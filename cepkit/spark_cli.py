@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cepkit import options
+
 
 def register(sub) -> None:
     """Add the `spark` subcommand to the cepkit parser."""
@@ -18,21 +20,24 @@ def register(sub) -> None:
     r.add_argument("events", help="events: a .parquet file or directory, or a .csv file")
     r.add_argument("out_dir", help="output directory for the matches (Parquet), replaced only when the job "
                                    "succeeds")
-    r.add_argument("--master", help=f"Spark master URL (default: {DEFAULT_MASTER}: every core, a failed task "
-                                    "retried once; plain local[*] never retries)")
+    r.add_argument("--master", type=options.spark_master,
+                   help=f"Spark master URL (default: {DEFAULT_MASTER}: every core, a failed task retried once; "
+                        "plain local[*] never retries)")
     r.add_argument("--engine", help=f"engine inside the executors (default: {default_engine()})")
     r.add_argument("--selection", default="all", choices=["all", "non-overlap"])
     r.add_argument("--input-format", choices=["parquet", "csv"], help="default: from the file name")
-    r.add_argument("--ts-unit", help="unit of integer timestamps: ns, us, ms, s, min, h, d")
-    r.add_argument("--type-col", default="type", help="column holding the event type (default: type)")
+    r.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps: ns, us, ms, s, min, h, d")
+    r.add_argument("--type-col", default="type", type=options.column,
+                   help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
-    r.add_argument("--id-col", default="id", help="column holding the event id (default: id)")
-    r.add_argument("--ts-col", default="ts", help="column holding the timestamp (default: ts)")
+    r.add_argument("--id-col", default="id", type=options.column, help="column holding the event id (default: id)")
+    r.add_argument("--ts-col", default="ts", type=options.column, help="column holding the timestamp (default: ts)")
     r.add_argument("--udf", choices=UDFS,
                    help="task body: pandas (applyInPandas per group) or arrow (mapInArrow over sorted partitions, "
                         "fed batch by batch: memory bounded by a batch; the default, measured faster)")
-    r.add_argument("--slice-length", type=int, help="time-slice length in ticks for queries without a key")
-    r.add_argument("--partitions", type=int, help="number of Spark partitions (default: from the parallelism)")
+    r.add_argument("--slice-length", type=options.positive, help="time-slice length in ticks for queries without a key")
+    r.add_argument("--partitions", type=options.positive,
+                   help="number of Spark partitions (default: from the parallelism)")
     r.set_defaults(func=_cmd_spark_run)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cepkit import options
 from reference.errors import QueryError
 
 FORMATS = ("jsonl", "csv", "table")
@@ -18,7 +19,7 @@ def register(sub) -> None:
             p.add_argument(name, help="events: .csv, .parquet, .jsonl with integer ts")
         p.add_argument("--format", default="jsonl", choices=FORMATS)
         p.add_argument("--output", help="write here instead of standard output")
-        p.add_argument("--ts-unit", help="unit of integer timestamps")
+        p.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps")
         p.add_argument("--sort", action="store_true", help="sort events by timestamp")
         p.add_argument("--engine", default="reference", choices=("reference", "gpu"),
                        help="reference (exact Python) or gpu (OpenCL kernels, the same answers)")
@@ -29,8 +30,9 @@ def register(sub) -> None:
         side = " of the second stream (default: as the first)" if prefix else ""
         p.add_argument(f"--{prefix}kind", default=None if prefix else "time", choices=("count", "time"),
                        help=f"window kind{side}")
-        p.add_argument(f"--{prefix}size", type=int, required=not prefix, help=f"window size (events or ticks){side}")
-        p.add_argument(f"--{prefix}slide", type=int, help="window slide (default: 1)")
+        p.add_argument(f"--{prefix}size", type=options.positive,
+                       required=not prefix, help=f"window size (events or ticks){side}")
+        p.add_argument(f"--{prefix}slide", type=options.positive, help="window slide (default: 1)")
         p.add_argument(f"--{prefix}align", default="first", choices=("first", "zero"),
                        help="time windows start at the first event's ts (thesis) or at 0")
 
@@ -73,8 +75,12 @@ def _spec(args, prefix=""):
         prefix = ""
     kind = getattr(args, prefix + "kind") or args.kind
     slide = getattr(args, prefix + "slide")
-    return WindowSpec(kind, getattr(args, prefix + "size"), slide if slide is not None else 1,
-                      getattr(args, prefix + "align"))
+    try:
+        return WindowSpec(kind, getattr(args, prefix + "size"), slide if slide is not None else 1,
+                          getattr(args, prefix + "align"))
+    except QueryError as exc:   # the options, not the query, are wrong
+        flag = "--" + prefix.replace("_", "-")
+        raise QueryError(f"{flag}size / {flag}slide: {exc.message}") from None
 
 
 def _write(rows: list[dict], args) -> None:
@@ -116,6 +122,11 @@ def _aggregate(args: argparse.Namespace) -> int:
     funcs = [f.strip().lower() for f in args.funcs.split(",") if f.strip()]
     if not funcs:
         raise QueryError("--funcs names no aggregate")
+    from reference.windows.query import FUNCS
+
+    unknown = [f for f in funcs if f not in FUNCS]
+    if unknown:
+        raise QueryError(f"--funcs names an unknown aggregate '{unknown[0]}'", expected=list(FUNCS))
     import os
 
     if os.path.isdir(args.events):

@@ -178,10 +178,13 @@ class _Gen:
             return "1" if c else "0"
         if isinstance(e, (A.And, A.Or)):
             kind = "and" if isinstance(e, A.And) else "or"
-            out = self.truth3(e.items[0], kind)
-            for it in e.items[1:]:
-                out = f"cepkit_{kind}({out}, {self.truth3(it, kind)})"
-            return out
+            # a balanced tree of the (associative) Kleene AND / OR: a chain of n items nests log2(n)
+            # calls, within OpenCL C's bracket-nesting limit (256 in clang)
+            parts = [self.truth3(it, kind) for it in e.items]
+            while len(parts) > 1:
+                pairs = [f"cepkit_{kind}({a}, {b})" for a, b in zip(parts[::2], parts[1::2])]
+                parts = pairs + parts[len(pairs) * 2:]
+            return parts[0]
         if isinstance(e, A.Not):
             return f"cepkit_not({self.truth3(e.operand)})"
         if isinstance(e, S.IsNull):

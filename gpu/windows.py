@@ -6,6 +6,18 @@ import numpy as np
 
 from reference.windows.spec import WindowSpec
 
+_WIDE = 2 ** 62   # a size or slide from here on is computed with Python ints (WITHIN 2^63 ticks and more)
+
+
+def _wide(spec: WindowSpec) -> bool:
+    return spec.size >= _WIDE or spec.slide >= _WIDE
+
+
+def _int64(a) -> np.ndarray:
+    """Python-int bounds clamped into int64: a bound below (above) every timestamp stays below (above) it."""
+    info = np.iinfo(np.int64)
+    return np.array([min(max(int(x), info.min), info.max) for x in a], dtype=np.int64)
+
 
 def window_bounds(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, stop, window ts) int64 arrays, equal to [(w.start, w.stop, w.ts) for w in windows(ts, spec)]."""
@@ -26,6 +38,11 @@ def window_bounds(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.ndar
     k1 = (last - t0 - spec.size + 1) // spec.slide      # the last closed window
     if k1 < k0:
         return empty, empty, empty
+    if _wide(spec):
+        los = [t0 + k * spec.slide for k in range(k0, k1 + 1)]
+        return (np.searchsorted(ts, _int64(los), "left").astype(np.int64),
+                np.searchsorted(ts, _int64([x + spec.size for x in los]), "left").astype(np.int64),
+                _int64([x + spec.size - 1 for x in los]))
     lo = t0 + np.arange(k0, k1 + 1, dtype=np.int64) * spec.slide
     hi = lo + spec.size
     return np.searchsorted(ts, lo, "left").astype(np.int64), np.searchsorted(ts, hi, "left").astype(np.int64), hi - 1
@@ -43,19 +60,29 @@ def active_ranges(ts: np.ndarray, seen: np.ndarray, t: np.ndarray, spec: WindowS
         return zero, zero
     if active == "warmup":
         if spec.kind == "count":
-            lo = np.maximum(0, seen - spec.size)
+            lo = zero if _wide(spec) else np.maximum(0, seen - spec.size)
         else:
-            lo = np.minimum(np.searchsorted(ts, t - spec.size + 1, "left"), seen)
+            first = _int64([x - spec.size + 1 for x in t.tolist()]) if _wide(spec) else t - spec.size + 1
+            lo = np.minimum(np.searchsorted(ts, first, "left"), seen)
         return np.where(seen > 0, lo, 0), seen
+    if spec.kind == "count" and _wide(spec):   # no stream fills a window this large
+        return zero, zero
     if spec.kind == "count":
         k = (seen - spec.size) // spec.slide
         lo = k * spec.slide
         ok = seen >= spec.size
         return np.where(ok, lo, 0), np.where(ok, lo + spec.size, 0)
     t0 = int(ts[0]) if spec.align == "first" else 0
-    k = (t - t0 - spec.size + 1) // spec.slide
-    lo_t = t0 + k * spec.slide
+    if _wide(spec):
+        ks = [(x - t0 - spec.size + 1) // spec.slide for x in t.tolist()]
+        k = np.array([max(x, -1) for x in ks], dtype=np.int64)   # only the sign of k is read below
+        los = [t0 + x * spec.slide for x in ks]
+        lo_t, hi_t = _int64(los), _int64([x + spec.size for x in los])
+    else:
+        k = (t - t0 - spec.size + 1) // spec.slide
+        lo_t = t0 + k * spec.slide
+        hi_t = lo_t + spec.size
     lo = np.minimum(np.searchsorted(ts, lo_t, "left"), seen)
-    hi = np.minimum(np.searchsorted(ts, lo_t + spec.size, "left"), seen)
+    hi = np.minimum(np.searchsorted(ts, hi_t, "left"), seen)
     ok = (seen > 0) & ((k >= 0) | (spec.align != "first"))
     return np.where(ok, lo, 0), np.where(ok, hi, 0)

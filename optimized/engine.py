@@ -44,6 +44,20 @@ MAX_COMPONENTS = 63
 PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
 
 
+INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def window_ticks(w: WindowBound | None) -> int | None:
+    """The window as a whole number B: a span of whole ticks or positions lies inside iff span <= B (exactly
+    `span < size` or `span <= size` for a fractional size too). None when there is no window, or when it
+    is too wide for any int64 span to leave it (WITHIN 1000000 days with ts in ns): no window then."""
+    if w is None:
+        return None
+    size = Fraction(w.size)
+    bound = math.ceil(size) - 1 if w.strict else math.floor(size)
+    return None if bound >= INT64_MAX else bound
+
+
 class OptimizedProgram(Program):
     """A compiled query: `feed(batch)` any number of times, then `close()`."""
 
@@ -102,6 +116,7 @@ class OptimizedProgram(Program):
         self.types: dict[str, str] | None = None
         self.ts_unit: str | None = None
         self.window: WindowBound | None = None
+        self.bound: int | None = None   # window_ticks(self.window)
         self.counters = Counters()
         self.Q = np.zeros(K.Q_SIZE, np.int64)
         self.Q[K.Q_N] = n
@@ -132,14 +147,13 @@ class OptimizedProgram(Program):
         self.ctype = np.array([self.store.type_code(self.types[v]) for v in self.vars], np.int64)
         self.neg_type = np.array([self.store.type_code(self.types[neg.component.var])
                                   for neg in self.nfa.negations], np.int64)
-        w = self.window
-        self.Q[K.Q_HASWIN] = 0 if w is None else 1
-        if w is not None:
-            size = Fraction(w.size)
-            self.Q[K.Q_WINPOS] = 1 if w.by == "pos" else 0
-            self.Q[K.Q_WINNUM] = size.numerator
-            self.Q[K.Q_WINDEN] = size.denominator
-            self.Q[K.Q_WINSTRICT] = 1 if w.strict else 0
+        self.bound = window_ticks(self.window)
+        self.Q[K.Q_HASWIN] = 0 if self.bound is None else 1
+        if self.bound is not None:
+            self.Q[K.Q_WINPOS] = 1 if self.window.by == "pos" else 0
+            self.Q[K.Q_WINNUM] = self.bound
+            self.Q[K.Q_WINDEN] = 1
+            self.Q[K.Q_WINSTRICT] = 0
 
     def _keep_from(self) -> int:
         """The first position a live run, a held match or a leading negation may still read."""
@@ -158,20 +172,16 @@ class OptimizedProgram(Program):
 
     def _window_floor(self) -> int:
         """The first position that a window ending at the last event (or later) can include."""
-        w = self.window
-        if w is None:
+        if self.bound is None:
             return 0
         end = self.store.end
-        size = Fraction(w.size)
-        if w.by == "pos":  # last - pos < size (<= when not strict)
-            return max(0, (math.floor(end - 1 - size) + 1) if w.strict else math.ceil(end - 1 - size))
+        if self.window.by == "pos":  # last - pos <= bound
+            return max(0, end - 1 - self.bound)
         ts = self.store.ts
-        threshold = int(ts[-1]) - size  # ts > threshold (>= when not strict)
-        if w.strict:
-            cut = int(np.searchsorted(ts, math.floor(threshold), side="right"))
-        else:
-            cut = int(np.searchsorted(ts, math.ceil(threshold), side="left"))
-        return self.store.base + cut
+        lowest = int(ts[-1]) - self.bound  # ts >= lowest
+        if lowest <= int(ts[0]):
+            return self.store.base
+        return self.store.base + int(np.searchsorted(ts, lowest, side="left"))
 
     # ------------------------------------------------------------------ stream interface
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:

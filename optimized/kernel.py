@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
 from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
@@ -237,9 +238,25 @@ def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):
     return True
 
 
+def stack_bound(ops: np.ndarray) -> int:
+    """At least the deepest value stack of eval_clause over any op range of `ops` (a wide AND / OR or a
+    right-nested expression pushes one value per item)."""
+    sp = top = 0
+    for op, a in zip(ops[:, 0].tolist(), ops[:, 1].tolist()) if ops.shape[0] else ():
+        if op <= OP_AGG:                # const, attr, len, agg: push
+            sp += 1
+        elif op in (OP_BIN, OP_CMP):    # pop two, push one
+            sp -= 1
+        elif op in (OP_AND, OP_OR):     # pop `a` items, push one
+            sp -= a - 1
+        top = max(top, sp)
+    return top + 1
+
+
 def pack(ops, clauses, formulas, consts, aggs) -> np.ndarray:
     """The tables as one int64 matrix of 4 columns: row 0 = offsets of ops, clauses, formulas and
-    constants; row 1 = offset and number of aggregate slots; then each table's rows."""
+    constants; row 1 = offset and number of aggregate slots and the value stack's size; then each
+    table's rows."""
     parts = [ops, clauses, formulas, consts, aggs]
     offs, rows = [], 2
     for t in parts:
@@ -247,7 +264,7 @@ def pack(ops, clauses, formulas, consts, aggs) -> np.ndarray:
         rows += t.shape[0]
     T = np.zeros((rows, 4), np.int64)
     T[0] = offs[:4]
-    T[1, 0], T[1, 1] = offs[4], aggs.shape[0]
+    T[1, 0], T[1, 1], T[1, 2] = offs[4], aggs.shape[0], max(64, stack_bound(ops))
     for o, t in zip(offs, parts):
         T[o:o + t.shape[0], : t.shape[1]] = t
     return T
@@ -791,7 +808,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
     between stretches of `_steps`. Returns the position after the last processed event (earlier than
     end when non-overlap stops at a confirming event) and the updated state. out rows: (event position,
     node, 1 if released from the held list)."""
-    stk = np.zeros((3, 64), np.int64)
+    stk = np.zeros((3, T[1, 2]), np.int64)
     rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
     live = nnodes
     p = start

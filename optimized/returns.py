@@ -33,7 +33,7 @@ def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
     nums = np.empty((m, k), np.int64)
     dens = np.empty((m, k), np.int64)
     R = np.zeros((1, 1, width), np.int64)
-    stk = np.zeros((3, 64), np.int64)
+    stk = np.zeros((3, T[1, 2]), np.int64)
     oo = T[0, 0]
     for i in range(m):
         R[0, 0, :] = 0

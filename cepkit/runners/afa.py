@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from reference.errors import CepkitError, QueryError
+from cepkit import options
 
 FLAVOR_HELP = ("basic (the speculative AFA), ignorable (AFA+ignore), seq (AFA+O: needs a seq column), "
                "cleanse (Cleanse(σ) in front of the AFA)")
@@ -21,7 +21,8 @@ def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--net", action="store_true", help="print the net result instead of the change stream")
     group.add_argument("--flavor", default="basic", choices=("basic", "ignorable", "seq", "cleanse"),
                        help=FLAVOR_HELP)
-    group.add_argument("--sigma", default="inf", help="Cleanse's speculation bound σ (a number or inf)")
+    group.add_argument("--sigma", default=math.inf, type=options.sigma,
+                       help="Cleanse's speculation bound σ (a number or inf)")
 
 
 def _value(v: Any) -> Any:
@@ -37,20 +38,6 @@ def _payload(afa, register: Any) -> Any:
 
     p = payload_dict(afa, register)
     return {k: _value(x) for k, x in p.items()} if isinstance(p, dict) else _value(p)
-
-
-def _sigma(text: str) -> Any:
-    from fractions import Fraction
-
-    if text.strip().lower() in ("inf", "infinity"):
-        return math.inf
-    try:
-        s = Fraction(text.strip())
-    except ValueError:
-        raise CepkitError(f"--sigma must be a non-negative number or inf, not {text!r}") from None
-    if s < 0:
-        raise CepkitError(f"--sigma must be a non-negative number or inf, not {text!r}")
-    return s
 
 
 def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf):
@@ -115,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     afa = load_afa(args.query)
     elements = read_stream(args.events, afa)
-    op = run_stream(afa, elements, args.flavor, _sigma(args.sigma))
+    op = run_stream(afa, elements, args.flavor, args.sigma)
     rows = _rows(afa, op, args.net)
     _write(rows, args.format, args.output)
     outs = [o for o in op.outputs if hasattr(o, "sign")]

@@ -5,33 +5,25 @@ import argparse
 import sys
 import time
 
+from cepkit import options
 from reference.errors import QueryError
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--selection", default="all", choices=("all", "non-overlap"),
                        help="all matches (default) or the non-overlap output format")
-    group.add_argument("--order", help="reference-lazy: frequency order, rarest first, as event types or "
+    group.add_argument("--order", type=options.names,
+                       help="reference-lazy: frequency order, rarest first, as event types or "
                        "variables (e.g. C,B,A); default: estimated from the first events")
     group.add_argument("--negation", choices=("post-processing", "first-chance"),
                        help="reference-lazy: how negation is checked (default post-processing)")
-    group.add_argument("--chunk-size", type=_positive, metavar="N",
+    group.add_argument("--chunk-size", type=options.positive, metavar="N",
                        help="read and feed the events N at a time (memory bounded by the window, not the "
                        "file); JSON lines output is written as matches complete")
     group.add_argument("--no-merge", action="store_true",
                        help="optimized: keep equivalent runs apart (merging, spec/000 §6, is on by default)")
     group.add_argument("--counters", action="store_true",
                        help="print the work counters (partial matches created, predicate evaluations)")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of events, not {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

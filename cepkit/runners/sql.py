@@ -5,6 +5,7 @@ import argparse
 import sys
 import time
 
+from cepkit import options
 from reference.errors import QueryError
 
 
@@ -20,7 +21,8 @@ def _query_columns(q) -> list[str]:
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--ts-col", help="column read as the integer timestamp (default: ts, else the query's "
+    group.add_argument("--ts-col", type=options.column,
+                       help="column read as the integer timestamp (default: ts, else the query's "
                                         "first ORDER BY column)")
     group.add_argument("--gpu-launch", choices=("batch", "event"),
                        help="kernel launches of --engine gpu: one per batch of events (default) or one per event")

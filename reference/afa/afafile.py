@@ -28,6 +28,7 @@ from reference.afa.expr import (
 )
 from reference.afa.model import Afa, Arc
 from reference.errors import QueryError
+from reference.language.limits import MAX_DEPTH, check_text, read_query_file
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}
 _TOP_REQUIRED = ("states", "start", "final", "arcs")
@@ -85,9 +86,25 @@ def _expr(node: yaml.Node, what: str):
     return parse_expression(_scalar(node, what), *_text_at(node))
 
 
+def _check_nesting(text: str) -> None:
+    """QueryError for YAML / JSON collections nested more than MAX_DEPTH deep (PyYAML composes them by
+    recursion); its event stream is read without."""
+    depth = 0
+    for ev in yaml.parse(text):
+        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise QueryError(f"YAML / JSON collections nested more than {MAX_DEPTH} levels deep",
+                                 ev.start_mark.line + 1, ev.start_mark.column + 1)
+        elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def loads_afa(text: str, source: str = "<afa>") -> Afa:
     """An AFA from the text of an AFA file."""
+    check_text(text)
     try:
+        _check_nesting(text)
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -215,12 +232,7 @@ def _arc(node: yaml.Node, i: int, standby: bool, states: set[str], schema: tuple
 
 def load_afa(path: str | Path) -> Afa:
     """An AFA from a .afa.yaml / .afa.yml / .afa.json file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QueryError(f"cannot read AFA file {p}: {exc.strerror or exc}") from None
-    return loads_afa(text, str(p))
+    return loads_afa(read_query_file(path, "AFA file"), str(path))
 
 
 def payload_dict(afa: Afa, register: Any) -> Any:

@@ -6,11 +6,12 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from reference.errors import QueryError
 from reference.language import ast as A
+from reference.language.limits import DepthLimited, check_text
 from reference.language.units import parse_unit
 
 STRATEGY_NAMES = {
@@ -62,8 +63,10 @@ def strategy_from_name(name: str, pos: A.Pos) -> A.Strategy:
 
 
 @v_args(meta=True)
-class ExprToAst(Transformer):
+class ExprToAst(DepthLimited):
     """Expression rules shared by every cepkit grammar: OR / AND / NOT, comparisons, arithmetic, literals."""
+
+    clause_types = (A.Query, A.ReturnItem, A.Window, A.Conventions)
 
     def or_expr(self, meta, children):
         return A.Or(tuple(c for c in children if not isinstance(c, Token)), _pos(meta))
@@ -374,7 +377,9 @@ def parse_sase(text: str) -> A.Query:
 
 def transform_text(text: str, parse, transformer, words: dict[str, str] = _TOKEN_WORDS):
     """`transformer` applied to `parse(text)`; lark's syntax errors and the QueryErrors the transformer
-    raises come out as QueryError (with line, column and what was expected, named by `words`)."""
+    raises come out as QueryError (with line, column and what was expected, named by `words`); a control
+    character in the text or nesting deeper than MAX_DEPTH is a QueryError too (reference.language.limits)."""
+    check_text(text)
     try:
         return transformer.transform(parse(text))
     except VisitError as exc:  # an error raised inside the transformer

@@ -4,10 +4,11 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, v_args
 
 from reference.errors import QueryError
 from reference.language import ast as A
+from reference.language.limits import DepthLimited
 from reference.language.sase import transform_text
 from reference.language.units import parse_unit
 from reference.sql import ast as S
@@ -41,7 +42,10 @@ def _toks(items, kind=None):
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class _ToAst(DepthLimited):
+    clause_types = (S.MatchRecognize, S.Define, S.Measure, S.SortKey, S.Skip, S.Within, S.Subset, A.Conventions,
+                    S.Conventions)
+
     # ------------------------------------------------------------------ query
     def start(self, meta, items):
         return items[0]

@@ -44,6 +44,8 @@ def _number(text: str):
 
 @v_args(meta=True)
 class _ToQuery(ExprToAst):
+    clause_types = (TPQuery, SituationDef, Constraint, ReturnAgg, Duration, A.Conventions)
+
     def query(self, meta, ch):
         _from, source, partition = ch[0], ch[1], ch[2]
         defs = tuple(c for c in ch if isinstance(c, SituationDef))

@@ -58,7 +58,6 @@ def aggregate(ts: Sequence[int], values: Sequence[Any], spec: WindowSpec, funcs:
 def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_partial) -> list[Partial]:
     if not wins:
         return []
-    first, step = slices(spec.size, spec.slide)
     if slice_partial is not None:
         part = slice_partial
         origin = wins[0].start if spec.kind == "count" else wins[0].lo
@@ -72,6 +71,11 @@ def _tree_partials(ts, values, spec: WindowSpec, wins: list[Window], slice_parti
         def part(a: int, b: int) -> Partial:
             return of_values(values[bisect.bisect_left(ts, a):bisect.bisect_left(ts, b)])
         origin = wins[0].lo
+    if spec.size // spec.slide > 2 * len(wins) + 1024:
+        # the tree would hold size / slide slices, nearly all empty (TIME 2^63 - 1 SLIDE 1): one partial
+        # per window instead, the same values
+        return [part(w.start, w.stop) if spec.kind == "count" else part(w.lo, w.hi) for w in wins]
+    first, step = slices(spec.size, spec.slide)
     tree = AggregateTree(len(first))
     edge = origin
     for length in first:

@@ -22,6 +22,7 @@ from typing import Any
 
 from reference.errors import QueryError
 from reference.language.ast import Pos
+from reference.language.limits import check_text
 from reference.windows.spec import WindowSpec
 
 FUNCS = ("sum", "count", "min", "max", "avg")
@@ -131,6 +132,7 @@ def parse(text: str) -> WindowQuery:
     """The query of a window query text (QueryError with line and column)."""
     if not isinstance(text, str):
         raise QueryError(f"a window query is text, not {type(text).__name__}")
+    check_text(text)
     t = _Tokens(text)
     if t.done():
         raise t.error("empty window query: expected FILTER, AGGREGATE or JOIN", ["AGGREGATE", "FILTER", "JOIN"])
