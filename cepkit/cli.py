@@ -131,7 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
+        parser.error("--format parquet needs --output PATH (Parquet is not written to standard output)")
     try:
         return args.func(args)
     except QueryError as exc:

@@ -221,7 +221,7 @@ def attribute_column(s: pd.Series, name: str | None = None) -> np.ndarray:
         out = s.astype(object).to_numpy(dtype=object, copy=True)
         if has_null:
             out[null] = None
-        _refuse_infinite_objects(out, name)
+        _refuse_odd_objects(out, name)
         return out
     if dtype.kind == "b":
         if not has_null:
@@ -246,13 +246,22 @@ def attribute_column(s: pd.Series, name: str | None = None) -> np.ndarray:
     out = s.astype(object).to_numpy(dtype=object, copy=True)
     if has_null:
         out[null] = None
-    _refuse_infinite_objects(out, name)
+    _refuse_odd_objects(out, name)
     return out
 
 
-def _refuse_infinite_objects(values: np.ndarray, name: str | None) -> None:
-    """EventError at the first infinite float or Decimal of an object column."""
+_NESTED = (list, tuple, dict, set, frozenset, np.ndarray)
+
+
+def _refuse_odd_objects(values: np.ndarray, name: str | None) -> None:
+    """EventError at the first nested value (array, object: an attribute is a number, text, a boolean or null)
+    or infinite float or Decimal of an object column."""
     kinds = set(map(type, values))
+    if any(issubclass(k, _NESTED) for k in kinds):
+        i = next(i for i, v in enumerate(values) if isinstance(v, _NESTED))
+        raise EventError(f"{type(values[i]).__name__} value {values[i]!r:.40} is not an event attribute value "
+                         "(attributes are numbers, text, booleans or null; flatten nested fields)",
+                         row=i + 1, column=name)
     if not any(issubclass(k, (float, np.floating, Decimal)) for k in kinds):
         return
     for i, v in enumerate(values):

@@ -494,7 +494,8 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _json_kind(value: Any) -> str:
-    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+    return {list: "an array", dict: "an object", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
 
 
 def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
@@ -503,7 +504,15 @@ def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], 
     names: dict[str, None] = {}
     for rec in records:
         names.update(dict.fromkeys(rec))
-    return {name: values_column([rec.get(name) for rec in records]) for name in names}, len(records)
+    columns = {}
+    for name in names:
+        values = [rec.get(name) for rec in records]
+        nested = next((i for i, v in enumerate(values) if isinstance(v, (list, dict))), None)
+        if nested is not None:
+            raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
+                             "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+        columns[name] = values_column(values)
+    return columns, len(records)
 
 
 def _empty_batch(kw: dict[str, Any]) -> EventBatch:

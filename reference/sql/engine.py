@@ -162,36 +162,13 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
     raise AssertionError("unreachable: the last candidate re-raises")  # pragma: no cover
 
 
-_ORDERING = {"<", "<=", ">", ">="}
-
-
 def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
-    """Columns the query needs as numbers, each with its first such reference: operands of arithmetic, of
-    an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT / FIRST / LAST
-    (the rule SASE and TPStream follow, reference.binding.attribute_uses)."""
-    from reference.language import ast as A
-    from reference.sql.validate import children
+    """Columns the query needs as numbers, each with its first such reference (reference.sql.run.numeric_uses_of)."""
+    from reference.sql.run import numeric_uses_of
 
     out: dict[str, S.ColRef] = {}
-
-    def walk(e: Any, need: bool) -> None:
-        if isinstance(e, S.ColRef):
-            if need:
-                out.setdefault(e.col, e)
-            return
-        if isinstance(e, S.SqlAgg):
-            need = e.func in ("sum", "avg", "min", "max")
-        elif isinstance(e, (A.BinOp, A.Neg)):
-            need = True
-        elif isinstance(e, A.Compare):
-            need = e.op in _ORDERING
-        elif not isinstance(e, S.Nav):
-            need = False
-        for c in children(e):
-            walk(c, need)
-
-    for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
-        walk(e, False)
+    for (_, col), ref in numeric_uses_of([m.expr for m in q.measures] + [d.cond for d in q.define]).items():
+        out.setdefault(col, ref)
     return out
 
 

@@ -116,6 +116,39 @@ def numeric_refs(exprs) -> set[tuple[str | None, str]]:
     return out
 
 
+_ORDERING = {"<", "<=", ">", ">="}
+
+
+def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
+    """(qualifier, column) the expressions need as numbers, each with its first such reference: operands of
+    arithmetic, of an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT /
+    FIRST / LAST (the rule SASE and TPStream follow, reference.binding.attribute_uses)."""
+    from reference.language import ast as A
+    from reference.sql.validate import children
+
+    out: dict[tuple[str | None, str], S.ColRef] = {}
+
+    def walk(e: Any, need: bool) -> None:
+        if isinstance(e, S.ColRef):
+            if need:
+                out.setdefault((e.var, e.col), e)
+            return
+        if isinstance(e, S.SqlAgg):
+            need = e.func in ("sum", "avg", "min", "max")
+        elif isinstance(e, (A.BinOp, A.Neg)):
+            need = True
+        elif isinstance(e, A.Compare):
+            need = e.op in _ORDERING
+        elif not isinstance(e, S.Nav):
+            need = False
+        for c in children(e):
+            walk(c, need)
+
+    for e in exprs:
+        walk(e, False)
+    return out
+
+
 def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None:
     """EventError naming the row and column of a text value where the query needs a number."""
     cols = _numeric_columns(q)

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 from reference.errors import EventError, QueryError
 from reference.sql import ast as S
 from reference.sql.parse import parse_expression
-from reference.sql.run import SOURCE_ROW, batch_rows, numeric_columns, numeric_refs
+from reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of
 from reference.sql.validate import nodes
 from reference.windows.aggregate import AggRow, aggregate
 from reference.windows.filter import filter_events
@@ -22,8 +22,9 @@ def filter_condition(batch, where: str):
     """The parsed condition of a filter over `batch`, its columns checked (numeric where computed with)."""
     cond = parse_expression(where)
     _require(cond, ["ts", "id", *batch.columns])
-    for col in numeric_columns([cond]) - {"ts", "id"}:
-        batch.require_numeric(col, context="a column the condition computes with")
+    for (_, col), ref in numeric_uses_of([cond]).items():
+        if col not in ("ts", "id"):
+            batch.require_numeric(col, context=_compared(ref))
     return cond
 
 
@@ -78,10 +79,15 @@ def join_condition(left, right, on: str):
             if n.col not in side.columns and n.col not in ("ts", "id"):
                 raise EventError(f"missing attribute column '{n.col}' in the "
                                  f"{'first' if n.var == 'L' else 'second'} stream", column=n.col)
-    for var, col in numeric_refs([cond]):
+    for (var, col), ref in numeric_uses_of([cond]).items():
         if col not in ("ts", "id"):
-            (left if var == "L" else right).require_numeric(col, context="a column the condition computes with")
+            (left if var == "L" else right).require_numeric(col, context=_compared(ref))
     return cond
+
+
+def _compared(ref: S.ColRef) -> str:
+    name = f"{ref.var}.{ref.col}" if ref.var else ref.col
+    return f" (compared as a number by {name} at line {ref.pos.line}, column {ref.pos.column} of the condition)"
 
 
 def join_rows(lcols, lrows, rcols, rrows, pairs) -> list[dict[str, Any]]:

@@ -159,9 +159,13 @@ def test_unitless_window_refused_on_datetimes(tmp_path, capsys):
     assert code == 2 and "has no time unit" in err
 
 
-def test_parquet_needs_output(capsys):
-    code, _, err = run_cli(capsys, "run", EX / "query3.sase", EX / "fig3_stream.csv", "--format", "parquet")
-    assert code == 1 and "--output" in err
+@pytest.mark.parametrize("command", [["run", EX / "query3.sase", EX / "fig3_stream.csv"],
+                                     ["run", EX / "sql" / "v_shape.sql", EX / "fig3_stream.csv"]])
+def test_parquet_needs_output(capsys, command):
+    """A usage error (exit 2 naming the option), as any malformed option (it was exit 1; fuzz reproducer 21)."""
+    with pytest.raises(SystemExit) as info:
+        main([str(a) for a in command] + ["--format", "parquet"])
+    assert info.value.code == 2 and "--format parquet needs --output" in capsys.readouterr().err
 
 
 def test_shoplifting_example_with_negation(capsys):

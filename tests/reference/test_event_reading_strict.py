@@ -17,6 +17,7 @@ from reference.afa.afafile import loads_afa
 from reference.afa.eventfile import read_stream, to_elements
 from reference.errors import EventError
 from reference.evaluate import aggregate
+from reference.inputs import to_batch
 from reference.event_chunks import iter_events
 from reference.numbers_text import NotANumber, parse_number
 from reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
@@ -142,7 +143,21 @@ def test_duplicate_csv_column_is_refused(tmp_path):
 def test_json_value_of_the_wrong_kind_exits_3(capsys, tmp_path, value):
     events = write(tmp_path, "e.jsonl", f'{{"type":"A","ts":1,"x":5}}\n{{"type":"B","ts":2,"x":{value}}}\n')
     code, text = cli(capsys, tmp_path, SASE, ".sase", events)
-    assert code == 3 and "row 2, column 'x'" in text and "non-numeric value" in text
+    assert code == 3 and "row 2, column 'x'" in text
+    assert ("non-numeric value" if value == "true" else "is not an event attribute value") in text
+
+
+@pytest.mark.parametrize("value", [[1], {"a": 1}, (1, 2)])
+def test_nested_values_are_refused_from_every_source(value):
+    """An array or object is no attribute value, even in a column the query only partitions or tests with
+    `=` (a TPStream partition attribute holding an object was a TypeError traceback)."""
+    df = pd.DataFrame({"type": ["A", "B"], "ts": [1, 2], "x": [5, None]})
+    df["x"] = pd.Series([5, value], dtype=object)
+    arrow = pa.table({"type": ["A", "B"], "ts": [1, 2], "x": pa.array([None, [1, 2]], pa.list_(pa.int64()))})
+    for events in (df, arrow):
+        with pytest.raises(EventError, match="is not an event attribute value") as info:
+            to_batch(events)
+        assert info.value.row == 2 and info.value.column == "x"
 
 
 def test_json_line_that_is_not_an_object(tmp_path):
