@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from fractions import Fraction
 import os
 from typing import Any, Iterator
 
@@ -511,8 +512,27 @@ def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], 
         if nested is not None:
             raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
                              "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+        _one_kind(values, name)
         columns[name] = values_column(values)
     return columns, len(records)
+
+
+_KINDS = {bool: "a boolean", int: "a number", float: "a number", Fraction: "a number", str: "text"}
+
+
+def _one_kind(values: list[Any], name: str) -> None:
+    """EventError at the first value whose JSON kind (number, text, boolean) differs from the column's first
+    non-null value: JSON says what each value is, so a column mixing kinds holds a value of the wrong kind."""
+    kinds = {type(v) for v in values}
+    kinds.discard(type(None))
+    if len({_KINDS.get(k) for k in kinds}) <= 1:
+        return
+    first = next(v for v in values if v is not None)
+    want = _KINDS[type(first)]
+    i = next(i for i, v in enumerate(values) if v is not None and _KINDS[type(v)] != want)
+    raise EventError(f"{_KINDS[type(values[i])]} value {values[i]!r:.40} in a column of {want.split()[-1]}s "
+                     "(the values of a JSON attribute are all numbers, all text or all booleans)",
+                     row=i + 1, column=name)
 
 
 def _empty_batch(kw: dict[str, Any]) -> EventBatch:

@@ -75,7 +75,21 @@ def test_a_cell_that_is_not_a_number_exits_3_naming_row_and_column(capsys, tmp_p
     else:
         events = write(tmp_path, "e.jsonl", f'{{"type":"A","ts":1,"x":5}}\n{{"type":"B","ts":2,"x":"{cell}"}}\n')
     code, text = cli(capsys, tmp_path, SASE, ".sase", events)
-    assert code == 3 and "row 2, column 'x'" in text and "non-numeric value" in text and "Traceback" not in text
+    assert code == 3 and "row 2, column 'x'" in text and "Traceback" not in text
+    # JSON: text among numbers is a value of the wrong kind, whatever the query does with it
+    assert ("non-numeric value" if fmt == "csv" else "text value") in text
+
+
+def test_a_json_column_holds_one_kind(tmp_path):
+    """JSON says what each value is: text in a column of numbers is refused even where the query only tests
+    equality ([attr] or =), where it would silently change the partition (fuzz: changed answer, json-kind)."""
+    events = write(tmp_path, "e.jsonl", '{"type":"A","ts":1,"k":5}\n{"type":"B","ts":2,"k":"12x"}\n')
+    with pytest.raises(EventError, match="text value '12x' in a column of numbers") as info:
+        read_jsonl(events)
+    assert (info.value.row, info.value.column) == (2, "k")
+    mixed_ok = write(tmp_path, "f.jsonl", '{"type":"A","ts":1,"k":5}\n{"type":"B","ts":2,"k":1.5}\n'
+                                          '{"type":"B","ts":3,"k":null}\n')
+    assert read_jsonl(mixed_ok).exact_value("k", 1) == Fraction(3, 2)
 
 
 def test_require_numeric_and_the_csv_reader_agree(tmp_path):
@@ -144,7 +158,7 @@ def test_json_value_of_the_wrong_kind_exits_3(capsys, tmp_path, value):
     events = write(tmp_path, "e.jsonl", f'{{"type":"A","ts":1,"x":5}}\n{{"type":"B","ts":2,"x":{value}}}\n')
     code, text = cli(capsys, tmp_path, SASE, ".sase", events)
     assert code == 3 and "row 2, column 'x'" in text
-    assert ("non-numeric value" if value == "true" else "is not an event attribute value") in text
+    assert ("a boolean value True in a column of numbers" if value == "true" else "is not an event attribute value") in text
 
 
 @pytest.mark.parametrize("value", [[1], {"a": 1}, (1, 2)])
@@ -259,7 +273,7 @@ def test_afa_missing_attribute_column_names_it(tmp_path):
     ("e.jsonl", '{"type":"A","le":1,"v":1,"w":3}\n{"type":"B","le":2,"v":2,"w":true}\n'),
 ])
 def test_afa_text_in_a_compared_attribute_is_refused(tmp_path, name, text):
-    with pytest.raises(EventError, match="non-numeric value") as info:
+    with pytest.raises(EventError, match="non-numeric value|boolean value True in a column of numbers") as info:
         read_stream(write(tmp_path, name, text), loads_afa(AFA))
     assert (info.value.row, info.value.column) == (2, "w")
 
