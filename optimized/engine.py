@@ -186,10 +186,16 @@ class OptimizedProgram(Program):
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         tables: list[MatchTable] = []
         pieces: list[dict | None] = []
-        cnt = np.zeros(3, np.int64)  # runs created, clauses evaluated, the event in process
+        # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
+        # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead)
+        cnt = np.zeros(5, np.int64)
+        budget = self.budget
+        cnt[3] = budget.max_state or 0
+        found = 0
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
+            cnt[4] = -1 if budget.limit is None or self.selection != "all" else budget.limit - budget.matches - found
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
                  self.stamp) = self.kernel.run_loop(
@@ -198,12 +204,17 @@ class OptimizedProgram(Program):
                     self.nnodes, self.npend, out, 0, cnt, self.stamp)
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
+            budget.check_state(self.nruns + self.npend, self._grown)
+            found += nout
+            budget.batch_matches = found
             if self.columnar:
                 pieces.append(self._piece(out[:nout]))
             else:
                 tables.append(self._rows(out[:nout]))
             if progress is not None:
                 progress(pos - start, end - start)
+            if self.selection == "all" and not budget.wanted(found):
+                break  # the limit: the rest of the batch is never looked at
         if progress is not None:
             progress(end - start, end - start)
         self.counters.partial_matches += int(cnt[0])
@@ -215,6 +226,11 @@ class OptimizedProgram(Program):
         if self.columnar:  # one table per feed, whatever the number of kernel calls
             return self._build([p for p in pieces if p is not None])
         return MatchTable.concat(self.layout, tables)
+
+    def _grown(self) -> str:
+        """The variable most live runs are at (the one whose partial matches grew)."""
+        at = self.R[self.cur, : self.nruns, 0]
+        return self.vars[int(np.bincount(at).argmax())] if len(at) else self.vars[-1]
 
     def _rows(self, out: np.ndarray) -> MatchTable:
         """The per-match path (columnar=False, the baseline of benchmarks/match_table_throughput.py): a
@@ -507,6 +523,7 @@ class OptimizedEngine(Engine):
 
     name = ENGINE
     language = "sase"
+    counts_state = True  # runs (merged runs count once) and held matches, checked by the kernel per event
 
     def build(self, q: A.Query, selection: str = "all",
                 codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,

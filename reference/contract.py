@@ -13,7 +13,7 @@ MatchTable, and says its `layout`.
 Two options every engine takes, handled here before the engine's own (`Budget`): `limit=N` stops after N
 matches (the program returns no more, and engines stop working once they are out); `max_state=N` bounds
 the live partial matches (runs) an engine that counts them may hold, else ResourceLimit (exit 4). An
-engine that cannot count its live state refuses an explicit `max_state` at compile time (`state_bound`).
+engine that does not count its live state refuses an explicit `max_state` at compile time (`counts_state`).
 """
 from __future__ import annotations
 
@@ -135,9 +135,11 @@ class Engine:
 
     name: ClassVar[str] = "?"
     language: ClassVar[str] = "?"
-    # None: the engine's programs count their live partial matches against Budget.max_state; else why the
-    # engine cannot (an explicit max_state is then refused at compile time, naming the engine and this)
-    state_bound: ClassVar[str | None] = None
+    # whether the engine's programs count their live partial matches against Budget.max_state; an engine
+    # that does not refuses an explicit max_state at compile time, naming itself and `state_note` (why its
+    # state is bounded otherwise, or that it is not counted)
+    counts_state: ClassVar[bool] = False
+    state_note: ClassVar[str] = "it does not count its live partial matches"
 
     def compile(self, query: Any, language: str | None = None, limit: int | None = None,
                 max_state: int | None = None, **options: Any) -> Program:
@@ -149,8 +151,8 @@ class Engine:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])
         limit, max_state = budget_options(limit, max_state)
-        if max_state is not None and self.state_bound is not None:
-            raise QueryError(f"engine '{self.name}' cannot bound its live state (max_state): {self.state_bound}")
+        if max_state is not None and not self.counts_state:
+            raise QueryError(f"engine '{self.name}' takes no max_state (--max-state): {self.state_note}")
         self.check_options(options)
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
