@@ -73,7 +73,7 @@ def limit_options(args: argparse.Namespace) -> dict:
 def limited(args: argparse.Namespace, count: int) -> bool:
     """Whether the run ended at --limit; if so, says so on stderr."""
     if args.limit is not None and count >= args.limit:
-        print(f"stopped after {args.limit} matches (--limit)", file=sys.stderr)
+        print(f"stopped after {args.limit} match{'es' if args.limit != 1 else ''} (--limit)", file=sys.stderr)
         return True
     return False
 

@@ -187,8 +187,9 @@ class OptimizedProgram(Program):
         tables: list[MatchTable] = []
         pieces: list[dict | None] = []
         # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
-        # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead)
-        cnt = np.zeros(5, np.int64)
+        # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead),
+        # the peak live state
+        cnt = np.zeros(6, np.int64)
         budget = self.budget
         cnt[3] = budget.max_state or 0
         found = 0
@@ -205,6 +206,7 @@ class OptimizedProgram(Program):
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
             budget.check_state(self.nruns + self.npend, self._grown)
+            budget.peak = max(budget.peak, int(cnt[5]))
             found += nout
             budget.batch_matches = found
             if self.columnar:

@@ -773,7 +773,10 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         if confirmed > 0 and Q[Q_STOP] == 1:
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
         # the run's budget (cnt[3]: max live runs and held matches, 0 none; cnt[4]: matches wanted, -1 all):
-        # stop after the event that passes either, the engine raises ResourceLimit or ends the feed
+        # stop after the event that passes either, the engine raises ResourceLimit or ends the feed;
+        # cnt[5]: the peak live state
+        if nruns + npend > cnt[5]:
+            cnt[5] = nruns + npend
         if (cnt[3] > 0 and nruns + npend > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
     return 0, p, cur, nruns, nnodes, npend, nout, stamp

@@ -150,9 +150,7 @@ class Engine:
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])
-        limit, max_state = budget_options(limit, max_state)
-        if max_state is not None and not self.counts_state:
-            raise QueryError(f"engine '{self.name}' takes no max_state (--max-state): {self.state_note}")
+        limit, max_state = self.check_budget(limit, max_state)
         self.check_options(options)
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
@@ -165,6 +163,14 @@ class Engine:
 
     def build(self, query: Any, **options: Any) -> Program:
         raise NotImplementedError
+
+    @classmethod
+    def check_budget(cls, limit: Any = None, max_state: Any = None) -> tuple[int | None, int | None]:
+        """(limit, max_state) checked; QueryError for max_state on an engine that does not count its state."""
+        limit, max_state = budget_options(limit, max_state)
+        if max_state is not None and not cls.counts_state:
+            raise QueryError(f"engine '{cls.name}' takes no max_state (--max-state): {cls.state_note}")
+        return limit, max_state
 
     def check_options(self, options: dict) -> None:
         """QueryError naming the options the engine takes, for an option its `build` does not take."""
