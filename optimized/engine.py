@@ -196,7 +196,10 @@ class OptimizedProgram(Program):
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
-            cnt[4] = -1 if budget.limit is None or self.selection != "all" else budget.limit - budget.matches - found
+            # a merged node stands for many matches: with merging the kernel stops after each event with
+            # output (cnt[4] = 1) and the matches are counted here, once materialized
+            wanted = budget.limit - budget.matches - found if budget.limit is not None else -1
+            cnt[4] = -1 if wanted < 0 or self.selection != "all" else 1 if self.merging else wanted
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
                  self.stamp) = self.kernel.run_loop(
@@ -207,12 +210,13 @@ class OptimizedProgram(Program):
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
             budget.check_state(self.nruns + self.npend, self._grown)
             budget.peak = max(budget.peak, int(cnt[5]))
-            found += nout
-            budget.batch_matches = found
             if self.columnar:
                 pieces.append(self._piece(out[:nout]))
+                found += len(pieces[-1]["ts"]) if pieces[-1] is not None else 0
             else:
                 tables.append(self._rows(out[:nout]))
+                found += len(tables[-1])
+            budget.batch_matches = found
             if progress is not None:
                 progress(pos - start, end - start)
             if self.selection == "all" and not budget.wanted(found):
