@@ -1,11 +1,13 @@
 """compile() and run(): one door to every language and engine (reference/registry.py)."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
 from reference import registry
 from reference.contract import Program
+from reference.errors import CepkitWarning, QueryError
 from reference.match_table import MatchTable
 
 
@@ -16,11 +18,44 @@ def language_of(text: str, language: str | None = None) -> str:
     return registry.detect(text)
 
 
+def unbounded_kleene(lang: str, query: Any) -> str | None:
+    """The first variable under a Kleene closure of a query without WITHIN (SASE `+`; SQL `*`, `+`,
+    `{n,}`), else None: its partial matches may grow with the whole stream."""
+    if lang == "sase":
+        from reference.language.ast import leaves
+
+        if query.window is None:
+            return next((c.var for c in leaves(query.pattern) if c.kleene and not c.negated), None)
+    elif lang == "sql":
+        from reference.sql import ast as S
+        from reference.sql.patterns import walk
+
+        if query.within is None:
+            for node in walk(query.pattern):
+                if isinstance(node, S.PQuant) and node.high is None:
+                    return next((v.name for v in walk(node.item) if isinstance(v, S.PVar)), None)
+    return None
+
+
+def warn_unbounded(lang: str, query: Any) -> None:
+    """A CepkitWarning for a Kleene closure without WITHIN (the CLI prints it on stderr)."""
+    var = unbounded_kleene(lang, query) if query is not None else None
+    if var is not None:
+        warnings.warn(f"the Kleene closure of {var} has no WITHIN: its partial matches may grow with the "
+                      "whole stream (exponentially under skip_till_any_match / ALL MATCHES); add WITHIN, or "
+                      "bound the run with limit / max_state", CepkitWarning, stacklevel=3)
+
+
 def compile(text: str, language: str | None = None, engine: str = "reference", **options: Any) -> Program:
     """A program for the query on the named engine; the language is found from the text unless given.
-    QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time."""
+    QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time.
+    Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
+    partial matches; default reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
+    (CepkitWarning)."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
-    return registry.get_engine(lang, engine).compile(text, **options)
+    program = registry.get_engine(lang, engine).compile(text, **options)
+    warn_unbounded(lang, getattr(program, "query", None))
+    return program
 
 
 def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
@@ -37,9 +72,11 @@ def run(query: str | Path, events: Any, language: str | None = None, engine: str
         read_options: dict | None = None, **options: Any) -> MatchTable:
     """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
     iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
-    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on."""
+    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on. `limit` and
+    `max_state` as in `compile`."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     program = registry.get_engine(lang, engine).compile(text, **options)
+    warn_unbounded(lang, getattr(program, "query", None))
     data = registry.read_input(lang, engine, events, getattr(program, "query", None), **(read_options or {}))
     return program.run(data)

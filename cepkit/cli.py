@@ -5,9 +5,10 @@ import argparse
 import importlib
 import sys
 import time
+import warnings
 
 import cepkit.options as option_types
-from reference.errors import CepkitError, EventError, QueryError
+from reference.errors import CepkitError, CepkitWarning, EventError, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -24,28 +25,67 @@ def read_query(path: str) -> str:
 
 
 class Progress:
-    """A progress bar on stderr, shown only on a terminal and only once the work has taken 2 s."""
+    """A progress bar on stderr, shown only on a terminal and only once the work has taken 2 s; with a
+    program's Budget (`watch`) it also shows the matches so far and the live partial matches."""
 
     def __init__(self, label: str, enabled: bool):
         self.label = label
         self.enabled = enabled and sys.stderr.isatty()
         self.start = time.monotonic()
         self.shown = False
+        self.budget = None
+        self.drawn = 0.0
+
+    def watch(self, budget) -> "Progress":
+        self.budget = budget
+        return self
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total <= 0:
             return
-        if not self.shown and time.monotonic() - self.start < 2.0:
+        now = time.monotonic()
+        if now - self.start < 2.0 or (now - self.drawn < 0.1 and done < total):
             return
-        self.shown = True
+        self.shown, self.drawn = True, now
+        sys.stderr.write(f"\r{self.line(done, total)}\x1b[K")
+        sys.stderr.flush()
+
+    def line(self, done: int, total: int) -> str:
+        """The bar: events done of total, then matches and live partial matches (peak) when watching."""
         width = 30
         filled = int(width * done / total)
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events")
-        sys.stderr.flush()
+        text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events"
+        b = self.budget
+        if b is not None:
+            text += f", {b.matches + b.batch_matches:,} matches, {b.live:,} live partial matches (peak {b.peak:,})"
+        return text
 
     def finish(self) -> None:
         if self.shown:
             sys.stderr.write("\n")
+
+
+def limit_options(args: argparse.Namespace) -> dict:
+    """`--limit` / `--max-state` as compile options (those given)."""
+    return {k: v for k, v in (("limit", args.limit), ("max_state", args.max_state)) if v is not None}
+
+
+def limited(args: argparse.Namespace, count: int) -> bool:
+    """Whether the run ended at --limit; if so, says so on stderr."""
+    if args.limit is not None and count >= args.limit:
+        print(f"stopped after {args.limit} match{'es' if args.limit != 1 else ''} (--limit)", file=sys.stderr)
+        return True
+    return False
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return value
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -89,6 +129,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from cepkit.languages import LANGUAGES
     from reference import registry
+    from reference.contract import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -110,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--id-col", default="id", type=option_types.column, help="column holding the event id (default: "
                    "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    r.add_argument("--limit", type=_count, metavar="N", help="stop after N matches (exit 0; says so on stderr)")
+    r.add_argument("--max-state", type=_count, metavar="N",
+                   help=f"at most N live partial matches (runs); past it exit 4 naming the pattern variable "
+                        f"(default {DEFAULT_MAX_STATE:,} on the engines that count them)")
     r.add_argument("--device", help="OpenCL device of --engine gpu: P:D, P or part of its name (default: "
                                     "$CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
     for lang in LANGUAGES.values():
@@ -130,13 +175,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, CepkitWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+_default_showwarning = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
         parser.error("--format parquet needs --output PATH (Parquet is not written to standard output)")
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", CepkitWarning)
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except QueryError as exc:
         print(f"query error: {getattr(args, 'query', '')}: {exc}", file=sys.stderr)
         return 2

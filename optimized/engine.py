@@ -196,10 +196,20 @@ class OptimizedProgram(Program):
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         tables: list[MatchTable] = []
         pieces: list[dict | None] = []
-        cnt = np.zeros(3, np.int64)  # runs created, clauses evaluated, the event in process
+        # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
+        # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead),
+        # the peak live state
+        cnt = np.zeros(6, np.int64)
+        budget = self.budget
+        cnt[3] = budget.max_state or 0
+        found = 0
         pos = start
         while pos < end:
             out = np.zeros((16, 3), np.int64)
+            # a merged node stands for many matches: with merging the kernel stops after each event with
+            # output (cnt[4] = 1) and the matches are counted here, once materialized
+            wanted = budget.limit - budget.matches - found if budget.limit is not None else -1
+            cnt[4] = -1 if wanted < 0 or self.selection != "all" else 1 if self.merging else wanted
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
                  self.stamp) = self.kernel.run_loop(
@@ -208,12 +218,19 @@ class OptimizedProgram(Program):
                     self.nnodes, self.npend, out, 0, cnt, self.stamp)
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
+            budget.check_state(self.nruns + self.npend, self._grown)
+            budget.peak = max(budget.peak, int(cnt[5]))
             if self.columnar:
                 pieces.append(self._piece(out[:nout]))
+                found += len(pieces[-1]["ts"]) if pieces[-1] is not None else 0
             else:
                 tables.append(self._rows(out[:nout]))
+                found += len(tables[-1])
+            budget.batch_matches = found
             if progress is not None:
                 progress(pos - start, end - start)
+            if self.selection == "all" and not budget.wanted(found):
+                break  # the limit: the rest of the batch is never looked at
         if progress is not None:
             progress(end - start, end - start)
         self.counters.partial_matches += int(cnt[0])
@@ -225,6 +242,11 @@ class OptimizedProgram(Program):
         if self.columnar:  # one table per feed, whatever the number of kernel calls
             return self._build([p for p in pieces if p is not None])
         return MatchTable.concat(self.layout, tables)
+
+    def _grown(self) -> str:
+        """The variable most live runs are at (the one whose partial matches grew)."""
+        at = self.R[self.cur, : self.nruns, 0]
+        return self.vars[int(np.bincount(at).argmax())] if len(at) else self.vars[-1]
 
     def _rows(self, out: np.ndarray) -> MatchTable:
         """The per-match path (columnar=False, the baseline of benchmarks/match_table_throughput.py): a
@@ -517,6 +539,7 @@ class OptimizedEngine(Engine):
 
     name = ENGINE
     language = "sase"
+    counts_state = True  # runs (merged runs count once) and held matches, checked by the kernel per event
 
     def build(self, q: A.Query, selection: str = "all",
                 codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,

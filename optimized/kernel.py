@@ -675,7 +675,7 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     """Process events from start while the buffers are large enough (no array is reallocated here).
     Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
-    (non-overlap), 3 wants the buffer compacted."""
+    (non-overlap) or that passed the budget in cnt[3] / cnt[4], 3 wants the buffer compacted."""
     n = Q[Q_N]
     aggs = T  # extend_run reads the aggregate slots from the packed tables
     share = Q[Q_NOSHARE] == 0
@@ -788,6 +788,13 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                 confirmed += 1
         p += 1
         if confirmed > 0 and Q[Q_STOP] == 1:
+            return 2, p, cur, nruns, nnodes, npend, nout, stamp
+        # the run's budget (cnt[3]: max live runs and held matches, 0 none; cnt[4]: matches wanted, -1 all):
+        # stop after the event that passes either, the engine raises ResourceLimit or ends the feed;
+        # cnt[5]: the peak live state
+        if nruns + npend > cnt[5]:
+            cnt[5] = nruns + npend
+        if (cnt[3] > 0 and nruns + npend > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
     return 0, p, cur, nruns, nnodes, npend, nout, stamp
 

@@ -9,17 +9,75 @@
 declare (naming the construct and the engines that run it), then builds the program. `Program` writes
 the feed / close / run loop once; a program implements `_feed` and `_close`, returning Match rows or a
 MatchTable, and says its `layout`.
+
+Two options every engine takes, handled here before the engine's own (`Budget`): `limit=N` stops after N
+matches (the program returns no more, and engines stop working once they are out); `max_state=N` bounds
+the live partial matches (runs) an engine that counts them may hold, else ResourceLimit (exit 4). An
+engine that does not count its live state refuses an explicit `max_state` at compile time (`counts_state`).
 """
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable, ClassVar, Iterable
 
-from reference.errors import QueryError, Unsupported
+from reference.errors import QueryError, ResourceLimit, Unsupported
 from reference.match import Match
 from reference.match_table import Layout, MatchTable
 
 Progress = Callable[[int, int], None]
+
+DEFAULT_MAX_STATE = 1_000_000  # live runs; docs/semantics.md "Limits" has the measurement behind it
+
+
+class Budget:
+    """What a run may spend: `limit` matches (None: all) and `max_state` live partial matches (None: no
+    bound). Engines report their live state with `check_state`; `matches`, `live` and `peak` feed the
+    progress bar."""
+
+    def __init__(self, limit: int | None = None, max_state: int | None = DEFAULT_MAX_STATE):
+        self.limit = limit
+        self.max_state = max_state
+        self.matches = 0       # matches handed out so far
+        self.batch_matches = 0  # matches found in the batch being fed (engines note them for progress)
+        self.live = 0          # live partial matches at the last check
+        self.peak = 0
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the limit has been reached: no more matches are wanted."""
+        return self.limit is not None and self.matches >= self.limit
+
+    def wanted(self, found: int = 0) -> bool:
+        """Whether more matches are wanted after `found` more than those already handed out."""
+        return self.limit is None or self.matches + found < self.limit
+
+    def take(self, table: MatchTable) -> MatchTable:
+        """The table cut to the matches still wanted, counted."""
+        if self.limit is not None and self.matches + len(table) > self.limit:
+            table = MatchTable.from_matches(table.layout, table.rows()[: self.limit - self.matches])
+        self.matches += len(table)
+        self.batch_matches = 0
+        return table
+
+    def check_state(self, live: int, variable: Callable[[], str]) -> None:
+        """Record `live` partial matches; ResourceLimit past max_state naming `variable()`, the pattern
+        variable whose partial matches grew (called only then)."""
+        self.live = live
+        if live > self.peak:
+            self.peak = live
+        if self.max_state is not None and live > self.max_state:
+            raise ResourceLimit(
+                f"more than {self.max_state:,} live partial matches, most of them at pattern variable "
+                f"{variable()} (the bound: --max-state, max_state=); bound the pattern with WITHIN (or a smaller "
+                "window), a more selective strategy or predicate, or raise the bound")
+
+
+def budget_options(limit: Any = None, max_state: Any = None) -> tuple[int | None, int | None]:
+    """(limit, max_state) checked: positive integers or None (QueryError naming the option)."""
+    for name, value in (("limit", limit), ("max_state", max_state)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise QueryError(f"option '{name}' must be a positive integer, not {value!r}")
+    return limit, max_state
 
 
 class Program:
@@ -29,17 +87,33 @@ class Program:
     language: ClassVar[str] = "?"
 
     @property
+    def budget(self) -> Budget:
+        """The run's Budget (Engine.compile sets it; a program built directly gets the default)."""
+        if "_budget" not in self.__dict__:
+            self.__dict__["_budget"] = Budget()
+        return self.__dict__["_budget"]
+
+    @budget.setter
+    def budget(self, value: Budget) -> None:
+        self.__dict__["_budget"] = value
+
+    @property
     def layout(self) -> Layout:
         """The columns of this program's match tables (variables, payload items, sign, detection)."""
         raise NotImplementedError
 
     def feed(self, batch: Any, progress: Progress | None = None) -> MatchTable:
-        """Consume a batch; return the matches it completes."""
-        return self.table(self._feed(batch, progress))
+        """Consume a batch; return the matches it completes (none once the limit is reached)."""
+        if self.budget.stopped:
+            return MatchTable.empty(self.layout)
+        return self.budget.take(self.table(self._feed(batch, progress)))
 
     def close(self) -> MatchTable:
         """End of stream: the matches that were waiting for it."""
-        return self.table(self._close())
+        if self.budget.stopped:
+            self._close()  # the program may read a new stream
+            return MatchTable.empty(self.layout)
+        return self.budget.take(self.table(self._close()))
 
     def run(self, batch: Any, progress: Progress | None = None) -> MatchTable:
         """The whole stream at once: feed(batch) then close()."""
@@ -61,24 +135,42 @@ class Engine:
 
     name: ClassVar[str] = "?"
     language: ClassVar[str] = "?"
+    # whether the engine's programs count their live partial matches against Budget.max_state; an engine
+    # that does not refuses an explicit max_state at compile time, naming itself and `state_note` (why its
+    # state is bounded otherwise, or that it is not counted)
+    counts_state: ClassVar[bool] = False
+    state_note: ClassVar[str] = "it does not count its live partial matches"
 
-    def compile(self, query: Any, language: str | None = None, **options: Any) -> Program:
-        """A program for the query (text or AST). QueryError / Unsupported at compile time."""
+    def compile(self, query: Any, language: str | None = None, limit: int | None = None,
+                max_state: int | None = None, **options: Any) -> Program:
+        """A program for the query (text or AST). QueryError / Unsupported at compile time. `limit` and
+        `max_state` (every engine): the program's Budget (max_state None: DEFAULT_MAX_STATE)."""
         from reference import registry
 
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])
+        limit, max_state = self.check_budget(limit, max_state)
         self.check_options(options)
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
         try:
-            return self.build(q, **options)
+            program = self.build(q, **options)
         except Unsupported as exc:
             raise registry.with_alternatives(self.language, exc, q, **options) from None
+        program.budget = Budget(limit, DEFAULT_MAX_STATE if max_state is None else max_state)
+        return program
 
     def build(self, query: Any, **options: Any) -> Program:
         raise NotImplementedError
+
+    @classmethod
+    def check_budget(cls, limit: Any = None, max_state: Any = None) -> tuple[int | None, int | None]:
+        """(limit, max_state) checked; QueryError for max_state on an engine that does not count its state."""
+        limit, max_state = budget_options(limit, max_state)
+        if max_state is not None and not cls.counts_state:
+            raise QueryError(f"engine '{cls.name}' takes no max_state (--max-state): {cls.state_note}")
+        return limit, max_state
 
     def check_options(self, options: dict) -> None:
         """QueryError naming the options the engine takes, for an option its `build` does not take."""

@@ -33,6 +33,7 @@ class ReferenceEngine(_SaseEngine):
 
     name = "reference"
     nfab_program = NFAbProgram
+    counts_state = True  # NFA^b runs and held matches; eager instances (reference/pattern/eager.py)
 
     @staticmethod
     def pattern_program():
@@ -46,6 +47,8 @@ class BruteForceEngine(_SaseEngine):
 
     name = "brute"
     nfab_program = BruteForceProgram
+    state_note = ("it holds no partial matches: it enumerates the assignments of at most 200 events "
+                   "(2^14 subsets per Kleene variable) at the end of the stream")
 
     @staticmethod
     def pattern_program():

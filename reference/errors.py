@@ -55,3 +55,14 @@ class EventError(CepkitError):
             parts.append(f"column '{self.column}'")
         where = (", ".join(parts) + ": ") if parts else ""
         return f"{where}{self.message}"
+
+
+class ResourceLimit(CepkitError):
+    """A run outgrew a bound the user set or the default (live partial matches, `max_state`): names the
+    pattern variable whose partial matches grew and what would bound them."""
+
+    exit_code = 4
+
+
+class CepkitWarning(UserWarning):
+    """A query that runs but may take unbounded time or memory (a Kleene closure without WITHIN)."""

@@ -100,11 +100,16 @@ def run(args: argparse.Namespace) -> int:
     from reference.afa.afafile import load_afa
     from reference.afa.eventfile import read_stream
 
+    from cepkit.cli import limit_options, limited
+    from reference.afa.engine import AfaEngine
+
+    AfaEngine.check_budget(**limit_options(args))
     afa = load_afa(args.query)
     elements = read_stream(args.events, afa)
     op = run_stream(afa, elements, args.flavor, args.sigma)
-    rows = _rows(afa, op, args.net)
+    rows = _rows(afa, op, args.net)[: args.limit]  # --limit: the first N elements of the change stream
     _write(rows, args.format, args.output)
+    limited(args, len(rows))
     outs = [o for o in op.outputs if hasattr(o, "sign")]
     print(f"{len(elements)} input elements -> {sum(o.sign > 0 for o in outs)} insertions, "
           f"{sum(o.sign < 0 for o in outs)} retractions, {len(op.outputs) - len(outs)} punctuations; "

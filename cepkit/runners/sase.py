@@ -28,7 +28,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.api import compile as compile_query
-    from cepkit.cli import Progress, read_query
+    from cepkit.cli import Progress, limit_options, limited, read_query
     from cepkit.output import MatchWriter
     from reference.event_chunks import iter_events
     from reference.readers import read_events
@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         lazy["merge"] = False
     if args.chunk_size is not None and args.sort:
         raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
-    program = compile_query(text, language="sase", engine=engine, selection=args.selection.replace("-", "_"), **lazy)
+    program = compile_query(text, language="sase", engine=engine, selection=args.selection.replace("-", "_"),
+                             **lazy, **limit_options(args))
     started = time.monotonic()
     id_col = None if args.id_col.lower() == "none" else args.id_col
     options = dict(ts_unit=args.ts_unit, type_col=args.type_col, default_type=args.default_type, id_col=id_col)
@@ -54,15 +55,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         batches = iter_events(args.events, args.chunk_size, **options)
         progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
+    progress.watch(program.budget)
     events = 0
     with MatchWriter(args.format, args.output, program) as writer:  # a failed run leaves --output as it was
         for batch in batches:
             writer.write(program.feed(batch, progress))
             events += len(batch)
+            if program.budget.stopped:
+                break  # --limit: read no further
         writer.write(program.close())
         progress.finish()
         writer.close()
     elapsed = time.monotonic() - started
+    limited(args, writer.count)
     print(f"{writer.count} matches from {events} events in {elapsed:.2f} s "
           f"(engine {engine}, {program.query.strategy.value})", file=sys.stderr)
     if args.counters:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 from cepkit import options
 from reference.errors import QueryError
@@ -49,12 +50,16 @@ def write_table(table, fmt: str, output: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cepkit.cli import read_query
+    from cepkit.api import warn_unbounded
+    from cepkit.cli import limit_options, limited, read_query
+    from reference import registry
     from reference.sql import parse
     from reference.sql.run import batch_rows, run_rows
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     q = parse(read_query(args.query))
+    type(registry.get_engine("sql", engine)).check_budget(**limit_options(args))
+    warn_unbounded("sql", q)
     hook = None
     launch = getattr(args, "gpu_launch", None)
     if launch and engine != "gpu":
@@ -68,8 +73,12 @@ def run(args: argparse.Namespace) -> int:
     batch, ts_col = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     columns, rows = batch_rows(batch, ts_col=ts_col, id_col=None)
     table = run_rows(q, columns, rows, batch.ts_unit, all_matches=hook)
+    if args.limit is not None and len(table.rows) > args.limit:  # the first N output rows
+        table = replace(table, rows=table.rows[: args.limit],
+                        matches=None if table.matches is None else table.matches[: args.limit])
     elapsed = time.monotonic() - started
     write_table(table, args.format, args.output)
+    limited(args, len(table.rows))
     mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
     print(f"{len(table.rows)} rows from {len(batch)} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine})",
           file=sys.stderr)

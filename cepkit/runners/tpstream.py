@@ -18,7 +18,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cepkit.cli import read_query
+    from cepkit.cli import limit_options, limited, read_query
     from reference import registry
     from reference.readers import read_events
     from reference.tpstream.parser import parse_tpstream
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"mode": mode}
     if engine == "gpu":
         options["device"] = getattr(args, "device", None)
-    program = registry.get_engine("tpstream", engine).compile(query, **options)
+    program = registry.get_engine("tpstream", engine).compile(query, **options, **limit_options(args))
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     matches = matches_of(program.run(batch), query)
     elapsed = time.monotonic() - started
     write(matches, query, args.format, args.output)
+    limited(args, len(matches))
     print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
           f"(tpstream, {mode} mode, engine {engine})", file=sys.stderr)
     return 0

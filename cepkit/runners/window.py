@@ -12,7 +12,7 @@ from reference.errors import QueryError
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from cepkit.cli import read_query
+    from cepkit.cli import limit_options, limited, read_query
     from cepkit.output import write_output
     from reference import registry
     from reference.match import plain
@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)
     options = {"device": args.device} if engine == "gpu" and args.device is not None else {}
-    program = registry.get_engine("window", engine).compile(text, **options)
+    program = registry.get_engine("window", engine).compile(text, **options, **limit_options(args))
     if program.query.operator == "join":
         raise QueryError("a JOIN reads two event files: run it with `cepkit window join LEFT RIGHT --on ...`",
                          program.query.pos.line, program.query.pos.column)
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     records = [{c: plain(v) for c, v in m.payload} for m in table]
     write_output(args.format, args.output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=columns),
                  "(no rows)")
+    limited(args, len(records))
     print(f"{len(records)} rows from {len(batch)} events in {time.monotonic() - started:.2f} s "
           f"(window {program.query.operator}, engine {engine})", file=sys.stderr)
     return 0

@@ -33,6 +33,8 @@ from reference.match_table import Layout
 class AfaEngine(Engine):
     name = "reference"
     language = "afa"
+    state_note = ("the AFA operator's live state (its speculative instances and registers) is not counted; "
+                  "bound the output with limit (--limit)")
 
     def build(self, afa: Afa, flavor: str = "basic", sigma: Any = math.inf) -> "AfaProgram":
         return AfaProgram(afa, flavor, sigma)

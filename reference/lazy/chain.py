@@ -126,6 +126,12 @@ class LazyChainProgram(PatternProgram):
         for buf in self.buffers.values():
             self.evict(buf, pos)
 
+    def live_count(self) -> int:
+        return sum(len(ms) for w in self.waiting for ms in w)
+
+    def live_assignments(self):
+        return (m for w in self.waiting for ms in w for m in ms)
+
     def on_event(self, pos: int):
         self._qualified = {}
         self._evict(pos)

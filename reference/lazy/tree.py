@@ -45,6 +45,12 @@ class TreeProgram(PatternProgram):
         first = min(self.positions(inst.m))
         return self.window.inside(self.store.ts[first], first, self.store.ts[pos], pos)
 
+    def live_count(self) -> int:
+        return sum(len(x) for x in self.instances)
+
+    def live_assignments(self):
+        return (inst.m for x in self.instances for inst in x)
+
     def on_event(self, pos: int):
         out: list = []
         for bi, branch in enumerate(self.pattern.branches):

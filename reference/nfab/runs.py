@@ -12,7 +12,7 @@ from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bi
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language import ast as A
-from reference.contract import Program
+from reference.contract import Budget, Program
 from reference.match import Match
 from reference.match_table import Layout
 from reference.nfab.compile import Formula, NFAb, check_selection
@@ -22,14 +22,20 @@ FIRST, ITER = 0, 1
 Bindings = tuple[tuple[int, ...], ...]
 Run = tuple[int, int, Bindings]
 
-def drive(positions: range, step: Callable[[int], list], progress: Callable[[int, int], None] | None) -> list:
-    """Run `step` on each new stream position, collecting its output and reporting progress."""
+def drive(positions: range, step: Callable[[int], list], progress: Callable[[int, int], None] | None,
+          budget: Budget | None = None) -> list:
+    """Run `step` on each new stream position, collecting its output and reporting progress; stop after the
+    event that brings the output to the budget's limit (the later events are never looked at)."""
     out: list = []
     total = len(positions)
     for k, pos in enumerate(positions):
         out.extend(step(pos))
-        if progress is not None and k % 1024 == 0:
-            progress(k, total)
+        if budget is not None:
+            if not budget.wanted(len(out)):
+                break
+            budget.batch_matches = len(out)
+        if progress is not None and (k % 1024 == 0 or budget is not None and budget.live >= 10_000):
+            progress(k, total)  # every event once the live state is large (each takes long then)
     if progress is not None:
         progress(total, total)
     return out
@@ -90,7 +96,7 @@ class NFAbProgram(Program):
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes, in completion order."""
         self._bind(batch)
-        return drive(self.store.add(batch), self._on_event, progress)
+        return drive(self.store.add(batch), self._on_event, progress, self.budget)
 
     def _close(self) -> list[Match]:
         """End of stream: release matches that were waiting for a trailing negation."""
@@ -210,10 +216,15 @@ class NFAbProgram(Program):
         released = self._check_pending(pos)
         runs: dict[Run, None] = {}
         done: list[Bindings] = []
+        cap = self.budget.max_state
         for run in self.runs:
             self._advance(run, pos, runs, done)
+            if cap is not None and len(runs) > cap:  # checked as the runs grow: memory stays near the bound
+                self.runs = list(runs)
+                self.budget.check_state(len(runs), self._grown)
         self._advance((0, FIRST, ()), pos, runs, done)  # every event may start a run (§9 A15)
         self.runs = list(runs)
+        self.budget.check_state(len(self.runs) + len(self.pending), self._grown)
         confirmed = []
         for b in dict.fromkeys(done):
             verdict = self._negations_pass(b)
@@ -224,6 +235,11 @@ class NFAbProgram(Program):
         if self.selection == "non_overlap":
             confirmed = self._non_overlap(confirmed)
         return [self._match(b) for b in released + sorted(confirmed)]
+
+    def _grown(self) -> str:
+        """The variable most live runs are at (the one whose partial matches grew)."""
+        at = [j for j, _, _ in self.runs] or [self.nfa.n - 1]
+        return self.vars[max(set(at), key=at.count)]
 
     # ------------------------------------------------------------------ negation
     def _blocks(self, neg, b: Bindings, pos: int) -> bool:

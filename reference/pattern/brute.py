@@ -30,6 +30,12 @@ class PatternBruteProgram(PatternProgram):
                            f"{MAX_EVENTS} events; use --engine reference for this input")
         return super()._feed(batch, progress)
 
+    def live_count(self) -> int:
+        return 0  # nothing is held between events: on_close enumerates
+
+    def live_assignments(self):
+        return ()
+
     def on_event(self, pos: int):
         return ()
 

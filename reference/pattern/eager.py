@@ -33,6 +33,12 @@ class EagerProgram(PatternProgram):
         open_kleene = {n for n in ch.needs if branch.var(n).kleene and n not in closed}
         return not open_kleene or (ch.kind == BEGIN and open_kleene == {ch.var})
 
+    def live_count(self) -> int:
+        return len(self.instances)
+
+    def live_assignments(self):
+        return (dict(items) for _, items in self.instances)
+
     def on_event(self, pos: int):
         out = []
         new: dict[Instance, None] = {}

@@ -27,6 +27,7 @@ class EagerEngine(Engine):
 
     name = "reference-eager"
     language = "sase"
+    counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
         from reference.pattern.eager import EagerProgram
@@ -42,6 +43,7 @@ class LazyChainEngine(Engine):
 
     name = "reference-lazy"
     language = "sase"
+    counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
         from reference.lazy.chain import LazyChainProgram
@@ -56,6 +58,7 @@ class TreeEngine(Engine):
 
     name = "reference-tree"
     language = "sase"
+    counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
         from reference.lazy.tree import TreeProgram

@@ -6,6 +6,7 @@ or a Kleene closure's positions in stream order).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable, Iterable
 
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
@@ -53,7 +54,12 @@ class PatternProgram(Program):
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes."""
         self._bind(batch)
-        return drive(self.store.add(batch), lambda pos: self._release(pos) + self._emit(self.on_event(pos)), progress)
+        return drive(self.store.add(batch), self._step_event, progress, self.budget)
+
+    def _step_event(self, pos: int) -> list[Match]:
+        out = self._release(pos) + self._emit(self.on_event(pos))
+        self.budget.check_state(self.live_count() + len(self.pending), self._grown)
+        return out
 
     def _close(self) -> list[Match]:
         """End of stream: whatever the engine still holds, then matches held for a negation."""
@@ -67,6 +73,19 @@ class PatternProgram(Program):
         return Layout(tuple(self.variables), tuple(r.name for r in self.query.returns))
 
     # ------------------------------------------------------------------ engine hooks
+    def live_count(self) -> int:
+        """How many partial matches (instances) the engine holds after the last event (Budget.max_state)."""
+        raise NotImplementedError
+
+    def live_assignments(self) -> Iterable[Assignment]:
+        """The partial matches the engine holds (read only to name the variable when max_state is passed)."""
+        raise NotImplementedError
+
+    def _grown(self) -> str:
+        """The variable most live partial matches bound last (the one whose partial matches grew)."""
+        last = Counter(max(m, key=lambda v: m[v][-1]) for m in self.live_assignments() if m)
+        return last.most_common(1)[0][0] if last else self.variables[0]
+
     def on_event(self, pos: int) -> Iterable[tuple[int, Assignment]]:
         """Candidate matches (branch index, assignment) that the event at pos completes."""
         raise NotImplementedError

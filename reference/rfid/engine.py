@@ -219,6 +219,8 @@ class SSCEngine(Engine):
 
     name = ENGINE
     language = "sase"
+    state_note = ("its state is its active instance stacks, one instance per event and state (no Kleene "
+                  "closure), linear in the events it keeps; bound the output with limit (--limit)")
 
     def build(self, q: A.Query, **options: Any) -> "SSCProgram":
         return SSCProgram(compile_plan(q, **options))
@@ -274,7 +276,7 @@ class SSCProgram(Program):
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> list[Match]:
         """Consume a batch; return the matches it completes (and held ones it releases), in order."""
         self._bind(batch)
-        return drive(self.store.add(batch), self._on_event, progress)
+        return drive(self.store.add(batch), self._on_event, progress, self.budget)
 
     def _close(self) -> list[Match]:
         """End of stream: release the matches held for a trailing negation that nothing blocked."""

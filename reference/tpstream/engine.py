@@ -31,6 +31,8 @@ from reference.tpstream.run import MODES, run_query
 class TPStreamEngine(Engine):
     name = "reference"
     language = "tpstream"
+    state_note = ("it buffers the batches and derives and matches situations at close; its state (the "
+                  "situations of each partition) is not counted: bound the output with limit (--limit)")
 
     def build(self, query: TPQuery, mode: str = "exact") -> "TPStreamProgram":
         return TPStreamProgram(query, mode, "matcher")
@@ -42,6 +44,7 @@ class TPStreamBruteEngine(Engine):
 
     name = "brute"
     language = "tpstream"
+    state_note = "it enumerates every configuration of at most BRUTE_LIMIT events at close; nothing is live"
 
     def build(self, query: TPQuery, mode: str = "exact") -> "TPStreamProgram":
         program = TPStreamProgram(query, mode, "brute")

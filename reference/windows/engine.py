@@ -197,6 +197,8 @@ class WindowEngine(Engine):
 
     name = "reference"
     language = "window"
+    state_note = ("a window query keeps no partial matches: its state is the events of its open windows, "
+                  "bounded by the window size")
 
     def build(self, q: WindowQuery, method: str = "tree") -> WindowProgram:
         if method not in ("tree", "naive"):

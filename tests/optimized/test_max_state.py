@@ -1,0 +1,61 @@
+"""The optimized kernel keeps to the run's budget (issue 14): it stops after the event that passes
+max_state (ResourceLimit naming the variable) or brings the matches to the limit."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+import cepkit
+from reference.errors import CepkitWarning, ResourceLimit
+from reference.readers import read_events
+
+LIMITS = Path(__file__).resolve().parents[2] / "examples" / "limits"
+EXPLOSIVE = (LIMITS / "explosive.sase").read_text()
+
+
+@pytest.fixture(scope="module")
+def events():
+    return read_events(LIMITS / "explosive.csv")
+
+
+def compile_quiet(text, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CepkitWarning)
+        return cepkit.compile(text, **options)
+
+
+def test_unmerged_runs_pass_max_state(events):
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False, max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches, most of them at pattern "
+                                            "variable a .*WITHIN"):
+        program.run(events)
+    assert 1000 < program.budget.peak <= 2 * 1000 + 1  # each event at most doubles the runs here
+
+
+@pytest.mark.parametrize("merge", [True, False])
+@pytest.mark.parametrize("limit", [1, 10, 200])
+def test_limit_equals_the_reference_prefix(events, merge, limit):
+    prefix = events.slice(0, 12)
+    reference = compile_quiet(EXPLOSIVE).run(prefix)
+    cut = compile_quiet(EXPLOSIVE, engine="optimized", merge=merge, limit=limit).run(events)
+    assert cut.rows() == reference.rows()[:limit]
+
+
+def test_limit_stops_the_kernel(events):
+    """Matches double with each B: all 40 events would give about 2^37 matches. With limit=10 the kernel
+    stops at the second B, and runs fewer partial matches than over the 12-event prefix unlimited."""
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False, limit=10)
+    assert len(program.run(events)) == 10
+    whole = compile_quiet(EXPLOSIVE, engine="optimized", merge=False)
+    whole.run(events.slice(0, 12))
+    assert program.counters.partial_matches < whole.counters.partial_matches
+    assert program.budget.peak < whole.budget.peak
+
+
+def test_peak_is_the_largest_state_inside_a_feed(events):
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False)
+    program.run(events.slice(0, 12))
+    # after event 11 (a B) the A runs number 2^9 - 1 = 511 (one per non-empty subset of the 9 As)
+    assert program.budget.peak >= 511

@@ -1,0 +1,125 @@
+"""Limits in the engine contract (issue 14): limit=N stops after N matches, max_state=N bounds the live
+partial matches (ResourceLimit, exit 4, naming the variable), and a Kleene closure without WITHIN warns."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+import cepkit
+from cepkit.api import unbounded_kleene
+from reference import registry
+from reference.contract import DEFAULT_MAX_STATE, Budget
+from reference.errors import CepkitWarning, QueryError, ResourceLimit
+from reference.readers import read_events
+
+LIMITS = Path(__file__).resolve().parents[2] / "examples" / "limits"
+EXPLOSIVE = (LIMITS / "explosive.sase").read_text()
+COUNTING = ["reference", "reference-eager", "reference-lazy"]
+
+
+@pytest.fixture(scope="module")
+def events():
+    return read_events(LIMITS / "explosive.csv")
+
+
+def compile_quiet(text, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CepkitWarning)
+        return cepkit.compile(text, **options)
+
+
+@pytest.mark.parametrize("engine", ["reference", "reference-eager"])  # the lazy chain holds the As in a
+def test_max_state_names_the_kleene_variable(engine, events):              # buffer: its instances stay few
+    program = compile_quiet(EXPLOSIVE, engine=engine, max_state=1000)
+    with pytest.raises(ResourceLimit) as info:
+        program.run(events)
+    assert info.value.exit_code == 4
+    message = str(info.value)
+    assert "more than 1,000 live partial matches" in message and "pattern variable a " in message
+    assert "WITHIN" in message
+
+
+@pytest.mark.parametrize("engine", COUNTING)
+@pytest.mark.parametrize("limit", [1, 7, 10, 30])
+def test_limit_gives_the_first_matches_of_the_full_run(engine, limit, events):
+    prefix = events.slice(0, 12)  # Bs after 3, 6 and 9 As: 7 + 63 + 511 matches
+    full = compile_quiet(EXPLOSIVE, engine=engine).run(prefix)
+    cut = compile_quiet(EXPLOSIVE, engine=engine, limit=limit).run(prefix)
+    assert len(full) == 7 + 63 + 511
+    assert cut.rows() == full.rows()[:limit]
+
+
+@pytest.mark.parametrize("engine", COUNTING)
+def test_limit_stops_the_engine_before_the_explosion(engine, events):
+    """Over all 40 events the state passes the default max_state; with limit=10 the engine stops at the
+    second B (event 7) and never meets it."""
+    program = compile_quiet(EXPLOSIVE, engine=engine, limit=10)
+    assert program.budget.max_state == DEFAULT_MAX_STATE
+    assert len(program.feed(events)) == 10
+    assert program.budget.peak < 1000
+    assert len(program.feed(events.slice(0, 4))) == 0 and len(program.close()) == 0
+
+
+def test_limit_counts_across_feeds(events):
+    program = compile_quiet(EXPLOSIVE, limit=9)
+    first = program.feed(events.slice(0, 4))
+    second = program.feed(events.slice(4, 12))
+    assert (len(first), len(second)) == (7, 2)
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "10", True])
+@pytest.mark.parametrize("option", ["limit", "max_state"])
+def test_budget_options_must_be_positive_integers(option, value):
+    with pytest.raises(QueryError, match=f"option '{option}' must be a positive integer"):
+        cepkit.compile("PATTERN SEQ(A a, B b)", **{option: value})
+
+
+def test_every_engine_counts_its_state_or_refuses_max_state():
+    """No engine ignores max_state silently: it counts its live state or refuses the option by name."""
+    counting = set()
+    for (lang, name), entry in registry.ENGINES.items():
+        try:
+            cls = registry.load(entry.target)
+        except ImportError:  # a device engine whose driver is not installed
+            continue
+        if cls.counts_state:
+            counting.add((lang, name))
+            continue
+        with pytest.raises(QueryError, match=f"engine '{name}' takes no max_state"):
+            cls.check_budget(max_state=5)
+        assert cls.check_budget(limit=5) == (5, None)
+    assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
+                                              "optimized")}
+
+
+def test_budget_take_cuts_and_counts(events):
+    table = compile_quiet(EXPLOSIVE).run(events.slice(0, 8))  # 7 + 63 matches
+    budget = Budget(limit=50)
+    assert len(budget.take(table)) == 50 and budget.stopped and budget.matches == 50
+    assert len(Budget(limit=None).take(table)) == len(table)
+
+
+@pytest.mark.parametrize("language, text, var", [
+    ("sase", EXPLOSIVE, "a"),
+    ("sase", "PATTERN SEQ(A a, B+ b[], C c) WHERE skip_till_next_match(a, b[], c) { a.x > 0 }", "b"),
+    ("sase", EXPLOSIVE.replace("RETURN", "WITHIN 10\nRETURN"), None),
+    ("sase", "PATTERN SEQ(A a, B b)", None),
+    ("sql", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ONE ROW PER MATCH PATTERN (A B+) "
+            "DEFINE B AS B.price > A.price)", "B"),
+    ("sql", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ONE ROW PER MATCH PATTERN (A B{2,}) "
+            "DEFINE B AS B.price > A.price)", "B"),
+    ("sql", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ONE ROW PER MATCH PATTERN (A B{1,3}) "
+            "DEFINE B AS B.price > A.price)", None),
+])
+def test_kleene_without_within_warns(language, text, var):
+    q = registry.parse(language, text)
+    assert unbounded_kleene(language, q) == var
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        cepkit.compile(text, language=language)
+    found = [w for w in seen if issubclass(w.category, CepkitWarning)]
+    assert len(found) == (var is not None)
+    if var is not None:
+        assert f"Kleene closure of {var} has no WITHIN" in str(found[0].message)
