@@ -7,7 +7,7 @@ from typing import Any
 
 from reference import registry
 from reference.contract import Program
-from reference.errors import CepkitWarning, QueryError
+from reference.errors import CepkitWarning
 from reference.match_table import MatchTable
 
 

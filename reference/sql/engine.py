@@ -132,9 +132,6 @@ def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options:
     ids from an `id` column where there is one (else row numbers), rows sorted by the timestamp column
     `ts_col`: given, else `ts`, else the query's first ORDER BY column; a table need not arrive in
     timestamp order."""
-    from reference.errors import EventError
-    from reference.inputs import to_batch
-
     if isinstance(events, EventBatch):
         batch = events
     else:
