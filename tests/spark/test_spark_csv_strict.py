@@ -108,12 +108,12 @@ def test_ragged_and_truncated_rows_exit_3_naming_the_file(spark, tmp_path, capsy
 @pytest.mark.parametrize("cell", ["1_000", "abc", "inf"])
 def test_a_compared_cell_that_is_not_a_number_exits_3(spark, tmp_path, cell):
     path = write(tmp_path, HEADER + f"A,1,1,s,1\nB,2,2,s,{cell}\nA,3,3,t,2\nB,4,4,t,3\n")
-    with pytest.raises(EventError, match="x") as ref:
+    with pytest.raises(EventError, match=f"non-numeric value '{cell}'") as ref:
         cepkit.run(KEYED, str(path))
-    for text in (KEYED, SLICED):
-        with pytest.raises(EventError, match="non-numeric") as got:
+    assert (ref.value.row, ref.value.column) == (2, "x")
+    for text in (KEYED, SLICED):  # the task names the event by its id (its row is not known there)
+        with pytest.raises(EventError, match=f"column 'x': event id 2: non-numeric value '{cell}'"):
             run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
-        assert got.value.column == ref.value.column == "x" or f"'{cell}'" in str(got.value)
 
 
 @pytest.mark.parametrize("ts, why", [("99999999999999999999999999999999", "decimal"), ("2.5", "double")])
