@@ -106,8 +106,14 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
     df, text_cols = S.read(spark, events, fmt, columns)
     S.check_columns(events, df.columns, need)
-    tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
-    id_is_int = _id_is_int(df, columns.id)
+    try:
+        tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
+        id_is_int = _id_is_int(df, columns.id)
+    except EventError:
+        if _first_action(events, lambda: df.limit(1).count()):
+            raise
+        # a header-only CSV (Spark infers text): no events, 0 matches, as the readers (semantics RD-9)
+        tick, ns_per_tick, is_datetime, id_is_int = F.lit(None).cast("long"), 1, False, False
     # as the readers: the type column when there is one, else the default type
     type_col = columns.type if columns.type is not None and columns.type in df.columns else None
     if type_col is None and columns.default_type is None:
@@ -135,6 +141,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     else:
         types = [columns.default_type]
     type_names = tuple(types)
+    if n == 0:  # no events: no type or window to bind (semantics RD-9)
+        schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
+        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
+        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
     stream_unit = "ns" if is_datetime else ts_unit
     for c in q.pattern.components:  # typos in type names and window units are query errors, found here
         resolve_type(c.event_type, type_names, c.pos)
@@ -150,9 +160,6 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism
-    if n == 0:
-        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
-        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
     udf = udf or "arrow"

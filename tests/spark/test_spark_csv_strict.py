@@ -134,3 +134,13 @@ def test_parquet_infinite_float_exits_3_as_in_the_reference(spark, tmp_path):
         cepkit.run(KEYED, str(path))
     with pytest.raises(EventError, match="inf"):
         run_job(KEYED, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
+
+
+def test_header_only_csv_gives_no_matches_as_the_reference(spark, tmp_path):
+    """No rows: Spark infers text for every column, yet there is no event to refuse (semantics RD-9)."""
+    path = write(tmp_path, HEADER)
+    text = KEYED.replace("WITHIN 10", "WITHIN 10 seconds")
+    assert list(cepkit.run(text, str(path))) == []
+    summary = run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
+    assert (summary.events, summary.matches) == (0, 0)
+    assert pd.read_parquet(tmp_path / "out").empty
