@@ -6,8 +6,9 @@ import time
 from dataclasses import dataclass
 
 from reference import registry
-from reference.binding import resolve_type, window_bound
+from reference.binding import attribute_uses, resolve_type, window_bound
 from reference.errors import EventError, QueryError
+from reference.numbers_text import NULL_WORDS
 from reference.language import parse
 from spark_jobs import commit as C
 from spark_jobs import plan as P
@@ -103,10 +104,16 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         recovered = tuple(C.recover(out_dir, C.HadoopFS(spark)))
     from pyspark.sql import functions as F
 
-    df = S.read(spark, events, fmt)
+    df, text_cols = S.read(spark, events, fmt, columns)
     S.check_columns(events, df.columns, need)
-    tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
-    id_is_int = _id_is_int(df, columns.id)
+    try:
+        tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
+        id_is_int = _id_is_int(df, columns.id)
+    except EventError:
+        if _first_action(events, lambda: df.limit(1).count()):
+            raise
+        # a header-only CSV (Spark infers text): no events, 0 matches, as the readers (semantics RD-9)
+        tick, ns_per_tick, is_datetime, id_is_int = F.lit(None).cast("long"), 1, False, False
     # as the readers: the type column when there is one, else the default type
     type_col = columns.type if columns.type is not None and columns.type in df.columns else None
     if type_col is None and columns.default_type is None:
@@ -118,7 +125,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             F.count_distinct(columns.id).alias("n_distinct"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
     if type_col is not None:
         aggs += [F.count(type_col).alias("n_type"), F.collect_set(F.trim(F.col(type_col).cast("string"))).alias("types")]
-    stats = df.agg(*aggs).collect()[0]
+    stats = _first_action(events, lambda: df.agg(*aggs).collect()[0])  # a malformed CSV row fails it
     n = stats["n"]
     if stats["n_ts"] < n:
         raise EventError(f"'{events}': missing timestamp ({n - stats['n_ts']} rows)", column=columns.ts)
@@ -134,31 +141,38 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     else:
         types = [columns.default_type]
     type_names = tuple(types)
+    if n == 0:  # no events: no type or window to bind (semantics RD-9)
+        schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
+        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
+        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
     stream_unit = "ns" if is_datetime else ts_unit
     for c in q.pattern.components:  # typos in type names and window units are query errors, found here
         resolve_type(c.event_type, type_names, c.pos)
     window_bound(q.window, stream_unit)
 
+    used = [c for c in text_cols if c in attribute_uses(q)]
+    text_forms = _text_forms(events, df, tuple(used)) if used and n else ()
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
-                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int,
+                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, text_cols=text_cols,
+                     text_forms=text_forms,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism
-    if n == 0:
-        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
-        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
     udf = udf or "arrow"
     if keyed:
-        spec = T.TaskSpec(group_cols=keys, **spec_args)
+        # a key read as text is grouped by _key_group (events equal in the key stay together)
+        keyed_df = df.withColumns({T.KEY_COL + str(i): _key_group(k) for i, k in enumerate(keys) if k in text_cols})
+        group_cols = tuple(T.KEY_COL + str(i) if k in text_cols else k for i, k in enumerate(keys))
+        spec = T.TaskSpec(group_cols=group_cols, **spec_args)
         nparts = partitions or max(parallelism, 1)
         if udf == "pandas":
-            out = df.groupBy(*keys).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
         else:
-            out = (df.repartition(nparts, *keys).sortWithinPartitions(*keys, columns.ts, columns.id)
+            out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
                    .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
@@ -185,6 +199,39 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     matches = _write(out, out_dir)
     t2 = time.perf_counter()
     return Summary(n, matches, plan_text, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+
+
+def _first_action(events: str, action):
+    """action(), with Spark's failure on a malformed CSV row as an EventError."""
+    try:
+        return action()
+    except Exception as exc:
+        found = S.malformed_csv(events, exc)
+        if found is not None:
+            raise found from None
+        raise
+
+
+def _text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The form each CSV text column the query reads has over the whole file (tasks.combine_forms)."""
+    rows = _first_action(events, lambda: df.select(*used).mapInArrow(T.call(T.chunk_forms, used), T.FORM_SCHEMA)
+                         .collect())
+    return tuple((c, T.combine_forms((r["form"], r["nulls"], r["big"]) for r in rows if r["col"] == c))
+                 for c in used)
+
+
+def _key_group(col: str):
+    """The Spark group of a key column read as CSV text: a coarsening of the engine's equality on whatever
+    form `text_column` gives the column (cells with the same value share a group; different values may too).
+    Null words are null, whitespace is dropped, numbers are grouped by their nearest double (+0.0 makes -0
+    and 0 one group), other text by its lower case."""
+    from pyspark.sql import functions as F
+
+    squeezed = F.regexp_replace(F.col(f"`{col}`"), r"(?U)[\s\x1c-\x1f]", "")
+    lowered = F.lower(squeezed)
+    number = squeezed.try_cast("double") + F.lit(0.0)
+    return (F.when(squeezed.isNull() | lowered.isin(*sorted({w.lower() for w in NULL_WORDS})), F.lit(None))
+            .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
 def _write(out, out_dir: str) -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -100,14 +101,51 @@ def local_columns(path: str, fmt: str) -> list[str] | None:
         raise EventError(f"cannot read '{path}' as Parquet: {exc}") from None
 
 
-def read(spark, path: str, fmt: str):
-    """A Spark DataFrame over the events (CSV: header row, types inferred)."""
+def read(spark, path: str, fmt: str, cols: Columns = Columns()):
+    """A Spark DataFrame over the events, and the columns the tasks type from text.
+
+    CSV: the timestamp, id and type columns keep the types Spark infers (the plan needs long or datetime
+    timestamps); every other column is read as text and typed inside the task by the readers' one rule
+    (`reference.typed_columns.text_column`). Mode FAILFAST, without CSV column pruning: a row with more or
+    fewer cells than the header fails the first action that reads the file (`malformed_csv` turns that into
+    an EventError)."""
     from pyspark.errors import AnalysisException
+    from pyspark.sql import types as ST
 
     try:
-        if fmt == "csv":
-            return (spark.read.option("header", True).option("inferSchema", True)
-                    .option("ignoreLeadingWhiteSpace", True).option("nullValue", "").csv(path))
-        return spark.read.parquet(path)
+        if fmt != "csv":
+            return spark.read.parquet(path), ()
+        # every row's cells are counted only when every column is parsed (a session setting)
+        spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
+        inferred = csv_reader(spark).option("inferSchema", True).csv(path).schema
+        typed = {cols.ts, cols.id, cols.type}
+        schema = ST.StructType([f if f.name in typed else ST.StructField(f.name, ST.StringType())
+                                for f in inferred.fields])
+        df = csv_reader(spark).schema(schema).csv(path)
+        return df, tuple(f.name for f in schema.fields if f.name not in typed)
     except AnalysisException as exc:
         raise EventError(f"cannot read '{path}': {str(exc).splitlines()[0]}") from None
+
+
+def csv_reader(spark):
+    """Spark's CSV reader with the options that make it read cells as pyarrow does for the readers: a header
+    row, quotes doubled inside quoted cells, leading spaces dropped, an empty cell null, every row as long as
+    the header."""
+    return (spark.read.option("header", True).option("mode", "FAILFAST").option("escape", '"')
+            .option("ignoreLeadingWhiteSpace", True).option("nullValue", ""))
+
+
+_MALFORMED = re.compile(r"Malformed CSV record: (.*?)(?: SQLSTATE|\n|$)")
+
+
+def malformed_csv(path: str, exc: BaseException) -> EventError | None:
+    """The EventError for Spark's failure on a malformed CSV row (FAILFAST), naming the file and the row's
+    text (Spark does not give its number); None for any other failure."""
+    text = str(exc)
+    if "MALFORMED_CSV_RECORD" not in text and "MALFORMED_RECORD_IN_PARSING" not in text:
+        return None
+    found = _MALFORMED.search(text)
+    shown = found.group(1) if found else "(Spark does not show it)"
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return EventError(f"'{path}': a row does not have the header's number of cells, or a timestamp, id or type "
+                      f"cell does not read as its column's type: {shown!r} (a short, long or cut-off row)")

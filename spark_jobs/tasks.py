@@ -12,15 +12,19 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch
-from reference.readers import from_arrow, from_pandas
+from reference.events import EventBatch, exact
+from reference.numbers_text import NULL_WORDS
+from reference.readers import from_arrow, from_columns, from_pandas
+from reference.typed_columns import text_column
 from reference.match import Match, json_safe, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
 TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
-INTERNAL = (SLICE_COL, TICK_COL)
+KEY_COL = "__cepkit_key"       # KEY_COL + str(k): the group of key column k read as text (key plan)
+INTERNAL = "__cepkit_"         # the prefix of the columns above, dropped before the events are read
 # An error raised inside a task crosses Spark as text; the driver finds it between these markers.
 _ERROR_RE = re.compile(r"<<cepkit:(\w+):(.*?):cepkit>>", re.S)
 
@@ -42,6 +46,8 @@ class TaskSpec:
     variables: tuple[str, ...]
     returns: tuple[str, ...]
     id_is_int: bool
+    text_cols: tuple[str, ...] = ()      # attribute columns that arrive as CSV text, typed in the task
+    text_forms: tuple[tuple[str, str], ...] = ()  # (column, form over the whole file) of those the query reads
     slice_length: int | None = None      # slice plan: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
     slice_t_min: int | None = None
     fail_once_marker: str | None = None  # tests: the first task to create this file fails once
@@ -173,7 +179,7 @@ class GroupRunner:
     def feed(self, rows: pa.Table | pd.DataFrame) -> None:
         """Feed the next rows of the group (an Arrow table, or a pandas frame from applyInPandas)."""
         spec = self.spec
-        internal = [c for c in INTERNAL if c in _names(rows)]
+        internal = [c for c in _names(rows) if c.startswith(INTERNAL)]
         if spec.slice_length is not None:
             self.ticks.append(np.asarray(rows[TICK_COL]) if isinstance(rows, pd.DataFrame)
                               else rows.column(TICK_COL).to_numpy())
@@ -188,10 +194,13 @@ class GroupRunner:
 
     def _batch(self, events: pa.Table | pd.DataFrame) -> EventBatch:
         spec = self.spec
-        read = from_pandas if isinstance(events, pd.DataFrame) else from_arrow
+        read = _typed_text if spec.text_cols else from_pandas if isinstance(events, pd.DataFrame) else from_arrow
+        kw = dict(type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col, ts_unit=spec.ts_unit,
+                  default_type=spec.default_type)
+        if spec.text_cols:
+            kw["text_cols"], kw["forms"] = spec.text_cols, dict(spec.text_forms)
         try:
-            batch = read(events, type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col,
-                         ts_unit=spec.ts_unit, default_type=spec.default_type)
+            batch = read(events, **kw)
         except EventError as exc:
             raise _name_event(exc, events, spec.id_col) from None
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
@@ -221,6 +230,93 @@ class GroupRunner:
         first = np.minimum.reduceat(where, np.cumsum([0] + sizes[:-1]))
         inside = (ticks[first] >= lo) & (ticks[first] < hi)
         return [m for m, k in zip(matches, inside) if k]
+
+
+def _typed_text(events: pa.Table | pd.DataFrame, *, text_cols: tuple[str, ...], forms: dict[str, str],
+                **kw: Any) -> EventBatch:
+    """The events of a CSV file: the columns in `text_cols` arrive as text (null for an empty cell) and are
+    typed by the readers' rule (`text_column`) in the form the whole file's column has (`forms`, see
+    `combine_forms`); the others (timestamp, id, type) as Spark read them."""
+    table = events if isinstance(events, pa.Table) else pa.Table.from_pandas(events, preserve_index=False)
+    text = set(text_cols)
+    columns = {}
+    for name in table.column_names:
+        col = table.column(name)
+        if name in text:
+            cells = _cells(col)
+            columns[name] = conform(text_column(cells), cells, forms.get(name))
+        else:
+            columns[name] = col.to_numpy()
+    return from_columns(columns, table.num_rows, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# A text column's form over the whole file. `text_column` chooses a column's form (int64, float64, exact
+# objects, bool or text) from all its cells; a task sees only some, so the driver first collects each
+# chunk's form (`chunk_forms`), combines them as `text_column` would have (`combine_forms`), and every task
+# brings its chunk to that form (`conform`).
+
+FORM_SCHEMA = "col string, form string, nulls boolean, big boolean"
+_SAFE = 2**53
+_NULL_WORDS = pa.array(sorted(NULL_WORDS), type=pa.string())
+
+
+def _cells(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    cells = pc.fill_null(col.cast(pa.string()), "")
+    return cells.combine_chunks() if isinstance(cells, pa.ChunkedArray) else cells
+
+
+def form_of(values: np.ndarray) -> tuple[str, bool, bool]:
+    """(form, has nulls, holds an integer float64 cannot) of a `text_column` result."""
+    if values.dtype == np.int64:
+        return "int64", False, bool(len(values)) and int(np.abs(values).max()) > _SAFE
+    if values.dtype == np.float64:
+        nulls = bool(np.isnan(values).any())
+        return ("null" if nulls and np.isnan(values).all() else "float64"), nulls, False
+    if values.dtype == bool:
+        return "bool", False, False
+    first = next((v for v in values if v is not None), None)
+    kind = "text" if isinstance(first, str) else "bool" if isinstance(first, bool) else "object"
+    return kind, any(v is None for v in values), False
+
+
+def chunk_forms(cols: tuple[str, ...], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: one row (column, form, nulls, big) per column and batch."""
+    for rb in batches:
+        rows = [(c, *form_of(text_column(_cells(rb.column(c))))) for c in cols]
+        yield pa.RecordBatch.from_pylist([dict(zip(("col", "form", "nulls", "big"), r)) for r in rows])
+
+
+def combine_forms(rows: Iterable[tuple[str, bool, bool]]) -> str:
+    """The form `text_column` gives a whole column from its chunks' (form, nulls, big)."""
+    rows = list(rows)
+    forms = {f for f, _, _ in rows} - {"null"}
+    nulls = any(n for _, n, _ in rows) or any(f == "null" for f, _, _ in rows)
+    if not forms:
+        return "null"
+    if "text" in forms or ("bool" in forms and len(forms) > 1):
+        return "text"
+    if forms == {"bool"}:
+        return "text" if nulls else "bool"  # text_column reads true/false with a null cell as text
+    if forms == {"int64"} and not nulls:
+        return "int64"
+    return "object" if "object" in forms or any(b for _, _, b in rows) else "float64"
+
+
+def conform(values: np.ndarray, cells: pa.Array, form: str | None) -> np.ndarray:
+    """A chunk's `text_column` result in the whole column's form (None: as it is)."""
+    mine = form_of(values)[0]
+    if form is None or form == mine or form in ("null", "int64", "bool") or mine == "null" and form == "float64":
+        return values
+    if form == "text":  # as text_column's text: leading spaces dropped, null words None
+        null = pc.is_in(pc.utf8_trim_whitespace(cells), value_set=_NULL_WORDS)
+        return pc.if_else(null, pa.scalar(None, pa.string()), pc.utf8_ltrim(cells, characters=" ")) \
+            .to_numpy(zero_copy_only=False).astype(object, copy=False)
+    if form == "float64":  # an int64 chunk of a float64 column: every value within 2**53
+        return values.astype(np.float64)
+    out = np.empty(len(values), dtype=object)  # form "object": exact ints and Fractions, None for null
+    out[:] = [exact(v) for v in values]
+    return out
 
 
 def _names(rows: pa.Table | pd.DataFrame) -> list[str]:
