@@ -106,12 +106,12 @@ def _guard(seconds: float, memory_mb: float):
 
 
 def _where(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if "/site-packages/" not in f.filename and "/lib/python" not in f.filename] or frames
-    f = ours[-1]
-    path = f.filename
+    """The innermost frame of the project's code (cepkit, reference, optimized, gpu) the exception rose in."""
     root = str(Path(__file__).resolve().parents[2]) + os.sep
-    return f"{path[len(root):] if path.startswith(root) else Path(path).name}:{f.lineno} in {f.name}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if f.filename.startswith(root) and not f.filename.startswith(root + "tests")]
+    f = (ours or frames)[-1]
+    return f"{f.filename[len(root):] if f.filename.startswith(root) else Path(f.filename).name}:{f.lineno} in {f.name}"
 
 
 def named(code: int, stderr: str, query: str, options: list[str], argv: list[str] = ()) -> bool:

@@ -293,7 +293,9 @@ def option_cases(draw, lang: str) -> Case:
             args.append(draw(st.sampled_from(FLAGS)))
             continue
         opt = draw(st.sampled_from(sorted(o for o in OPTION_VALUES if o in known and o not in args)))
-        args += [opt, draw(st.sampled_from(OPTION_VALUES[opt]))]
+        wrong = sorted(INVALID.get(opt, ()))
+        pool = wrong if wrong and draw(st.booleans()) else OPTION_VALUES[opt]
+        args += [opt, draw(st.sampled_from(pool))]
     return Case(lang, seed.query.encode(), "events.csv", serialize(seed.events, "csv"), tuple(args),
                 f"{seed.name}: options {' '.join(args[len(seed.args):])}", seed)
 
