@@ -1,8 +1,13 @@
-"""Write the curated reproducers (one per failure class seen on ee32f73) under tests/fuzz/reproducers/."""
-import gzip, json, shutil
+"""Write the curated reproducers under tests/fuzz/reproducers/: one folder per failure class the fuzzing
+found on ee32f73 (before the fixes of issue 14), each the smallest input showing it, with case.json saying
+what was wrong and what a fixed cepkit must do. `python -m tests.fuzz.reproducers_make` rewrites them;
+`python -m tests.fuzz.run --replay tests/fuzz/reproducers` reruns them."""
+import gzip
+import json
+import shutil
 from pathlib import Path
 
-ROOT = Path("/work/wt/fuzz")
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests/fuzz/reproducers"
 ex = ROOT / "examples"
 Q3 = (ex / "query3.sase").read_text()
