@@ -37,9 +37,8 @@ class Seed:
     matches: int = field(default=0, compare=False)     # output lines of the valid run
     output: str = field(default="", compare=False)     # its standard output
 
-    @property
-    def query_name(self) -> str:
-        return "query" + SUFFIX[self.lang]
+    def __repr__(self) -> str:
+        return f"Seed({self.lang} {self.name})"
 
 
 def cell(text: str) -> Any:

@@ -78,6 +78,9 @@ class Case:
     how: str                         # the mutations, for reports
     seed: Seed | None = None
 
+    def __repr__(self) -> str:
+        return f"Case({self.lang}: {self.how}; query {len(self.query)} B, {self.events_name} {len(self.events)} B)"
+
 
 # ---------------------------------------------------------------- queries
 
