@@ -169,12 +169,10 @@ def run_cli(argv: list[str], query: str = "", timeout: float = TIME_LIMIT_S,
 
 
 def run_case(lang: str, query: bytes, events_name: str, events: bytes, args: tuple[str, ...] = (),
-             query_name: str | None = None, keep: Path | None = None, **limits: float) -> Outcome:
-    """Write the query and the events into a temporary folder (or `keep`) and run `cepkit run` on them."""
+             **limits: float) -> Outcome:
+    """Write the query and the events into a temporary folder and run `cepkit run` on them."""
     with tempfile.TemporaryDirectory(prefix="cepkit-fuzz-") as tmp:
-        folder = keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        qpath, epath = folder / (query_name or "query" + SUFFIX[lang]), folder / events_name
+        qpath, epath = Path(tmp) / ("query" + SUFFIX[lang]), Path(tmp) / events_name
         qpath.write_bytes(query)
         epath.write_bytes(events)
         argv = ["run", str(qpath), str(epath), "--no-progress", *args]

@@ -16,6 +16,10 @@ class Raw(str):
     """A cell written verbatim: JSON text in JSON lines (`1e309`, `[1]`, `true`), the bare text in CSV."""
 
 
+class Line(str):
+    """A whole JSON-lines line written verbatim (an array, a number, a cut object): the row's first cell."""
+
+
 class Missing:
     """A cell left out: a short CSV row, a JSON object without the key."""
 
@@ -39,6 +43,9 @@ def to_csv(t: Table) -> bytes:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(t.header)
     for row in t.rows:
+        if row and isinstance(row[0], Line):
+            buf.write(row[0] + "\n")
+            continue
         w.writerow([_csv_text(v) for v in row if v is not MISSING])
     return buf.getvalue().encode("utf-8", "surrogateescape")
 
@@ -52,7 +59,7 @@ def _json_value(v: Any) -> str:
 def to_jsonl(t: Table) -> bytes:
     lines = []
     for row in t.rows:
-        if len(row) == 1 and isinstance(row[0], Raw) and t.header == ("<line>",):
+        if row and isinstance(row[0], Line):
             lines.append(str(row[0]))
             continue
         items = [f"{json.dumps(k)}: {_json_value(v)}" for k, v in zip(t.header, row) if v is not MISSING]
@@ -66,6 +73,7 @@ def to_parquet(t: Table) -> bytes:
     import pyarrow.parquet as pq
 
     columns = {}
+    t = Table(t.header, tuple(r for r in t.rows if not (r and isinstance(r[0], Line))))
     for i, name in enumerate(t.header):
         values = [None if r[i] is MISSING else (str(r[i]) if isinstance(r[i], Raw) else r[i])
                   for r in t.rows if i < len(r)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
 
-from tests.fuzz.driver import Outcome, run_cli
+from tests.fuzz.driver import ROW_OR_COLUMN, Outcome, run_cli
 from tests.fuzz.properties import not_json, refused, usage_refused, well_handled
 from tests.fuzz.seeds import LANGS, SUFFIX
 from tests.fuzz.strategies import Case, changed_cases, event_cases, option_cases, query_cases
@@ -36,6 +37,7 @@ class Tally:
         self.kinds: Counter = Counter()
         self.failures: Counter = Counter()
         self.first: dict[str, tuple[Case, Outcome]] = {}
+        self.file_only: Counter = Counter()     # exit 3 messages naming neither a row nor a column
         self.seconds = 0.0
 
     def add(self, group: str, case: Case, out: Outcome, problem: str | None) -> None:
@@ -44,6 +46,9 @@ class Tally:
         self.exits[out.code if out.code is not None else out.kind] += 1
         self.kinds[out.kind] += 1
         self.seconds += out.seconds
+        if out.code == 3 and not ROW_OR_COLUMN.search(out.stderr):
+            text = out.stderr.strip().splitlines()[-1].split(": ", 2)[-1] if out.stderr.strip() else ""
+            self.file_only[re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'…'", text))[:100]] += 1
         if problem is not None:
             self.failures[problem] += 1
             old = self.first.get(problem)
@@ -68,7 +73,11 @@ def fuzz(total: int, seed: int, langs: list[str], kinds: list[str]) -> Tally:
             tally.add(f"{lang} {kind}", case, out, problem)
 
         start = time.monotonic()
-        one()
+        try:
+            one()
+        except KeyboardInterrupt:
+            print("  interrupted: the counts below are those of the inputs run so far", flush=True)
+            break
         print(f"  {lang:8} {kind:8} {tally.inputs[f'{lang} {kind}']:6} inputs {time.monotonic() - start:7.1f} s",
               flush=True)
     return tally
@@ -106,6 +115,10 @@ def report(t: Tally, wall: float) -> int:
         head = problem.split(" ")[0] if not problem.startswith(("silently", "changed", "output")) else \
             problem.split(" (")[0]
         groups[head] += n
+    if t.file_only:
+        print(f"exit 3 naming only the file ({sum(t.file_only.values())}; accepted, listed for review):")
+        for text, n in t.file_only.most_common(8):
+            print(f"  {n:5}  {text}")
     print("failures: " + (", ".join(f"{k} {v}" for k, v in sorted(groups.items())) or "none"))
     for problem, n in t.failures.most_common():
         case, out = t.first[problem]

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.fuzz.formats import FORMATS, MISSING, Raw, serialize
+from tests.fuzz.formats import FORMATS, MISSING, Line, Raw, serialize
 from tests.fuzz.seeds import LANGS, Seed, Table, seeds_for
 
 TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
@@ -185,7 +185,7 @@ def mutated_table(draw, t: Table, fmt: str) -> tuple[Table, list[str]]:
             t = _set(t, r, c, Raw(draw(st.sampled_from(JSON_KINDS))))
         elif op == "json-line":
             rows = list(t.rows)
-            rows.insert(r, (Raw(draw(st.sampled_from(JSON_LINES))),) + (MISSING,) * (len(t.header) - 1))
+            rows.insert(r, (Line(draw(st.sampled_from(JSON_LINES))),) + (MISSING,) * (len(t.header) - 1))
             t = Table(t.header, tuple(rows))
         elif op == "ragged":
             t = _set(t, r, c, MISSING)
