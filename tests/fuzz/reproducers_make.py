@@ -23,8 +23,8 @@ ANY = [0, 2, 3, 4]
 cases = []
 
 
-def add(name, lang, query, events_name, events, defect, expect, args=(), unchanged=None):
-    cases.append((name, lang, query, events_name, events, defect, expect, list(args), unchanged))
+def add(name, lang, query, events_name, events, defect, expect, args=(), unchanged=None, timeout_s=None):
+    cases.append((name, lang, query, events_name, events, defect, expect, list(args), unchanged, timeout_s))
 
 
 def csv_rows(text, f):
@@ -35,6 +35,8 @@ def csv_rows(text, f):
 # --- tracebacks
 add("query-not-utf8", "sase", Q3.encode().replace(b"gradually", b"gradu\xe4lly"), "events.csv", FIG3,
     "traceback UnicodeDecodeError: a query file that is not UTF-8", {"exit": [2]})
+add("afa-not-utf8", "afa", Q1.encode().replace(b"Q1 (spec", b"Q1 (sp\xe9c"), "events.csv", Q1EV,
+    "traceback UnicodeDecodeError (reference/afa/afafile.py load_afa): an AFA file that is not UTF-8", {"exit": [2]})
 add("nesting-sql-pattern", "sql", f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN ({'(' * 600}A B{')' * 600}) "
     "DEFINE A AS price > 1, B AS price < 9)\n", "events.csv", TICKER,
     "traceback RecursionError: SQL pattern parentheses 600 deep", {"exit": [2]})
@@ -64,11 +66,23 @@ add("jsonl-array-in-number", "sql", VSHAPE, "events.jsonl",
     "".join(json.dumps({"symbol": s, "ts": int(t), "price": int(p)}) + "\n"
             for s, t, p in (l.split(",") for l in TICKER.splitlines()[1:])).replace('"price": 8}', '"price": [1]}', 1),
     "traceback TypeError (compare_values): a JSON array in a numeric attribute", {"exit": [3]})
+add("jsonl-array-in-aggregate", "sql", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES SUM(A.price) AS s "
+    "PATTERN (A+) DEFINE A AS SUM(A.price) < 100)\n", "events.jsonl",
+    '{"ts": 1, "price": 10}\n{"ts": 2, "price": [1]}\n{"ts": 3, "price": 5}\n',
+    "traceback TypeError (reference/sql/exprs.py aggregate): a JSON array in an aggregated attribute", {"exit": [3]})
+add("jsonl-object-in-partition", "tpstream", "FROM s PARTITION BY car DEFINE A AS x > 0, B AS y > 0 "
+    "PATTERN A before B WITHIN 100\n", "events.jsonl",
+    "".join(json.dumps({"ts": t, "car": c, "x": x, "y": y}) + "\n" for t, c, x, y in
+            [(1, 1, 1, 0), (2, 1, 0, 0), (3, 1, 0, 1), (4, 2, 0, 0)]).replace('"car": 2', '"car": {"v": 1}'),
+    "traceback TypeError (reference/tpstream/bind.py partitions): a JSON object in a partition attribute",
+    {"exit": [3]})
+add("afa-ts-unit-fortnight", "afa", Q1, "events.csv", Q1EV,
+    "exit 0 for --ts-unit fortnight on an AFA query (a usage error: exit 2)", {"exit": [2]}, ["--ts-unit", "fortnight"])
 add("inf-averaged", "sase", Q3, "events.csv", FIG3.replace("Goog,120,999", "Goog,inf,999"),
     "traceback TypeError (Fraction): inf in an averaged attribute", {"exit": ANY})
 add("optimized-huge-window", "sase", "PATTERN SEQ(Stock a, Stock b) WHERE b.price > a.price WITHIN 1000000 days\n",
     "events.csv", FIG3, "traceback OverflowError: the optimized engine, a window of 2^63 ticks or more",
-    {"exit": [0, 2]}, ["--engine", "optimized"])
+    {"exit": [0, 2]}, ["--engine", "optimized"], timeout_s=300)
 add("sigma-division", "afa", Q1, "events.csv", Q1EV, "traceback ZeroDivisionError: --sigma 1/0", {"exit": [2]},
     ["--flavor", "cleanse", "--sigma", "1/0"])
 # --- exit codes and messages
@@ -140,13 +154,15 @@ add("sase1-no-within", "sase1", "PATTERN SEQ(stock+ a[], stock b) WHERE skip-til
 
 if OUT.exists():
     shutil.rmtree(OUT)
-for i, (name, lang, query, ev_name, events, defect, expect, args, unchanged) in enumerate(cases, 1):
+for i, (name, lang, query, ev_name, events, defect, expect, args, unchanged, timeout_s) in enumerate(cases, 1):
     d = OUT / f"{i:02d}-{name}"
     d.mkdir(parents=True)
     (d / f"query{SUF[lang]}").write_bytes(query if isinstance(query, bytes) else query.encode())
     (d / ev_name).write_bytes(events if isinstance(events, bytes) else events.encode())
     c = {"lang": lang, "query": f"query{SUF[lang]}", "events": ev_name, "args": args, "defect": defect,
          "expect": expect}
+    if timeout_s is not None:   # the optimized engine compiles (Numba) once it accepts the query
+        c["timeout_s"] = timeout_s
     if unchanged is not None:
         c["unchanged"] = "unchanged" + ev_name[len("events"):]
         (d / c["unchanged"]).write_text(unchanged)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
 
-from tests.fuzz.driver import ROW_OR_COLUMN, Outcome, run_cli
+from tests.fuzz.driver import ROW_OR_COLUMN, TIME_LIMIT_S, Outcome, run_cli
 from tests.fuzz.properties import not_json, refused, usage_refused, well_handled
 from tests.fuzz.seeds import LANGS, SUFFIX
 from tests.fuzz.strategies import Case, changed_cases, event_cases, option_cases, query_cases
@@ -60,9 +60,11 @@ def fuzz(total: int, seed: int, langs: list[str], kinds: list[str]) -> Tally:
     tally = Tally()
     weights = {(lang, k): KINDS[k][2] for lang in langs for k in kinds}
     unit = total / sum(weights.values())
+    done = 0.0
     for (lang, kind), w in weights.items():
         strategy, prop, _ = KINDS[kind]
-        n = max(1, round(unit * w))
+        n = max(1, round(done + unit * w) - round(done))   # the counts add up to `total`
+        done += unit * w
 
         @hyp_seed(seed)
         @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
@@ -126,9 +128,10 @@ def report(t: Tally, wall: float) -> int:
     return 1 if t.failures else 0
 
 
-def _run_saved(d: Path, c: dict, events: str) -> Outcome:
+def run_saved(d: Path, c: dict, events: str) -> Outcome:
     query = (d / c["query"]).read_bytes().decode("utf-8", "replace")
-    return run_cli(["run", str(d / c["query"]), str(d / events), "--no-progress", *c["args"]], query)
+    return run_cli(["run", str(d / c["query"]), str(d / events), "--no-progress", *c["args"]], query,
+                   timeout=c.get("timeout_s", TIME_LIMIT_S))
 
 
 def holds(d: Path, c: dict, out: Outcome) -> bool:
@@ -148,7 +151,7 @@ def holds(d: Path, c: dict, out: Outcome) -> bool:
     if out.code == 0 and e.get("or_stdout_contains"):
         return e["or_stdout_contains"] in out.stdout
     if out.code == 0 and e.get("or_unchanged") and c.get("unchanged"):
-        base = _run_saved(d, c, c["unchanged"])
+        base = run_saved(d, c, c["unchanged"])
         return base.code == 0 and base.stdout == out.stdout
     return False
 
@@ -158,7 +161,7 @@ def replay(folder: Path) -> int:
     bad = 0
     for case_file in sorted(folder.glob("*/case.json")):
         c = json.loads(case_file.read_text())
-        out = _run_saved(case_file.parent, c, c["events"])
+        out = run_saved(case_file.parent, c, c["events"])
         ok = holds(case_file.parent, c, out)
         bad += not ok
         last = out.stderr.strip().splitlines()[-1][:150] if out.stderr.strip() else ""
