@@ -135,6 +135,11 @@ add("afa-missing-column", "afa", Q1, "events.csv", csv_rows(Q1EV, lambda i, l: l
     "AFA accepts a missing attribute column (e.change) and returns no result", {"exit": [2, 3]})
 add("afa-text-in-number", "afa", Q1, "events.csv", Q1EV.replace("insert,1,9900,-100", "insert,1,9900,abc"),
     "AFA's own CSV reader takes text in a numeric column (exit 0, other output)", {"exit": [3]})
+add("afa-jsonl-gz", "afa", Q1, "events.jsonl.gz", gzip.compress("".join(
+    json.dumps({"kind": k, "le": int(le), "price": int(p) if p else None, "change": int(c) if c else None}) + "\n"
+    for k, le, p, c in (l.split(",") for l in Q1EV.splitlines()[1:])).encode(), mtime=0),
+    "AFA cannot read a valid .jsonl.gz (exit 3 'cannot tell the format'): one reader for all languages",
+    {"exit": [0]})
 add("jsonl-true-in-number", "sase", Q3, "events.jsonl",
     "".join(json.dumps(dict(zip(["id", "ts", "type", "symbol", "price", "volume"],
                                 l.split(",")[:4] + [int(x) for x in l.split(",")[4:]]))) + "\n"
