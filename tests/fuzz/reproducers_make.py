@@ -109,8 +109,10 @@ add("csv-1e309", "sase", Q3, "events.csv", FIG3.replace("Goog,100,1010", "Goog,1
 add("csv-1_000", "sase", Q3, "events.csv", FIG3.replace("Goog,100,1010", "Goog,100,1_010"),
     "1_000 in a numeric CSV cell silently becomes null: must be exit 3, or read as 1000",
     {"exit": [3], "or_unchanged": True}, unchanged=FIG3)
-add("csv-int-beyond-64-bits", "window", BIG, "events.csv", TRADES.replace("3,30,5000", "3,30,99999999999999999999999999999999"),
-    "the window engine reads a column with an integer beyond 64 bits as text (v > 1000 compares text; must be exact or refused)",
+add("csv-int-beyond-64-bits", "window", BIG, "events.csv",
+    TRADES.replace("3,30,5000", "3,30,99999999999999999999999999999999"),
+    "the window engine reads a column with an integer beyond 64 bits as text (v > 1000 compares text; must be "
+    "exact or refused)",
     {"exit": [3], "or_stdout_contains": '"v": 99999999999999999999999999999999}'})
 add("sase-int-beyond-64-bits", "sase", "PATTERN SEQ(S a, S b) WHERE b.v > a.v WITHIN 10\nRETURN a.v AS av, b.v AS bv\n",
     "events.csv", "id,ts,type,v\n1,1,S,1\n2,2,S,99999999999999999999999999999999\n",
@@ -145,7 +147,8 @@ add("jsonl-true-in-number", "sase", Q3, "events.jsonl",
                                 l.split(",")[:4] + [int(x) for x in l.split(",")[4:]]))) + "\n"
             for l in FIG3.splitlines()[1:]).replace('"volume": 1010', '"volume": true'),
     "a JSON true in a numeric attribute becomes null (exit 0, other matches)", {"exit": [3]})
-add("jsonl-nan-output", "window", BIG, "events.jsonl", '{"ts": 1, "p": 30, "v": 100}\n{"ts": 2, "p": Infinity, "v": 5}\n',
+add("jsonl-nan-output", "window", BIG, "events.jsonl",
+    '{"ts": 1, "p": 30, "v": 100}\n{"ts": 2, "p": Infinity, "v": 5}\n',
     "JSON-lines output writes bare Infinity / NaN, which is not JSON", {"exit": [0, 3], "strict_json": True})
 # --- resources
 add("kleene-any-match", "sase", "PATTERN SEQ(A+ a[ ], B b)\nWHERE skip_till_any_match(a[ ], b) { a[1].v > 0 }\n",

@@ -67,28 +67,32 @@ def table_from_records(records: list[dict[str, Any]]) -> Table:
 
 def _example_seeds() -> list[tuple[str, str, str, Table, tuple[str, ...]]]:
     ex = ROOT / "examples"
+
+    def csv_file(name: str) -> Table:
+        return table_from_csv((ex / name).read_text())
+
     jsonl = [json.loads(line) for line in (ex / "rfid.jsonl").read_text().splitlines() if line.strip()]
     out = [
-        ("query3", "sase", (ex / "query3.sase").read_text(), table_from_csv((ex / "fig3_stream.csv").read_text()), ()),
+        ("query3", "sase", (ex / "query3.sase").read_text(), csv_file("fig3_stream.csv"), ()),
         ("shoplifting", "sase", (ex / "shoplifting.sase").read_text(), table_from_records(jsonl), ("--ts-unit", "h")),
         ("rfid", "sase", (ex / "rfid/shoplifting.sase").read_text(),
-         table_from_csv((ex / "rfid/readings.csv").read_text()), ("--id-col", "none")),
-        ("stock1", "sase1", (ex / "sase1_stock.query").read_text(), table_from_csv((ex / "stocks.csv").read_text()), ()),
-        ("v_shape", "sql", (ex / "sql/v_shape.sql").read_text(), table_from_csv((ex / "sql/ticker.csv").read_text()), ()),
+         csv_file("rfid/readings.csv"), ("--id-col", "none")),
+        ("stock1", "sase1", (ex / "sase1_stock.query").read_text(), csv_file("stocks.csv"), ()),
+        ("v_shape", "sql", (ex / "sql/v_shape.sql").read_text(), csv_file("sql/ticker.csv"), ()),
         ("v_shape_rows", "sql", (ex / "sql/v_shape_all_rows.sql").read_text(),
-         table_from_csv((ex / "sql/ticker.csv").read_text()), ()),
-        ("insider", "sql", (ex / "sql/insider.sql").read_text(), table_from_csv((ex / "sql/trades.csv").read_text()), ()),
+         csv_file("sql/ticker.csv"), ()),
+        ("insider", "sql", (ex / "sql/insider.sql").read_text(), csv_file("sql/trades.csv"), ()),
         ("crimes", "sql", (ex / "sql/crimes_listing31.sql").read_text(),
-         table_from_csv((ex / "sql/crimes.csv").read_text()), ("--ts-unit", "min")),
+         csv_file("sql/crimes.csv"), ("--ts-unit", "min")),
         ("big_trades", "window", (ex / "sql/big_trades.win").read_text(),
-         table_from_csv((ex / "sql/trades.csv").read_text()), ()),
-        ("volume", "window", (ex / "sql/volume.win").read_text(), table_from_csv((ex / "sql/trades.csv").read_text()), ()),
+         csv_file("sql/trades.csv"), ()),
+        ("volume", "window", (ex / "sql/volume.win").read_text(), csv_file("sql/trades.csv"), ()),
         ("drivers", "tpstream", (ex / "tpstream/aggressive_drivers.tps").read_text(),
-         table_from_csv((ex / "tpstream/car_sensors.csv").read_text()), ("--ts-unit", "s")),
+         csv_file("tpstream/car_sensors.csv"), ("--ts-unit", "s")),
     ]
     for q in ("q1", "q2", "q3", "negative", "head_shoulders"):
         out.append((q, "afa", (ex / f"afa/{q}.afa.yaml").read_text(),
-                    table_from_csv((ex / f"afa/{q}.events.csv").read_text()), ()))
+                    csv_file(f"afa/{q}.events.csv"), ()))
     stocks = table_from_csv((ex / "stocks.csv").read_text(), 120)
     for i, q in enumerate(("PATTERN SEQ(stock a, stock b) WHERE [symbol] AND b.price > a.price + 1 WITHIN 3",
                            "PATTERN SEQ(stock a, !(stock c), stock b) WHERE strict-contiguity AND a.volume > 900 "
@@ -96,7 +100,7 @@ def _example_seeds() -> list[tuple[str, str, str, Table, tuple[str, ...]]]:
                            "PATTERN SEQ(stock+ a[], stock b) WHERE skip-till-next-match AND [symbol] AND "
                            "a[i].volume > a[i-1].volume AND b.volume < a[a.LEN].volume / 2 WITHIN 20")):
         out.append((f"stock1_{i}", "sase1", q + "\n", stocks, ()))
-    trades = table_from_csv((ex / "sql/trades.csv").read_text())
+    trades = csv_file("sql/trades.csv")
     for i, q in enumerate(("AGGREGATE min(v), max(v), count(v) OVER TIME 5 SLIDE 2",
                            "AGGREGATE sum(p), avg(p) OVER COUNT 4 SLIDE 1 SKIP EMPTY",
                            "FILTER WHERE p * 2 >= v / 10 AND NOT p = 30")):
