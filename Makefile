@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
 DEMO_EVENTS ?= 200000
 
-.PHONY: venv install demo test bench bench-pytest bench-gpu clean
+.PHONY: venv install demo test fuzz bench bench-pytest bench-gpu clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -29,6 +29,11 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# 10^4 generated inputs over every language (queries, event files, options, one-cell changes); prints the
+# counts and each distinct failure, exits 1 on any (docs/fuzzing.md). FUZZ_INPUTS=N for another size.
+fuzz: install
+	$(PY) -m tests.fuzz.run --inputs $${FUZZ_INPUTS:-10000}
 
 bench: install
 	$(VENV)/bin/asv machine --yes --machine local >/dev/null

@@ -1,0 +1,1 @@
+"""Fuzzing of `cepkit run`: generated and mutated queries, event files and options (docs/fuzzing.md)."""
