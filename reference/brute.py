@@ -9,7 +9,7 @@ component lies in its gap. Exponential: for tiny inputs and for checking the NFA
 from __future__ import annotations
 
 from reference.events import EventBatch
-from reference.errors import CepkitError
+from reference.errors import ResourceLimit
 from reference.language import ast as A
 from reference.match import Match
 from reference.nfab.compile import Formula, NFAb
@@ -20,8 +20,8 @@ Bindings = tuple[tuple[int, ...], ...]
 MAX_EVENTS = 200  # enumeration is exponential in the stream length
 
 
-class TooLarge(CepkitError):
-    """The brute-force engine was given more events than it can enumerate."""
+class TooLarge(ResourceLimit):
+    """The brute-force engine was given more events than it can enumerate (a resource limit: exit 4)."""
 
 
 class BruteForceProgram(NFAbProgram):

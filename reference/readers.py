@@ -521,14 +521,17 @@ _KINDS = {bool: "a boolean", int: "a number", float: "a number", Fraction: "a nu
 
 
 def _one_kind(values: list[Any], name: str) -> None:
-    """EventError at the first value whose JSON kind (number, text, boolean) differs from the column's first
-    non-null value: JSON says what each value is, so a column mixing kinds holds a value of the wrong kind."""
+    """EventError at the first value whose JSON kind (number, text, boolean) differs from the kind most of the
+    column's values have: JSON says what each value is, so a column mixing kinds holds a value of the wrong kind."""
     kinds = {type(v) for v in values}
     kinds.discard(type(None))
     if len({_KINDS.get(k) for k in kinds}) <= 1:
         return
-    first = next(v for v in values if v is not None)
-    want = _KINDS[type(first)]
+    counts: dict[str, int] = {}
+    for v in values:
+        if v is not None:
+            counts[_KINDS[type(v)]] = counts.get(_KINDS[type(v)], 0) + 1
+    want = max(counts, key=counts.get)  # the column's kind is what most of its values are
     i = next(i for i, v in enumerate(values) if v is not None and _KINDS[type(v)] != want)
     raise EventError(f"{_KINDS[type(values[i])]} value {values[i]!r:.40} in a column of {want.split()[-1]}s "
                      "(the values of a JSON attribute are all numbers, all text or all booleans)",

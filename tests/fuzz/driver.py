@@ -116,7 +116,8 @@ def _where(exc: BaseException) -> str:
 
 def named(code: int, stderr: str, query: str, options: list[str], argv: list[str] = ()) -> bool:
     """Whether the message names what is wrong: exit 2 a line and column, an option or an option's value
-    (quoted); exit 3 a row, line or column of the events, or the events file; exit 4 a pattern variable."""
+    (quoted); exit 3 a row, line or column of the events, or the events file; exit 4 a pattern variable, or the
+    bound that was met ("at most N events" of the brute-force engine)."""
     if code == 2:
         values = [v for k, v in zip(argv, argv[1:]) if k.startswith("--") and v]
         return (bool(LINE_COLUMN.search(stderr)) or any(o in options for o in OPTION.findall(stderr))
@@ -126,7 +127,7 @@ def named(code: int, stderr: str, query: str, options: list[str], argv: list[str
     if code == 4:
         idents = set(re.findall(r"[A-Za-z_]\w*", query))
         quoted = re.findall(r"['`\"]([A-Za-z_]\w*)['`\"]|variable\s+([A-Za-z_]\w*)", stderr)
-        return any(q in idents for pair in quoted for q in pair if q)
+        return any(q in idents for pair in quoted for q in pair if q) or bool(re.search(r"at most \d+ events", stderr))
     return False
 
 
