@@ -25,6 +25,13 @@ from reference.sql.program import glushkov as program_glushkov
 __all__ = ["AllMatches", "Glushkov", "Run", "glushkov"]
 
 
+def _most_common(labels: list) -> str:
+    counts: dict = {}
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    return max(counts, key=counts.get) if counts else "?"
+
+
 def glushkov(p: S.Pattern | Program) -> Glushkov:
     """The Glushkov automaton of a pattern (compiled here) or of its program."""
     return program_glushkov(p if isinstance(p, Program) else compile_pattern(p))
@@ -47,6 +54,9 @@ class AllMatches:
         self.subsets = subsets
         self.strategy = strategy
         self.within = within
+        # state(live, variable): told the live runs plus the matches held after each row (Budget.check_state)
+        self.state: Callable[[int, Callable[[], str]], None] | None = None
+        self._held = 0
 
     def _ok(self, rows: Sequence[Mapping], run: Run | None, q: int, r: int) -> bool:
         if run is not None and self.within is not None and not self.within(run.rows[0], r):
@@ -76,6 +86,7 @@ class AllMatches:
             if key not in seen:
                 seen.add(key)
                 found.append(key)
+                self._held = len(found)
         found.sort(key=lambda m: (m[0][-1], m[0][0], m[0], m[1]))
         return iter(found)
 
@@ -99,6 +110,8 @@ class AllMatches:
             else:
                 keep = [run for run in active if self.within is None or self.within(run.rows[0], r)]
                 active = keep + new
+            if self.state is not None:
+                self.state(len(active) + self._held, lambda: _most_common([g.labels[run.pos] for run in active]))
 
     def _next(self, rows: Sequence[Mapping]) -> Iterator[Run]:
         g = self.g

@@ -67,9 +67,9 @@ class SqlProgram(Program):
     engine_name = "reference"
     language = "sql"
 
-    def __init__(self, q: S.MatchRecognize, run_table: Callable[[S.MatchRecognize, list, list, Any], Any]):
+    def __init__(self, q: S.MatchRecognize, run_table: Callable[..., Any]):
         self.q = q
-        self.run_table = run_table          # (query, columns, rows, ts_unit) -> reference.sql.run.Table
+        self.run_table = run_table  # (query, columns, rows, ts_unit, state) -> reference.sql.run.Table
         self.columns: list[str] = []
         self.rows: list[dict] = []
         self.ts_unit: str | None = None
@@ -109,7 +109,7 @@ class SqlProgram(Program):
         return ()
 
     def _close(self):
-        table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit)
+        table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit, self.budget.check_state)
         self.columns, self.rows, self.n, self.ts_unit = [], [], 0, None   # the program may read a new stream
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
         return table_matches(table, self._layout, self.q)
@@ -120,11 +120,12 @@ class SqlEngine(Engine):
 
     name = "reference"
     language = "sql"
+    counts_state = True  # the VM's live threads at each row; ALL MATCHES: live runs plus the matches held
 
     def build(self, q: S.MatchRecognize) -> SqlProgram:
         from reference.sql.run import run_rows
 
-        return SqlProgram(q, lambda q, columns, rows, ts_unit: run_rows(q, columns, rows, ts_unit))
+        return SqlProgram(q, lambda q, columns, rows, ts_unit, state: run_rows(q, columns, rows, ts_unit, state=state))
 
 
 def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:

@@ -200,11 +200,12 @@ def within_check(q: S.MatchRecognize, ts_unit: str | None):
 
 
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
-             ts_unit: str | None = None, all_matches=None) -> Table:
+             ts_unit: str | None = None, all_matches=None, state=None) -> Table:
     """Run a query over rows (mappings from column name to exact value) of a table with `columns`.
 
     `all_matches(q, partitions, ts_unit)`, if given, finds the ALL MATCHES matches instead of AllMatches:
-    for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order."""
+    for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order.
+    `state(live, variable)` (contract.Budget.check_state) is told the live threads / runs after each row."""
     from reference.sql.parse import parse
 
     if isinstance(q, str):
@@ -238,11 +239,12 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check, q.conventions.null_logic)
+            engine.state = state
             for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
                                                     start=1):
                 emit.one(positions, labels, n)
         else:
-            _sql_partition(q, program, prows, emit, check)
+            _sql_partition(q, program, prows, emit, check, state)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
     return project_columns(q, table)
 
@@ -316,10 +318,11 @@ class Emitter:
         self.out.append(self._row(self.rows[row], {name: None for name in self.measures}, self.rows[row]))
 
 
-def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter, within) -> None:
+def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter, within, state=None) -> None:
     """SQL:2016 matching of one partition: the preferred match at each start (the pattern program run by the
     lockstep VM), then AFTER MATCH SKIP."""
     matcher = VM(program, q.define_map, q.subset_map, within, q.conventions.null_logic)
+    matcher.state = state
     subsets = q.subset_map
     n = len(rows)
     pos, number = 0, 1

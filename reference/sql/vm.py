@@ -117,6 +117,14 @@ def _start_dependent(define: Mapping[str, object]) -> bool:
                for cond in define.values() for n in nodes(cond))
 
 
+def _most_common(labels: list) -> str:
+    """The label most threads wait at (the variable a state bound names)."""
+    counts: dict = {}
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    return max(counts, key=counts.get) if counts else "?"
+
+
 class VM:
     def __init__(self, program: Program, define: Mapping[str, object], subsets: Mapping[str, tuple[str, ...]],
                  within: Callable[[int, int], bool] | None = None, null_logic: str = "three_valued"):
@@ -131,6 +139,8 @@ class VM:
         self.memo = within is None and self.reads is None and not _start_dependent(define)
         self._dead_rows = None
         self._dead: dict[int, set] = {}      # row -> states from which no match can be completed
+        # state(live, variable): told the live threads after each row (contract.Budget.check_state)
+        self.state: Callable[[int, Callable[[], str]], None] | None = None
 
     # ------------------------------------------------------------------ history view (the dedup state)
     def _view0(self):
@@ -214,6 +224,9 @@ class VM:
                     view2 = self._view(view, ins.label, i - start, interned)
                     self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n, dead_next)
             clist = nlist
+            if self.state is not None:
+                self.state(len(clist), lambda threads=clist: _most_common([prog[pc].label for pc, _, _ in threads
+                                                                            if kinds[pc] != DONE]))
             i += 1
         if memo and not found:
             for row, states in visited.items():

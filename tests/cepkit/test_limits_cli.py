@@ -77,8 +77,11 @@ def test_every_language_takes_limit(capsys, query, events, language):
     code, out, err = run_cli(capsys, "run", ROOT / query, ROOT / events, "--limit", 1)
     assert code == 0, err
     assert len(out.splitlines()) == 1 and "stopped after 1 match (--limit)" in err
-    code, _, err = run_cli(capsys, "run", ROOT / query, ROOT / events, "--max-state", 10)
-    assert code == 2 and "takes no max_state" in err
+    code, out, err = run_cli(capsys, "run", ROOT / query, ROOT / events, "--max-state", 10)
+    if language == "sql":  # the SQL reference counts its VM threads: a normal query stays far below 10
+        assert code == 0 and len(out.splitlines()) > 1
+    else:
+        assert code == 2 and "takes no max_state" in err
 
 
 def test_tpstream_takes_limit(capsys):

@@ -169,6 +169,18 @@ def run_cli(argv: list[str], query: str = "", timeout: float = TIME_LIMIT_S,
     return Outcome(kind, code, out.getvalue(), err.getvalue(), escaped, seconds)
 
 
+def _counts_state(lang: str, args: tuple[str, ...]) -> bool:
+    """Whether the engine the arguments pick counts its live state (the others refuse --max-state by name)."""
+    from reference import registry
+
+    engine = next((v for k, v in zip(args, args[1:]) if k == "--engine"), "reference")
+    try:
+        entry = registry.engine_entry("sase" if lang == "sase1" else lang, engine)
+        return bool(registry.load(entry.target).counts_state)
+    except Exception:  # an unknown engine (a fuzzed option): the CLI says so, exit 2
+        return False
+
+
 def run_case(lang: str, query: bytes, events_name: str, events: bytes, args: tuple[str, ...] = (),
              **limits: float) -> Outcome:
     """Write the query and the events into a temporary folder and run `cepkit run` on them."""
@@ -177,6 +189,6 @@ def run_case(lang: str, query: bytes, events_name: str, events: bytes, args: tup
         qpath.write_bytes(query)
         epath.write_bytes(events)
         argv = ["run", str(qpath), str(epath), "--no-progress", *args]
-        if "--max-state" in run_options() and "--max-state" not in args:
+        if "--max-state" in run_options() and "--max-state" not in args and _counts_state(lang, args):
             argv += ["--max-state", MAX_STATE]
         return run_cli(argv, query.decode("utf-8", "replace"), **limits)

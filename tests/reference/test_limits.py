@@ -91,7 +91,38 @@ def test_every_engine_counts_its_state_or_refuses_max_state():
             cls.check_budget(max_state=5)
         assert cls.check_budget(limit=5) == (5, None)
     assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
-                                              "optimized")}
+                                              "optimized")} | {("sql", "reference")}
+
+
+SQL_ALL_MATCHES = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n ALL MATCHES "
+                   "SKIP_TILL_ANY_MATCH PATTERN (A+ B) DEFINE A AS v > 0, B AS v < 0)")
+
+
+def test_sql_all_matches_counts_runs_and_held_matches():
+    """ALL MATCHES under skip_till_any forks a run per subset of the A rows: 15 A rows give 32,767 matches;
+    max_state bounds the live runs plus the matches held, naming the variable most runs are at."""
+    import pandas as pd
+
+    df = pd.DataFrame({"ts": range(16), "v": [1] * 15 + [-1]})
+    with pytest.warns(CepkitWarning):
+        assert len(cepkit.run(SQL_ALL_MATCHES, df, language="sql")) == 2**15 - 1
+    with pytest.warns(CepkitWarning), pytest.raises(ResourceLimit, match="more than 1,000 live partial matches, "
+                                                                          "most of them at pattern variable A "):
+        cepkit.run(SQL_ALL_MATCHES, df, language="sql", max_state=1000)
+
+
+def test_sql_mode_threads_are_counted():
+    """SQL:2016 mode: the lockstep VM's live threads after each row are the state (deduplicated, so a normal
+    query keeps a handful)."""
+    import pandas as pd
+
+    q = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n ONE ROW PER MATCH "
+         "PATTERN ((A | B)+ C) DEFINE A AS v > 0, B AS v > 0, C AS v < 0)")
+    df = pd.DataFrame({"ts": range(30), "v": [1] * 29 + [-1]})
+    with pytest.warns(CepkitWarning):
+        program = cepkit.compile(q, language="sql")
+    program.run(registry.read_input("sql", "reference", df, program.query))
+    assert 1 <= program.budget.peak <= 10
 
 
 def test_budget_take_cuts_and_counts(events):
