@@ -30,6 +30,13 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # the JVM did not start (no Java, a bad JAVA_HOME, a master that refuses us)
+        from reference.errors import CepkitError
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "
+                          "on PATH or in JAVA_HOME, and a reachable master)") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
