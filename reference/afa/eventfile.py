@@ -19,6 +19,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from reference.afa.expr import walk
 from reference.afa.model import INF, Afa, Lifetime
 from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, Punctuate, Retract
 from reference.errors import EventError
@@ -91,7 +92,7 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
                 expr = parse_expression(text)
             except Exception:  # noqa: BLE001 - the AFA file was checked when loaded; a text here always parses
                 continue
-            for node in _walk(expr):
+            for node in walk(expr):
                 numeric = isinstance(node, (A.BinOp, A.Neg)) or (isinstance(node, A.Compare) and node.op in _ORDERING)
                 operands = [getattr(node, n, None) for n in ("left", "right", "operand")] if numeric else [node]
                 for x in operands:
@@ -99,16 +100,6 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
                         was = out.get(x.attr, (False, where))
                         out[x.attr] = (was[0] or numeric, where if numeric and not was[0] else was[1])
     return out
-
-
-def _walk(e: Any) -> Iterator[Any]:
-    yield e
-    for child in getattr(e, "items", ()) or ():
-        yield from _walk(child)
-    for name in ("left", "right", "operand"):
-        child = getattr(e, name, None)
-        if child is not None:
-            yield from _walk(child)
 
 
 def check_attributes(columns: dict[str, np.ndarray], rows: list[int], afa: Afa) -> None:

@@ -47,14 +47,15 @@ def parse_expression(text: str, line: int = 1, column: int = 1) -> A.Expr:
         raise shift(exc) from None
 
 
-def _walk(e: A.Expr):
+def walk(e: A.Expr):
+    """Every node of an expression, the expression first."""
     yield e
     for child in getattr(e, "items", ()) or ():
-        yield from _walk(child)
+        yield from walk(child)
     for name in ("left", "right", "operand"):
         child = getattr(e, name, None)
         if child is not None:
-            yield from _walk(child)
+            yield from walk(child)
 
 
 def check_expression(e: A.Expr, schema: tuple[str, ...], params: Mapping[str, Any], *, what: str,
@@ -67,7 +68,7 @@ def check_expression(e: A.Expr, schema: tuple[str, ...], params: Mapping[str, An
             return line, column
         return line + p.line - 1, (column + p.column - 1) if p.line == 1 else p.column
 
-    for node in _walk(e):
+    for node in walk(e):
         if isinstance(node, (A.Agg, A.LenRef, A.EquivTest)):
             raise QueryError(f"{what}: aggregates, .LEN and [attr] are not part of AFA expressions", *where(node))
         if isinstance(node, A.AttrRef):

@@ -92,28 +92,7 @@ def numeric_columns(exprs) -> set[str]:
 
 def numeric_refs(exprs) -> set[tuple[str | None, str]]:
     """(qualifier, column) of the references that expressions do arithmetic on or sum/average."""
-    from reference.language import ast as A
-    from reference.sql.validate import children
-
-    out: set[tuple[str | None, str]] = set()
-
-    def walk(e, need: bool) -> None:
-        if isinstance(e, S.ColRef):
-            if need:
-                out.add((e.var, e.col))
-            return
-        if isinstance(e, S.SqlAgg):
-            need = e.func in ("sum", "avg")
-        elif isinstance(e, (A.BinOp, A.Neg)):
-            need = True
-        elif not isinstance(e, S.Nav):
-            need = False
-        for c in children(e):
-            walk(c, need)
-
-    for e in exprs:
-        walk(e, False)
-    return out
+    return set(_numeric(exprs, ordering=False))
 
 
 _ORDERING = {"<", "<=", ">", ">="}
@@ -122,10 +101,17 @@ _ORDERING = {"<", "<=", ">", ">="}
 def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
     """(qualifier, column) the expressions need as numbers, each with its first such reference: operands of
     arithmetic, of an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT /
-    FIRST / LAST (the rule SASE and TPStream follow, reference.binding.attribute_uses)."""
+    FIRST / LAST (the rule SASE and TPStream follow, reference.binding.attribute_uses), except an operand
+    ordered against a text literal."""
+    return _numeric(exprs, ordering=True)
+
+
+def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
+    """The references under arithmetic and sum / avg, and with `ordering` also under < <= > >= and min / max."""
     from reference.language import ast as A
     from reference.sql.validate import children
 
+    aggregates = ("sum", "avg", "min", "max") if ordering else ("sum", "avg")
     out: dict[tuple[str | None, str], S.ColRef] = {}
 
     def walk(e: Any, need: bool) -> None:
@@ -134,11 +120,15 @@ def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
                 out.setdefault((e.var, e.col), e)
             return
         if isinstance(e, S.SqlAgg):
-            need = e.func in ("sum", "avg", "min", "max")
+            need = e.func in aggregates
         elif isinstance(e, (A.BinOp, A.Neg)):
             need = True
         elif isinstance(e, A.Compare):
-            need = e.op in _ORDERING
+            if ordering and e.op in _ORDERING:  # text ordered against a text literal stays text ('s < 'b'')
+                walk(e.left, not _is_text(e.right))
+                walk(e.right, not _is_text(e.left))
+                return
+            need = False
         elif not isinstance(e, S.Nav):
             need = False
         for c in children(e):
@@ -147,6 +137,12 @@ def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
     for e in exprs:
         walk(e, False)
     return out
+
+
+def _is_text(e: Any) -> bool:
+    from reference.language import ast as A
+
+    return isinstance(e, A.Const) and isinstance(e.value, str)
 
 
 def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None:
