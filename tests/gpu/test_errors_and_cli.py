@@ -107,4 +107,7 @@ def test_unrepresentable_columns_are_refused_by_name():
         filter_rows(floats, "id > 1")
     mixed = _batch(v=pd.Series([1, "a", 2], dtype=object))
     with pytest.raises(Unsupported, match="mixing text, numbers or booleans .column 'v'"):
+        filter_rows(mixed, "v = 1")
+    with pytest.raises(EventError, match="non-numeric value 'a'") as info:  # ordered against a number: RD-12
         filter_rows(mixed, "v > 1")
+    assert (info.value.row, info.value.column) == (2, "v")
