@@ -58,9 +58,15 @@ def canonical_key(bindings: dict[str, Any]) -> tuple:
 
 
 def plain(value: Any) -> Any:
-    """A JSON-friendly rendering of an exact value (Fractions become floats unless integral)."""
+    """A JSON-friendly rendering of an exact value (Fractions become floats unless integral; one beyond the
+    float range becomes its exact text 'numerator/denominator')."""
     if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else float(value)
+        if value.denominator == 1:
+            return int(value)
+        try:
+            return float(value)
+        except OverflowError:
+            return str(value)
     if hasattr(value, "item"):
         return value.item()
     return value

@@ -47,6 +47,7 @@ def _load(target: str) -> Any:
 
 
 SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window", "aggregate", "RETURN"})
+NON_OVERLAP = "non-overlap output (--selection non-overlap)"
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 
@@ -90,7 +91,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences)",
-                SASE_CORE | STRATEGIES | {"non-overlap output"}),
+                SASE_CORE | STRATEGIES | {NON_OVERLAP}),
 
     EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),

@@ -108,7 +108,16 @@ def loads_afa(text: str, source: str = "<afa>") -> Afa:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        if mark is not None:
+            where = (mark.line + 1, mark.column + 1)
+        elif isinstance(getattr(exc, "position", None), int):  # a ReaderError: a character the reader refuses
+            before = text[: exc.position]
+            where = (before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1)
+        else:
+            where = (None, None)
+        if isinstance(exc, yaml.reader.ReaderError):
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")
+            exc = f"character U+{code:04X} is not allowed in YAML"
         raise QueryError(f"{source} is not valid YAML/JSON: {getattr(exc, 'problem', None) or exc}", *where) \
             from None
     if root is None:

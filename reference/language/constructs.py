@@ -47,7 +47,7 @@ def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Po
     if q.dialect == "rfid":
         add("RFID dialect", q.pos)
     if selection == "non_overlap":
-        add("non-overlap output", q.pos)
+        add("non-overlap output (--selection non-overlap)", q.pos)
     return out
 
 

@@ -19,7 +19,8 @@ def _pattern(engine: str, q: A.Query):
 def all_only(engine: str, selection: str) -> None:
     """Unsupported for an output selection other than all matches (the pattern engines have no other)."""
     if selection != "all":
-        raise Unsupported(engine, f"the {selection.replace('_', '-')} output format")
+        shown = selection.replace('_', '-')
+        raise Unsupported(engine, f"the {shown} output format (--selection {shown})")
 
 
 class EagerEngine(Engine):

@@ -1,5 +1,5 @@
-"""The saved reproducers (tests/fuzz/reproducers/, one per failure class the fuzzing found before issue 14's
-fixes): each input now meets its case.json `expect`."""
+"""The saved reproducers (tests/fuzz/reproducers/, one per failure class the fuzzing found: 01-40 before issue 14's
+fixes, 41- found by `make fuzz` after them): each input now meets its case.json `expect`."""
 import json
 from pathlib import Path
 
