@@ -73,7 +73,8 @@ def aggregate(func: str, values: list[Value]) -> Value:
     if not present:
         return None
     if func in ("sum", "avg"):
-        present = [_aggregated_number(v, func) for v in present]
+        if not {type(v) for v in present} <= _EXACT:  # exact numbers, the common case, need no check
+            present = [_aggregated_number(v, func) for v in present]
     elif len({isinstance(v, str) for v in present}) > 1:
         raise EventError(f"{func.upper()} over text and numbers")
     if func == "sum":
@@ -81,6 +82,9 @@ def aggregate(func: str, values: list[Value]) -> Value:
     if func == "avg":
         return Fraction(sum(present), len(present))
     return min(present) if func == "min" else max(present)
+
+
+_EXACT = {int, Fraction}
 
 
 def _aggregated_number(v: Value, func: str) -> Value:
