@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from reference.numbers_text import NULL_WORDS, NotANumber, parse_number
 
-__all__ = ["text_column", "values_column", "json_float", "float_holds"]
+__all__ = ["text_column", "text_cells", "values_column", "json_float", "float_holds"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _SAFE = 2**53                  # integers float64 holds exactly
@@ -85,6 +85,11 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
         out[null] = None
         return out
     return _text(cells, null)
+
+
+def text_cells(cells: pa.Array) -> np.ndarray:
+    """The cells as a text column (text_column's form for a column that is not numbers)."""
+    return _text(cells, pc.is_in(pc.utf8_trim_whitespace(cells), value_set=_NULLS).to_numpy(zero_copy_only=False))
 
 
 def _text(cells: pa.Array, null: np.ndarray) -> np.ndarray:

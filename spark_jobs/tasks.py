@@ -16,9 +16,8 @@ import pyarrow.compute as pc
 
 from reference.errors import CepkitError, EventError, QueryError
 from reference.events import EventBatch, exact
-from reference.numbers_text import NULL_WORDS
 from reference.readers import from_arrow, from_columns, from_pandas
-from reference.typed_columns import text_column
+from reference.typed_columns import text_cells, text_column
 from reference.match import Match, json_safe, plain
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -258,7 +257,6 @@ def _typed_text(events: pa.Table | pd.DataFrame, *, text_cols: tuple[str, ...], 
 
 FORM_SCHEMA = "col string, form string, nulls boolean, big boolean"
 _SAFE = 2**53
-_NULL_WORDS = pa.array(sorted(NULL_WORDS), type=pa.string())
 
 
 def _cells(col: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -308,10 +306,8 @@ def conform(values: np.ndarray, cells: pa.Array, form: str | None) -> np.ndarray
     mine = form_of(values)[0]
     if form is None or form == mine or form in ("null", "int64", "bool") or mine == "null" and form == "float64":
         return values
-    if form == "text":  # as text_column's text: leading spaces dropped, null words None
-        null = pc.is_in(pc.utf8_trim_whitespace(cells), value_set=_NULL_WORDS)
-        return pc.if_else(null, pa.scalar(None, pa.string()), pc.utf8_ltrim(cells, characters=" ")) \
-            .to_numpy(zero_copy_only=False).astype(object, copy=False)
+    if form == "text":
+        return text_cells(cells)
     if form == "float64":  # an int64 chunk of a float64 column: every value within 2**53
         return values.astype(np.float64)
     out = np.empty(len(values), dtype=object)  # form "object": exact ints and Fractions, None for null

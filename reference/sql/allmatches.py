@@ -21,15 +21,9 @@ from reference.sql import ast as S
 from reference.sql.exprs import Ctx, holds
 from reference.sql.program import Glushkov, Program, compile_pattern
 from reference.sql.program import glushkov as program_glushkov
+from reference.sql.vm import most_common
 
 __all__ = ["AllMatches", "Glushkov", "Run", "glushkov"]
-
-
-def _most_common(labels: list) -> str:
-    counts: dict = {}
-    for lab in labels:
-        counts[lab] = counts.get(lab, 0) + 1
-    return max(counts, key=counts.get) if counts else "?"
 
 
 def glushkov(p: S.Pattern | Program) -> Glushkov:
@@ -111,7 +105,7 @@ class AllMatches:
                 keep = [run for run in active if self.within is None or self.within(run.rows[0], r)]
                 active = keep + new
             if self.state is not None:
-                self.state(len(active) + self._held, lambda: _most_common([g.labels[run.pos] for run in active]))
+                self.state(len(active) + self._held, lambda: most_common([g.labels[run.pos] for run in active]))
 
     def _next(self, rows: Sequence[Mapping]) -> Iterator[Run]:
         g = self.g

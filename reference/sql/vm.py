@@ -117,7 +117,7 @@ def _start_dependent(define: Mapping[str, object]) -> bool:
                for cond in define.values() for n in nodes(cond))
 
 
-def _most_common(labels: list) -> str:
+def most_common(labels: list) -> str:
     """The label most threads wait at (the variable a state bound names)."""
     counts: dict = {}
     for lab in labels:
@@ -225,7 +225,7 @@ class VM:
                     self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n, dead_next)
             clist = nlist
             if self.state is not None:
-                self.state(len(clist), lambda threads=clist: _most_common([prog[pc].label for pc, _, _ in threads
+                self.state(len(clist), lambda threads=clist: most_common([prog[pc].label for pc, _, _ in threads
                                                                             if kinds[pc] != DONE]))
             i += 1
         if memo and not found:
