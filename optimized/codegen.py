@@ -17,11 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from optimized import kernel, values
-from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NULL_LOGICS, NUM, OP_AGG, OP_AND,
-                                OP_ATTR, OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
+from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NUM, OP_AGG, OP_AND, OP_ATTR,
+                                OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
 
 HDR, AGGW = kernel.HDR, kernel.AGGW
 CMP_PY = ["==", "!=", "<", "<=", ">", ">="]
+# the null logics generated code implements: two-valued truth values are Python booleans; three-valued
+# ones (SQL) are ints, TRUE3 / FALSE3 / UNKNOWN3, and a condition holds only when TRUE3
+GENERATED_LOGICS = ("two_valued", "three_valued")
+FALSE3, TRUE3, UNKNOWN3 = 0, 1, 2
 
 
 @dataclass
@@ -39,12 +43,20 @@ class Val:
 
 
 class _Emitter:
+    """Straight-line Numba source for expressions over tagged values: constants, arithmetic, comparisons
+    and boolean logic under the query's null logic. Leaves (attributes, aggregates) are the language's:
+    this class emits SASE+'s from the postfix tables; optimized/sql/exprgen.py emits SQL's row navigation."""
+
+    text_order = False   # whether text operands may be ordered (< <= > >=): their codes then follow text order
+
     def __init__(self, tables: dict[str, np.ndarray], n: int, null_logic: str = "two_valued"):
-        if null_logic not in NULL_LOGICS:   # FormulaCompiler refuses such a query before this
-            raise ValueError(f"generated formulas implement the {NULL_LOGICS} null logic, not {null_logic!r}")
+        if null_logic not in GENERATED_LOGICS:   # FormulaCompiler refuses such a query before this
+            raise ValueError(f"generated formulas implement the {GENERATED_LOGICS} null logics, not {null_logic!r}")
         self.t = tables
         self.n = n
-        self.null_cmp = "False"   # two-valued: a comparison with NULL is false (the only logic implemented)
+        self.three = null_logic == "three_valued"
+        # a comparison with NULL: false (two-valued), unknown (three-valued)
+        self.null_cmp = str(UNKNOWN3) if self.three else "False"
         self.lines: list[str] = []
         self.k = 0
 
@@ -81,19 +93,44 @@ class _Emitter:
                 y, x = stack.pop(), stack.pop()
                 stack.append(self.compare(a, self.value(x, ind), self.value(y, ind), ind))
             elif op in (OP_AND, OP_OR):
-                items = [self.truth(v) for v in stack[len(stack) - a:]]
+                items = stack[len(stack) - a:]
                 del stack[len(stack) - a:]
-                joiner = " and " if op == OP_AND else " or "
-                name = self.tmp("b")
-                self.emit(f"{name} = {joiner.join(items) if items else ('True' if op == OP_AND else 'False')}", ind)
-                stack.append(Val(b=name))
+                stack.append(self.logic(op == OP_AND, items, ind))
             elif op == OP_NOT:
-                name = self.tmp("b")
-                self.emit(f"{name} = not {self.truth(stack.pop())}", ind)
-                stack.append(Val(b=name))
+                stack.append(self.negation(stack.pop(), ind))
+        return self.holds(stack.pop(), ind)
+
+    def holds(self, v: Val, ind: int) -> str:
+        """The name of a boolean: whether the condition `v` holds (three-valued: only when it is true)."""
         name = self.tmp("c")
-        self.emit(f"{name} = {self.truth(stack.pop())}", ind)
+        self.emit(f"{name} = {self.truth(v)}" + (f" == {TRUE3}" if self.three else ""), ind)
         return name
+
+    def logic(self, conjunction: bool, items: list[Val], ind: int) -> Val:
+        """AND / OR of truth values (three-valued: Kleene's logic)."""
+        truths = [self.truth(v) for v in items]
+        name = self.tmp("b")
+        if not self.three:
+            joiner = " and " if conjunction else " or "
+            self.emit(f"{name} = {joiner.join(truths) if truths else ('True' if conjunction else 'False')}", ind)
+            return Val(b=name)
+        decisive, other = (FALSE3, TRUE3) if conjunction else (TRUE3, FALSE3)
+        self.emit(f"{name} = {other}", ind)
+        for x in truths:
+            self.emit(f"if {x} == {decisive}:", ind)
+            self.emit(f"    {name} = {decisive}", ind)
+            self.emit(f"elif {x} == {UNKNOWN3} and {name} != {decisive}:", ind)
+            self.emit(f"    {name} = {UNKNOWN3}", ind)
+        return Val(b=name)
+
+    def negation(self, v: Val, ind: int) -> Val:
+        name = self.tmp("b")
+        if self.three:
+            x = self.truth(v)
+            self.emit(f"{name} = {UNKNOWN3} if {x} == {UNKNOWN3} else {TRUE3} - {x}", ind)
+        else:
+            self.emit(f"{name} = not {self.truth(v)}", ind)
+        return Val(b=name)
 
     def value(self, v: Val, ind: int) -> Val:
         if v.b is None:
@@ -103,8 +140,11 @@ class _Emitter:
         return Val(str(NUM), name, "1")
 
     def truth(self, v: Val) -> str:
+        """An expression for v's truth value (three-valued: an int, UNKNOWN3 for null)."""
         if v.b is not None:
             return v.b
+        if self.three:
+            return f"({UNKNOWN3} if {v.t} == {NULL} else ({TRUE3} if {v.n} != 0 else {FALSE3}))"
         if v.t == str(NUM):
             return f"({v.n} != 0)"
         return f"(({v.t} == {NUM} or {v.t} == {STR}) and {v.n} != 0)"
@@ -194,12 +234,17 @@ class _Emitter:
         self.emit(f"if {x.t} == {NULL} or {y.t} == {NULL}:", ind)
         self.emit(f"    {name} = {self.null_cmp}", ind)
         self.emit(f"elif {x.t} != {y.t}:", ind)
-        self.emit(f"    {name} = {op == 1}", ind)
+        self.emit(f"    {name} = {self._bool(str(op == 1))}", ind)
         self.emit(f"elif {x.t} == {STR}:", ind)
-        self.emit(f"    {name} = {x.n} {'==' if op == 0 else '!='} {y.n}", ind)
+        text = py if self.text_order else ("==" if op == 0 else "!=")
+        self.emit(f"    {name} = {self._bool(f'{x.n} {text} {y.n}')}", ind)
         self.emit("else:", ind)
-        self.emit(f"    {name} = {lhs} {py} {rhs}", ind)
+        self.emit(f"    {name} = {self._bool(f'{lhs} {py} {rhs}')}", ind)
         return Val(b=name)
+
+    def _bool(self, expr: str) -> str:
+        """A Python boolean expression as this logic's truth value."""
+        return f"({TRUE3} if {expr} else {FALSE3})" if self.three else expr
 
 
 def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logic: str = "two_valued") -> str:

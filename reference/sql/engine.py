@@ -17,7 +17,7 @@ The match table (docs/semantics.md, "SQL rows in the match table"):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from reference.contract import Engine, Program
 from reference.events import EventBatch
@@ -25,23 +25,7 @@ from reference.match import Match
 from reference.match_table import Layout
 from reference.sql import ast as S
 from reference.sql.constructs import variables
-
-
-def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) -> tuple[str, ...] | None:
-    """The query's output columns where the query alone says them (None: ALL ROWS PER MATCH with SELECT *,
-    whose columns are the table's, known at the first batch)."""
-    names = lambda xs: tuple(x.col if isinstance(x, S.ColRef) else x for x in xs)  # noqa: E731
-    if q.select is not None:
-        return names(q.select)
-    part = [c.col for c in q.partition_by]
-    measures = [m.name for m in q.measures]
-    if q.rows != "all":
-        return tuple(part + measures)
-    if columns is None:
-        return None
-    order = [k.col.col for k in q.order_by]
-    rest = [c for c in columns if c not in part and c not in order]
-    return tuple(part + [c for c in order if c not in part] + measures + rest)
+from reference.sql.table import check_table, output_columns  # noqa: F401  (the engine's names before)
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
@@ -158,41 +142,3 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
             if not (exc.column == col and "missing timestamp column" in exc.message) or col == candidates[-1]:
                 raise
     raise AssertionError("unreachable: the last candidate re-raises")  # pragma: no cover
-
-
-def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
-    """Columns the query needs as numbers, each with its first such reference (reference.sql.run.numeric_uses_of)."""
-    from reference.sql.run import numeric_uses_of
-
-    out: dict[str, S.ColRef] = {}
-    for (_, col), ref in numeric_uses_of([m.expr for m in q.measures] + [d.cond for d in q.define]).items():
-        out.setdefault(col, ref)
-    return out
-
-
-def referenced_columns(q: S.MatchRecognize) -> set[str]:
-    """Every column the query's MEASURES and DEFINE read."""
-    from reference.sql.validate import nodes
-
-    return {n.col for e in [m.expr for m in q.measures] + [d.cond for d in q.define]
-            for n in nodes(e) if isinstance(n, S.ColRef)}
-
-
-def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
-    """EventError (naming the row and column) for a value that is not a number in a column the query needs
-    as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
-    ('5' = 5), as for SASE (reference.binding.check_columns)."""
-    from reference.errors import EventError
-
-    numeric = numeric_uses(q)
-    for col, ref in numeric.items():
-        if col in batch.columns:
-            name = f"{ref.var}.{ref.col}" if ref.var else ref.col
-            batch.require_numeric(col, context=f" (compared as a number by {name} at line {ref.pos.line}, "
-                                               f"column {ref.pos.column} of the query)")
-    for col in referenced_columns(q) - set(numeric):
-        if col in batch.columns and batch.columns[col].dtype == object:
-            try:
-                batch.require_numeric(col)
-            except EventError:
-                pass  # a text column: compared as text

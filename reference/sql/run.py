@@ -4,12 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from reference.errors import EventError, QueryError
-from reference.language.units import NANOS
+from reference.errors import EventError
 from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
 from reference.sql.program import compile_pattern
+from reference.sql.table import (SOURCE_ROW, _err, _resolve, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
+                                 numeric_uses_of, skip_target, within_ticks)
 from reference.sql.vm import VM
 
 
@@ -27,42 +28,6 @@ class Table:
         return [dict(zip(self.columns, r)) for r in self.rows]
 
 
-def _err(msg: str, pos) -> QueryError:
-    return QueryError(msg, pos.line or None, pos.column or None)
-
-
-def _resolve(name: str, columns: Sequence[str], pos) -> str:
-    """A column of the table: exact name, else the unique case-insensitive match."""
-    if name in columns:
-        return name
-    folded = [c for c in columns if c.lower() == name.lower()]
-    if len(folded) == 1:
-        return folded[0]
-    raise _err(f"column '{name}' is not in the table", pos)
-
-
-def bind_columns(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
-    """Check that every column the query names exists (QueryError with position) and use its exact name."""
-    import dataclasses
-
-    def fix(e):
-        if isinstance(e, S.ColRef):
-            return dataclasses.replace(e, col=_resolve(e.col, columns, e.pos))
-        if dataclasses.is_dataclass(e) and not isinstance(e, type):
-            changes = {}
-            for f in dataclasses.fields(e):
-                v = getattr(e, f.name)
-                if f.name == "select":
-                    continue
-                if isinstance(v, tuple) and v and not isinstance(v[0], (str, int)):
-                    changes[f.name] = tuple(fix(x) for x in v)
-                elif dataclasses.is_dataclass(v) and f.name not in ("pos", "pattern", "skip", "within"):
-                    changes[f.name] = fix(v)
-            return dataclasses.replace(e, **changes) if changes else e
-        return e
-
-    return fix(q)
-
 
 def _order(rows: list[dict], keys: Sequence[S.SortKey]) -> list[dict]:
     for k in reversed(keys):
@@ -77,72 +42,9 @@ def _order(rows: list[dict], keys: Sequence[S.SortKey]) -> list[dict]:
     return rows
 
 
-SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input, for error messages
-
-
 def _numeric_columns(q: S.MatchRecognize) -> set[str]:
     """Columns the query does arithmetic on or sums/averages (they must hold numbers)."""
     return numeric_columns([m.expr for m in q.measures] + [d.cond for d in q.define])
-
-
-def numeric_columns(exprs) -> set[str]:
-    """Columns that expressions do arithmetic on or sum/average."""
-    return {col for _, col in numeric_refs(exprs)}
-
-
-def numeric_refs(exprs) -> set[tuple[str | None, str]]:
-    """(qualifier, column) of the references that expressions do arithmetic on or sum/average."""
-    return set(_numeric(exprs, ordering=False))
-
-
-_ORDERING = {"<", "<=", ">", ">="}
-
-
-def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
-    """(qualifier, column) the expressions need as numbers, each with its first such reference: operands of
-    arithmetic, of an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT /
-    FIRST / LAST (the rule SASE and TPStream follow, reference.binding.attribute_uses), except an operand
-    ordered against a text literal."""
-    return _numeric(exprs, ordering=True)
-
-
-def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
-    """The references under arithmetic and sum / avg, and with `ordering` also under < <= > >= and min / max."""
-    from reference.language import ast as A
-    from reference.sql.validate import children
-
-    aggregates = ("sum", "avg", "min", "max") if ordering else ("sum", "avg")
-    out: dict[tuple[str | None, str], S.ColRef] = {}
-
-    def walk(e: Any, need: bool) -> None:
-        if isinstance(e, S.ColRef):
-            if need:
-                out.setdefault((e.var, e.col), e)
-            return
-        if isinstance(e, S.SqlAgg):
-            need = e.func in aggregates
-        elif isinstance(e, (A.BinOp, A.Neg)):
-            need = True
-        elif isinstance(e, A.Compare):
-            if ordering and e.op in _ORDERING:  # text ordered against a text literal stays text ('s < 'b'')
-                walk(e.left, not _is_text(e.right))
-                walk(e.right, not _is_text(e.left))
-                return
-            need = False
-        elif not isinstance(e, S.Nav):
-            need = False
-        for c in children(e):
-            walk(c, need)
-
-    for e in exprs:
-        walk(e, False)
-    return out
-
-
-def _is_text(e: Any) -> bool:
-    from reference.language import ast as A
-
-    return isinstance(e, A.Const) and isinstance(e.value, str)
 
 
 def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -154,23 +56,6 @@ def _check_types(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> None
             if isinstance(v, (str, bool)):
                 raise EventError(f"non-numeric value {v!r} in a column the query computes with",
                                  row=row.get(SOURCE_ROW, i + 1), column=c)
-
-
-def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
-    """WITHIN's amount in ticks of the first ORDER BY key (None without WITHIN); QueryError on units."""
-    if q.within is None:
-        return None
-    amount = q.within.amount
-    if q.within.unit is not None:
-        if ts_unit is None:
-            raise _err(f"WITHIN {q.within.amount} {q.within.unit} needs the time unit of the table's "
-                       f"timestamps (--ts-unit); give WITHIN in ticks instead", q.within.pos)
-        amount = amount * NANOS[q.within.unit]
-        unit_ns = NANOS[ts_unit]
-        if amount % unit_ns:
-            raise _err(f"WITHIN is not a whole number of {ts_unit}", q.within.pos)
-        amount //= unit_ns
-    return amount
 
 
 def within_check(q: S.MatchRecognize, ts_unit: str | None):
@@ -347,25 +232,7 @@ def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter
         for p in positions:
             covered[p] = True
         number += 1
-        pos = _skip_target(q, pos, end, labels, subsets)
-
-
-def _skip_target(q: S.MatchRecognize, start: int, end: int, labels, subsets) -> int:
-    skip = q.skip
-    if skip.mode == "past_last":
-        return end
-    if skip.mode == "next_row":
-        return start + 1
-    names = subsets.get(skip.var, (skip.var,))
-    hits = [start + j for j, lab in enumerate(labels) if lab in names]
-    if not hits:
-        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var}: the match has no row of {skip.var}",
-                   skip.pos)
-    target = hits[0] if skip.mode == "first" else hits[-1]
-    if target == start:
-        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var} would restart at the first row of "
-                   "the match (an endless loop)", skip.pos)
-    return target
+        pos = skip_target(q, pos, end, labels, subsets)
 
 
 def run_query(q: S.MatchRecognize | str, batch) -> Table:

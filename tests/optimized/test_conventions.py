@@ -28,8 +28,13 @@ def test_a_three_valued_query_is_refused():
         FormulaCompiler(compile_nfab(q), ["x"], {"": 0})
 
 
-def test_generated_formulas_refuse_another_null_logic():
+def test_generated_formulas_follow_the_null_logic():
+    """The generator implements both logics (SQL's three-valued one for the MATCH_RECOGNIZE engine): a
+    three-valued condition holds only when true; a logic it does not know is refused."""
     program = compile(QUERY, engine="optimized")
-    assert "def holds" in formulas_source(program.table_dict, program.nfa.n, 0, "two_valued")
+    two = formulas_source(program.table_dict, program.nfa.n, 0, "two_valued")
+    three = formulas_source(program.table_dict, program.nfa.n, 0, "three_valued")
+    assert "def holds" in two and two != three
+    assert "== 1" in three and "== 1" not in two
     with pytest.raises(ValueError):
-        formulas_source(program.table_dict, program.nfa.n, 0, "three_valued")
+        formulas_source(program.table_dict, program.nfa.n, 0, "four_valued")
