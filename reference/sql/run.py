@@ -9,7 +9,7 @@ from reference.sql import ast as S
 from reference.sql.allmatches import AllMatches
 from reference.sql.exprs import Ctx, evaluate
 from reference.sql.program import compile_pattern
-from reference.sql.table import (SOURCE_ROW, _err, _resolve, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
+from reference.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
                                  numeric_uses_of, skip_target, within_ticks)
 from reference.sql.vm import VM
 
@@ -109,7 +109,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     if len(set(out_cols)) != len(out_cols):
         dup = next(c for c in out_cols if out_cols.count(c) > 1)
         pos = next((m.pos for m in q.measures if m.name == dup), q.pos)
-        raise _err(f"output column '{dup}' appears twice (rename the measure)", pos)
+        raise query_error(f"output column '{dup}' appears twice (rename the measure)", pos)
     out: list[tuple] = []
     matches: list[tuple[dict, Any]] = []
     ordered = [_order(prows, q.order_by) for prows in partitions.values()]
@@ -137,7 +137,7 @@ def project_columns(q: S.MatchRecognize, table: Table) -> Table:
     for name in q.select:
         col = name.col if isinstance(name, S.ColRef) else name
         pos = name.pos if isinstance(name, S.ColRef) else q.pos
-        idx.append(table.columns.index(_resolve(col, table.columns, pos)))
+        idx.append(table.columns.index(resolve_column(col, table.columns, pos)))
     return Table(tuple(table.columns[i] for i in idx), tuple(tuple(r[i] for i in idx) for r in table.rows),
                  table.matches)
 

@@ -12,28 +12,29 @@ from reference.language.units import NANOS
 from reference.sql import ast as S
 
 
-def _err(msg: str, pos) -> QueryError:
+def query_error(msg: str, pos) -> QueryError:
+    """A QueryError at the position of a query node."""
     return QueryError(msg, pos.line or None, pos.column or None)
 
 
 SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input, for error messages
 
 
-def _resolve(name: str, columns: Sequence[str], pos) -> str:
+def resolve_column(name: str, columns: Sequence[str], pos) -> str:
     """A column of the table: exact name, else the unique case-insensitive match."""
     if name in columns:
         return name
     folded = [c for c in columns if c.lower() == name.lower()]
     if len(folded) == 1:
         return folded[0]
-    raise _err(f"column '{name}' is not in the table", pos)
+    raise query_error(f"column '{name}' is not in the table", pos)
 
 
 def bind_columns(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecognize:
     """Check that every column the query names exists (QueryError with position) and use its exact name."""
     def fix(e):
         if isinstance(e, S.ColRef):
-            return dataclasses.replace(e, col=_resolve(e.col, columns, e.pos))
+            return dataclasses.replace(e, col=resolve_column(e.col, columns, e.pos))
         if dataclasses.is_dataclass(e) and not isinstance(e, type):
             changes = {}
             for f in dataclasses.fields(e):
@@ -117,12 +118,12 @@ def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
     amount = q.within.amount
     if q.within.unit is not None:
         if ts_unit is None:
-            raise _err(f"WITHIN {q.within.amount} {q.within.unit} needs the time unit of the table's "
+            raise query_error(f"WITHIN {q.within.amount} {q.within.unit} needs the time unit of the table's "
                        f"timestamps (--ts-unit); give WITHIN in ticks instead", q.within.pos)
         amount = amount * NANOS[q.within.unit]
         unit_ns = NANOS[ts_unit]
         if amount % unit_ns:
-            raise _err(f"WITHIN is not a whole number of {ts_unit}", q.within.pos)
+            raise query_error(f"WITHIN is not a whole number of {ts_unit}", q.within.pos)
         amount //= unit_ns
     return amount
 
@@ -136,11 +137,11 @@ def skip_target(q: S.MatchRecognize, start: int, end: int, labels, subsets) -> i
     names = subsets.get(skip.var, (skip.var,))
     hits = [start + j for j, lab in enumerate(labels) if lab in names]
     if not hits:
-        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var}: the match has no row of {skip.var}",
+        raise query_error(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var}: the match has no row of {skip.var}",
                    skip.pos)
     target = hits[0] if skip.mode == "first" else hits[-1]
     if target == start:
-        raise _err(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var} would restart at the first row of "
+        raise query_error(f"AFTER MATCH SKIP TO {skip.mode.upper()} {skip.var} would restart at the first row of "
                    "the match (an endless loop)", skip.pos)
     return target
 
