@@ -269,3 +269,27 @@ def _refuse_odd_objects(values: np.ndarray, name: str | None) -> None:
                 (isinstance(v, Decimal) and v.is_infinite()) or (not isinstance(v, Decimal) and math.isinf(v))):
             raise EventError(f"infinite value {float(v)!r} (a number must be finite; NaN is read as null)",
                              row=i + 1, column=name)
+
+
+def concat_batches(batches: list[EventBatch]) -> EventBatch:
+    """One batch of several in stream order (type dictionaries merged, columns concatenated)."""
+    if len(batches) == 1:
+        return batches[0]
+    names: list[str] = []
+    for b in batches:
+        names += [n for n in b.type_names if n not in names]
+    codes = np.concatenate([np.asarray([names.index(n) for n in b.type_names], dtype=np.int64)[b.type_codes]
+                            if len(b.type_names) else np.zeros(len(b), np.int64) for b in batches])
+    columns: dict[str, np.ndarray] = {}
+    for col in dict.fromkeys(c for b in batches for c in b.columns):
+        parts = [b.columns[col] if col in b.columns else np.full(len(b), None, dtype=object) for b in batches]
+        if len({p.dtype for p in parts}) > 1:
+            parts = [p.astype(object) for p in parts]
+        columns[col] = np.concatenate(parts)
+    first = batches[0]
+    return EventBatch(columns=columns, type_codes=codes.astype(first.type_codes.dtype, copy=False),
+                      type_names=tuple(names), ts=np.concatenate([b.ts for b in batches]),
+                      ids=np.concatenate([np.asarray(b.ids, dtype=object) if b.ids.dtype != batches[0].ids.dtype
+                                          else b.ids for b in batches]),
+                      ts_unit=first.ts_unit, source_rows=np.concatenate([b.source_rows for b in batches]),
+                      positional_ids=first.positional_ids)

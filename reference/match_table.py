@@ -92,14 +92,16 @@ class MatchTable:
                      ts: np.ndarray, payload: Mapping[str, Any] | None = None,
                      detected: np.ndarray | None = None, sign: np.ndarray | None = None,
                      lifetime: tuple[Any, Any] | None = None) -> "MatchTable":
-        """A table straight from arrays: per variable (offsets int32/int64 of length n+1, id values),
+        """A table straight from arrays: per variable (offsets int32/int64 of length n+1, id values, and
+        optionally a boolean array: False where the row leaves the variable unbound),
         the ts array, and per payload item an Arrow array or a sequence of exact values."""
         n = len(ts)
         cols: list[pa.Array] = []
         fields: list[pa.Field] = []
         for var in layout.variables:
-            offsets, values = bindings[var]
-            arr = pa.LargeListArray.from_arrays(pa.array(np.asarray(offsets, np.int64)), _ids_array(values))
+            offsets, values, *bound = bindings[var]   # (offsets, ids[, bound]): bound False = unbound (null)
+            mask = pa.array(~np.asarray(bound[0], np.bool_)) if bound else None
+            arr = pa.LargeListArray.from_arrays(pa.array(np.asarray(offsets, np.int64)), _ids_array(values), mask=mask)
             cols.append(arr)
             fields.append(pa.field(var, arr.type, metadata={ROLE: b"binding"}))
         arr, kind = encode(ts)

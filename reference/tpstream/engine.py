@@ -17,7 +17,6 @@ time); `ts` and `detected` are both the match's detection time (in exact mode th
 from __future__ import annotations
 
 
-import numpy as np
 
 from reference.contract import Engine, Program
 from reference.errors import CepkitError, EventError, QueryError
@@ -26,6 +25,7 @@ from reference.match import Match
 from reference.match_table import Layout
 from reference.tpstream.query import TPQuery
 from reference.tpstream.run import MODES, run_query
+from reference.events import concat_batches as concat
 
 
 class TPStreamEngine(Engine):
@@ -134,27 +134,3 @@ def _shifted(batch: EventBatch, offset: int) -> EventBatch:
     from dataclasses import replace
 
     return replace(batch, ids=batch.ids + offset, source_rows=batch.source_rows + offset)
-
-
-def concat(batches: list[EventBatch]) -> EventBatch:
-    """One batch of several in stream order (type dictionaries merged, columns concatenated)."""
-    if len(batches) == 1:
-        return batches[0]
-    names: list[str] = []
-    for b in batches:
-        names += [n for n in b.type_names if n not in names]
-    codes = np.concatenate([np.asarray([names.index(n) for n in b.type_names], dtype=np.int64)[b.type_codes]
-                            if len(b.type_names) else np.zeros(len(b), np.int64) for b in batches])
-    columns: dict[str, np.ndarray] = {}
-    for col in dict.fromkeys(c for b in batches for c in b.columns):
-        parts = [b.columns[col] if col in b.columns else np.full(len(b), None, dtype=object) for b in batches]
-        if len({p.dtype for p in parts}) > 1:
-            parts = [p.astype(object) for p in parts]
-        columns[col] = np.concatenate(parts)
-    first = batches[0]
-    return EventBatch(columns=columns, type_codes=codes.astype(first.type_codes.dtype, copy=False),
-                      type_names=tuple(names), ts=np.concatenate([b.ts for b in batches]),
-                      ids=np.concatenate([np.asarray(b.ids, dtype=object) if b.ids.dtype != batches[0].ids.dtype
-                                          else b.ids for b in batches]),
-                      ts_unit=first.ts_unit, source_rows=np.concatenate([b.source_rows for b in batches]),
-                      positional_ids=first.positional_ids)

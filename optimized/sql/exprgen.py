@@ -1,0 +1,410 @@
+"""Numba source for MATCH_RECOGNIZE's DEFINE and MEASURES expressions, from the query's AST.
+
+The shared nodes (constants, arithmetic, comparisons, AND / OR / NOT) are emitted by the SASE+ engine's
+generator (optimized/codegen.py `_Emitter`) under the query's null logic (SQL: three-valued); this module
+adds SQL's leaves: column references, PREV / NEXT / FIRST / LAST, CLASSIFIER, MATCH_NUMBER, aggregates and
+IS NULL. Values are tagged exact rationals (tag, numerator, denominator) read from the columns
+VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code in a dictionary ranked in
+text order at run time (`SC[k]`: the code of text constant k, `LC[v]`: of variable v's name), so text
+compares and orders exactly.
+
+DEFINE runs inside the matcher with no per-thread history: a condition may read the current row (its
+columns, unqualified or qualified with the variable being defined or a SUBSET holding it), physical
+navigation from it (PREV / NEXT), the match's start (universal FIRST / LAST, COUNT(*)) and CLASSIFIER();
+a reference to another variable's rows is refused by name. MEASURES read the whole match: its start row
+`s`, length `L`, labels LB[lo:lo + L], the visible rows `vis` (RUNNING: up to the current row; FINAL: all).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
+from optimized.codegen import Val, _Emitter
+from reference.errors import Unsupported
+from reference.language import ast as A
+from reference.sql import ast as S
+from reference.sql.validate import nodes
+
+BOOL = 3   # a measure's tag for a truth value (the value tags are optimized.bytecode's NUM, NULL, STR)
+
+
+def refuse(construct: str, node) -> Unsupported:
+    pos = getattr(node, "pos", None)
+    return Unsupported(ENGINE, construct, (pos.line or None) if pos else None, (pos.column or None) if pos else None)
+
+
+def var_of(e) -> str | None:
+    """The one pattern variable an argument's references use (None: universal), as reference.sql.exprs."""
+    for n in nodes(e):
+        if isinstance(n, (S.ColRef, S.Classifier)) and n.var is not None:
+            return n.var
+    return None
+
+
+class Names:
+    """What generated code indexes: column slots, text constants, and label sets (a variable or SUBSET)."""
+
+    def __init__(self, variables: tuple[str, ...], subsets: dict[str, tuple[str, ...]]):
+        self.variables = variables
+        self.subsets = subsets
+        self.columns: list[str] = []
+        self.texts: list[str] = []
+        self.sets: list[str] = []
+
+    def slot(self, col: str) -> int:
+        if col not in self.columns:
+            self.columns.append(col)
+        return self.columns.index(col)
+
+    def text(self, s: str) -> int:
+        if s not in self.texts:
+            self.texts.append(s)
+        return self.texts.index(s)
+
+    def label_set(self, name: str) -> int:
+        if name not in self.sets:
+            self.sets.append(name)
+        return self.sets.index(name)
+
+    def members(self) -> np.ndarray:
+        """NM[set, variable]: whether the variable belongs to the label set."""
+        out = np.zeros((max(len(self.sets), 1), max(len(self.variables), 1)), np.bool_)
+        for k, name in enumerate(self.sets):
+            for v in self.subsets.get(name, (name,)):
+                out[k, self.variables.index(v)] = True
+        return out
+
+
+class SqlEmitter(_Emitter):
+    """Emits one function body at a time; `integral` names the columns known to hold integers only."""
+
+    text_order = True
+
+    def __init__(self, names: Names, integral: frozenset[str]):
+        super().__init__({}, 0, "three_valued")
+        self.names = names
+        self.integral = integral
+
+    # ------------------------------------------------------------------ shared nodes
+    def expr(self, e, ctx: "Ctx", ind: int) -> Val:
+        if isinstance(e, A.Const):
+            return self.const(e)
+        if isinstance(e, A.BinOp):
+            x, y = self.number(e.left, ctx, ind), self.number(e.right, ctx, ind)
+            return self.binop(BIN_OPS[e.op], x, y, ind)
+        if isinstance(e, A.Neg):
+            x = self.number(e.operand, ctx, ind)
+            return Val(x.t, f"sub64(0, {x.n})", x.d)
+        if isinstance(e, A.Compare):
+            x, y = self.expr(e.left, ctx, ind), self.expr(e.right, ctx, ind)
+            if x.b is not None or y.b is not None:
+                raise refuse("a comparison of truth values", e)
+            return self.compare(CMP_OPS[e.op], x, y, ind)
+        if isinstance(e, (A.And, A.Or)):
+            return self.logic(isinstance(e, A.And), [self.expr(x, ctx, ind) for x in e.items], ind)
+        if isinstance(e, A.Not):
+            return self.negation(self.expr(e.operand, ctx, ind), ind)
+        if isinstance(e, S.IsNull):
+            x = self.expr(e.operand, ctx, ind)
+            if x.b is not None:
+                raise refuse("IS NULL of a truth value", e)
+            name = self.tmp("b")
+            self.emit(f"{name} = 1 if ({x.t} {'!=' if e.negated else '=='} {NULL}) else 0", ind)
+            return Val(b=name)
+        return ctx.leaf(self, e, ind)
+
+    def number(self, e, ctx: "Ctx", ind: int) -> Val:
+        v = self.expr(e, ctx, ind)
+        if v.b is not None:
+            raise refuse("arithmetic on a truth value", e)
+        return v
+
+    def const(self, e: A.Const) -> Val:
+        value = e.value
+        if isinstance(value, bool):
+            raise refuse("a TRUE / FALSE constant", e)
+        if isinstance(value, str):
+            num = numeric_text(value)
+            if num is None:
+                return Val(str(STR), f"SC[{self.names.text(value)}]")
+            value = num
+        value = Fraction(value)
+        if abs(value.numerator) > INT64_MAX or value.denominator > INT64_MAX:
+            raise refuse(f"the constant {e.value!r} (beyond 64-bit integers)", e)
+        return Val(str(NUM), str(value.numerator), str(value.denominator))
+
+    # ------------------------------------------------------------------ reading rows
+    def cell(self, col: str, row: str, ind: int, checked: bool = True) -> Val:
+        """Column `col` at partition row `row` (null outside the partition when `checked`)."""
+        c = self.names.slot(col)
+        t, n = self.tmp("t"), self.tmp()
+        d = "1" if col in self.integral else self.tmp("d")
+        if not checked:
+            self.emit(f"{t} = VT[{c}, {row}]", ind)
+            self.emit(f"{n} = VN[{c}, {row}]", ind)
+            if d != "1":
+                self.emit(f"{d} = VD[{c}, {row}]", ind)
+            return Val(t, n, d)
+        self.emit(f"if pb <= {row} < pe:", ind)
+        self.emit(f"    {t} = VT[{c}, {row}]", ind)
+        self.emit(f"    {n} = VN[{c}, {row}]", ind)
+        if d != "1":
+            self.emit(f"    {d} = VD[{c}, {row}]", ind)
+        self.emit("else:", ind)
+        self.emit(f"    {t} = {NULL}", ind)
+        self.emit(f"    {n} = 0", ind)
+        if d != "1":
+            self.emit(f"    {d} = 1", ind)
+        return Val(t, n, d)
+
+    def at_row(self, e, ctx: "Ctx", row: str, ind: int) -> Val:
+        """`e` evaluated with every reference reading partition row `row` (-1: none, so null)."""
+        return self.expr(e, ctx.fixed(row), ind)
+
+    def merge(self, ind: int) -> tuple[str, str, str]:
+        """Names for a value assigned in branches (null until assigned)."""
+        t, n, d = self.tmp("t"), self.tmp(), self.tmp("d")
+        self.emit(f"{t} = {NULL}", ind)
+        self.emit(f"{n} = 0", ind)
+        self.emit(f"{d} = 1", ind)
+        return t, n, d
+
+    def assign(self, names: tuple[str, str, str], v: Val, ind: int) -> None:
+        if v.b is not None:
+            raise refuse("a truth value as a value", None)
+        t, n, d = names
+        self.emit(f"{t} = {v.t}", ind)
+        self.emit(f"{n} = {v.n}", ind)
+        self.emit(f"{d} = {v.d}", ind)
+
+
+class Ctx:
+    """Where leaves read: subclasses say DEFINE's and MEASURES' rules; `row` fixes one row (inside
+    navigation or an aggregate)."""
+
+    row: str | None = None
+
+    def fixed(self, row: str) -> "Ctx":
+        raise NotImplementedError
+
+    def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
+        raise NotImplementedError
+
+
+class DefineCtx(Ctx):
+    """DEFINE of variable `var` at row `r` of a match started at row `s`."""
+
+    def __init__(self, var: str, q: S.MatchRecognize, row: str | None = None):
+        self.var, self.q, self.row = var, q, row
+        self.mine = {var} | {name for name, members in q.subset_map.items() if var in members}
+
+    def fixed(self, row: str) -> "DefineCtx":
+        return DefineCtx(self.var, self.q, row)
+
+    def _current(self, ref_var: str | None, node) -> None:
+        if ref_var is not None and ref_var not in self.mine:
+            raise refuse(f"rows of another variable in DEFINE ({ref_var} in the condition of {self.var})", node)
+
+    def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
+        if isinstance(e, S.ColRef):
+            self._current(e.var, e)
+            if self.row is None:
+                return em.cell(e.col, "r", ind, checked=False)
+            return em.cell(e.col, self.row, ind)
+        if isinstance(e, S.Classifier):
+            if e.var is not None or self.row is not None:
+                raise refuse("CLASSIFIER of another row in DEFINE", e)
+            return Val(str(STR), f"LC[{em.names.variables.index(self.var)}]")
+        if isinstance(e, S.Nav):
+            if self.row is not None:
+                raise refuse("navigation nested in navigation in DEFINE", e)
+            if any(isinstance(n, S.Nav) for n in nodes(e.arg)):
+                raise refuse("navigation nested in navigation in DEFINE", e)
+            v = var_of(e.arg)
+            if e.kind in ("prev", "next"):
+                self._current(v, e)
+                row = em.tmp("row")
+                em.emit(f"{row} = r {'-' if e.kind == 'prev' else '+'} {e.offset}", ind)
+                return em.at_row(e.arg, self, row, ind)
+            if v is not None:
+                raise refuse(f"{e.kind.upper()} of a variable's rows in DEFINE", e)
+            row = em.tmp("row")
+            if e.kind == "first":
+                em.emit(f"{row} = s + {e.offset} if s + {e.offset} <= r else -1", ind)
+            else:
+                em.emit(f"{row} = r - {e.offset} if r - {e.offset} >= s else -1", ind)
+            return em.at_row(e.arg, self, row, ind)
+        if isinstance(e, S.SqlAgg):
+            if e.func == "count" and e.arg is None and e.var is None:
+                return Val(str(NUM), "(r - s + 1)")
+            raise refuse("aggregates other than COUNT(*) in DEFINE", e)
+        raise refuse(f"{type(e).__name__} in DEFINE", e)
+
+
+class MeasureCtx(Ctx):
+    """A MEASURES expression over the match: rows s .. s + L - 1 labelled LB[lo + j]; `vis` rows visible
+    (RUNNING), all L when FINAL."""
+
+    def __init__(self, vis: str = "vis", row: str | None = None):
+        self.vis, self.row = vis, row
+
+    def fixed(self, row: str, vis: str | None = None) -> "MeasureCtx":
+        return MeasureCtx(vis or self.vis, row)
+
+    def visible(self, final: bool) -> str:
+        return "L" if final else self.vis
+
+    def last_index(self, em: SqlEmitter, var: str | None, vis: str, ind: int) -> str:
+        """The match index of the last visible row of var (any row for None), -1 if none."""
+        j = em.tmp("j")
+        if var is None:
+            em.emit(f"{j} = {vis} - 1", ind)
+            return j
+        k = em.names.label_set(var)
+        em.emit(f"{j} = -1", ind)
+        em.emit(f"for jj in range({vis} - 1, -1, -1):", ind)
+        em.emit(f"    if NM[{k}, LB[lo + jj]]:", ind)
+        em.emit(f"        {j} = jj", ind)
+        em.emit("        break", ind)
+        return j
+
+    def logical(self, em: SqlEmitter, e: S.Nav, ind: int) -> str:
+        """The partition row of FIRST / LAST(arg, offset) in the visible rows of arg's variable, -1 if none."""
+        var = var_of(e.arg)
+        vis = self.visible(e.final)
+        row, cnt = em.tmp("row"), em.tmp("k")
+        em.emit(f"{row} = -1", ind)
+        em.emit(f"{cnt} = 0", ind)
+        rng = f"range({vis})" if e.kind == "first" else f"range({vis} - 1, -1, -1)"
+        em.emit(f"for jj in {rng}:", ind)
+        test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
+        em.emit(f"    if {test}:", ind)
+        em.emit(f"        if {cnt} == {e.offset}:", ind)
+        em.emit(f"            {row} = s + jj", ind)
+        em.emit("            break", ind)
+        em.emit(f"        {cnt} += 1", ind)
+        return row
+
+    def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
+        if isinstance(e, S.ColRef):
+            if self.row is not None:
+                return em.cell(e.col, self.row, ind)
+            j = self.last_index(em, e.var, self.vis, ind)
+            row = em.tmp("row")
+            em.emit(f"{row} = s + {j} if {j} >= 0 else -1", ind)
+            return em.cell(e.col, row, ind)
+        if isinstance(e, S.Classifier):
+            t, n = em.tmp("t"), em.tmp()
+            if self.row is not None:
+                j = em.tmp("j")
+                em.emit(f"{j} = {self.row} - s", ind)
+            else:
+                j = self.last_index(em, e.var, self.vis, ind)
+            em.emit(f"if 0 <= {j} < {self.vis}:", ind)
+            em.emit(f"    {t} = {STR}", ind)
+            em.emit(f"    {n} = LC[LB[lo + {j}]]", ind)
+            em.emit("else:", ind)
+            em.emit(f"    {t} = {NULL}", ind)
+            em.emit(f"    {n} = 0", ind)
+            return Val(t, n)
+        if isinstance(e, S.MatchNumber):
+            return Val(str(NUM), "mno")
+        if isinstance(e, S.Nav):
+            if self.row is not None:   # FIRST / LAST inside PREV / NEXT: the outer navigation fixed the row
+                return em.at_row(e.arg, self, self.row, ind)
+            if e.kind in ("first", "last"):
+                row = self.logical(em, e, ind)
+                return em.expr(e.arg, self.fixed(row, self.visible(e.final)), ind)
+            inner = next((n for n in nodes(e.arg) if isinstance(n, S.Nav)), None)
+            if inner is not None:
+                base = self.logical(em, inner, ind)
+            else:
+                j = self.last_index(em, var_of(e.arg), self.vis, ind)
+                base = em.tmp("row")
+                em.emit(f"{base} = s + {j} if {j} >= 0 else -1", ind)
+            row = em.tmp("row")
+            sign = "-" if e.kind == "prev" else "+"
+            em.emit(f"{row} = {base} {sign} {e.offset} if {base} >= 0 else -1", ind)
+            return em.at_row(e.arg, self, row, ind)
+        if isinstance(e, S.SqlAgg):
+            return self.aggregate(em, e, ind)
+        raise refuse(f"{type(e).__name__} in MEASURES", e)
+
+    def aggregate(self, em: SqlEmitter, e: S.SqlAgg, ind: int) -> Val:
+        var = e.var if e.arg is None else var_of(e.arg)
+        vis = self.visible(e.final)
+        test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
+        cnt = em.tmp("cnt")
+        em.emit(f"{cnt} = 0", ind)
+        if e.arg is None:
+            em.emit(f"for jj in range({vis}):", ind)
+            em.emit(f"    if {test}:", ind)
+            em.emit(f"        {cnt} += 1", ind)
+            return Val(str(NUM), cnt)
+        acc = em.merge(ind)
+        t, n, d = acc
+        em.emit(f"for jj in range({vis}):", ind)
+        em.emit(f"    if {test}:", ind)
+        rowname = em.tmp("row")
+        em.emit(f"        {rowname} = s + jj", ind)
+        x = em.expr(e.arg, self.fixed(rowname, vis), ind + 2)
+        if x.b is not None:
+            raise refuse("an aggregate of truth values", e)
+        em.emit(f"        if {x.t} != {NULL}:", ind)
+        body = ind + 3
+        em.emit(f"{cnt} += 1", body)
+        if e.func in ("sum", "avg"):
+            em.emit(f"if {x.t} == {STR}:", body)
+            em.emit("    raise TypeError('text in SUM / AVG')", body)
+            em.emit(f"if {t} == {NULL}:", body)
+            em.emit(f"    {t}, {n}, {d} = {NUM}, {x.n}, {x.d}", body)
+            em.emit("else:", body)
+            em.emit(f"    {n}, {d} = rat_add({n}, {d}, {x.n}, {x.d})", body)
+        elif e.func in ("min", "max"):
+            less = f"rat_less({x.n}, {x.d}, {n}, {d})" if e.func == "min" else f"rat_less({n}, {d}, {x.n}, {x.d})"
+            em.emit(f"if {t} == {NULL}:", body)
+            em.emit(f"    {t}, {n}, {d} = {x.t}, {x.n}, {x.d}", body)
+            em.emit(f"elif {t} != {x.t}:", body)
+            em.emit("    raise TypeError('text and numbers in MIN / MAX')", body)
+            em.emit(f"elif ({t} == {STR} and {x.n} {'<' if e.func == 'min' else '>'} {n}) or "
+                    f"({t} == {NUM} and {less}):", body)
+            em.emit(f"    {n}, {d} = {x.n}, {x.d}", body)
+        if e.func == "count":
+            return Val(str(NUM), cnt)
+        if e.func == "avg":
+            em.emit(f"if {cnt} > 0:", ind)
+            em.emit(f"    {n}, {d} = rat_div({n}, {d}, {cnt}, 1)", ind)
+        return Val(t, n, d)
+
+
+def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str]) -> str:
+    """`define(v, r, s, pb, pe, VT, VN, VD, SC, LC)`: whether row r may be labelled variable v (index into
+    names.variables) in a match started at row s of the partition [pb, pe)."""
+    em = SqlEmitter(names, integral)
+    em.emit("@njit(cache=True)", 0)
+    em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC):", 0)
+    for d in q.define:
+        em.emit(f"if v == {names.variables.index(d.var)}:", 1)
+        name = em.holds(em.expr(d.cond, DefineCtx(d.var, q), 2), 2)
+        em.emit(f"return {name}", 2)
+    em.emit("return True", 1)
+    return "\n".join(em.lines) + "\n"
+
+
+def measures_source(q: S.MatchRecognize, names: Names, integral: frozenset[str]) -> str:
+    """`measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM)`: (tag, numerator, denominator)
+    of MEASURES item k over the match at rows s .. s + L - 1, vis of them visible."""
+    em = SqlEmitter(names, integral)
+    em.emit("@njit(cache=True)", 0)
+    em.emit("def measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM):", 0)
+    for k, m in enumerate(q.measures):
+        em.emit(f"if k == {k}:", 1)
+        v = em.expr(m.expr, MeasureCtx(), 2)
+        if v.b is not None:
+            em.emit(f"return ({NULL} if {v.b} == 2 else {BOOL}), (1 if {v.b} == 1 else 0), 1", 2)
+        else:
+            em.emit(f"return {v.t}, {v.n}, {v.d}", 2)
+    em.emit(f"return {NULL}, 0, 1", 1)
+    return "\n".join(em.lines) + "\n"
