@@ -165,7 +165,7 @@ def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                         ok = dres[lab]
                     else:
                         st[ST_ROW] = i
-                        ok = define(lab, i, s, pb, pe, VT, VN, VD, SC, LC)
+                        ok = define(lab, i, s, pb, pe, VT, VN, VD, SC, LC)  # noqa: F821  (generated)
                         dstamp[lab] = i
                         dres[lab] = ok
                     if not ok:
@@ -358,7 +358,7 @@ def eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, PBOF, PB, VT, 
         p = PBOF[k]
         st[0] = s + max(ocur[o], 0)
         for m in range(nmeasures):
-            t, nn, dd = measure(m, s, L, vis, LB, rlo[k], PB[p], PB[p + 1], rnum[k], VT, VN, VD, SC, LC, NM)
+            t, nn, dd = measure(m, s, L, vis, LB, rlo[k], PB[p], PB[p + 1], rnum[k], VT, VN, VD, SC, LC, NM)  # noqa: F821
             mt[m, o] = t
             mn[m, o] = nn
             md[m, o] = dd
