@@ -48,10 +48,6 @@ import numpy as np
 from numba import njit
 
 from optimized.values import add64, mul64, sub64, rat_add, rat_div, rat_less
-from optimized.sql.matcher import (grow, MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE,
-                                   REC_MATCH, REC_EMPTY, REC_UNMATCHED, ROWS_ONE, ROWS_ALL, EMPTY_SHOW, EMPTY_OMIT,
-                                   EMPTY_UNMATCHED, SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST, ST_ROW,
-                                   ST_ERROR, ST_ERRSTART, ST_NREC, ST_NLAB, ST_STEPS, ERR_SKIP_NO_ROW, ERR_SKIP_LOOP)
 
 '''
 
@@ -198,13 +194,14 @@ class OptimizedSqlProgram(Program):
             wsign = -1 if q.order_by[0].descending else 1
         st = np.zeros(8, np.int64)
         try:
-            rkind, rstart, rend, rnum, rlo, LB, EX = module.run_partitions(
-                PB, VT, VN, VD, SC, LC, plan.kind, plan.lab, plan.exc, plan.ta, plan.tb, plan.loop,
-                plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty], SKIP[q.skip.mode], skipset,
-                amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX), q.conventions.window_bound == "strict",
-                st)
+            DM = module.define_all(PB, VT, VN, VD, SC, LC, len(plan.variables), st)
         except OverflowError as exc:
-            raise self._overflow(exc, batch, order, int(st[K.ST_ROW])) from None
+            raise self._overflow(exc, batch, order, int(st[0])) from None
+        rkind, rstart, rend, rnum, rlo, LB, EX = K.run_partitions(
+            PB, DM, plan.kind, plan.lab, plan.exc, plan.ta, plan.tb, plan.loop,
+            plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty], SKIP[q.skip.mode], skipset,
+            amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX), q.conventions.window_bound == "strict",
+            st)
         self.steps = int(st[K.ST_STEPS])
         nrec = int(st[K.ST_NREC])
         if st[K.ST_ERROR]:
@@ -212,7 +209,7 @@ class OptimizedSqlProgram(Program):
             labels = [plan.variables[x] for x in LB[rlo[k]:rlo[k] + rend[k] - rstart[k]]]
             skip_target(q, int(rstart[k]), int(rend[k]), labels, q.subset_map)   # raises the reference's error
         rows_mode = ROWS.get(q.rows, K.ROWS_ONE)
-        orec, orow, ocur = module.output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode)
+        orec, orow, ocur = K.output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode)
         PBOF = np.searchsorted(PB, rstart[:nrec], side="right") - 1
         try:
             mt, mn, md = module.eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, PBOF, PB, VT, VN, VD,

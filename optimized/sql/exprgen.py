@@ -8,10 +8,10 @@ VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code 
 text order at run time (`SC[k]`: the code of text constant k, `LC[v]`: of variable v's name), so text
 compares and orders exactly.
 
-DEFINE runs inside the matcher with no per-thread history: a condition may read the current row (its
-columns, unqualified or qualified with the variable being defined or a SUBSET holding it), physical
-navigation from it (PREV / NEXT), the match's start (universal FIRST / LAST, COUNT(*)) and CLASSIFIER();
-a reference to another variable's rows is refused by name. MEASURES read the whole match: its start row
+DEFINE is evaluated for every row before matching (`define_all`), so a condition may read only the
+current row (its columns, unqualified or qualified with the variable being defined or a SUBSET holding
+it), physical navigation from it (PREV / NEXT) and CLASSIFIER(); FIRST / LAST, aggregates and references
+to another variable's rows read the match and are refused by name. MEASURES read the whole match: its start row
 `s`, length `L`, labels LB[lo:lo + L], the visible rows `vis` (RUNNING: up to the current row; FINAL: all).
 """
 from __future__ import annotations
@@ -228,18 +228,9 @@ class DefineCtx(Ctx):
                 row = em.tmp("row")
                 em.emit(f"{row} = r {'-' if e.kind == 'prev' else '+'} {e.offset}", ind)
                 return em.at_row(e.arg, self, row, ind)
-            if v is not None:
-                raise refuse(f"{e.kind.upper()} of a variable's rows in DEFINE", e)
-            row = em.tmp("row")
-            if e.kind == "first":
-                em.emit(f"{row} = s + {e.offset} if s + {e.offset} <= r else -1", ind)
-            else:
-                em.emit(f"{row} = r - {e.offset} if r - {e.offset} >= s else -1", ind)
-            return em.at_row(e.arg, self, row, ind)
+            raise refuse(f"{e.kind.upper()} in DEFINE (a condition on the match's rows)", e)
         if isinstance(e, S.SqlAgg):
-            if e.func == "count" and e.arg is None and e.var is None:
-                return Val(str(NUM), "(r - s + 1)")
-            raise refuse("aggregates other than COUNT(*) in DEFINE", e)
+            raise refuse("aggregates in DEFINE (a condition on the match's rows)", e)
         raise refuse(f"{type(e).__name__} in DEFINE", e)
 
 

@@ -2,10 +2,12 @@
 thread VM of reference/sql/vm.py over every partition in one call, then AFTER MATCH SKIP, as
 reference/sql/run.py `_sql_partition` does.
 
-The text between LOOP-START and LOOP-END is compiled inside each query's generated module
-(optimized/sql/engine.py), next to the generated `define` and `measure`, so the conditions are inlined.
+`run_partitions` is compiled once for every query: it reads the DEFINE conditions from a matrix DM[v, r],
+computed before by `define_all`. The text between LOOP-START and LOOP-END (`define_all`, `eval_measures`)
+is compiled inside each query's generated module (optimized/sql/engine.py), next to the generated
+`define` and `measure`, so the expressions are inlined and a new query compiles only what is its own.
 
-Threads carry no history (DEFINE reads the current row, its neighbours and the match's start: exprgen.py),
+Threads carry no history (DEFINE reads the current row and its neighbours: exprgen.py),
 so a thread's future depends only on its instruction and the loop marks: at each row a thread is dropped
 when a more preferred one has been at the same (instruction, marks), as the reference VM's deduplication
 does. A run from one start row costs at most rows x program size.
@@ -41,15 +43,13 @@ def grow(a, need):
     return b
 
 
-# LOOP-START
 @njit(cache=True)
-def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
+def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                    rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount, wstrict, st):
     """Every partition [PB[p], PB[p + 1]) matched in SQL mode: records (kind, start, end, number, label
     offset) and the label / excluded buffers; st[ST_ERROR] set on an AFTER MATCH SKIP error."""
     npc = len(KIND)
     nkeys = npc << nloops
-    nvars = len(LC)
     seen = np.full(nkeys, -1, np.int64)
     cpc = np.empty(nkeys, np.int64)
     ccell = np.empty(nkeys, np.int64)
@@ -60,8 +60,6 @@ def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
     alab = np.empty(1024, np.int64)
     aexc = np.empty(1024, np.bool_)
     apar = np.empty(1024, np.int64)
-    dstamp = np.full(max(nvars, 1), -1, np.int64)
-    dres = np.zeros(max(nvars, 1), np.bool_)
     rkind = np.empty(1024, np.int8)
     rstart = np.empty(1024, np.int64)
     rend = np.empty(1024, np.int64)
@@ -73,8 +71,7 @@ def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
     nlab = 0
     stamp = 0
     steps = 0
-    nrows = len(VT[0]) if len(VT) > 0 else (PB[len(PB) - 1] if len(PB) > 0 else 0)
-    covered = np.zeros(nrows if empty_mode == EMPTY_UNMATCHED else 0, np.bool_)
+    covered = np.zeros(DM.shape[1] if empty_mode == EMPTY_UNMATCHED else 0, np.bool_)
     for p in range(len(PB) - 1):
         pb = PB[p]
         pe = PB[p + 1]
@@ -83,8 +80,6 @@ def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
         while pos < pe:
             # ---------------------------------------------------------------- one run from `pos`
             s = pos
-            for v in range(len(dstamp)):
-                dstamp[v] = -1
             na = 0
             best_end = -1
             best_cell = -1
@@ -161,14 +156,7 @@ def run_partitions(PB, VT, VN, VD, SC, LC, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                         if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
                             continue
                     lab = LAB[pc]
-                    if dstamp[lab] == i:
-                        ok = dres[lab]
-                    else:
-                        st[ST_ROW] = i
-                        ok = define(lab, i, s, pb, pe, VT, VN, VD, SC, LC)  # noqa: F821  (generated)
-                        dstamp[lab] = i
-                        dres[lab] = ok
-                    if not ok:
+                    if not DM[lab, i]:
                         continue
                     if na >= len(alab):
                         alab = grow(alab, na + 1)
@@ -338,6 +326,21 @@ def output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode):
             ocur[o] = length - 1
             o += 1
     return orec, orow, ocur
+
+
+# LOOP-START
+@njit(cache=True)
+def define_all(PB, VT, VN, VD, SC, LC, nvars, st):
+    """DM[v, r]: whether DEFINE of variable v holds at row r (conditions read no history: exprgen.py)."""
+    DM = np.zeros((max(nvars, 1), VT.shape[1]), np.bool_)
+    for p in range(len(PB) - 1):
+        pb = PB[p]
+        pe = PB[p + 1]
+        for r in range(pb, pe):
+            st[0] = r
+            for v in range(nvars):
+                DM[v, r] = define(v, r, r, pb, pe, VT, VN, VD, SC, LC)  # noqa: F821  (generated)
+    return DM
 
 
 @njit(cache=True)
