@@ -6,6 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from optimized.bytecode import NULL, NUM, STR
@@ -25,7 +26,7 @@ class Encoded:
         self.strings: dict[str, int] = {"": 0}
         self.cols: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for name in names:
-            self.cols[name] = encode(np.asarray(columns[name]), self.strings, name)
+            self.cols[name] = encode_column(np.asarray(columns[name]), self.strings, name)
         for s in list(texts) + list(labels):
             self.strings.setdefault(s, len(self.strings))
         # rank the dictionary in text order: a code is then the text's position, so codes order as text
@@ -56,16 +57,31 @@ class Encoded:
         return VT, VN, VD
 
 
+def encode_column(values: np.ndarray, strings: dict[str, int], name: str):
+    """optimized.store.encode, with each distinct value of a column that is not integers encoded once
+    (pandas' hash factorization: no Python work per row)."""
+    if values.dtype.kind in "iub" or len(values) == 0:
+        return encode(values, strings, name)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    uniques = np.asarray(uniques, dtype=values.dtype if values.dtype.kind == "f" else object)
+    ut, un, ud = encode(uniques, strings, name)
+    null = codes < 0
+    codes = np.where(null, 0, codes)
+    t, n, d = ut[codes] if len(ut) else np.zeros(len(codes), np.int8), un[codes] if len(un) else \
+        np.zeros(len(codes), np.int64), ud[codes] if len(ud) else np.ones(len(codes), np.int64)
+    t = np.where(null, NULL, t).astype(np.int8)
+    return t, np.where(null, 0, n), np.where(null, 1, d)
+
+
 def group_ids(cols: list[tuple[np.ndarray, np.ndarray, np.ndarray]], size: int) -> np.ndarray:
     """A group id per row, equal exactly when every column's value is equal; ids number the groups in
     order of first appearance (as the reference's dict of partitions)."""
-    if not cols:
-        return np.zeros(size, np.int64)
-    keys = np.stack([a.astype(np.int64) for col in cols for a in col], axis=1)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[inverse.reshape(-1)]
+    ids = np.zeros(size, np.int64)
+    for col in cols:
+        for a in col:
+            codes, uniques = pd.factorize(a.astype(np.int64))
+            ids, _ = pd.factorize(ids * len(uniques) + codes)
+    return ids.astype(np.int64)
 
 
 def sort_key(col: tuple[np.ndarray, np.ndarray, np.ndarray], name: str, source_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,8 +129,13 @@ def arrow_column(t: np.ndarray, n: np.ndarray, d: np.ndarray, texts: np.ndarray)
 
 
 def raw_column(values: np.ndarray, rows: np.ndarray) -> pa.Array:
-    """A table column's exact values at `rows` (the reference's `batch.exact_value`)."""
-    values = np.asarray(values)
+    """A table column's exact values at `rows` (the reference's `batch.exact_value`), each distinct value
+    made exact once."""
+    values = np.asarray(values)[rows]
     if values.dtype.kind in "iub":
-        return pa.array(values[rows])
-    return encode_values([exact(v) for v in values[rows]])[0]
+        return pa.array(values)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    arr, kind = encode_values([exact(v) for v in np.asarray(uniques, dtype=object)] + [None])
+    if kind not in (None, "fraction"):   # text past int64, JSON of mixed kinds: their kind needs every value
+        return encode_values([exact(v) for v in values])[0]
+    return arr.take(pa.array(np.where(codes < 0, len(uniques), codes)))
