@@ -28,38 +28,45 @@ def _scaled(divisor: int, floor: int = 25, **extra):
     return settings(max_examples=max(floor, settings().max_examples // divisor), deadline=None, **extra)
 
 
-def frame(rows: list[dict]) -> pd.DataFrame:
+def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
     """The table with nullable integer columns (nulls stay nulls, values stay exact integers)."""
-    columns = list(rows[0]) if rows else ["ts", "k", "x", "y"]
     return pd.DataFrame({c: pd.array([r[c] for r in rows], dtype="Int64") for c in columns})
 
 
-def outcome(engine: str, query: str, rows: list[dict], cuts: list[int] | None = None) -> tuple:
+def outcome(engine: str, query: str, rows: list[dict], cuts: list[int] | None = None, reread: bool = False) -> tuple:
     """('table', columns, canonical rows) or ('error', class name, message) of the query on the engine: fed
-    whole, or cut at `cuts` (offsets into the ordered table; empty pieces too). Unsupported at compile time
-    propagates."""
+    whole, or cut at `cuts` (offsets into the ordered table; empty pieces too) as slices of one batch or,
+    with `reread`, as batches read one by one (positional ids then number on across batches).
+    Unsupported at compile time propagates."""
     try:
         program = compile(query, language="sql", engine=engine)
     except Unsupported:
         raise
     except CepkitError as exc:
         return ("error", type(exc).__name__, str(exc))
+    columns = list(rows[0]) if rows else ["ts", "k", "x", "y"]
+    parsed = registry.parse("sql", query)
     try:
-        batch = registry.read_input("sql", engine, frame(rows), query=registry.parse("sql", query))
-        n = len(batch)
-        bounds = [0] + sorted(min(c, n) for c in cuts or []) + [n]
-        tables = [program.feed(batch.slice(lo, hi)) for lo, hi in zip(bounds, bounds[1:])]
+        bounds = [0] + sorted(min(c, len(rows)) for c in cuts or []) + [len(rows)]
+        if reread:
+            pieces = [registry.read_input("sql", engine, frame(rows[lo:hi], columns), query=parsed)
+                      for lo, hi in zip(bounds, bounds[1:])]
+        else:
+            batch = registry.read_input("sql", engine, frame(rows, columns), query=parsed)
+            pieces = [batch.slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+        tables = [program.feed(piece) for piece in pieces]
         table = MatchTable.concat(program.layout, tables + [program.close()])
     except CepkitError as exc:
         return ("error", type(exc).__name__, str(exc))
     return ("table", table.layout.column_names(), table.canonical())
 
 
-def check_agrees(query: str, rows: list[dict], cuts: list[int], stats: Counter, refusals_allowed: bool) -> None:
+def check_agrees(query: str, rows: list[dict], cuts: list[int], stats: Counter, refusals_allowed: bool,
+                 reread: bool = False) -> None:
     note(query)
-    note(frame(rows).to_string())
+    note("\n".join(map(str, rows)))
     try:
-        got = outcome(ENGINE, query, rows, cuts)
+        got = outcome(ENGINE, query, rows, cuts, reread)
     except Unsupported as exc:
         if not refusals_allowed:
             raise
@@ -80,10 +87,10 @@ def test_optimized_equals_reference():
     fails with Unsatisfiable when it finds no query the engine runs)."""
     stats: Counter = Counter()
 
-    @_scaled(8, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-    @given(rows=tables(), query=queries(), cuts=cuts_st)
-    def check(query, rows, cuts):
-        check_agrees(query, rows, cuts, stats, refusals_allowed=True)
+    @_scaled(5, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=queries())
+    def check(query, rows, cuts, reread):
+        check_agrees(query, rows, cuts, stats, refusals_allowed=True, reread=reread)
 
     check()
     assert stats["table"] > 0, stats
@@ -94,9 +101,9 @@ def test_core_queries_run_and_equal_reference():
     stats: Counter = Counter()
 
     @_scaled(8)
-    @given(rows=tables(), query=core_queries(), cuts=cuts_st)
-    def check(query, rows, cuts):
-        check_agrees(query, rows, cuts, stats, refusals_allowed=False)
+    @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=core_queries())
+    def check(query, rows, cuts, reread):
+        check_agrees(query, rows, cuts, stats, refusals_allowed=False, reread=reread)
 
     check()
     assert stats["table"] > stats["error"], stats
@@ -105,5 +112,5 @@ def test_core_queries_run_and_equal_reference():
 @_scaled(20, floor=15, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rows=tables(max_rows=12, partitions=2), query=queries())
 def test_fed_one_row_per_batch(query, rows):
-    """Streaming at its finest grain: one row per fed batch."""
-    check_agrees(query, rows, list(range(len(rows))), Counter(), refusals_allowed=True)
+    """Streaming at its finest grain: one row per batch, each read on its own."""
+    check_agrees(query, rows, list(range(len(rows))), Counter(), refusals_allowed=True, reread=True)
