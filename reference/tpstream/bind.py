@@ -10,10 +10,10 @@ from reference.errors import EventError, QueryError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
 from reference.language.ast import TPSTREAM_CONVENTIONS
-from reference.match import plain
 from reference.tpstream.order import towards
 from reference.tpstream.query import Amount, SituationDef, TPQuery
-from reference.tpstream.reads import PSEUDO, aggregate, check_columns, window_ticks  # noqa: F401 (re-exported)
+from reference.tpstream.reads import (PSEUDO, aggregate, check_columns, value_reader,  # noqa: F401 (re-exported)
+                                      window_ticks)
 
 
 @dataclass(frozen=True)
@@ -42,16 +42,6 @@ class Plan:
     def towards(self, known: int, other: int) -> list[frozenset[str]]:
         """Every constraint between two streams, as relation sets R with `S_known R S_other`."""
         return towards(self.constraints, known, other)
-
-
-def value_reader(batch: EventBatch) -> Callable[[int, str], Any]:
-    def value(pos: int, attr: str) -> Any:
-        if attr in batch.columns:
-            return batch.exact_value(attr, pos)
-        if attr == "ts":
-            return int(batch.ts[pos])
-        return plain(batch.ids[pos])
-    return value
 
 
 def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str], Any],

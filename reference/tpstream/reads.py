@@ -1,16 +1,28 @@
 """What a TPStream query reads from an event batch (front end, shared by every engine): the attributes
-its conditions use, the column checks, the window in timestamp ticks, and the RETURN aggregates."""
+its conditions use, their values, the column checks, the window in timestamp ticks, and the RETURN aggregates."""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from reference.evaluate import aggregate as exact_aggregate
 from reference.events import EventBatch
 from reference.language import ast as A
+from reference.match import plain
 from reference.tpstream.query import Amount, SituationDef
 
 PSEUDO = ("ts", "id")  # readable without a column: the event's timestamp and id
+
+
+def value_reader(batch: EventBatch) -> Callable[[int, str], Any]:
+    """value(pos, attr): the exact value of an attribute of the event at batch position pos."""
+    def value(pos: int, attr: str) -> Any:
+        if attr in batch.columns:
+            return batch.exact_value(attr, pos)
+        if attr == "ts":
+            return int(batch.ts[pos])
+        return plain(batch.ids[pos])
+    return value
 
 
 def condition_attrs(e) -> list[tuple[str, bool]]:

@@ -1,0 +1,276 @@
+"""The optimized TPStream program (exact output): per feed, conditions over the batch in NumPy, situations
+derived in one Numba scan in partition order, the new situations matched in Numba against the buffered
+ones, and the completed configurations handed over as a MatchTable built from arrays.
+
+Rows are those of reference/tpstream/engine.py (docs/semantics.md T8): each situation's event ids, ts =
+detected = the largest end time, then the PARTITION BY values, NAME.start / NAME.end, the RETURN values.
+A configuration is final when its last situation ends, so `feed` returns it then; `close` has nothing
+left (a run still open at the end of the stream is no situation). Carried across feeds: each
+partition's tail of events from its earliest open run, the situations that a later one may still join
+(purged by WITHIN), their event ids and RETURN values.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+
+from optimized.tpstream import conditions
+from optimized.tpstream.aggregates import Column, per_situation
+from optimized.tpstream.columns import numeric, raw
+from optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive
+from optimized.tpstream.matcher import Steps, match
+from optimized.tpstream.partitions import Partitions, latest, stable_order
+from optimized.tpstream.situations import Situations
+from reference.contract import Program
+from reference.errors import EventError, Unsupported
+from reference.events import EventBatch, exact
+from reference.match import plain
+from reference.match_table import Layout, MatchTable, encode
+from reference.tpstream.query import TPQuery
+from reference.tpstream.reads import check_columns, window_ticks
+
+ENGINE = "optimized"
+LIMIT = 1 << 62   # durations and windows at or beyond this bound nothing
+
+
+class OptimizedTPStreamProgram(Program):
+    """A TPStream query over EventBatches, matches returned by the feed that completes them."""
+
+    engine_name = ENGINE
+    language = "tpstream"
+
+    def __init__(self, query: TPQuery):
+        self.query = query
+        self.names = query.streams
+        self.defs = [query.definition(n) for n in self.names]
+        for d in self.defs:
+            conditions.check(d, query.conventions.null_logic)
+        index = {n: i for i, n in enumerate(self.names)}
+        constraints = [(index[c.left], c.relations, index[c.right]) for c in query.pattern]
+        self.steps = Steps(len(self.names), constraints)
+        self.returns = [(r.name, r.func, index[r.situation], r.attr) for r in query.returns]
+        self.value_attrs = list(dict.fromkeys(r[3] for r in self.returns))
+        payload = list(query.partition_by)
+        for n in self.names:
+            payload += [f"{n}.start", f"{n}.end"]
+        payload += [r.name for r in query.returns]
+        self._layout = Layout(variables=tuple(self.names), payload=tuple(payload), detection=True)
+        self.parts = Partitions(tuple(query.partition_by))
+        self.sits = Situations(len(self.returns))
+        self.last_ts = np.zeros(0, np.int64)   # per partition: its latest event time
+        self.tail: dict | None = None          # events of runs still open, per partition (working form)
+        self.bound = False
+        self.ts_unit: str | None = None
+        self.prev_ts: int | None = None
+        self.events = 0
+        self.closed = False
+        self.id_values: list[np.ndarray] | None = None   # ids that are no integers, by running number
+        self.id_count = 0
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    # ------------------------------------------------------------------ binding to the stream
+    def _bind(self, batch: EventBatch) -> None:
+        q = self.query
+        self.ts_unit = batch.ts_unit
+        self.window = _whole(window_ticks(q.within.ticks(batch.ts_unit), q.conventions.window_bound), math.floor)
+        self.dmin = np.array([_whole(d.at_least.ticks(batch.ts_unit), math.ceil) if d.at_least is not None else 0
+                              for d in self.defs], np.int64)
+        self.dmax = np.array([_whole(d.at_most.ticks(batch.ts_unit), math.floor) if d.at_most is not None else LIMIT
+                              for d in self.defs], np.int64)
+        self.bound = True
+
+    def _check(self, batch: EventBatch) -> EventBatch:
+        if self.closed:
+            raise EventError("the TPStream program is closed: feed comes before close")
+        if not isinstance(batch, EventBatch):
+            raise EventError(f"a TPStream program feeds on EventBatches (reference.inputs.to_batch), "
+                             f"not {type(batch).__name__}")
+        if self.bound and self.ts_unit != batch.ts_unit:
+            raise EventError(f"the batches' timestamp units differ ({self.ts_unit} then {batch.ts_unit})", column="ts")
+        if self.prev_ts is not None and int(batch.ts[0]) < self.prev_ts:
+            raise EventError(f"timestamp {int(batch.ts[0])} goes back in time (the previous batch ended at "
+                             f"{self.prev_ts})", row=int(batch.source_rows[0]), column="ts")
+        if batch.positional_ids and self.events:
+            from dataclasses import replace
+            batch = replace(batch, ids=batch.ids + self.events, source_rows=batch.source_rows + self.events)
+        return batch
+
+    # ------------------------------------------------------------------ one batch
+    def _feed(self, batch: EventBatch, progress=None) -> MatchTable:
+        if len(batch) == 0 and not self.closed and isinstance(batch, EventBatch):
+            return MatchTable.empty(self.layout)
+        batch = self._check(batch)
+        if not self.bound:
+            self._bind(batch)
+        q = self.query
+        extra = [(r.attr, r.func in ("sum", "avg"), f"{r.func.upper()}({r.situation}.{r.attr})") for r in q.returns]
+        extra += [(a, False, "PARTITION BY") for a in q.partition_by]
+        check_columns(batch, self.defs, extra)
+        pid = self.parts.number(batch)
+        parts = len(self.parts)
+        if len(self.last_ts) < parts:
+            self.last_ts = np.concatenate([self.last_ts, np.full(parts - len(self.last_ts), np.iinfo(np.int64).min)])
+        ts = batch.ts.astype(np.int64, copy=False)
+        self._distinct_times(pid, ts, batch)
+        masks = np.stack([conditions.mask(d, batch, q.conventions.null_logic) for d in self.defs]).astype(np.uint8)
+        new = {"pid": pid, "ts": ts, "ids": self._id_keys(batch),
+               "rows": batch.source_rows.astype(np.int64, copy=False), "masks": masks,
+               "old": np.zeros(len(batch), np.bool_), "values": [_values(batch, a) for a in self.value_attrs]}
+        w = _concat(self.tail, new) if self.tail is not None else new
+        w = _take(w, stable_order(w["pid"], parts))
+        found, keep = derive(w["pid"], w["ts"], w["old"], np.ascontiguousarray(w["masks"]), self.dmin, self.dmax)
+        first = self.sits.add(found[:, [S_STREAM, S_PID, S_TS, S_TE]], w["ids"], found[:, S_A], found[:, S_B],
+                              self._aggregates(found, w))
+        rows = self._match(np.arange(first, first + len(found), dtype=np.int64))
+        table = self._table(rows)
+        latest(self.last_ts, pid, ts)
+        self.prev_ts = int(batch.ts[-1])
+        self.events += len(batch)
+        tail = _take(w, np.flatnonzero(keep))
+        tail["old"] = np.ones(len(tail["ts"]), np.bool_)
+        self.tail = tail
+        self.sits.purge(self.last_ts, self.window)
+        if progress is not None:
+            progress(self.events, self.events)
+        return table
+
+    def _close(self) -> MatchTable:
+        self.closed = True
+        self.tail = None
+        return MatchTable.empty(self.layout)
+
+    # ------------------------------------------------------------------ pieces
+    def _id_keys(self, batch: EventBatch) -> np.ndarray:
+        """int64 keys for the batch's ids: the ids themselves when integers, else running numbers."""
+        ids = batch.ids
+        if ids.dtype.kind in "iu" and self.id_values is None:
+            return ids.astype(np.int64, copy=False)
+        if self.id_values is None:
+            if self.events:
+                raise Unsupported(ENGINE, "event ids of several kinds across batches (integers, then text)")
+            self.id_values = []
+        self.id_values.append(np.asarray([plain(v) for v in ids.tolist()], dtype=object))
+        keys = np.arange(self.id_count, self.id_count + len(ids), dtype=np.int64)
+        self.id_count += len(ids)
+        return keys
+
+    def _distinct_times(self, pid: np.ndarray, ts: np.ndarray, batch: EventBatch) -> None:
+        """EventError at an event sharing its timestamp with the previous event of its partition (in this
+        batch or the last one of an earlier feed), the first in partition order."""
+        order = stable_order(pid, len(self.parts))
+        p, t = pid[order], ts[order]
+        same = np.zeros(len(order), np.bool_)
+        same[1:] = (p[1:] == p[:-1]) & (t[1:] == t[:-1])
+        same |= t == self.last_ts[p]
+        if same.any():
+            i = int(order[np.flatnonzero(same)[0]])
+            key = self.parts.keys[int(pid[i])]
+            where = f" in partition {dict(zip(self.query.partition_by, key))}" if self.query.partition_by else ""
+            raise EventError(f"two events share timestamp {int(ts[i])}{where}; TPStream needs distinct "
+                             "timestamps per partition (a situation needs ts < te)", row=int(batch.source_rows[i]),
+                             column="ts")
+
+    def _aggregates(self, found: np.ndarray, w: dict) -> list[Column]:
+        cols = []
+        for _name, func, stream, attr in self.returns:
+            sel = found[:, S_STREAM] == stream
+            a, b = found[sel, S_A], found[sel, S_B]
+            part = per_situation(func, w["values"][self.value_attrs.index(attr)], a, b, w["rows"])
+            cols.append((sel, part))
+        return cols
+
+    def _match(self, new: np.ndarray) -> np.ndarray:
+        s = self.sits
+        if not len(new):
+            return np.zeros((0, len(self.names)), np.int64)
+        parts = max(len(self.parts), 1)
+        key = s.stream * parts + s.pid
+        order = np.lexsort((s.ts, key))
+        return match(new, s.stream, s.pid, s.ts, s.te, key[order], s.ts[order], s.te[order], order.astype(np.int64),
+                     parts, self.window, self.steps.stream, self.steps.begin, self.steps.end, self.steps.cons,
+                     len(self.names))
+
+    def _table(self, rows: np.ndarray) -> MatchTable:
+        if not len(rows):
+            return MatchTable.empty(self.layout)
+        s = self.sits
+        bindings = {}
+        for k, name in enumerate(self.names):
+            offsets, keys = s.event_keys(rows[:, k])
+            bindings[name] = (offsets, keys if self.id_values is None else _objects(self.id_values, keys))
+        te = s.te[rows]
+        ts = te.max(axis=1)
+        payload: dict = {}
+        pid = s.pid[rows[:, 0]]
+        for k, attr in enumerate(self.query.partition_by):
+            payload[attr] = self._partition_column(pid, k)
+        for k, name in enumerate(self.names):
+            payload[f"{name}.start"] = s.ts[rows[:, k]]
+            payload[f"{name}.end"] = te[:, k]
+        for j, (name, _func, stream, _attr) in enumerate(self.returns):
+            payload[name] = s.values[j].take(rows[:, stream]).arrow()
+        return MatchTable.from_columns(self.layout, bindings, ts, payload, detected=ts)
+
+    def _partition_column(self, pid: np.ndarray, k: int):
+        distinct, inverse = np.unique(pid, return_inverse=True)
+        arr, kind = encode([self.parts.keys[int(p)][k] for p in distinct])
+        if kind is None or kind == "fraction":
+            return arr.take(pa.array(inverse.reshape(-1).astype(np.int64)))
+        values = [self.parts.keys[int(p)][k] for p in distinct]
+        return [values[i] for i in inverse.reshape(-1).tolist()]
+
+
+def _whole(amount, rounding) -> int:
+    """A duration in ticks as a whole number of ticks for integer spans (bounded to LIMIT)."""
+    v = rounding(amount)
+    return int(max(min(v, LIMIT), -LIMIT))
+
+
+def _values(batch: EventBatch, attr: str):
+    """The working form of a RETURN attribute: (n, d, null) arrays for exact numbers, else exact values."""
+    cells = raw(batch, attr)
+    v = numeric(cells)
+    if v is not None and not v.boolean:
+        n = len(cells)
+        return (v.n, np.ones(n, np.int64) if v.d is None else v.d,
+                np.zeros(n, np.bool_) if v.null is None else v.null)
+    if attr not in batch.columns and attr == "id":
+        return np.asarray([plain(x) for x in cells.tolist()] + [None], dtype=object)[:-1]
+    return np.asarray([exact(x) for x in cells.tolist()] + [None], dtype=object)[:-1]
+
+
+def _python(values) -> np.ndarray:
+    if not isinstance(values, tuple):
+        return values
+    return np.asarray(Column(*values).python() + [None], dtype=object)[:-1]
+
+
+def _concat(a: dict, b: dict) -> dict:
+    out = {k: np.concatenate([a[k], b[k]], axis=-1) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
+    vals = []
+    for x, y in zip(a["values"], b["values"]):
+        if isinstance(x, tuple) and isinstance(y, tuple):
+            vals.append(tuple(np.concatenate([p, q]) for p, q in zip(x, y)))
+        else:
+            vals.append(np.concatenate([_python(x), _python(y)]))
+    out["values"] = vals
+    return out
+
+
+def _take(w: dict, idx: np.ndarray) -> dict:
+    out = {k: (w[k][:, idx] if k == "masks" else w[k][idx]) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
+    out["values"] = [tuple(p[idx] for p in v) if isinstance(v, tuple) else v[idx] for v in w["values"]]
+    return out
+
+
+def _objects(chunks: list[np.ndarray], keys: np.ndarray) -> np.ndarray:
+    flat = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+    if len(chunks) > 1:
+        chunks[:] = [flat]
+    return flat[keys]
+
