@@ -26,8 +26,8 @@ from optimized.tpstream.situations import Situations
 from reference.contract import Program
 from reference.errors import EventError, Unsupported
 from reference.events import EventBatch, exact
-from reference.match import plain
-from reference.match_table import Layout, MatchTable, encode
+from reference.match import Match, plain
+from reference.match_table import Layout, MatchTable, decode, encode
 from reference.tpstream.query import TPQuery
 from reference.tpstream.reads import check_columns, window_ticks
 
@@ -205,16 +205,15 @@ class OptimizedTPStreamProgram(Program):
             bindings[name] = (offsets, keys if self.id_values is None else _objects(self.id_values, keys))
         te = s.te[rows]
         ts = te.max(axis=1)
-        payload: dict = {}
         pid = s.pid[rows[:, 0]]
-        for k, attr in enumerate(self.query.partition_by):
-            payload[attr] = self._partition_column(pid, k)
-        for k, name in enumerate(self.names):
-            payload[f"{name}.start"] = s.ts[rows[:, k]]
-            payload[f"{name}.end"] = te[:, k]
-        for j, (name, _func, stream, _attr) in enumerate(self.returns):
-            payload[name] = s.values[j].take(rows[:, stream]).arrow()
-        return MatchTable.from_columns(self.layout, bindings, ts, payload, detected=ts)
+        items = [self._partition_column(pid, k) for k in range(len(self.query.partition_by))]
+        for k in range(len(self.names)):
+            items += [s.ts[rows[:, k]], te[:, k]]
+        items += [s.values[j].take(rows[:, stream]).arrow() for j, (_n, _f, stream, _a) in enumerate(self.returns)]
+        if len(set(self.layout.payload)) == len(items):
+            return MatchTable.from_columns(self.layout, bindings, ts, dict(zip(self.layout.payload, items)), detected=ts)
+        # a RETURN name repeats a PARTITION BY attribute: Match rows keep both (Arrow columns need distinct names)
+        return MatchTable.from_matches(self.layout, _rows(self.layout, bindings, ts, items))
 
     def _partition_column(self, pid: np.ndarray, k: int):
         distinct, inverse = np.unique(pid, return_inverse=True)
@@ -223,6 +222,22 @@ class OptimizedTPStreamProgram(Program):
             return arr.take(pa.array(inverse.reshape(-1).astype(np.int64)))
         values = [self.parts.keys[int(p)][k] for p in distinct]
         return [values[i] for i in inverse.reshape(-1).tolist()]
+
+
+def _rows(layout: Layout, bindings: dict, ts: np.ndarray, items: list) -> list[Match]:
+    """Match rows from the columns (the payload's names are not distinct)."""
+    ids = {v: (off.tolist(), vals.tolist()) for v, (off, vals) in bindings.items()}
+    cols = []
+    for col in items:
+        if isinstance(col, (pa.Array, np.ndarray)):
+            arr, kind = encode(col)
+            col = decode(arr, kind.encode() if kind else None)
+        cols.append(col)
+    out = []
+    for r, t in enumerate(ts.tolist()):
+        b = tuple((v, tuple(vals[off[r]:off[r + 1]])) for v, (off, vals) in ids.items())
+        out.append(Match(b, t, tuple((p, cols[j][r]) for j, p in enumerate(layout.payload)), detected=t))
+    return out
 
 
 def _whole(amount, rounding) -> int:

@@ -57,7 +57,7 @@ class Situations:
         self.ts = np.concatenate([self.ts, meta[:, 2]])
         self.te = np.concatenate([self.te, meta[:, 3]])
         length = (b - a).astype(np.int64)
-        off = len(self.pool) + np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+        off = len(self.pool) + np.cumsum(length) - length
         self.off = np.concatenate([self.off, off])
         self.length = np.concatenate([self.length, length])
         self.pool = np.concatenate([self.pool, keys[spans(a, b)]])
@@ -84,5 +84,5 @@ class Situations:
         off, length = self.off[keep], self.length[keep]
         if length.sum() * 2 < len(self.pool):   # compact the pool when most of it is dead
             self.pool = self.pool[spans(off, off + length)]
-            off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+            off = np.cumsum(length) - length
         self.off, self.length = off, length
