@@ -54,8 +54,8 @@ def _less(an, ad, bn, bd):
 
 
 @njit(cache=True)
-def numeric(func, n, d, null, a, b):
-    """Per situation (events a[k]..b[k]-1): (numerators, denominators, null, first failing situation or -1)."""
+def numeric(func, order, n, d, null, a, b):
+    """Per situation (events order[a[k]..b[k]-1]): (numerators, denominators, null, first failing situation or -1)."""
     m = a.shape[0]
     on = np.zeros(m, np.int64)
     od = np.ones(m, np.int64)
@@ -63,12 +63,13 @@ def numeric(func, n, d, null, a, b):
     for k in range(m):
         lo, hi = a[k], b[k]
         if func == 0 or func == 1:
-            x = lo if func == 0 else hi - 1
+            x = order[lo] if func == 0 else order[hi - 1]
             on[k], od[k], onull[k] = n[x], d[x], null[x]
             continue
         cnt = 0
         sn, sd = 0, 1
-        for x in range(lo, hi):
+        for e in range(lo, hi):
+            x = order[e]
             if null[x]:
                 continue
             if func == 3 or func == 4:
@@ -135,16 +136,17 @@ class Column:
                                           fields=list(FRACTION), mask=None if mask is None else pa.array(mask))
 
 
-def per_situation(func: str, values, a: np.ndarray, b: np.ndarray, rows: np.ndarray) -> Column:
-    """The aggregate over each situation's events a[k]..b[k]-1 of the working values: a NumVec-like
+def per_situation(func: str, values, order: np.ndarray, a: np.ndarray, b: np.ndarray, rows: np.ndarray) -> Column:
+    """The aggregate over each situation's events order[a[k]..b[k]-1] of the working values: a NumVec-like
     (n, d, null) triple, or an object array of exact values. `rows` are the events' source rows."""
     if isinstance(values, tuple):
         n, d, null = values
-        on, od, onull, bad = numeric(FUNCS.index(func), n, d, null, a, b)
+        on, od, onull, bad = numeric(FUNCS.index(func), order, n, d, null, a, b)
         if bad >= 0:
             raise EventError(f"{func.upper()} beyond 64-bit integers over a situation starting at this event; the "
                              "optimized engine works on 64-bit integers, the reference engine is exact",
-                             int(rows[a[bad]]))
+                             int(rows[order[a[bad]]]))
         return Column(on, od, onull)
     lists = values.tolist()
-    return Column(values=[aggregate(func, lists[lo:hi]) for lo, hi in zip(a.tolist(), b.tolist())])
+    at = order.tolist()
+    return Column(values=[aggregate(func, [lists[x] for x in at[lo:hi]]) for lo, hi in zip(a.tolist(), b.tolist())])

@@ -13,32 +13,36 @@ S_STREAM, S_PID, S_TS, S_TE, S_A, S_B = range(6)
 
 
 @njit(cache=True)
-def _scan(pid, ts, old, masks, dmin, dmax, out, keep):
-    k_streams, n = masks.shape
+def _scan(order, pid, ts, old, masks, dmin, dmax, out, keep):
+    k_streams = masks.shape[1]
+    n = order.shape[0]
     start = np.full(k_streams, -1, np.int64)
     m = 0
     k = 0
     while k < n:
         end = k
-        while end < n and pid[end] == pid[k]:
+        while end < n and pid[order[end]] == pid[order[k]]:
             end += 1
         start[:] = -1
         for e in range(k, end):
+            x = order[e]
             for i in range(k_streams):
-                if masks[i, e]:
+                if masks[x, i]:
                     if start[i] < 0:
                         start[i] = e
                 elif start[i] >= 0:
-                    if not old[e]:  # a run ended by an event of an earlier feed was reported then
-                        d = ts[e] - ts[start[i]]
+                    if not old[x]:  # a run ended by an event of an earlier feed was reported then
+                        t0 = ts[order[start[i]]]
+                        d = ts[x] - t0
                         if d >= dmin[i] and d <= dmax[i]:
-                            if out.shape[0] > 0:
-                                out[m, S_STREAM] = i
-                                out[m, S_PID] = pid[e]
-                                out[m, S_TS] = ts[start[i]]
-                                out[m, S_TE] = ts[e]
-                                out[m, S_A] = start[i]
-                                out[m, S_B] = e
+                            if m == out.shape[0]:
+                                out = _grow(out)
+                            out[m, S_STREAM] = i
+                            out[m, S_PID] = pid[x]
+                            out[m, S_TS] = t0
+                            out[m, S_TE] = ts[x]
+                            out[m, S_A] = start[i]
+                            out[m, S_B] = e
                             m += 1
                     start[i] = -1
         earliest = end
@@ -48,16 +52,36 @@ def _scan(pid, ts, old, masks, dmin, dmax, out, keep):
         for e in range(earliest, end):
             keep[e] = True
         k = end
-    return m
+    return out[:m]
 
 
-def derive(pid: np.ndarray, ts: np.ndarray, old: np.ndarray, masks: np.ndarray, dmin: np.ndarray,
-           dmax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(situations, keep) over events in partition order: one row per situation (columns S_*; a..b-1 are
-    its events' positions), in the order of their ends, streams in PATTERN order at equal ends; keep marks
-    the events of runs still open (the tail to carry)."""
-    keep = np.zeros(len(ts), np.bool_)
-    m = _scan(pid, ts, old, masks, dmin, dmax, np.zeros((0, 6), np.int64), keep)
-    out = np.empty((m, 6), np.int64)
-    _scan(pid, ts, old, masks, dmin, dmax, out, keep)
+@njit(cache=True)
+def _grow(out):
+    bigger = np.empty((2 * out.shape[0] + 64, out.shape[1]), out.dtype)
+    bigger[: out.shape[0]] = out
+    return bigger
+
+
+def derive(order: np.ndarray, pid: np.ndarray, ts: np.ndarray, old: np.ndarray, masks: np.ndarray,
+           dmin: np.ndarray, dmax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(situations, keep) over the events taken in partition order (`order`, positions): one row per
+    situation (columns S_*; order[a..b-1] are its events), in the order of their ends, streams in PATTERN
+    order at equal ends; masks[x, i]: event x satisfies stream i's condition; keep marks (in `order`) the events of runs still open, the tail to carry."""
+    keep = np.zeros(len(order), np.bool_)
+    out = _scan(order, pid, ts, old, masks, dmin, dmax, np.empty((len(order) // 8 + 64, 6), np.int64), keep)
     return out, keep
+
+
+@njit(cache=True)
+def repeated_time(order, pid, ts, old, last):
+    """The first position (in partition order) of a new event whose time equals the previous event's of its
+    partition (in this batch, or `last[p]` from an earlier feed), else -1."""
+    for e in range(order.shape[0]):
+        x = order[e]
+        if old[x]:
+            continue
+        if e > 0 and pid[order[e - 1]] == pid[x] and ts[order[e - 1]] == ts[x]:
+            return x
+        if ts[x] == last[pid[x]]:
+            return x
+    return -1

@@ -13,6 +13,8 @@ from numba import njit
 from optimized.tpstream.allen_nb import any_holds, partner_ranges, relation_mask
 from reference.tpstream.order import pattern_order
 
+SCAN = 16   # eligible buffer ranges up to this size are scanned, larger ones binary-searched
+
 
 class Steps:
     """The evaluation orders of a pattern as arrays: from stream i, step k joins stream `stream[i, k]`
@@ -51,6 +53,16 @@ def _grow2(a, need):
 
 
 @njit(cache=True)
+def _related(y, c0, c1, ws, sts, ste, cons):
+    """Whether situation y satisfies the constraints cons[c0:c1] with the bound situations ws."""
+    for c in range(c0, c1):
+        q = ws[cons[c, 0]]
+        if not any_holds(cons[c, 1], sts[q], ste[q], sts[y], ste[y]):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, parts,
                 step_stream, step_begin, step_end, cons, cand, top):
     """Append the candidates of step `level` to cand from top; returns (cand, new top)."""
@@ -67,7 +79,7 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, p
         return cand, top
     c0, c1 = step_begin[i, level], step_end[i, level]
     cand = _grow(cand, top + (hi - lo))
-    if c1 > c0:
+    if c1 > c0 and hi - lo > SCAN:   # binary searches under the first constraint's relations
         partner = ws[cons[c0, 0]]
         pts, pte = sts[partner], ste[partner]
         mask = cons[c0, 1]
@@ -80,19 +92,15 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, p
             b = min(np.searchsorted(tsw, th, "right"), np.searchsorted(tew, eh, "right"))
             for x in range(lo + a, lo + b):
                 y = idx_s[x]
-                ok = True
-                for c in range(c0, c1):
-                    q = ws[cons[c, 0]]
-                    if not any_holds(cons[c, 1], sts[q], ste[q], sts[y], ste[y]):
-                        ok = False
-                        break
-                if ok:
+                if _related(y, c0 + 1, c1, ws, sts, ste, cons):
                     cand[top] = y
                     top += 1
-    else:
+    else:   # few candidates: test each against every constraint
         for x in range(lo, hi):
-            cand[top] = idx_s[x]
-            top += 1
+            y = idx_s[x]
+            if _related(y, c0, c1, ws, sts, ste, cons):
+                cand[top] = y
+                top += 1
     return cand, top
 
 

@@ -19,10 +19,10 @@ import pyarrow as pa
 from optimized.tpstream import conditions
 from optimized.tpstream.aggregates import Column, per_situation
 from optimized.tpstream.columns import numeric, raw
-from optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive
+from optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive, repeated_time
 from optimized.tpstream.matcher import Steps, match
 from optimized.tpstream.partitions import Partitions, latest, stable_order
-from optimized.tpstream.situations import Situations
+from optimized.tpstream.situations import Situations, spans
 from reference.contract import Program
 from reference.errors import EventError, Unsupported
 from reference.events import EventBatch, exact
@@ -116,22 +116,25 @@ class OptimizedTPStreamProgram(Program):
         if len(self.last_ts) < parts:
             self.last_ts = np.concatenate([self.last_ts, np.full(parts - len(self.last_ts), np.iinfo(np.int64).min)])
         ts = batch.ts.astype(np.int64, copy=False)
-        self._distinct_times(pid, ts, batch)
-        masks = np.stack([conditions.mask(d, batch, q.conventions.null_logic) for d in self.defs]).astype(np.uint8)
+        masks = np.empty((len(batch), len(self.defs)), np.uint8)
+        for i, d in enumerate(self.defs):
+            masks[:, i] = conditions.mask(d, batch, q.conventions.null_logic)
         new = {"pid": pid, "ts": ts, "ids": self._id_keys(batch),
                "rows": batch.source_rows.astype(np.int64, copy=False), "masks": masks,
                "old": np.zeros(len(batch), np.bool_), "values": [_values(batch, a) for a in self.value_attrs]}
         w = _concat(self.tail, new) if self.tail is not None else new
-        w = _take(w, stable_order(w["pid"], parts))
-        found, keep = derive(w["pid"], w["ts"], w["old"], np.ascontiguousarray(w["masks"]), self.dmin, self.dmax)
-        first = self.sits.add(found[:, [S_STREAM, S_PID, S_TS, S_TE]], w["ids"], found[:, S_A], found[:, S_B],
-                              self._aggregates(found, w))
+        order = stable_order(w["pid"], parts)
+        self._distinct_times(order, w)
+        found, keep = derive(order, w["pid"], w["ts"], w["old"], w["masks"], self.dmin, self.dmax)
+        events = order[spans(found[:, S_A], found[:, S_B])]
+        first = self.sits.add(found[:, [S_STREAM, S_PID, S_TS, S_TE]], w["ids"][events], found[:, S_B] - found[:, S_A],
+                              self._aggregates(found, order, w))
         rows = self._match(np.arange(first, first + len(found), dtype=np.int64))
         table = self._table(rows)
         latest(self.last_ts, pid, ts)
         self.prev_ts = int(batch.ts[-1])
         self.events += len(batch)
-        tail = _take(w, np.flatnonzero(keep))
+        tail = _take(w, order[keep])
         tail["old"] = np.ones(len(tail["ts"]), np.bool_)
         self.tail = tail
         self.sits.purge(self.last_ts, self.window)
@@ -159,28 +162,23 @@ class OptimizedTPStreamProgram(Program):
         self.id_count += len(ids)
         return keys
 
-    def _distinct_times(self, pid: np.ndarray, ts: np.ndarray, batch: EventBatch) -> None:
+    def _distinct_times(self, order: np.ndarray, w: dict) -> None:
         """EventError at an event sharing its timestamp with the previous event of its partition (in this
         batch or the last one of an earlier feed), the first in partition order."""
-        order = stable_order(pid, len(self.parts))
-        p, t = pid[order], ts[order]
-        same = np.zeros(len(order), np.bool_)
-        same[1:] = (p[1:] == p[:-1]) & (t[1:] == t[:-1])
-        same |= t == self.last_ts[p]
-        if same.any():
-            i = int(order[np.flatnonzero(same)[0]])
-            key = self.parts.keys[int(pid[i])]
+        i = repeated_time(order, w["pid"], w["ts"], w["old"], self.last_ts)
+        if i >= 0:
+            key = self.parts.keys[int(w["pid"][i])]
             where = f" in partition {dict(zip(self.query.partition_by, key))}" if self.query.partition_by else ""
-            raise EventError(f"two events share timestamp {int(ts[i])}{where}; TPStream needs distinct "
-                             "timestamps per partition (a situation needs ts < te)", row=int(batch.source_rows[i]),
+            raise EventError(f"two events share timestamp {int(w['ts'][i])}{where}; TPStream needs distinct "
+                             "timestamps per partition (a situation needs ts < te)", row=int(w["rows"][i]),
                              column="ts")
 
-    def _aggregates(self, found: np.ndarray, w: dict) -> list[Column]:
+    def _aggregates(self, found: np.ndarray, order: np.ndarray, w: dict) -> list[Column]:
         cols = []
         for _name, func, stream, attr in self.returns:
             sel = found[:, S_STREAM] == stream
             a, b = found[sel, S_A], found[sel, S_B]
-            part = per_situation(func, w["values"][self.value_attrs.index(attr)], a, b, w["rows"])
+            part = per_situation(func, w["values"][self.value_attrs.index(attr)], order, a, b, w["rows"])
             cols.append((sel, part))
         return cols
 
@@ -266,7 +264,7 @@ def _python(values) -> np.ndarray:
 
 
 def _concat(a: dict, b: dict) -> dict:
-    out = {k: np.concatenate([a[k], b[k]], axis=-1) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
+    out = {k: np.concatenate([a[k], b[k]]) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
     vals = []
     for x, y in zip(a["values"], b["values"]):
         if isinstance(x, tuple) and isinstance(y, tuple):
@@ -278,7 +276,7 @@ def _concat(a: dict, b: dict) -> dict:
 
 
 def _take(w: dict, idx: np.ndarray) -> dict:
-    out = {k: (w[k][:, idx] if k == "masks" else w[k][idx]) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
+    out = {k: w[k][idx] for k in ("pid", "ts", "ids", "rows", "masks", "old")}
     out["values"] = [tuple(p[idx] for p in v) if isinstance(v, tuple) else v[idx] for v in w["values"]]
     return out
 

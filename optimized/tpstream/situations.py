@@ -47,20 +47,20 @@ class Situations:
     def __len__(self) -> int:
         return len(self.ts)
 
-    def add(self, meta: np.ndarray, keys: np.ndarray, a: np.ndarray, b: np.ndarray, items: list) -> int:
-        """Append situations (rows stream, partition, ts, te) whose events are keys[a[k]:b[k]], with their
-        RETURN values `(selected situations, Column)` per item; returns the index of the first."""
+    def add(self, meta: np.ndarray, keys: np.ndarray, length: np.ndarray, items: list) -> int:
+        """Append situations (rows stream, partition, ts, te) with their event ids (`keys`, `length[k]` of them
+        per situation, in order) and RETURN values `(selected situations, Column)` per item; returns the index
+        of the first."""
         first = len(self)
         m = len(meta)
         self.stream = np.concatenate([self.stream, meta[:, 0]])
         self.pid = np.concatenate([self.pid, meta[:, 1]])
         self.ts = np.concatenate([self.ts, meta[:, 2]])
         self.te = np.concatenate([self.te, meta[:, 3]])
-        length = (b - a).astype(np.int64)
-        off = len(self.pool) + np.cumsum(length) - length
-        self.off = np.concatenate([self.off, off])
+        length = length.astype(np.int64)
+        self.off = np.concatenate([self.off, len(self.pool) + np.cumsum(length) - length])
         self.length = np.concatenate([self.length, length])
-        self.pool = np.concatenate([self.pool, keys[spans(a, b)]])
+        self.pool = np.concatenate([self.pool, keys])
         self.values = [Column.concat([old, _filled(col, sel, m)]) for old, (sel, col) in zip(self.values, items)]
         return first
 
