@@ -27,12 +27,12 @@ def _scan(order, pid, ts, old, masks, dmin, dmax, out, keep):
         for e in range(k, end):
             x = order[e]
             for i in range(k_streams):
-                if masks[x, i]:
-                    if start[i] < 0:
-                        start[i] = e
-                elif start[i] >= 0:
+                st = start[i]
+                held = masks[x, i] != 0
+                st = e if held and st < 0 else st   # a run starts (branch-free)
+                if not held and st >= 0:            # the first event failing the condition ends the run
                     if not old[x]:  # a run ended by an event of an earlier feed was reported then
-                        t0 = ts[order[start[i]]]
+                        t0 = ts[order[st]]
                         d = ts[x] - t0
                         if d >= dmin[i] and d <= dmax[i]:
                             if m == out.shape[0]:
@@ -41,10 +41,11 @@ def _scan(order, pid, ts, old, masks, dmin, dmax, out, keep):
                             out[m, S_PID] = pid[x]
                             out[m, S_TS] = t0
                             out[m, S_TE] = ts[x]
-                            out[m, S_A] = start[i]
+                            out[m, S_A] = st
                             out[m, S_B] = e
                             m += 1
-                    start[i] = -1
+                    st = -1
+                start[i] = st
         earliest = end
         for i in range(k_streams):
             if start[i] >= 0 and start[i] < earliest:
