@@ -12,8 +12,7 @@ from reference.events import EventBatch
 from reference.language.ast import TPSTREAM_CONVENTIONS
 from reference.tpstream.order import towards
 from reference.tpstream.query import Amount, SituationDef, TPQuery
-from reference.tpstream.reads import (PSEUDO, aggregate, check_columns, value_reader,  # noqa: F401 (re-exported)
-                                      window_ticks)
+from reference.tpstream.reads import check_columns, value_reader, window_ticks
 
 
 @dataclass(frozen=True)
