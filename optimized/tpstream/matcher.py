@@ -63,13 +63,12 @@ def _related(y, c0, c1, ws, sts, ste, cons):
 
 
 @njit(cache=True)
-def _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, parts,
+def _candidates(i, level, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, parts,
                 step_stream, step_begin, step_end, cons, cand, top):
     """Append the candidates of step `level` to cand from top; returns (cand, new top)."""
     j = step_stream[i, level]
-    key = j * parts + p
-    seg_lo = np.searchsorted(key_s, key, "left")
-    seg_hi = np.searchsorted(key_s, key, "right")
+    seg_lo = seg[j * parts + p]
+    seg_hi = seg[j * parts + p + 1]
     if seg_lo >= seg_hi:
         return cand, top
     lo = seg_lo + np.searchsorted(ts_s[seg_lo:seg_hi], bound, "left")
@@ -105,11 +104,12 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, p
 
 
 @njit(cache=True)
-def match(new, sstream, spid, sts, ste, key_s, ts_s, te_s, idx_s, parts, window,
+def match(new, sstream, spid, sts, ste, seg, ts_s, te_s, idx_s, parts, window,
           step_stream, step_begin, step_end, cons, k_streams):
     """The configurations (rows of situation indices, one column per stream) completed by the situations
     `new` (indices, in processing order). The buffers are the situations sorted by (stream, partition,
-    ts): key_s = stream * parts + partition, with ts_s, te_s and idx_s (situation index)."""
+    ts), as ts_s, te_s and idx_s (situation index); those of stream j and partition p are
+    seg[j * parts + p] .. seg[j * parts + p + 1] - 1."""
     out = np.empty((16, k_streams), np.int64)
     m = 0
     levels = k_streams - 1
@@ -129,7 +129,7 @@ def match(new, sstream, spid, sts, ste, key_s, ts_s, te_s, idx_s, parts, window,
         ws[i] = s
         level = 0
         cstart[0] = 0
-        cand, top = _candidates(i, 0, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, parts,
+        cand, top = _candidates(i, 0, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, parts,
                                 step_stream, step_begin, step_end, cons, cand, 0)
         cpos[0] = 0
         cend[0] = top
@@ -145,7 +145,7 @@ def match(new, sstream, spid, sts, ste, key_s, ts_s, te_s, idx_s, parts, window,
                     continue
                 level += 1
                 cstart[level] = cend[level - 1]
-                cand, top = _candidates(i, level, p, t, bound, ws, sts, ste, key_s, ts_s, te_s, idx_s, parts,
+                cand, top = _candidates(i, level, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, parts,
                                         step_stream, step_begin, step_end, cons, cand, cstart[level])
                 cpos[level] = cstart[level]
                 cend[level] = top

@@ -189,7 +189,8 @@ class OptimizedTPStreamProgram(Program):
         parts = max(len(self.parts), 1)
         key = s.stream * parts + s.pid
         order = np.lexsort((s.ts, key))
-        return match(new, s.stream, s.pid, s.ts, s.te, key[order], s.ts[order], s.te[order], order.astype(np.int64),
+        seg = np.searchsorted(key[order], np.arange(len(self.names) * parts + 1, dtype=np.int64))
+        return match(new, s.stream, s.pid, s.ts, s.te, seg, s.ts[order], s.te[order], order.astype(np.int64),
                      parts, self.window, self.steps.stream, self.steps.begin, self.steps.end, self.steps.cons,
                      len(self.names))
 
