@@ -116,15 +116,18 @@ class OptimizedTPStreamProgram(Program):
         if len(self.last_ts) < parts:
             self.last_ts = np.concatenate([self.last_ts, np.full(parts - len(self.last_ts), np.iinfo(np.int64).min)])
         ts = batch.ts.astype(np.int64, copy=False)
+        rows = batch.source_rows.astype(np.int64, copy=False)
+        old = self.tail if self.tail is not None else {"pid": pid[:0], "ts": ts[:0], "rows": rows[:0],
+                                                        "old": np.zeros(0, np.bool_)}
+        fresh = np.zeros(len(batch), np.bool_)
+        w = {k: np.concatenate([old[k], v]) for k, v in (("pid", pid), ("ts", ts), ("rows", rows), ("old", fresh))}
+        order = stable_order(w["pid"], parts)
+        self._distinct_times(order, w)   # before conditions are evaluated, as the reference does
         masks = np.empty((len(batch), len(self.defs)), np.uint8)
         for i, d in enumerate(self.defs):
             masks[:, i] = conditions.mask(d, batch, q.conventions.null_logic)
-        new = {"pid": pid, "ts": ts, "ids": self._id_keys(batch),
-               "rows": batch.source_rows.astype(np.int64, copy=False), "masks": masks,
-               "old": np.zeros(len(batch), np.bool_), "values": [_values(batch, a) for a in self.value_attrs]}
-        w = _concat(self.tail, new) if self.tail is not None else new
-        order = stable_order(w["pid"], parts)
-        self._distinct_times(order, w)
+        new = {"ids": self._id_keys(batch), "masks": masks, "values": [_values(batch, a) for a in self.value_attrs]}
+        w.update(_concat(self.tail, new) if self.tail is not None else new)
         found, keep = derive(order, w["pid"], w["ts"], w["old"], w["masks"], self.dmin, self.dmax)
         events = order[spans(found[:, S_A], found[:, S_B])]
         first = self.sits.add(found[:, [S_STREAM, S_PID, S_TS, S_TE]], w["ids"][events], found[:, S_B] - found[:, S_A],
@@ -265,7 +268,8 @@ def _python(values) -> np.ndarray:
 
 
 def _concat(a: dict, b: dict) -> dict:
-    out = {k: np.concatenate([a[k], b[k]]) for k in ("pid", "ts", "ids", "rows", "masks", "old")}
+    """The carried tail's ids, masks and RETURN values followed by the batch's."""
+    out = {k: np.concatenate([a[k], b[k]]) for k in ("ids", "masks")}
     vals = []
     for x, y in zip(a["values"], b["values"]):
         if isinstance(x, tuple) and isinstance(y, tuple):

@@ -87,3 +87,12 @@ def test_early_output_is_refused_by_name_at_compile_time():
     with pytest.raises(Unsupported) as info:
         cepkit.compile(Q, language="tpstream", engine="optimized", mode="early")
     assert "early output" in str(info.value)
+
+
+def test_a_repeated_timestamp_is_found_before_conditions_are_evaluated():
+    """The reference checks timestamps before deriving: an overflow later in the batch does not hide it."""
+    query = "FROM s DEFINE A AS x * x > 0, B AS y > 0 PATTERN A meets B WITHIN 10"
+    rows = [{"ts": 1, "x": 1, "y": 0}, {"ts": 2, "x": 1, "y": 0}, {"ts": 2, "x": 1, "y": 1},
+            {"ts": 3, "x": 4_000_000_000, "y": 0}]
+    err = _same(query, lambda: [_batch(rows)])
+    assert (err.row, err.column) == (3, "ts")
