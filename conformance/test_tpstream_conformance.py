@@ -13,7 +13,8 @@ from reference.errors import Unsupported
 from reference.readers import from_pandas
 from reference.match import plain
 from reference.tpstream import allen, brute
-from reference.tpstream.bind import aggregate, compile_stream, partitions, value_reader
+from reference.tpstream.bind import compile_stream, partitions
+from reference.tpstream.reads import aggregate, value_reader
 from reference.tpstream.parser import parse_definitions, parse_tpstream
 from reference.tpstream.run import derive, run_query
 

@@ -233,8 +233,8 @@ def _check(case: TPCase, key: str):
 
 def cases() -> list:
     """Every `match` vector as harness Cases, one per mode it gives (`expected`: mode exact, `expected_early`:
-    mode early), on every tpstream engine (reference, brute, gpu); the reference engine also runs each fed
-    three events at a time. The `derive` and `classify` vectors
+    mode early), on every tpstream engine (reference, brute, gpu, optimized); the reference and optimized
+    engines also run each fed three events at a time. The `derive` and `classify` vectors
     test parts below the engine contract: conformance/test_tpstream_conformance.py runs them."""
     import pandas as pd
 
@@ -252,5 +252,5 @@ def cases() -> list:
             check = _check(c, key)
             out.append(Case(f"{c.id}:{mode}", "tpstream", c.data["query"], events, check, {"mode": mode}, read))
             out.append(Case(f"{c.id}:{mode}:chunk3", "tpstream", c.data["query"], events, check, {"mode": mode},
-                            read, engines=("reference",), chunk=3))
+                            read, engines=("reference", "optimized"), chunk=3))
     return out

@@ -242,7 +242,8 @@ def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, 
            device: str | None = None, chunk: int = CHUNK, conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
     """reference.tpstream.run.derive on the device: ([(partition, name, ts, te, events)],
     [(partition, name, ts, events so far)])."""
-    from reference.tpstream.bind import check_columns, partitions
+    from reference.tpstream.bind import partitions
+    from reference.tpstream.reads import check_columns
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     parts = partitions(batch, partition_by)

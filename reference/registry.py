@@ -129,6 +129,10 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "situation derivation in OpenCL, the reference's exact matcher",
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
                            "RETURN", "exact output"})),  # not "early output"
+    EngineEntry("tpstream", "optimized", "optimized.tpstream.engine:OptimizedTPStreamEngine",
+                "columnar situation derivation and the Allen-relation matcher in Numba (exact output)",
+                frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
+                           "RETURN", "exact output"})),  # not "early output"
 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",

@@ -1,23 +1,18 @@
 """A TPStream query bound to an event batch: condition tests, durations in ticks, attribute values, partitions."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from reference.evaluate import aggregate as exact_aggregate
 from reference.errors import EventError, QueryError
 from reference.evaluate import Env, evaluate, truth
 from reference.events import EventBatch
-from reference.language import ast as A
 from reference.language.ast import TPSTREAM_CONVENTIONS
-from reference.match import plain
-from reference.tpstream import allen
+from reference.tpstream.order import towards
 from reference.tpstream.query import Amount, SituationDef, TPQuery
-
-PSEUDO = ("ts", "id")  # readable without a column: the event's timestamp and id
+from reference.tpstream.reads import check_columns, value_reader, window_ticks
 
 
 @dataclass(frozen=True)
@@ -45,59 +40,7 @@ class Plan:
 
     def towards(self, known: int, other: int) -> list[frozenset[str]]:
         """Every constraint between two streams, as relation sets R with `S_known R S_other`."""
-        out = []
-        for i, rels, j in self.constraints:
-            if (i, j) == (known, other):
-                out.append(rels)
-            elif (i, j) == (other, known):
-                out.append(frozenset(allen.INVERSE[r] for r in rels))
-        return out
-
-
-def value_reader(batch: EventBatch) -> Callable[[int, str], Any]:
-    def value(pos: int, attr: str) -> Any:
-        if attr in batch.columns:
-            return batch.exact_value(attr, pos)
-        if attr == "ts":
-            return int(batch.ts[pos])
-        return plain(batch.ids[pos])
-    return value
-
-
-def _attrs(e) -> list[tuple[str, bool]]:
-    """(attribute, used numerically) for every attribute reference of a condition."""
-    out: list[tuple[str, bool]] = []
-
-    def walk(x, numeric: bool) -> None:
-        if isinstance(x, A.AttrRef):
-            out.append((x.attr, numeric))
-        elif isinstance(x, A.Compare):
-            num = x.op in ("<", "<=", ">", ">=")
-            walk(x.left, num)
-            walk(x.right, num)
-        elif isinstance(x, A.BinOp):
-            walk(x.left, True)
-            walk(x.right, True)
-        elif isinstance(x, A.Neg):
-            walk(x.operand, True)
-        elif isinstance(x, A.Not):
-            walk(x.operand, False)
-        elif isinstance(x, (A.And, A.Or)):
-            for item in x.items:
-                walk(item, False)
-    walk(e, False)
-    return out
-
-
-def check_columns(batch: EventBatch, defs: Sequence[SituationDef], extra: Sequence[tuple[str, bool, str]] = ()) -> None:
-    """EventError for a missing attribute column or non-numeric values in a numerically used one."""
-    uses = [(a, num, f"the condition of {d.name}") for d in defs for a, num in _attrs(d.condition)]
-    for attr, numeric, context in list(uses) + list(extra):
-        if attr in PSEUDO and attr not in batch.columns:
-            continue
-        batch.require_columns([attr], {attr: context})
-        if numeric:
-            batch.require_numeric(attr, context=context)
+        return towards(self.constraints, known, other)
 
 
 def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str], Any],
@@ -110,14 +53,6 @@ def compile_stream(d: SituationDef, batch: EventBatch, value: Callable[[int, str
     dmin = d.at_least.ticks(batch.ts_unit) if d.at_least is not None else 0
     dmax = d.at_most.ticks(batch.ts_unit) if d.at_most is not None else None
     return Stream(name, test, dmin, dmax)
-
-
-def window_ticks(w: Amount, bound: str) -> Amount:
-    """The largest span (timestamp ticks, integers) the query's window admits as `span <= result`:
-    w itself when the bound is inclusive; under a strict bound (span < w) the integer below w."""
-    if bound == "inclusive":
-        return w
-    return math.ceil(w) - 1
 
 
 def compile_plan(q: TPQuery, batch: EventBatch) -> Plan:
@@ -161,12 +96,3 @@ def partitions(batch: EventBatch, attrs: Sequence[str]) -> list[tuple[tuple, np.
                              row=int(batch.source_rows[i]), column="ts")
         out.append((key, arr))
     return out
-
-
-def aggregate(func: str, values: list[Any]) -> Any:
-    """FIRST/LAST of the events (nulls included); COUNT/SUM/AVG/MIN/MAX over the non-null values."""
-    if func == "first":
-        return values[0] if values else None
-    if func == "last":
-        return values[-1] if values else None
-    return exact_aggregate(func, values)

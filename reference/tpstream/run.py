@@ -7,10 +7,11 @@ from typing import Any
 from reference.events import EventBatch
 from reference.match import json_safe
 from reference.tpstream import brute
-from reference.tpstream.bind import Plan, aggregate, compile_plan, partitions
+from reference.tpstream.bind import Plan, compile_plan, partitions
 from reference.tpstream.early import EarlyMatcher
 from reference.tpstream.matcher import ExactMatcher
 from reference.tpstream.query import TPQuery
+from reference.tpstream.reads import aggregate
 from reference.tpstream.situations import Deriver, Situation
 
 MODES = ("exact", "early")
@@ -118,7 +119,8 @@ def _run_brute(plan: Plan, key, positions, batch: EventBatch, mode: str) -> list
 def derive(definitions, batch: EventBatch, partition_by: tuple[str, ...] = ()):
     """The situations of each definition alone (no pattern), and the runs still open at the end:
     ([(partition, name, ts, te, events)], [(partition, name, ts, events so far)])."""
-    from reference.tpstream.bind import check_columns, compile_stream, value_reader
+    from reference.tpstream.bind import compile_stream
+    from reference.tpstream.reads import check_columns, value_reader
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     value = value_reader(batch)

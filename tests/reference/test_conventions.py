@@ -283,7 +283,7 @@ def test_window_binding_reads_the_query_bound():
 
 
 def test_tpstream_window_reads_the_query_bound():
-    from reference.tpstream.bind import window_ticks
+    from reference.tpstream.reads import window_ticks
     assert window_ticks(10, "inclusive") == 10
     assert window_ticks(10, "strict") == 9
     assert window_ticks(Fraction(21, 2), "strict") == 10

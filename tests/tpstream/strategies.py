@@ -118,7 +118,8 @@ def streams(draw, partitioned: bool, min_events: int = 0, max_events: int = 28):
 def planted(draw):
     """A query whose pattern is read off one configuration of situations the stream really has (mostly
     including the true relation of each pair, sometimes not), so patterns of 3-4 situations match."""
-    from reference.tpstream.bind import compile_stream, value_reader
+    from reference.tpstream.bind import compile_stream
+    from reference.tpstream.reads import value_reader
     from reference.tpstream.brute import situations
     from reference.tpstream.parser import parse_definitions, parse_tpstream
 

@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.tpstream import brute
-from reference.tpstream.bind import compile_stream, value_reader
+from reference.tpstream.bind import compile_stream
+from reference.tpstream.reads import value_reader
 from reference.tpstream.parser import parse_definitions
 from reference.tpstream.run import derive
 from tests.tpstream.strategies import bounds, conditions, streams
