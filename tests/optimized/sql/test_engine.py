@@ -1,0 +1,86 @@
+"""The optimized MATCH_RECOGNIZE engine: the CLI gives the reference's answer, refusals name the construct,
+and errors (overflow, AFTER MATCH SKIP, text where numbers are needed) are the reference's kind."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import cepkit
+from reference import registry
+from reference.errors import EventError, QueryError, Unsupported
+from tests.cepkit.test_cli import run_cli
+
+EX = Path(__file__).resolve().parents[3] / "examples" / "sql"
+
+
+def _lines(out: str) -> list:
+    return sorted(json.dumps(json.loads(line), sort_keys=True) for line in out.splitlines() if line.strip())
+
+
+@pytest.mark.parametrize("query", ["v_shape.sql", "v_shape_all_rows.sql"])
+def test_cli_gives_the_reference_answer(capsys, query):
+    runs = {}
+    for engine in ("reference", "optimized"):
+        code, out, err = run_cli(capsys, "run", EX / query, EX / "ticker.csv", "--engine", engine)
+        assert code == 0, err
+        runs[engine] = _lines(out)
+    assert runs["optimized"] == runs["reference"]
+    assert runs["reference"]
+
+
+def _run(text: str, frame: pd.DataFrame, engine: str = "optimized"):
+    program = cepkit.compile(text, language="sql", engine=engine)
+    return program.run(registry.read_input("sql", engine, frame, query=program.q))
+
+
+@pytest.mark.parametrize("define, construct", [
+    ("B AS B.x > A.x", "rows of another variable in DEFINE"),
+    ("B AS x > FIRST(x)", "FIRST in DEFINE"),
+    ("B AS SUM(x) > 3", "aggregates in DEFINE"),
+])
+def test_conditions_on_the_match_are_refused_by_name(define, construct):
+    text = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (A B+) DEFINE {define})"
+    with pytest.raises(Unsupported, match=construct) as info:
+        cepkit.compile(text, language="sql", engine="optimized")
+    assert info.value.line == 1 and "run it with: reference" in str(info.value)
+
+
+def test_all_matches_is_refused_by_name():
+    text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL MATCHES PATTERN (A B) DEFINE B AS x > 0)"
+    with pytest.raises(Unsupported, match="ALL MATCHES"):
+        cepkit.compile(text, language="sql", engine="optimized")
+
+
+def test_overflow_is_an_event_error_naming_the_row():
+    frame = pd.DataFrame({"ts": [1, 2, 3], "x": [1, 2**62, 3]})
+    text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (A+) DEFINE A AS x * 4 > 0)"
+    assert len(_run(text, frame, "reference")) == 1   # the reference is exact
+    with pytest.raises(EventError) as info:
+        _run(text, frame)
+    assert info.value.row == 2 and "64-bit" in str(info.value)
+
+
+def test_skip_errors_are_the_reference_s():
+    frame = pd.DataFrame({"ts": [1, 2, 3], "x": [1, 2, 3]})
+    text = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n AFTER MATCH SKIP TO FIRST A "
+            "PATTERN (A B) DEFINE B AS x > 0)")
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(QueryError) as info:
+            _run(text, frame, engine)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_text_where_numbers_are_needed_is_the_reference_s_error():
+    frame = pd.DataFrame({"ts": [1, 2, 3], "x": [1, "high", 3]})
+    text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (A+) DEFINE A AS x > 0)"
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(EventError) as info:
+            _run(text, frame, engine)
+        errors.append((str(info.value), info.value.row, info.value.column))
+    assert errors[0] == errors[1]
