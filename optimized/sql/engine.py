@@ -5,9 +5,8 @@ sorted with NumPy, and the match table filled from arrays.
 
 Its output equals the reference's (reference/sql/engine.py): the same columns, rows and match table. Like
 the reference, a program buffers the fed batches and computes the table at `close()`. What it cannot
-run exactly is refused by name (`Unsupported`) at compile time: ALL MATCHES, DEFINE conditions that read
-other variables' rows (see exprgen.py), patterns whose program is too large for its state tables; and,
-when the data arrives, values beyond 64-bit rationals. Arithmetic leaving 64 bits is an EventError naming
+run exactly is refused by name (`Unsupported`) at compile time: ALL MATCHES, patterns whose program is too
+large for its state tables; and, when the data arrives, values beyond 64-bit rationals. Arithmetic leaving 64 bits is an EventError naming
 the row (the reference is exact).
 """
 from __future__ import annotations
@@ -17,7 +16,7 @@ import numpy as np
 from optimized.cache import load_module
 from optimized.sql import matcher as K
 from optimized.sql.columns import Encoded, arrow_column, group_ids, raw_column, sort_key
-from optimized.sql.exprgen import Names, define_source, measures_source, refuse
+from optimized.sql.exprgen import History, Names, define_source, measures_source, refuse
 from reference.contract import Engine, Program
 from reference.errors import EventError, Unsupported
 from reference.events import EventBatch, concat_batches
@@ -48,15 +47,25 @@ import numpy as np
 from numba import njit
 
 from optimized.values import add64, mul64, sub64, rat_add, rat_div, rat_less
+from optimized.sql.matcher import (grow, grow2, closure, step_registers, most_common_label, MATCH, DONE, REC_MATCH,
+                                   REC_EMPTY, REC_UNMATCHED, ROWS_ALL, EMPTY_UNMATCHED, EMPTY_OMIT, ROWS_ONE,
+                                   SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST, ST_ROW, ST_ERROR, ST_ERRSTART,
+                                   ST_NREC, ST_NLAB, ST_STEPS, ST_PEAK, ST_VAR, ERR_SKIP_NO_ROW, ERR_SKIP_LOOP,
+                                   ERR_STATE)
 
 '''
 
 
-def _loop_source() -> str:
+def _between(start: str, end: str) -> str:
     import inspect
 
     text = inspect.getsource(K)
-    return text[text.index("# LOOP-START"):text.index("# LOOP-END")]
+    return text[text.index(start):text.index(end)]
+
+
+HOOK = "if not DM[lab, i]:  # DEFINE-HOOK"
+THREAD_DEFINE = ("st[ST_ROW] = i\n                    "
+                 "if not define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):")
 
 
 class Plan:
@@ -81,12 +90,20 @@ class Plan:
         self.tb = np.array([i.b for i in ins], np.int64)
         self.loop = np.array([max(i.loop, 0) for i in ins], np.int64)
         self.names = Names(self.variables, q.subset_map)
+        self.history = History(q, self.names)
         self.source(frozenset())   # refuses what the generator cannot run, at compile time
 
     def source(self, integral: frozenset[str]) -> str:
+        """The query's module: its DEFINE, aggregate arguments and MEASURES, the passes that call them, and
+        (for conditions that read the match) the matcher calling `define` per thread."""
         doc = "\n".join("    " + line for line in _query_text(self.q).replace('"""', "'''").splitlines())
-        return (HEADER.format(query=doc) + define_source(self.q, self.names, integral) + "\n\n"
-                + measures_source(self.q, self.names, integral) + "\n\n" + _loop_source())
+        text = (HEADER.format(query=doc) + define_source(self.q, self.names, integral, self.history) + "\n\n"
+                + measures_source(self.q, self.names, integral) + "\n\n" + _between("# LOOP-START", "# LOOP-END"))
+        if self.history.needed:
+            vm = _between("# VM-START", "# VM-END")
+            assert HOOK in vm
+            text += "\n\n" + vm.replace(HOOK, THREAD_DEFINE)
+        return text
 
 
 def _query_text(q: S.MatchRecognize) -> str:
@@ -193,15 +210,30 @@ class OptimizedSqlProgram(Program):
             WN, WNULL = n[order], (t == 1)[order]
             wsign = -1 if q.order_by[0].descending else 1
         st = np.zeros(8, np.int64)
+        hist = plan.history
+        H0, RS, AG = hist.tables()
+        nvars = len(plan.variables)
         try:
-            DM = module.define_all(PB, VT, VN, VD, SC, LC, len(plan.variables), st)
+            if hist.args:
+                AT, AN, AD = module.args_all(PB, VT, VN, VD, SC, LC, len(hist.args), st)
+            else:
+                AT, AN, AD = np.ones((1, 1), np.int8), np.zeros((1, 1), np.int64), np.ones((1, 1), np.int64)
+            if hist.needed:
+                DM, runner = np.zeros((1, size), np.bool_), module.run_partitions
+            else:
+                DM, runner = module.define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st), K.run_partitions
+            rkind, rstart, rend, rnum, rlo, LB, EX = runner(
+                PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
+                plan.tb, plan.loop, plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty],
+                SKIP[q.skip.mode], skipset, amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
+                q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state,
+                st)
         except OverflowError as exc:
             raise self._overflow(exc, batch, order, int(st[0])) from None
-        rkind, rstart, rend, rnum, rlo, LB, EX = K.run_partitions(
-            PB, DM, plan.kind, plan.lab, plan.exc, plan.ta, plan.tb, plan.loop,
-            plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty], SKIP[q.skip.mode], skipset,
-            amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX), q.conventions.window_bound == "strict",
-            st)
+        except TypeError as exc:
+            raise EventError(f"{exc} in a DEFINE aggregate", row=int(batch.source_rows[order[int(st[0])]])) from None
+        peak, var = int(st[K.ST_PEAK]), int(st[K.ST_VAR])
+        self.budget.check_state(peak, lambda: plan.variables[var] if var >= 0 else "?")   # ResourceLimit past max_state
         self.steps = int(st[K.ST_STEPS])
         nrec = int(st[K.ST_NREC])
         if st[K.ST_ERROR]:
@@ -300,8 +332,7 @@ class OptimizedSqlEngine(Engine):
 
     name = ENGINE
     language = "sql"
-    state_note = ("its threads keep no history, so its live state is at most the pattern program's size "
-                  "(instructions x loop marks) per row")
+    counts_state = True   # the matcher's live threads at each row, as the reference VM's
 
     def build(self, q: S.MatchRecognize) -> OptimizedSqlProgram:
         return OptimizedSqlProgram(q)

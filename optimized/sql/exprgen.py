@@ -8,10 +8,11 @@ VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code 
 text order at run time (`SC[k]`: the code of text constant k, `LC[v]`: of variable v's name), so text
 compares and orders exactly.
 
-DEFINE is evaluated for every row before matching (`define_all`), so a condition may read only the
-current row (its columns, unqualified or qualified with the variable being defined or a SUBSET holding
-it), physical navigation from it (PREV / NEXT) and CLASSIFIER(); FIRST / LAST, aggregates and references
-to another variable's rows read the match and are refused by name. MEASURES read the whole match: its start row
+A DEFINE condition that reads only its row (columns unqualified or qualified with the variable being
+defined or a SUBSET holding it, PREV / NEXT from it, CLASSIFIER()) is evaluated for every row before
+matching (`define_all`); one that reads the match so far (another variable's rows, FIRST / LAST,
+aggregates, CLASSIFIER(v)) is evaluated per thread in the matcher over the thread's registers (History):
+the first and last rows, count and last label of each label set it reads, and running aggregates. MEASURES read the whole match: its start row
 `s`, length `L`, labels LB[lo:lo + L], the visible rows `vis` (RUNNING: up to the current row; FINAL: all).
 """
 from __future__ import annotations
@@ -72,9 +73,86 @@ class Names:
         """NM[set, variable]: whether the variable belongs to the label set."""
         out = np.zeros((max(len(self.sets), 1), max(len(self.variables), 1)), np.bool_)
         for k, name in enumerate(self.sets):
-            for v in self.subsets.get(name, (name,)):
+            for v in (self.variables if name == ANY else self.subsets.get(name, (name,))):
                 out[k, self.variables.index(v)] = True
         return out
+
+
+ANY = "*"   # the label set of every variable (universal references)
+AGG_CODES = {"sum": 0, "avg": 0, "min": 1, "max": 2, "count": 3}   # optimized/sql/matcher.py AGG_*
+
+
+class History:
+    """The registers a thread carries for DEFINE conditions that read the match so far: per label set (a
+    variable, a SUBSET, or ANY) its first rows, last rows, count and last label; per aggregate over an
+    argument its running count, tag, numerator and denominator. `needed` is False when every condition reads
+    only its row (DEFINE is then computed for every row before matching)."""
+
+    def __init__(self, q: S.MatchRecognize, names: Names):
+        self.names = names
+        self.depth: dict[str, list[int]] = {}       # label set -> [first depth, last depth]
+        self.args: list = []                         # aggregate argument expressions (AT / AN / AD rows)
+        self.aggs: list[tuple[str, str, int]] = []   # (label set, function, argument index)
+        self.needed = False
+        for d in q.define:
+            mine = {d.var} | {n for n, members in q.subset_map.items() if d.var in members}
+            for n in nodes(d.cond):
+                self._scan(n, mine)
+        self.slots: dict[str, tuple[int, int, int, int, int, int]] = {}
+        w = 0
+        for name, (f, l) in self.depth.items():
+            self.slots[name] = (w, f, w + f, l, w + f + l, w + f + l + 1)   # first, f, last, l, count, label
+            w += f + l + 2
+        self.agg_slot: list[int] = []
+        for _ in self.aggs:
+            self.agg_slot.append(w)
+            w += 4
+        self.width = w
+        for name in list(self.depth) + [name for name, _f, _a in self.aggs]:
+            names.label_set(name)   # NM has a row for every set the registers follow
+
+    def _set(self, name: str | None) -> list[int]:
+        return self.depth.setdefault(ANY if name is None else name, [0, 1])
+
+    def _scan(self, n, mine: set) -> None:
+        if isinstance(n, S.ColRef) and n.var is not None and n.var not in mine:
+            self.needed = True
+            self._set(n.var)
+        elif isinstance(n, S.Classifier) and n.var is not None and n.var not in mine:
+            self.needed = True
+            self._set(n.var)
+        elif isinstance(n, S.Nav) and n.kind in ("first", "last"):
+            self.needed = True
+            depth = self._set(var_of(n.arg))
+            k = 0 if n.kind == "first" else 1
+            depth[k] = max(depth[k], n.offset + 1)
+        elif isinstance(n, S.SqlAgg):
+            self.needed = True
+            name = n.var if n.arg is None else var_of(n.arg)
+            self._set(name)
+            if n.arg is not None:
+                key = (ANY if name is None else name, n.func, self.arg(n.arg))
+                if key not in self.aggs:
+                    self.aggs.append(key)
+
+    def arg(self, e) -> int:
+        if e not in self.args:
+            self.args.append(e)
+        return self.args.index(e)
+
+    def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """H0 (the registers of a fresh run), RS (label sets) and AG (aggregates) for the matcher."""
+        h0 = np.zeros(self.width, np.int64)
+        rs = []
+        for name, (fs, f, ls, l, cs, lab) in self.slots.items():
+            h0[fs:fs + f] = -1
+            h0[ls:ls + l] = -1
+            rs.append((self.names.label_set(name), fs, f, ls, l, cs, lab))
+        ag = []
+        for (name, func, a), o in zip(self.aggs, self.agg_slot):
+            h0[o:o + 4] = (0, NULL, 0, 1)
+            ag.append((self.names.label_set(name), o, a, AGG_CODES[func]))
+        return (h0, np.array(rs, np.int64).reshape(-1, 7), np.array(ag, np.int64).reshape(-1, 4))
 
 
 class SqlEmitter(_Emitter):
@@ -194,44 +272,127 @@ class Ctx:
 
 
 class DefineCtx(Ctx):
-    """DEFINE of variable `var` at row `r` of a match started at row `s`."""
+    """DEFINE of variable `var` at row `r` of a match started at row `s`, the thread's registers `H`
+    (History) holding what it read of the match before row r; `row` fixes one row (inside navigation)."""
 
-    def __init__(self, var: str, q: S.MatchRecognize, row: str | None = None):
-        self.var, self.q, self.row = var, q, row
+    def __init__(self, var: str, q: S.MatchRecognize, history: History, row: str | None = None):
+        self.var, self.q, self.history, self.row = var, q, history, row
         self.mine = {var} | {name for name, members in q.subset_map.items() if var in members}
 
     def fixed(self, row: str) -> "DefineCtx":
-        return DefineCtx(self.var, self.q, row)
+        return DefineCtx(self.var, self.q, self.history, row)
 
-    def _current(self, ref_var: str | None, node) -> None:
-        if ref_var is not None and ref_var not in self.mine:
-            raise refuse(f"rows of another variable in DEFINE ({ref_var} in the condition of {self.var})", node)
+    def is_mine(self, name: str | None) -> bool:
+        """Whether the current row counts as a row of `name` (None: every row)."""
+        return name is None or name in self.mine
+
+    def last_row(self, em: SqlEmitter, name: str | None, ind: int) -> str:
+        if self.is_mine(name):
+            return "r"
+        fs, f, ls, l, cs, lab = self.history.slots[name]
+        row = em.tmp("row")
+        em.emit(f"{row} = H[{ls}]", ind)
+        return row
+
+    def logical(self, em: SqlEmitter, e: S.Nav, ind: int) -> str:
+        """The row of FIRST / LAST(arg, offset) in the match so far (this row included), -1 if none."""
+        name, off, row = var_of(e.arg), e.offset, em.tmp("row")
+        if name is None:
+            if e.kind == "first":
+                em.emit(f"{row} = s + {off} if s + {off} <= r else -1", ind)
+            else:
+                em.emit(f"{row} = r - {off} if r - {off} >= s else -1", ind)
+            return row
+        fs, f, ls, l, cs, lab = self.history.slots[name]
+        if e.kind == "first":
+            tail = f"(r if {off} == H[{cs}] else -1)" if self.is_mine(name) else "-1"
+            em.emit(f"{row} = H[{fs + off}] if {off} < H[{cs}] else {tail}", ind)
+        elif self.is_mine(name):
+            em.emit(f"{row} = r if {off} == 0 else (H[{ls + off - 1 if off else ls}] if {off} - 1 < H[{cs}] else -1)",
+                    ind)
+        else:
+            em.emit(f"{row} = H[{ls + off}] if {off} < H[{cs}] else -1", ind)
+        return row
 
     def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
         if isinstance(e, S.ColRef):
-            self._current(e.var, e)
-            if self.row is None:
-                return em.cell(e.col, "r", ind, checked=False)
-            return em.cell(e.col, self.row, ind)
-        if isinstance(e, S.Classifier):
-            if e.var is not None or self.row is not None:
-                raise refuse("CLASSIFIER of another row in DEFINE", e)
-            return Val(str(STR), f"LC[{em.names.variables.index(self.var)}]")
-        if isinstance(e, S.Nav):
             if self.row is not None:
-                raise refuse("navigation nested in navigation in DEFINE", e)
-            if any(isinstance(n, S.Nav) for n in nodes(e.arg)):
-                raise refuse("navigation nested in navigation in DEFINE", e)
-            v = var_of(e.arg)
-            if e.kind in ("prev", "next"):
-                self._current(v, e)
-                row = em.tmp("row")
-                em.emit(f"{row} = r {'-' if e.kind == 'prev' else '+'} {e.offset}", ind)
-                return em.at_row(e.arg, self, row, ind)
-            raise refuse(f"{e.kind.upper()} in DEFINE (a condition on the match's rows)", e)
+                return em.cell(e.col, self.row, ind)
+            if self.is_mine(e.var):
+                return em.cell(e.col, "r", ind, checked=False)
+            return em.cell(e.col, self.last_row(em, e.var, ind), ind)
+        if isinstance(e, S.Classifier):
+            if self.row is not None:
+                raise refuse("CLASSIFIER inside navigation in DEFINE", e)
+            if self.is_mine(e.var):
+                return Val(str(STR), f"LC[{em.names.variables.index(self.var)}]")
+            fs, f, ls, l, cs, lab = self.history.slots[e.var]
+            t, n = em.tmp("t"), em.tmp()
+            em.emit(f"{t} = {STR} if H[{cs}] > 0 else {NULL}", ind)
+            em.emit(f"{n} = LC[H[{lab}]] if H[{cs}] > 0 else 0", ind)
+            return Val(t, n)
+        if isinstance(e, S.Nav):
+            if self.row is not None:   # FIRST / LAST inside PREV / NEXT: the outer navigation fixed the row
+                return em.at_row(e.arg, self, self.row, ind)
+            if e.kind in ("first", "last"):
+                return em.at_row(e.arg, self, self.logical(em, e, ind), ind)
+            inner = next((n for n in nodes(e.arg) if isinstance(n, S.Nav)), None)
+            base = self.logical(em, inner, ind) if inner is not None else self.last_row(em, var_of(e.arg), ind)
+            row = em.tmp("row")
+            em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {e.offset} if {base} >= 0 else -1", ind)
+            return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
-            raise refuse("aggregates in DEFINE (a condition on the match's rows)", e)
+            return self.aggregate(em, e, ind)
         raise refuse(f"{type(e).__name__} in DEFINE", e)
+
+    def aggregate(self, em: SqlEmitter, e: S.SqlAgg, ind: int) -> Val:
+        name = e.var if e.arg is None else var_of(e.arg)
+        mine = self.is_mine(name)
+        if e.arg is None:
+            if name is None:
+                return Val(str(NUM), "(r - s + 1)")
+            cs = self.history.slots[name][4]
+            return Val(str(NUM), f"(H[{cs}] + {1 if mine else 0})")
+        key = (ANY if name is None else name, e.func, self.history.arg(e.arg))
+        o, a = self.history.agg_slot[self.history.aggs.index(key)], key[2]
+        c, (t, n, d) = em.tmp("cnt"), em.merge(ind)
+        em.emit(f"{c} = H[{o}]", ind)
+        em.emit(f"{t}, {n}, {d} = H[{o + 1}], H[{o + 2}], H[{o + 3}]", ind)
+        if mine:   # this row's value joins the rows before it
+            em.emit(f"if AT[{a}, r] != {NULL}:", ind)
+            body = ind + 1
+            em.emit(f"{c} += 1", body)
+            em.emit(f"if {t} == {NULL}:", body)
+            em.emit(f"    {t}, {n}, {d} = AT[{a}, r], AN[{a}, r], AD[{a}, r]", body)
+            if e.func in ("sum", "avg"):
+                em.emit("else:", body)
+                em.emit(f"    {n}, {d} = rat_add({n}, {d}, AN[{a}, r], AD[{a}, r])", body)
+            elif e.func in ("min", "max"):
+                em.emit(f"elif {t} != AT[{a}, r]:", body)
+                em.emit("    raise TypeError('text and numbers in MIN / MAX')", body)
+                x = f"AN[{a}, r], AD[{a}, r]"
+                less = f"rat_less({x}, {n}, {d})" if e.func == "min" else f"rat_less({n}, {d}, {x})"
+                em.emit(f"elif ({t} == {STR} and AN[{a}, r] {'<' if e.func == 'min' else '>'} {n}) or "
+                        f"({t} == {NUM} and {less}):", body)
+                em.emit(f"    {n}, {d} = AN[{a}, r], AD[{a}, r]", body)
+        if e.func == "count":
+            return Val(str(NUM), c)
+        if e.func == "avg":
+            em.emit(f"if {c} > 0:", ind)
+            em.emit(f"    {n}, {d} = rat_div({n}, {d}, {c}, 1)", ind)
+        return Val(t, n, d)
+
+
+class ArgCtx(Ctx):
+    """An aggregate's argument at row `r` (every reference reads that row)."""
+
+    def fixed(self, row: str) -> "ArgCtx":
+        return self
+
+    def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
+        if isinstance(e, S.ColRef):
+            return em.cell(e.col, "r", ind, checked=False)
+        raise refuse(f"{type(e).__name__} in an aggregate's argument", e)
 
 
 class MeasureCtx(Ctx):
@@ -370,17 +531,27 @@ class MeasureCtx(Ctx):
         return Val(t, n, d)
 
 
-def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str]) -> str:
-    """`define(v, r, s, pb, pe, VT, VN, VD, SC, LC)`: whether row r may be labelled variable v (index into
-    names.variables) in a match started at row s of the partition [pb, pe)."""
+def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], history: History) -> str:
+    """`define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H)`: whether row r may be labelled variable v
+    (index into names.variables) in a match started at row s of the partition [pb, pe), the thread's
+    registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
     em = SqlEmitter(names, integral)
     em.emit("@njit(cache=True)", 0)
-    em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC):", 0)
+    em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
     for d in q.define:
         em.emit(f"if v == {names.variables.index(d.var)}:", 1)
-        name = em.holds(em.expr(d.cond, DefineCtx(d.var, q), 2), 2)
+        name = em.holds(em.expr(d.cond, DefineCtx(d.var, q, history), 2), 2)
         em.emit(f"return {name}", 2)
     em.emit("return True", 1)
+    em.emit("", 0)
+    em.emit("", 0)
+    em.emit("@njit(cache=True)", 0)
+    em.emit("def args(a, r, pb, pe, VT, VN, VD, SC, LC):", 0)
+    for k, arg in enumerate(history.args):
+        em.emit(f"if a == {k}:", 1)
+        v = em.number(arg, ArgCtx(), 2)
+        em.emit(f"return {v.t}, {v.n}, {v.d}", 2)
+    em.emit(f"return {NULL}, 0, 1", 1)
     return "\n".join(em.lines) + "\n"
 
 

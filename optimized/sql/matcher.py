@@ -2,15 +2,17 @@
 thread VM of reference/sql/vm.py over every partition in one call, then AFTER MATCH SKIP, as
 reference/sql/run.py `_sql_partition` does.
 
-`run_partitions` is compiled once for every query: it reads the DEFINE conditions from a matrix DM[v, r],
-computed before by `define_all`. The text between LOOP-START and LOOP-END (`define_all`, `eval_measures`)
-is compiled inside each query's generated module (optimized/sql/engine.py), next to the generated
-`define` and `measure`, so the expressions are inlined and a new query compiles only what is its own.
+`run_partitions` (VM-START .. VM-END) is compiled once for every query whose DEFINE conditions read only
+their row: it reads them from a matrix DM[v, r] computed before by `define_all`. For conditions that read
+the match so far, the generated module compiles the same text with the hook line calling the generated
+`define` on each thread's registers (History in exprgen.py). The text between LOOP-START and LOOP-END
+(`define_all`, `args_all`, `eval_measures`) is compiled inside each query's generated module
+(optimized/sql/engine.py), next to the generated `define`, `args` and `measure`.
 
-Threads carry no history (DEFINE reads the current row and its neighbours: exprgen.py),
-so a thread's future depends only on its instruction and the loop marks: at each row a thread is dropped
-when a more preferred one has been at the same (instruction, marks), as the reference VM's deduplication
-does. A run from one start row costs at most rows x program size.
+A thread's future depends only on its instruction, the loop marks and its registers (empty when DEFINE
+reads only its row): at each row a thread is dropped when a more preferred one has been in the same state,
+as the reference VM's deduplication does. Without registers a run from one start row costs at most
+rows x program size.
 
 Output records (one per SQL output event), in the reference's order:
   REC_MATCH (rows start .. end - 1, labels at LB[lo:lo + end - start], excluded flags at EX[...]),
@@ -21,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from optimized.values import rat_add, rat_less
+
 # instruction kinds: reference/sql/program.py
 MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE = range(8)
 REC_MATCH, REC_EMPTY, REC_UNMATCHED = 0, 1, 2
@@ -28,8 +32,10 @@ ROWS_ONE, ROWS_ALL = 0, 1
 EMPTY_SHOW, EMPTY_OMIT, EMPTY_UNMATCHED = 0, 1, 2
 SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST = 0, 1, 2, 3
 # st (the kernel's status) slots
-ST_ROW, ST_ERROR, ST_ERRSTART, ST_NREC, ST_NLAB, ST_STEPS = range(6)
-ERR_SKIP_NO_ROW, ERR_SKIP_LOOP = 1, 2
+ST_ROW, ST_ERROR, ST_ERRSTART, ST_NREC, ST_NLAB, ST_STEPS, ST_PEAK, ST_VAR = range(8)
+ERR_SKIP_NO_ROW, ERR_SKIP_LOOP, ERR_STATE = 1, 2, 3
+NUM_T, NULL_T, STR_T = 0, 1, 2   # value tags (optimized/bytecode.py)
+AGG_SUM, AGG_MIN, AGG_MAX, AGG_COUNT = 0, 1, 2, 3   # running aggregates in registers (SUM also serves AVG)
 MAX_LOOPS = 16   # loop marks are a bit set of this many loops (nullable loop bodies), see engine.py
 
 
@@ -44,17 +50,183 @@ def grow(a, need):
 
 
 @njit(cache=True)
-def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
-                   rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount, wstrict, st):
+def grow2(a, need):
+    """`a` (2-D, rows) with room for `need` rows."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, ns, stamp,
+            spc, smk, opc, ocell, OH, n):
+    """Follow the non-consuming instructions from pc0 at `row`, preferred branch first, appending the threads
+    that stop at `match` or `done` (instruction, cell, registers) to opc / ocell / OH from n on. A state
+    (instruction, loop marks, registers) already visited at this row is dropped. Returns (n, ns, steps)."""
+    W = len(hrow)
+    spc[0] = pc0
+    smk[0] = 0
+    sp = 1
+    steps = 0
+    while sp > 0:
+        sp -= 1
+        q = spc[sp]
+        mk = smk[sp]
+        key = (q << nloops) | mk
+        if seen[key] == stamp:
+            if W == 0:
+                continue
+            e = shead[key]
+            dup = False
+            while e >= 0:
+                same = True
+                for w in range(W):
+                    if SH[e, w] != hrow[w]:
+                        same = False
+                        break
+                if same:
+                    dup = True
+                    break
+                e = snext[e]
+            if dup:
+                continue
+        else:
+            seen[key] = stamp
+            shead[key] = -1
+        if W > 0:
+            SH[ns, :] = hrow
+            snext[ns] = shead[key]
+            shead[key] = ns
+            ns += 1
+        steps += 1
+        kind = KIND[q]
+        if kind == MATCH or kind == DONE:
+            opc[n] = q
+            ocell[n] = cell
+            if W > 0:
+                OH[n, :] = hrow
+            n += 1
+        elif kind == SPLIT:
+            spc[sp] = TB[q]
+            smk[sp] = mk
+            spc[sp + 1] = TA[q]
+            smk[sp + 1] = mk
+            sp += 2
+        elif kind == JUMP:
+            spc[sp] = TA[q]
+            smk[sp] = mk
+            sp += 1
+        elif kind == ITERATION:
+            spc[sp] = q + 1
+            smk[sp] = mk | (1 << LOOP[q])
+            sp += 1
+        elif kind == EXIT_IF_EMPTY:
+            if mk & (1 << LOOP[q]):
+                spc[sp] = TA[q]
+                smk[sp] = mk & ~(1 << LOOP[q])
+            else:
+                spc[sp] = q + 1
+                smk[sp] = mk
+            sp += 1
+        elif kind == AT_START:
+            if row == pb:
+                spc[sp] = q + 1
+                smk[sp] = mk
+                sp += 1
+        elif kind == AT_END:
+            if row == pe:
+                spc[sp] = q + 1
+                smk[sp] = mk
+                sp += 1
+    return n, ns, steps
+
+
+@njit(cache=True)
+def step_registers(h, lab, i, NM, RS, AG, AT, AN, AD):
+    """Update the registers `h` for row i labelled `lab`: per label set (RS rows: set, first slot, first depth,
+    last slot, last depth, count slot, label slot; NM[set, label] says membership) the first and last rows,
+    the count and the last label; per aggregate (AG rows: set, slot, argument, function) count, tag,
+    numerator, denominator of the running SUM / MIN / MAX of its argument's values AT / AN / AD[arg, row]."""
+    for g in range(RS.shape[0]):
+        if not NM[RS[g, 0], lab]:
+            continue
+        cs = RS[g, 5]
+        c = h[cs]
+        if c < RS[g, 2]:
+            h[RS[g, 1] + c] = i
+        ls, ld = RS[g, 3], RS[g, 4]
+        for k in range(ld - 1, 0, -1):
+            h[ls + k] = h[ls + k - 1]
+        if ld > 0:
+            h[ls] = i
+        h[cs] = c + 1
+        h[RS[g, 6]] = lab
+    for g in range(AG.shape[0]):
+        if not NM[AG[g, 0], lab]:
+            continue
+        a = AG[g, 2]
+        t = AT[a, i]
+        if t == NULL_T:
+            continue
+        o = AG[g, 1]
+        f = AG[g, 3]
+        h[o] += 1
+        if h[o + 1] == NULL_T:
+            h[o + 1] = t
+            h[o + 2] = AN[a, i]
+            h[o + 3] = AD[a, i]
+        elif f == AGG_SUM:
+            if t != NUM_T:
+                raise TypeError("text in SUM / AVG")
+            h[o + 2], h[o + 3] = rat_add(h[o + 2], h[o + 3], AN[a, i], AD[a, i])
+        elif f == AGG_MIN or f == AGG_MAX:
+            if h[o + 1] != t:
+                raise TypeError("text and numbers in MIN / MAX")
+            if t == NUM_T:
+                better = rat_less(AN[a, i], AD[a, i], h[o + 2], h[o + 3]) if f == AGG_MIN else \
+                    rat_less(h[o + 2], h[o + 3], AN[a, i], AD[a, i])
+            else:
+                better = AN[a, i] < h[o + 2] if f == AGG_MIN else AN[a, i] > h[o + 2]
+            if better:
+                h[o + 2] = AN[a, i]
+                h[o + 3] = AD[a, i]
+
+
+@njit(cache=True)
+def most_common_label(cpc, nc, KIND, LAB):
+    """The variable most live threads wait at (-1: none)."""
+    counts = np.zeros(LAB.max() + 1 if len(LAB) else 1, np.int64)
+    for t in range(nc):
+        if KIND[cpc[t]] == MATCH:
+            counts[LAB[cpc[t]]] += 1
+    return np.argmax(counts) if counts.max() > 0 else -1
+
+
+# VM-START
+@njit(cache=True)
+def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND, LAB, EXC, TA, TB, LOOP, nloops,
+                   rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount, wstrict,
+                   max_state, st):
     """Every partition [PB[p], PB[p + 1]) matched in SQL mode: records (kind, start, end, number, label
-    offset) and the label / excluded buffers; st[ST_ERROR] set on an AFTER MATCH SKIP error."""
+    offset) and the label / excluded buffers; st[ST_ERROR] set on an AFTER MATCH SKIP error or when more than
+    max_state threads are live (-1: no bound)."""
     npc = len(KIND)
     nkeys = npc << nloops
+    W = len(H0)
     seen = np.full(nkeys, -1, np.int64)
-    cpc = np.empty(nkeys, np.int64)
-    ccell = np.empty(nkeys, np.int64)
-    npc_ = np.empty(nkeys, np.int64)
-    ncell = np.empty(nkeys, np.int64)
+    shead = np.full(nkeys, -1, np.int64)
+    cap = nkeys + 1
+    snext = np.empty(cap, np.int64)
+    SH = np.empty((cap if W > 0 else 0, W), np.int64)
+    cpc = np.empty(cap, np.int64)
+    ccell = np.empty(cap, np.int64)
+    CH = np.empty((cap if W > 0 else 0, W), np.int64)
+    npc_ = np.empty(cap, np.int64)
+    ncell = np.empty(cap, np.int64)
+    NH = np.empty((cap if W > 0 else 0, W), np.int64)
+    hrow = np.empty(W, np.int64)
     spc = np.empty(2 * nkeys + 2, np.int64)
     smk = np.empty(2 * nkeys + 2, np.int64)
     alab = np.empty(1024, np.int64)
@@ -71,6 +243,7 @@ def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
     nlab = 0
     stamp = 0
     steps = 0
+    peak = 0
     covered = np.zeros(DM.shape[1] if empty_mode == EMPTY_UNMATCHED else 0, np.bool_)
     for p in range(len(PB) - 1):
         pb = PB[p]
@@ -84,61 +257,13 @@ def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
             best_end = -1
             best_cell = -1
             stamp += 1
-            nc = 0
-            # add(0, no cell) at row s: the non-consuming instructions, preferred branch first
-            sp = 0
-            spc[0] = 0
-            smk[0] = 0
-            sp = 1
-            while sp > 0:
-                sp -= 1
-                pc = spc[sp]
-                mk = smk[sp]
-                key = (pc << nloops) | mk
-                if seen[key] == stamp:
-                    continue
-                seen[key] = stamp
-                steps += 1
-                kind = KIND[pc]
-                if kind == MATCH or kind == DONE:
-                    cpc[nc] = pc
-                    ccell[nc] = -1
-                    nc += 1
-                elif kind == SPLIT:
-                    spc[sp] = TB[pc]
-                    smk[sp] = mk
-                    spc[sp + 1] = TA[pc]
-                    smk[sp + 1] = mk
-                    sp += 2
-                elif kind == JUMP:
-                    spc[sp] = TA[pc]
-                    smk[sp] = mk
-                    sp += 1
-                elif kind == ITERATION:
-                    spc[sp] = pc + 1
-                    smk[sp] = mk | (1 << LOOP[pc])
-                    sp += 1
-                elif kind == EXIT_IF_EMPTY:
-                    if mk & (1 << LOOP[pc]):
-                        spc[sp] = TA[pc]
-                        smk[sp] = mk & ~(1 << LOOP[pc])
-                    else:
-                        spc[sp] = pc + 1
-                        smk[sp] = mk
-                    sp += 1
-                elif kind == AT_START:
-                    if s == pb:
-                        spc[sp] = pc + 1
-                        smk[sp] = mk
-                        sp += 1
-                elif kind == AT_END:
-                    if s == pe:
-                        spc[sp] = pc + 1
-                        smk[sp] = mk
-                        sp += 1
+            nc, ns, k = closure(0, -1, H0, s, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, 0, stamp,
+                                spc, smk, cpc, ccell, CH, 0)
+            steps += k
             i = s
             while nc > 0:
                 stamp += 1
+                ns = 0
                 nn = 0
                 for t in range(nc):
                     pc = cpc[t]
@@ -156,7 +281,7 @@ def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                         if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
                             continue
                     lab = LAB[pc]
-                    if not DM[lab, i]:
+                    if not DM[lab, i]:  # DEFINE-HOOK
                         continue
                     if na >= len(alab):
                         alab = grow(alab, na + 1)
@@ -165,62 +290,38 @@ def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                     alab[na] = lab
                     aexc[na] = EXC[pc]
                     apar[na] = ccell[t]
-                    cell = na
                     na += 1
-                    # add(pc + 1, cell) at row i + 1
-                    spc[0] = pc + 1
-                    smk[0] = 0
-                    sp = 1
-                    while sp > 0:
-                        sp -= 1
-                        q = spc[sp]
-                        mk = smk[sp]
-                        key = (q << nloops) | mk
-                        if seen[key] == stamp:
-                            continue
-                        seen[key] = stamp
-                        steps += 1
-                        kind = KIND[q]
-                        if kind == MATCH or kind == DONE:
-                            npc_[nn] = q
-                            ncell[nn] = cell
-                            nn += 1
-                        elif kind == SPLIT:
-                            spc[sp] = TB[q]
-                            smk[sp] = mk
-                            spc[sp + 1] = TA[q]
-                            smk[sp + 1] = mk
-                            sp += 2
-                        elif kind == JUMP:
-                            spc[sp] = TA[q]
-                            smk[sp] = mk
-                            sp += 1
-                        elif kind == ITERATION:
-                            spc[sp] = q + 1
-                            smk[sp] = mk | (1 << LOOP[q])
-                            sp += 1
-                        elif kind == EXIT_IF_EMPTY:
-                            if mk & (1 << LOOP[q]):
-                                spc[sp] = TA[q]
-                                smk[sp] = mk & ~(1 << LOOP[q])
-                            else:
-                                spc[sp] = q + 1
-                                smk[sp] = mk
-                            sp += 1
-                        elif kind == AT_START:
-                            if i + 1 == pb:
-                                spc[sp] = q + 1
-                                smk[sp] = mk
-                                sp += 1
-                        elif kind == AT_END:
-                            if i + 1 == pe:
-                                spc[sp] = q + 1
-                                smk[sp] = mk
-                                sp += 1
-                for t in range(nn):
-                    cpc[t] = npc_[t]
-                    ccell[t] = ncell[t]
+                    if W > 0:
+                        hrow[:] = CH[t]
+                        step_registers(hrow, lab, i, NM, RS, AG, AT, AN, AD)
+                    if nn + nkeys >= len(npc_):
+                        npc_ = grow(npc_, nn + nkeys + 1)
+                        ncell = grow(ncell, nn + nkeys + 1)
+                        if W > 0:
+                            NH = grow2(NH, nn + nkeys + 1)
+                    if W > 0 and ns + nkeys >= len(snext):
+                        snext = grow(snext, ns + nkeys + 1)
+                        SH = grow2(SH, ns + nkeys + 1)
+                    nn, ns, k = closure(pc + 1, na - 1, hrow, i + 1, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead,
+                                        snext, SH, ns, stamp, spc, smk, npc_, ncell, NH, nn)
+                    steps += k
+                if nn > len(cpc):
+                    cpc = grow(cpc, nn)
+                    ccell = grow(ccell, nn)
+                    if W > 0:
+                        CH = grow2(CH, nn)
+                cpc[:nn] = npc_[:nn]
+                ccell[:nn] = ncell[:nn]
+                if W > 0:
+                    CH[:nn] = NH[:nn]
                 nc = nn
+                if nc > peak:
+                    peak = nc
+                    if max_state >= 0 and nc > max_state:
+                        st[ST_ERROR] = ERR_STATE
+                        st[ST_PEAK] = peak
+                        st[ST_VAR] = most_common_label(cpc, nc, KIND, LAB)
+                        return rkind, rstart, rend, rnum, rlo, LB, EX
                 i += 1
             # ---------------------------------------------------------------- SQL mode around the run
             if nrec >= len(rkind):
@@ -292,7 +393,11 @@ def run_partitions(PB, DM, KIND, LAB, EXC, TA, TB, LOOP, nloops,
     st[ST_NREC] = nrec
     st[ST_NLAB] = nlab
     st[ST_STEPS] = steps
+    st[ST_PEAK] = peak
     return rkind, rstart, rend, rnum, rlo, LB, EX
+
+
+# VM-END
 
 
 @njit(cache=True)
@@ -330,8 +435,8 @@ def output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode):
 
 # LOOP-START
 @njit(cache=True)
-def define_all(PB, VT, VN, VD, SC, LC, nvars, st):
-    """DM[v, r]: whether DEFINE of variable v holds at row r (conditions read no history: exprgen.py)."""
+def define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st):
+    """DM[v, r]: whether DEFINE of variable v holds at row r (for conditions that read only their row)."""
     DM = np.zeros((max(nvars, 1), VT.shape[1]), np.bool_)
     for p in range(len(PB) - 1):
         pb = PB[p]
@@ -339,8 +444,25 @@ def define_all(PB, VT, VN, VD, SC, LC, nvars, st):
         for r in range(pb, pe):
             st[0] = r
             for v in range(nvars):
-                DM[v, r] = define(v, r, r, pb, pe, VT, VN, VD, SC, LC)  # noqa: F821  (generated)
+                DM[v, r] = define(v, r, r, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H0)  # noqa: F821  (generated)
     return DM
+
+
+@njit(cache=True)
+def args_all(PB, VT, VN, VD, SC, LC, nargs, st):
+    """AT / AN / AD[a, r]: the value of aggregate argument a at row r (History.args)."""
+    size = VT.shape[1]
+    AT = np.full((max(nargs, 1), size), 1, np.int8)
+    AN = np.zeros((max(nargs, 1), size), np.int64)
+    AD = np.ones((max(nargs, 1), size), np.int64)
+    for p in range(len(PB) - 1):
+        pb = PB[p]
+        pe = PB[p + 1]
+        for r in range(pb, pe):
+            st[0] = r
+            for a in range(nargs):
+                AT[a, r], AN[a, r], AD[a, r] = args(a, r, pb, pe, VT, VN, VD, SC, LC)  # noqa: F821  (generated)
+    return AT, AN, AD
 
 
 @njit(cache=True)

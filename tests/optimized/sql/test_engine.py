@@ -36,16 +36,15 @@ def _run(text: str, frame: pd.DataFrame, engine: str = "optimized"):
     return program.run(registry.read_input("sql", engine, frame, query=program.q))
 
 
-@pytest.mark.parametrize("define, construct", [
-    ("B AS B.x > A.x", "rows of another variable in DEFINE"),
-    ("B AS x > FIRST(x)", "FIRST in DEFINE"),
-    ("B AS SUM(x) > 3", "aggregates in DEFINE"),
-])
-def test_conditions_on_the_match_are_refused_by_name(define, construct):
-    text = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (A B+) DEFINE {define})"
-    with pytest.raises(Unsupported, match=construct) as info:
-        cepkit.compile(text, language="sql", engine="optimized")
-    assert info.value.line == 1 and "run it with: reference" in str(info.value)
+@pytest.mark.parametrize("define", ["B AS B.x > A.x", "B AS x > FIRST(x) AND LAST(A.x, 0) < 9",
+                                    "B AS SUM(B.x) < 9 AND COUNT(A.*) = 1", "B AS PREV(LAST(B.x), 1) <= x"])
+def test_conditions_on_the_match_give_the_reference_s_rows(define):
+    """DEFINE reading the match so far (other variables, FIRST / LAST, aggregates) runs per thread."""
+    frame = pd.DataFrame({"ts": range(1, 13), "x": [1, 3, 2, 5, 4, 4, 7, 1, 2, 3, 9, 0]})
+    text = (f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n, SUM(B.x) AS s "
+            f"PATTERN (A B+) DEFINE {define})")
+    want, got = _run(text, frame, "reference"), _run(text, frame)
+    assert got.canonical() == want.canonical() and len(want)
 
 
 def test_all_matches_is_refused_by_name():
