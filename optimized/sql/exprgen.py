@@ -536,7 +536,7 @@ def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], h
     (index into names.variables) in a match started at row s of the partition [pb, pe), the thread's
     registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
     em = SqlEmitter(names, integral)
-    em.emit("@njit(cache=True)", 0)
+    em.emit("@njit(cache=True, inline=\"always\")", 0)
     em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
     for d in q.define:
         em.emit(f"if v == {names.variables.index(d.var)}:", 1)
@@ -545,7 +545,7 @@ def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], h
     em.emit("return True", 1)
     em.emit("", 0)
     em.emit("", 0)
-    em.emit("@njit(cache=True)", 0)
+    em.emit("@njit(cache=True, inline=\"always\")", 0)
     em.emit("def args(a, r, pb, pe, VT, VN, VD, SC, LC):", 0)
     for k, arg in enumerate(history.args):
         em.emit(f"if a == {k}:", 1)
@@ -559,7 +559,7 @@ def measures_source(q: S.MatchRecognize, names: Names, integral: frozenset[str])
     """`measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM)`: (tag, numerator, denominator)
     of MEASURES item k over the match at rows s .. s + L - 1, vis of them visible."""
     em = SqlEmitter(names, integral)
-    em.emit("@njit(cache=True)", 0)
+    em.emit("@njit(cache=True, inline=\"always\")", 0)
     em.emit("def measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM):", 0)
     for k, m in enumerate(q.measures):
         em.emit(f"if k == {k}:", 1)
