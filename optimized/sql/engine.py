@@ -227,7 +227,7 @@ class OptimizedSqlProgram(Program):
                 plan.tb, plan.loop, plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty],
                 SKIP[q.skip.mode], skipset, amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
                 q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state,
-                st)
+                not hist.needed and amount is None, st)
         except OverflowError as exc:
             raise self._overflow(exc, batch, order, int(st[0])) from None
         except TypeError as exc:

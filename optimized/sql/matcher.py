@@ -61,11 +61,14 @@ def grow2(a, need):
 
 @njit(cache=True)
 def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, ns, stamp,
-            spc, smk, opc, ocell, OH, n):
+            spc, smk, opc, ocell, OH, n, dead, vlog, nv):
     """Follow the non-consuming instructions from pc0 at `row`, preferred branch first, appending the threads
     that stop at `match` or `done` (instruction, cell, registers) to opc / ocell / OH from n on. A state
-    (instruction, loop marks, registers) already visited at this row is dropped. Returns (n, ns, steps)."""
+    (instruction, loop marks, registers) already visited at this row is dropped, and so is one in `dead`
+    (visited by a failed run from an earlier start; empty: no memo), and each new one is logged to vlog.
+    Returns (n, ns, steps, nv)."""
     W = len(hrow)
+    nkeys = len(seen)
     spc[0] = pc0
     smk[0] = 0
     sp = 1
@@ -75,6 +78,8 @@ def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shea
         q = spc[sp]
         mk = smk[sp]
         key = (q << nloops) | mk
+        if len(dead) > 0 and dead[(row - pb) * nkeys + key]:
+            continue
         if seen[key] == stamp:
             if W == 0:
                 continue
@@ -95,6 +100,9 @@ def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shea
         else:
             seen[key] = stamp
             shead[key] = -1
+            if len(dead) > 0:
+                vlog[nv] = (row - pb) * nkeys + key
+                nv += 1
         if W > 0:
             SH[ns, :] = hrow
             snext[ns] = shead[key]
@@ -140,7 +148,7 @@ def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shea
                 spc[sp] = q + 1
                 smk[sp] = mk
                 sp += 1
-    return n, ns, steps
+    return n, ns, steps, nv
 
 
 @njit(cache=True)
@@ -208,10 +216,11 @@ def most_common_label(cpc, nc, KIND, LAB):
 @njit(cache=True)
 def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND, LAB, EXC, TA, TB, LOOP, nloops,
                    rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount, wstrict,
-                   max_state, st):
+                   max_state, memo, st):
     """Every partition [PB[p], PB[p + 1]) matched in SQL mode: records (kind, start, end, number, label
     offset) and the label / excluded buffers; st[ST_ERROR] set on an AFTER MATCH SKIP error or when more than
-    max_state threads are live (-1: no bound)."""
+    max_state threads are live (-1: no bound). `memo` (conditions that read only their row, no WITHIN): the
+    states of a failed run are dead for later starts, as in the reference VM."""
     npc = len(KIND)
     nkeys = npc << nloops
     W = len(H0)
@@ -245,11 +254,18 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
     steps = 0
     peak = 0
     covered = np.zeros(DM.shape[1] if empty_mode == EMPTY_UNMATCHED else 0, np.bool_)
+    longest = 0
+    for p in range(len(PB) - 1):
+        longest = max(longest, PB[p + 1] - PB[p])
+    dead = np.zeros((longest + 1) * nkeys if memo else 0, np.uint8)
+    vlog = np.empty(1024 if memo else 0, np.int64)
     for p in range(len(PB) - 1):
         pb = PB[p]
         pe = PB[p + 1]
         pos = pb
         number = 1
+        if memo:
+            dead[:(pe - pb + 1) * nkeys] = 0
         while pos < pe:
             # ---------------------------------------------------------------- one run from `pos`
             s = pos
@@ -257,8 +273,11 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
             best_end = -1
             best_cell = -1
             stamp += 1
-            nc, ns, k = closure(0, -1, H0, s, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, 0, stamp,
-                                spc, smk, cpc, ccell, CH, 0)
+            nv = 0
+            if memo and len(vlog) < nkeys + 1:
+                vlog = grow(vlog, nkeys + 1)
+            nc, ns, k, nv = closure(0, -1, H0, s, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, 0, stamp,
+                                    spc, smk, cpc, ccell, CH, 0, dead, vlog, nv)
             steps += k
             i = s
             while nc > 0:
@@ -299,11 +318,13 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                         ncell = grow(ncell, nn + nkeys + 1)
                         if W > 0:
                             NH = grow2(NH, nn + nkeys + 1)
+                    if memo and nv + nkeys >= len(vlog):
+                        vlog = grow(vlog, nv + nkeys + 1)
                     if W > 0 and ns + nkeys >= len(snext):
                         snext = grow(snext, ns + nkeys + 1)
                         SH = grow2(SH, ns + nkeys + 1)
-                    nn, ns, k = closure(pc + 1, na - 1, hrow, i + 1, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead,
-                                        snext, SH, ns, stamp, spc, smk, npc_, ncell, NH, nn)
+                    nn, ns, k, nv = closure(pc + 1, na - 1, hrow, i + 1, pb, pe, KIND, TA, TB, LOOP, nloops, seen,
+                                            shead, snext, SH, ns, stamp, spc, smk, npc_, ncell, NH, nn, dead, vlog, nv)
                     steps += k
                 if nn > len(cpc):
                     cpc = grow(cpc, nn)
@@ -331,6 +352,9 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                 rnum = grow(rnum, nrec + 1)
                 rlo = grow(rlo, nrec + 1)
             if best_end < 0:
+                if memo:
+                    for e in range(nv):
+                        dead[vlog[e]] = 1
                 if rows_mode == ROWS_ALL and empty_mode == EMPTY_UNMATCHED and not covered[pos]:
                     rkind[nrec] = REC_UNMATCHED
                     rstart[nrec] = pos

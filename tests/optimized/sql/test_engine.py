@@ -83,3 +83,17 @@ def test_text_where_numbers_are_needed_is_the_reference_s_error():
             _run(text, frame, engine)
         errors.append((str(info.value), info.value.row, info.value.column))
     assert errors[0] == errors[1]
+
+
+def test_failed_starts_cost_rows_times_program_size():
+    """No start row matches `(A | B)* C` over a/b rows: the states of failed runs are dead for later starts
+    (as in the reference VM), so the work is linear in the rows, not quadratic (work counted, not time)."""
+    text = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN ((A | B)* C) "
+            "DEFINE A AS k = 'a', B AS k = 'b', C AS k = 'c')")
+    steps = {}
+    for n in (500, 5000):
+        program = cepkit.compile(text, language="sql", engine="optimized")
+        frame = pd.DataFrame({"ts": range(n), "k": (["a", "b"] * n)[:n]})
+        assert len(program.run(registry.read_input("sql", "optimized", frame, query=program.q))) == 0
+        steps[n] = program.steps
+    assert steps[5000] <= 11 * steps[500], steps   # linear (x10 rows), where quadratic would be x100
