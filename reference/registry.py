@@ -106,17 +106,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                           | {f"{f} in MEASURES" for f in ("PREV", "NEXT", "FIRST", "LAST", "PREV of an expression",
                                                           "CLASSIFIER", "MATCH_NUMBER", "aggregates")})),
     EngineEntry("sql", "optimized", "optimized.sql.engine:OptimizedSqlEngine",
-                "Numba row-pattern matcher over partitions sorted in NumPy (ONE ROW / ALL ROWS PER MATCH)",
-                # every construct of SQL mode (optimized/sql/engine.py CONSTRUCTS); finer refusals (DEFINE reading
-                # other variables' rows) are the engine's own, by name at compile time
-                frozenset({"ONE ROW PER MATCH", "ALL ROWS PER MATCH", "OMIT EMPTY MATCHES", "WITH UNMATCHED ROWS",
-                           "AFTER MATCH SKIP TO NEXT ROW", "AFTER MATCH SKIP TO FIRST", "AFTER MATCH SKIP TO LAST",
-                           "alternation", "PERMUTE", "reluctant quantifier", "bounded quantifier",
-                           "Kleene quantifier (*, +)", "quantified group", "exclusion", "anchors", "empty pattern",
-                           "PARTITION BY", "SUBSET", "WITHIN", "SELECT columns"}
-                          | {f"{f} in {c}" for f in ("PREV", "NEXT", "FIRST", "LAST", "PREV of an expression",
-                                                     "CLASSIFIER", "MATCH_NUMBER", "aggregates")
-                             for c in ("DEFINE", "MEASURES")})),
+                "Numba row-pattern matcher and ALL MATCHES runner over partitions sorted in NumPy"),
     EngineEntry("sql", "replay", "reference.replay.engine:ReplayEngine",
                 "index-based offline replay over a store directory (spec/004 §3)",
                 events="reference.replay.engine:open_store"),

@@ -5,8 +5,8 @@ sorted with NumPy, and the match table filled from arrays.
 
 Its output equals the reference's (reference/sql/engine.py): the same columns, rows and match table. Like
 the reference, a program buffers the fed batches and computes the table at `close()`. What it cannot
-run exactly is refused by name (`Unsupported`) at compile time: ALL MATCHES, patterns whose program is too
-large for its state tables; and, when the data arrives, values beyond 64-bit rationals. Arithmetic leaving 64 bits is an EventError naming
+run exactly is refused by name (`Unsupported`) at compile time: patterns whose program is too large for its
+state tables; and, when the data arrives, values beyond 64-bit rationals. Arithmetic leaving 64 bits is an EventError naming
 the row (the reference is exact).
 """
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from optimized.cache import load_module
+from optimized.sql import allmatches as AM
 from optimized.sql import matcher as K
 from optimized.sql.columns import Encoded, arrow_column, group_ids, raw_column, sort_key
 from optimized.sql.exprgen import History, Names, define_source, measures_source, refuse
@@ -24,16 +25,16 @@ from reference.match_table import Layout, MatchTable
 from reference.sql import ast as S
 from reference.sql.constructs import ALL, variables
 from reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
-                                   compile_pattern)
+                                   compile_pattern, glushkov)
 from reference.sql.table import (bind_columns, check_table, output_columns, referenced_columns, skip_target,
                                  within_ticks)
 
 ENGINE = "optimized"
 # the constructs it runs (reference/sql/constructs.py names): every one of SQL mode, not ALL MATCHES
-CONSTRUCTS = ALL - {"ALL MATCHES", "CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"}
+CONSTRUCTS = ALL   # every construct of the language
 MAX_STATES = 1 << 22          # instructions x loop-mark sets: the matcher's per-row state tables
 INT64_MAX = (1 << 63) - 1
-ROWS = {"one": K.ROWS_ONE, "all": K.ROWS_ALL}
+ROWS = {"one": K.ROWS_ONE, "all": K.ROWS_ALL, "all_matches": K.ROWS_ONE}
 EMPTY = {"show": K.EMPTY_SHOW, "omit": K.EMPTY_OMIT, "unmatched": K.EMPTY_UNMATCHED}
 SKIP = {"past_last": K.SKIP_PAST_LAST, "next_row": K.SKIP_NEXT_ROW, "first": K.SKIP_FIRST, "last": K.SKIP_LAST}
 assert (MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE) == tuple(range(8)) == (
@@ -52,18 +53,24 @@ from optimized.sql.matcher import (grow, grow2, closure, step_registers, most_co
                                    SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST, ST_ROW, ST_ERROR, ST_ERRSTART,
                                    ST_NREC, ST_NLAB, ST_STEPS, ST_PEAK, ST_VAR, ERR_SKIP_NO_ROW, ERR_SKIP_LOOP,
                                    ERR_STATE)
+from optimized.sql.allmatches import CONTIGUOUS, SKIP_TILL_ANY, SKIP_TILL_NEXT, match_hash, sort_matches
 
 '''
 
 
-def _between(start: str, end: str) -> str:
+def _between(start: str, end: str, module=K) -> str:
     import inspect
 
-    text = inspect.getsource(K)
+    text = inspect.getsource(module)
     return text[text.index(start):text.index(end)]
 
 
 HOOK = "if not DM[lab, i]:  # DEFINE-HOOK"
+ALL_HOOKS = {   # allmatches.py's DEFINE hooks and the per-run calls of the generated `define`
+    "if not DM[lab, r]:  # DEFINE-HOOK-NEXT-START": "if not define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
+    "if DM[lab, i]:  # DEFINE-HOOK-NEXT": "if define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
+    "if not DM[lab, r]:  # DEFINE-HOOK": "if not define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
+}
 THREAD_DEFINE = ("st[ST_ROW] = i\n                    "
                  "if not define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):")
 
@@ -89,6 +96,16 @@ class Plan:
         self.ta = np.array([i.a for i in ins], np.int64)
         self.tb = np.array([i.b for i in ins], np.int64)
         self.loop = np.array([max(i.loop, 0) for i in ins], np.int64)
+        if q.rows == "all_matches":   # the Glushkov automaton: positions, first, last, follow (sorted, as CSR)
+            g = glushkov(prog)
+            self.glab = np.array([self.variables.index(v) for v in g.labels], np.int64)
+            self.gfirst = np.array(sorted(g.first), np.int64)
+            self.glast = np.array([k in g.last for k in range(len(g.labels))], np.bool_)
+            follow = [sorted(g.follow[k]) for k in range(len(g.labels))]
+            self.foff = np.concatenate([[0], np.cumsum([len(f) for f in follow])]).astype(np.int64)
+            self.ftgt = np.array([t for f in follow for t in f], np.int64)
+            names = sorted(self.variables)
+            self.rank = np.array([names.index(v) for v in self.variables], np.int64)
         self.names = Names(self.variables, q.subset_map)
         self.history = History(q, self.names)
         self.source(frozenset())   # refuses what the generator cannot run, at compile time
@@ -99,7 +116,13 @@ class Plan:
         doc = "\n".join("    " + line for line in _query_text(self.q).replace('"""', "'''").splitlines())
         text = (HEADER.format(query=doc) + define_source(self.q, self.names, integral, self.history) + "\n\n"
                 + measures_source(self.q, self.names, integral) + "\n\n" + _between("# LOOP-START", "# LOOP-END"))
-        if self.history.needed:
+        if self.history.needed and self.q.rows == "all_matches":
+            runs = _between("# ALL-START", "# ALL-END", AM)
+            for hook, call in ALL_HOOKS.items():
+                assert hook in runs
+                runs = runs.replace(hook, call)
+            text += "\n\n" + runs
+        elif self.history.needed:
             vm = _between("# VM-START", "# VM-END")
             assert HOOK in vm
             text += "\n\n" + vm.replace(HOOK, THREAD_DEFINE)
@@ -219,15 +242,22 @@ class OptimizedSqlProgram(Program):
             else:
                 AT, AN, AD = np.ones((1, 1), np.int8), np.zeros((1, 1), np.int64), np.ones((1, 1), np.int64)
             if hist.needed:
-                DM, runner = np.zeros((1, size), np.bool_), module.run_partitions
+                DM = np.zeros((1, size), np.bool_)
+                runner = module.all_matches if q.rows == "all_matches" else module.run_partitions
             else:
-                DM, runner = module.define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st), K.run_partitions
-            rkind, rstart, rend, rnum, rlo, LB, EX = runner(
-                PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
-                plan.tb, plan.loop, plan.program.loops, ROWS.get(q.rows, K.ROWS_ONE), EMPTY[q.empty],
-                SKIP[q.skip.mode], skipset, amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
-                q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state,
-                not hist.needed and amount is None, st)
+                DM = module.define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st)
+                runner = AM.all_matches if q.rows == "all_matches" else K.run_partitions
+            within = (amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
+                      q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state)
+            if q.rows == "all_matches":
+                rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
+                    PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.glab, plan.gfirst, plan.glast, plan.foff,
+                    plan.ftgt, AM.STRATEGIES[q.strategy or "contiguous"], *within, plan.rank, st)
+            else:
+                rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
+                    PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
+                    plan.tb, plan.loop, plan.program.loops, ROWS[q.rows], EMPTY[q.empty], SKIP[q.skip.mode], skipset,
+                    *within, not hist.needed and amount is None, st)
         except OverflowError as exc:
             raise self._overflow(exc, batch, order, int(st[0])) from None
         except TypeError as exc:
@@ -240,20 +270,20 @@ class OptimizedSqlProgram(Program):
             k = int(st[K.ST_ERRSTART])
             labels = [plan.variables[x] for x in LB[rlo[k]:rlo[k] + rend[k] - rstart[k]]]
             skip_target(q, int(rstart[k]), int(rend[k]), labels, q.subset_map)   # raises the reference's error
-        rows_mode = ROWS.get(q.rows, K.ROWS_ONE)
+        rows_mode = K.ROWS_ALL if q.rows == "all" else K.ROWS_ONE   # ALL MATCHES: a row per match, as ONE ROW
         orec, orow, ocur = K.output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode)
         PBOF = np.searchsorted(PB, rstart[:nrec], side="right") - 1
         try:
-            mt, mn, md = module.eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, PBOF, PB, VT, VN, VD,
+            mt, mn, md = module.eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, RB, PBOF, PB, VT, VN, VD,
                                               SC, LC, NM, len(q.measures), rows_mode, st)
         except OverflowError as exc:
             raise self._overflow(exc, batch, order, int(st[0])) from None
         except TypeError as exc:
             raise EventError(f"{exc} in a MEASURES aggregate", row=int(batch.source_rows[order[int(st[0])]])) from None
         return self._table(q, layout, enc, batch, order, rkind[:nrec], rstart[:nrec], rend[:nrec], rlo[:nrec],
-                           LB, orec, orow, (mt, mn, md), plan)
+                           LB, RB, orec, orow, (mt, mn, md), plan)
 
-    def _table(self, q, layout, enc, batch, order, rkind, rstart, rend, rlo, LB, orec, orow, measures, plan):
+    def _table(self, q, layout, enc, batch, order, rkind, rstart, rend, rlo, LB, RB, orec, orow, measures, plan):
         mt, mn, md = measures
         src = order[orow]   # each output row's base row, as a position in the batch
         payload = {}
@@ -280,7 +310,7 @@ class OptimizedSqlProgram(Program):
         total = int(length.sum())
         rec_of = np.repeat(np.arange(len(rkind)), length)
         within = np.arange(total) - np.repeat(np.cumsum(length) - length, length)
-        rows = order[rstart[rec_of] + within]
+        rows = order[RB[rlo[rec_of] + within]] if total else np.zeros(0, np.int64)
         labels = LB[rlo[rec_of] + within] if total else np.zeros(0, np.int64)
         bindings = {}
         for v, var in enumerate(plan.variables):
@@ -328,7 +358,7 @@ def enc_value(enc: Encoded, col: str, row: int):
 
 
 class OptimizedSqlEngine(Engine):
-    """MATCH_RECOGNIZE in SQL mode (ONE ROW / ALL ROWS PER MATCH) by a Numba row-pattern matcher."""
+    """MATCH_RECOGNIZE by Numba: SQL mode (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES."""
 
     name = ENGINE
     language = "sql"

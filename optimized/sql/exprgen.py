@@ -297,13 +297,7 @@ class DefineCtx(Ctx):
     def logical(self, em: SqlEmitter, e: S.Nav, ind: int) -> str:
         """The row of FIRST / LAST(arg, offset) in the match so far (this row included), -1 if none."""
         name, off, row = var_of(e.arg), e.offset, em.tmp("row")
-        if name is None:
-            if e.kind == "first":
-                em.emit(f"{row} = s + {off} if s + {off} <= r else -1", ind)
-            else:
-                em.emit(f"{row} = r - {off} if r - {off} >= s else -1", ind)
-            return row
-        fs, f, ls, l, cs, lab = self.history.slots[name]
+        fs, f, ls, l, cs, lab = self.history.slots[ANY if name is None else name]
         if e.kind == "first":
             tail = f"(r if {off} == H[{cs}] else -1)" if self.is_mine(name) else "-1"
             em.emit(f"{row} = H[{fs + off}] if {off} < H[{cs}] else {tail}", ind)
@@ -349,9 +343,7 @@ class DefineCtx(Ctx):
         name = e.var if e.arg is None else var_of(e.arg)
         mine = self.is_mine(name)
         if e.arg is None:
-            if name is None:
-                return Val(str(NUM), "(r - s + 1)")
-            cs = self.history.slots[name][4]
+            cs = self.history.slots[ANY if name is None else name][4]
             return Val(str(NUM), f"(H[{cs}] + {1 if mine else 0})")
         key = (ANY if name is None else name, e.func, self.history.arg(e.arg))
         o, a = self.history.agg_slot[self.history.aggs.index(key)], key[2]
@@ -396,7 +388,7 @@ class ArgCtx(Ctx):
 
 
 class MeasureCtx(Ctx):
-    """A MEASURES expression over the match: rows s .. s + L - 1 labelled LB[lo + j]; `vis` rows visible
+    """A MEASURES expression over the match: rows RB[lo + j] labelled LB[lo + j], j < L; `vis` rows visible
     (RUNNING), all L when FINAL."""
 
     def __init__(self, vis: str = "vis", row: str | None = None):
@@ -434,7 +426,7 @@ class MeasureCtx(Ctx):
         test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
         em.emit(f"    if {test}:", ind)
         em.emit(f"        if {cnt} == {e.offset}:", ind)
-        em.emit(f"            {row} = s + jj", ind)
+        em.emit(f"            {row} = RB[lo + jj]", ind)
         em.emit("            break", ind)
         em.emit(f"        {cnt} += 1", ind)
         return row
@@ -445,13 +437,17 @@ class MeasureCtx(Ctx):
                 return em.cell(e.col, self.row, ind)
             j = self.last_index(em, e.var, self.vis, ind)
             row = em.tmp("row")
-            em.emit(f"{row} = s + {j} if {j} >= 0 else -1", ind)
+            em.emit(f"{row} = RB[lo + {j}] if {j} >= 0 else -1", ind)
             return em.cell(e.col, row, ind)
         if isinstance(e, S.Classifier):
             t, n = em.tmp("t"), em.tmp()
             if self.row is not None:
                 j = em.tmp("j")
-                em.emit(f"{j} = {self.row} - s", ind)
+                em.emit(f"{j} = -1", ind)
+                em.emit(f"for jj in range({self.vis}):", ind)
+                em.emit(f"    if RB[lo + jj] == {self.row}:", ind)
+                em.emit(f"        {j} = jj", ind)
+                em.emit("        break", ind)
             else:
                 j = self.last_index(em, e.var, self.vis, ind)
             em.emit(f"if 0 <= {j} < {self.vis}:", ind)
@@ -475,7 +471,7 @@ class MeasureCtx(Ctx):
             else:
                 j = self.last_index(em, var_of(e.arg), self.vis, ind)
                 base = em.tmp("row")
-                em.emit(f"{base} = s + {j} if {j} >= 0 else -1", ind)
+                em.emit(f"{base} = RB[lo + {j}] if {j} >= 0 else -1", ind)
             row = em.tmp("row")
             sign = "-" if e.kind == "prev" else "+"
             em.emit(f"{row} = {base} {sign} {e.offset} if {base} >= 0 else -1", ind)
@@ -500,7 +496,7 @@ class MeasureCtx(Ctx):
         em.emit(f"for jj in range({vis}):", ind)
         em.emit(f"    if {test}:", ind)
         rowname = em.tmp("row")
-        em.emit(f"        {rowname} = s + jj", ind)
+        em.emit(f"        {rowname} = RB[lo + jj]", ind)
         x = em.expr(e.arg, self.fixed(rowname, vis), ind + 2)
         if x.b is not None:
             raise refuse("an aggregate of truth values", e)
@@ -556,11 +552,11 @@ def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], h
 
 
 def measures_source(q: S.MatchRecognize, names: Names, integral: frozenset[str]) -> str:
-    """`measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM)`: (tag, numerator, denominator)
-    of MEASURES item k over the match at rows s .. s + L - 1, vis of them visible."""
+    """`measure(k, L, vis, LB, RB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM)`: (tag, numerator, denominator)
+    of MEASURES item k over the match at rows RB[lo:lo + L] labelled LB[lo:lo + L], vis of them visible."""
     em = SqlEmitter(names, integral)
     em.emit("@njit(cache=True, inline=\"always\")", 0)
-    em.emit("def measure(k, s, L, vis, LB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM):", 0)
+    em.emit("def measure(k, L, vis, LB, RB, lo, pb, pe, mno, VT, VN, VD, SC, LC, NM):", 0)
     for k, m in enumerate(q.measures):
         em.emit(f"if k == {k}:", 1)
         v = em.expr(m.expr, MeasureCtx(), 2)

@@ -15,7 +15,8 @@ as the reference VM's deduplication does. Without registers a run from one start
 rows x program size.
 
 Output records (one per SQL output event), in the reference's order:
-  REC_MATCH (rows start .. end - 1, labels at LB[lo:lo + end - start], excluded flags at EX[...]),
+  REC_MATCH (end - start rows: RB[lo:lo + end - start], labels LB[...], excluded flags EX[...]; SQL mode's
+  rows are start .. end - 1, ALL MATCHES' need not be contiguous),
   REC_EMPTY (an empty match at start), REC_UNMATCHED (ALL ROWS ... WITH UNMATCHED ROWS: row start).
 """
 from __future__ import annotations
@@ -248,6 +249,7 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
     rlo = np.empty(1024, np.int64)
     LB = np.empty(1024, np.int16)
     EX = np.empty(1024, np.bool_)
+    RB = np.empty(1024, np.int64)
     nrec = 0
     nlab = 0
     stamp = 0
@@ -342,7 +344,7 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                         st[ST_ERROR] = ERR_STATE
                         st[ST_PEAK] = peak
                         st[ST_VAR] = most_common_label(cpc, nc, KIND, LAB)
-                        return rkind, rstart, rend, rnum, rlo, LB, EX
+                        return rkind, rstart, rend, rnum, rlo, LB, EX, RB
                 i += 1
             # ---------------------------------------------------------------- SQL mode around the run
             if nrec >= len(rkind):
@@ -379,10 +381,12 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
             if nlab + length > len(LB):
                 LB = grow(LB, nlab + length)
                 EX = grow(EX, nlab + length)
+                RB = grow(RB, nlab + length)
             c = best_cell
             for j in range(length - 1, -1, -1):
                 LB[nlab + j] = alab[c]
                 EX[nlab + j] = aexc[c]
+                RB[nlab + j] = s + j
                 c = apar[c]
             rkind[nrec] = REC_MATCH
             rstart[nrec] = s
@@ -411,14 +415,14 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                     st[ST_ERRSTART] = nrec - 1
                     st[ST_NREC] = nrec
                     st[ST_NLAB] = nlab + length
-                    return rkind, rstart, rend, rnum, rlo, LB, EX
+                    return rkind, rstart, rend, rnum, rlo, LB, EX, RB
                 pos = target
             nlab += length
     st[ST_NREC] = nrec
     st[ST_NLAB] = nlab
     st[ST_STEPS] = steps
     st[ST_PEAK] = peak
-    return rkind, rstart, rend, rnum, rlo, LB, EX
+    return rkind, rstart, rend, rnum, rlo, LB, EX, RB
 
 
 # VM-END
@@ -490,7 +494,7 @@ def args_all(PB, VT, VN, VD, SC, LC, nargs, st):
 
 
 @njit(cache=True)
-def eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, PBOF, PB, VT, VN, VD, SC, LC, NM,
+def eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, RB, PBOF, PB, VT, VN, VD, SC, LC, NM,
                   nmeasures, rows_mode, st):
     """(tag, numerator, denominator)[measure, output row]; unmatched rows are null."""
     n = len(orec)
@@ -505,9 +509,9 @@ def eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, PBOF, PB, VT, 
         L = rend[k] - s if rkind[k] == 0 else 0
         vis = L if rows_mode == 0 else ocur[o] + 1
         p = PBOF[k]
-        st[0] = s + max(ocur[o], 0)
+        st[0] = RB[rlo[k] + max(ocur[o], 0)] if L > 0 else s
         for m in range(nmeasures):
-            t, nn, dd = measure(m, s, L, vis, LB, rlo[k], PB[p], PB[p + 1], rnum[k], VT, VN, VD, SC, LC, NM)  # noqa: F821
+            t, nn, dd = measure(m, L, vis, LB, RB, rlo[k], PB[p], PB[p + 1], rnum[k], VT, VN, VD, SC, LC, NM)  # noqa: F821
             mt[m, o] = t
             mn[m, o] = nn
             md[m, o] = dd
