@@ -36,8 +36,8 @@ def _run(text: str, frame: pd.DataFrame, engine: str = "optimized"):
     return program.run(registry.read_input("sql", engine, frame, query=program.q))
 
 
-@pytest.mark.parametrize("define", ["B AS B.x > A.x", "B AS x > FIRST(x) AND LAST(A.x, 0) < 9",
-                                    "B AS SUM(B.x) < 9 AND COUNT(A.*) = 1", "B AS PREV(LAST(B.x), 1) <= x"])
+@pytest.mark.parametrize("define", ["B AS B.x > A.x AND x > FIRST(x) AND LAST(A.x, 0) < 9",
+                                    "B AS SUM(B.x) < 9 AND COUNT(A.*) = 1 AND PREV(LAST(B.x), 1) <= x"])
 def test_conditions_on_the_match_give_the_reference_s_rows(define):
     """DEFINE reading the match so far (other variables, FIRST / LAST, aggregates) runs per thread."""
     frame = pd.DataFrame({"ts": range(1, 13), "x": [1, 3, 2, 5, 4, 4, 7, 1, 2, 3, 9, 0]})
