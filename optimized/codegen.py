@@ -42,7 +42,7 @@ class Val:
         return self.d == "1"
 
 
-class _Emitter:
+class Emitter:
     """Straight-line Numba source for expressions over tagged values: constants, arithmetic, comparisons
     and boolean logic under the query's null logic. Leaves (attributes, aggregates) are the language's:
     this class emits SASE+'s from the postfix tables; optimized/sql/exprgen.py emits SQL's row navigation."""
@@ -250,7 +250,7 @@ class _Emitter:
 def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logic: str = "two_valued") -> str:
     """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted, under
     the query's null logic."""
-    em = _Emitter(tables, n, null_logic)
+    em = Emitter(tables, n, null_logic)
     em.emit("@njit(cache=True)", 0)
     em.emit("def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):", 0)
     em.emit("vn = E[2]", 1)

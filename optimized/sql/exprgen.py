@@ -1,7 +1,7 @@
 """Numba source for MATCH_RECOGNIZE's DEFINE and MEASURES expressions, from the query's AST.
 
 The shared nodes (constants, arithmetic, comparisons, AND / OR / NOT) are emitted by the SASE+ engine's
-generator (optimized/codegen.py `_Emitter`) under the query's null logic (SQL: three-valued); this module
+generator (optimized/codegen.py `Emitter`) under the query's null logic (SQL: three-valued); this module
 adds SQL's leaves: column references, PREV / NEXT / FIRST / LAST, CLASSIFIER, MATCH_NUMBER, aggregates and
 IS NULL. Values are tagged exact rationals (tag, numerator, denominator) read from the columns
 VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code in a dictionary ranked in
@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
-from optimized.codegen import Val, _Emitter
+from optimized.codegen import Val, Emitter
 from reference.errors import Unsupported
 from reference.language import ast as A
 from reference.sql import ast as S
@@ -99,10 +99,13 @@ class History:
             for n in nodes(d.cond):
                 self._scan(n, mine)
         self.slots: dict[str, tuple[int, int, int, int, int, int]] = {}
+        self.first_labels: dict[str, int] = {}
         w = 0
         for name, (f, l) in self.depth.items():
-            self.slots[name] = (w, f, w + f, l, w + f + l, w + f + l + 1)   # first, f, last, l, count, label
-            w += f + l + 2
+            # first rows (f), last rows (l), count, the last rows' labels (l), the first rows' labels (f)
+            self.slots[name] = (w, f, w + f, l, w + f + l, w + f + l + 1)
+            self.first_labels[name] = w + f + 2 * l + 1
+            w += 2 * f + 2 * l + 1
         self.agg_slot: list[int] = []
         for _ in self.aggs:
             self.agg_slot.append(w)
@@ -126,6 +129,12 @@ class History:
             depth = self._set(var_of(n.arg))
             k = 0 if n.kind == "first" else 1
             depth[k] = max(depth[k], n.offset + 1)
+            if any(isinstance(x, S.Classifier) for x in nodes(n.arg)):   # the label of that row: its set's
+                self._set(None)
+        elif isinstance(n, S.Nav) and any(isinstance(x, S.Classifier) for x in nodes(n.arg)):
+            self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
+            depth = self._set(None)
+            depth[1] = max(depth[1], n.offset + 1)
         elif isinstance(n, S.SqlAgg):
             self.needed = True
             name = n.var if n.arg is None else var_of(n.arg)
@@ -147,15 +156,15 @@ class History:
         for name, (fs, f, ls, l, cs, lab) in self.slots.items():
             h0[fs:fs + f] = -1
             h0[ls:ls + l] = -1
-            rs.append((self.names.label_set(name), fs, f, ls, l, cs, lab))
+            rs.append((self.names.label_set(name), fs, f, ls, l, cs, lab, self.first_labels[name]))
         ag = []
         for (name, func, a), o in zip(self.aggs, self.agg_slot):
             h0[o:o + 4] = (0, NULL, 0, 1)
             ag.append((self.names.label_set(name), o, a, AGG_CODES[func]))
-        return (h0, np.array(rs, np.int64).reshape(-1, 7), np.array(ag, np.int64).reshape(-1, 4))
+        return (h0, np.array(rs, np.int64).reshape(-1, 8), np.array(ag, np.int64).reshape(-1, 4))
 
 
-class SqlEmitter(_Emitter):
+class SqlEmitter(Emitter):
     """Emits one function body at a time; `integral` names the columns known to hold integers only."""
 
     text_order = True
@@ -317,7 +326,7 @@ class DefineCtx(Ctx):
             return em.cell(e.col, self.last_row(em, e.var, ind), ind)
         if isinstance(e, S.Classifier):
             if self.row is not None:
-                raise refuse("CLASSIFIER inside navigation in DEFINE", e)
+                return self.label_at(em, self.row, ind)
             if self.is_mine(e.var):
                 return Val(str(STR), f"LC[{em.names.variables.index(self.var)}]")
             fs, f, ls, l, cs, lab = self.history.slots[e.var]
@@ -338,6 +347,23 @@ class DefineCtx(Ctx):
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
         raise refuse(f"{type(e).__name__} in DEFINE", e)
+
+    def label_at(self, em: SqlEmitter, row: str, ind: int) -> Val:
+        """The label of partition row `row` if it is a row of the run so far (this row: the variable being
+        defined), else null: looked up among the rows the registers keep (FIRST / LAST / PREV depths)."""
+        t, n = em.tmp("t"), em.tmp()
+        me = em.names.variables.index(self.var)
+        em.emit(f"{t} = {NULL}", ind)
+        em.emit(f"{n} = 0", ind)
+        em.emit(f"if {row} == r:", ind)
+        em.emit(f"    {t}, {n} = {STR}, LC[{me}]", ind)
+        for name, (fs, f, ls, l, cs, lr) in self.history.slots.items():
+            fl = self.history.first_labels[name]
+            for rows, labels, depth in ((ls, lr, l), (fs, fl, f)):
+                em.emit(f"for kk in range(min(H[{cs}], {depth})):", ind)
+                em.emit(f"    if {t} == {NULL} and {row} >= 0 and H[{rows} + kk] == {row}:", ind)
+                em.emit(f"        {t}, {n} = {STR}, LC[H[{labels} + kk]]", ind)
+        return Val(t, n)
 
     def aggregate(self, em: SqlEmitter, e: S.SqlAgg, ind: int) -> Val:
         name = e.var if e.arg is None else var_of(e.arg)

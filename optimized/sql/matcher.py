@@ -155,8 +155,8 @@ def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shea
 @njit(cache=True)
 def step_registers(h, lab, i, NM, RS, AG, AT, AN, AD):
     """Update the registers `h` for row i labelled `lab`: per label set (RS rows: set, first slot, first depth,
-    last slot, last depth, count slot, label slot; NM[set, label] says membership) the first and last rows,
-    the count and the last label; per aggregate (AG rows: set, slot, argument, function) count, tag,
+    last slot, last depth, count slot, last labels slot, first labels slot; NM[set, label] says membership)
+    the first and last rows with their labels, and the count; per aggregate (AG rows: set, slot, argument, function) count, tag,
     numerator, denominator of the running SUM / MIN / MAX of its argument's values AT / AN / AD[arg, row]."""
     for g in range(RS.shape[0]):
         if not NM[RS[g, 0], lab]:
@@ -165,13 +165,15 @@ def step_registers(h, lab, i, NM, RS, AG, AT, AN, AD):
         c = h[cs]
         if c < RS[g, 2]:
             h[RS[g, 1] + c] = i
-        ls, ld = RS[g, 3], RS[g, 4]
+            h[RS[g, 7] + c] = lab
+        ls, ld, lr = RS[g, 3], RS[g, 4], RS[g, 6]
         for k in range(ld - 1, 0, -1):
             h[ls + k] = h[ls + k - 1]
+            h[lr + k] = h[lr + k - 1]
         if ld > 0:
             h[ls] = i
+            h[lr] = lab
         h[cs] = c + 1
-        h[RS[g, 6]] = lab
     for g in range(AG.shape[0]):
         if not NM[AG[g, 0], lab]:
             continue

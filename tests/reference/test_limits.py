@@ -91,24 +91,25 @@ def test_every_engine_counts_its_state_or_refuses_max_state():
             cls.check_budget(max_state=5)
         assert cls.check_budget(limit=5) == (5, None)
     assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
-                                              "optimized")} | {("sql", "reference")}
+                                              "optimized")} | {("sql", "reference"), ("sql", "optimized")}
 
 
 SQL_ALL_MATCHES = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n ALL MATCHES "
                    "SKIP_TILL_ANY_MATCH PATTERN (A+ B) DEFINE A AS v > 0, B AS v < 0)")
 
 
-def test_sql_all_matches_counts_runs_and_held_matches():
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_sql_all_matches_counts_runs_and_held_matches(engine):
     """ALL MATCHES under skip_till_any forks a run per subset of the A rows: 15 A rows give 32,767 matches;
     max_state bounds the live runs plus the matches held, naming the variable most runs are at."""
     import pandas as pd
 
     df = pd.DataFrame({"ts": range(16), "v": [1] * 15 + [-1]})
     with pytest.warns(CepkitWarning):
-        assert len(cepkit.run(SQL_ALL_MATCHES, df, language="sql")) == 2**15 - 1
+        assert len(cepkit.run(SQL_ALL_MATCHES, df, language="sql", engine=engine)) == 2**15 - 1
     with pytest.warns(CepkitWarning), pytest.raises(ResourceLimit, match="more than 1,000 live partial matches, "
                                                                           "most of them at pattern variable A "):
-        cepkit.run(SQL_ALL_MATCHES, df, language="sql", max_state=1000)
+        cepkit.run(SQL_ALL_MATCHES, df, language="sql", engine=engine, max_state=1000)
 
 
 def test_sql_mode_threads_are_counted():

@@ -167,9 +167,10 @@ def skips(names):
 
 @st.composite
 def queries(draw, pattern_st=None, condition_st=conditions, measure_st=measure_exprs, rows=ROWS_PER_MATCH,
-            subsets=True, select=True, descending=True):
+            subsets=True, select=True, descending=True, skip=True):
     """A MATCH_RECOGNIZE query over `tables()`: random pattern, DEFINE, MEASURES m0.., rows per match,
-    AFTER MATCH SKIP, optional PARTITION BY k, SUBSET U and SELECT list."""
+    AFTER MATCH SKIP (unless `skip` is False: ALL MATCHES takes none), optional PARTITION BY k, SUBSET U and
+    SELECT list."""
     from reference.sql.patterns import variables
     from reference.sql.printer import pattern_text
 
@@ -193,7 +194,7 @@ def queries(draw, pattern_st=None, condition_st=conditions, measure_st=measure_e
     parts.append("ORDER BY ts" + (draw(st.sampled_from(("", " DESC"))) if descending else ""))
     if measures:
         parts.append("MEASURES " + ", ".join(f"{m} AS m{i}" for i, m in enumerate(measures)))
-    parts += [per_match, draw(skips(names)), f"PATTERN ({pattern_text(pattern)})"]
+    parts += [per_match, draw(skips(names)) if skip else "", f"PATTERN ({pattern_text(pattern)})"]
     if subset:
         parts.append(f"SUBSET U = ({', '.join(subset)})")
     if define:

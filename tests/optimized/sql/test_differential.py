@@ -15,7 +15,7 @@ from cepkit import compile
 from reference import registry
 from reference.errors import CepkitError, Unsupported
 from reference.match_table import MatchTable
-from tests.sql.strategies import core_queries, queries, tables
+from tests.sql.strategies import core_queries, patterns, queries, tables
 
 ENGINE = "optimized"
 BASELINE = "reference"
@@ -117,3 +117,21 @@ def test_core_queries_run_and_equal_reference():
 def test_fed_one_row_per_batch(query, rows):
     """Streaming at its finest grain: one row per batch, each read on its own."""
     check_agrees(query, rows, list(range(len(rows))), Counter(), refusals_allowed=True, reread=True)
+
+
+ALL_MATCHES = ("ALL MATCHES", "ALL MATCHES SKIP_TILL_NEXT_MATCH", "ALL MATCHES SKIP_TILL_ANY_MATCH")
+
+
+def test_all_matches_equal_reference():
+    """The thesis' ALL MATCHES mode under its three strategies: random patterns, DEFINE and MEASURES."""
+    stats: Counter = Counter()
+
+    @_scaled(80, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(rows=tables(max_rows=14), cuts=cuts_st,
+           query=queries(pattern_st=patterns(max_leaves=4, anchors=False, extras=False, var_weight=4),
+                         rows=ALL_MATCHES, select=False, skip=False))
+    def check(query, rows, cuts):
+        check_agrees(query, rows, cuts, stats, refusals_allowed=False)
+
+    check()
+    assert stats["table"] > 0, stats
