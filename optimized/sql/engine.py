@@ -152,6 +152,10 @@ class OptimizedSqlProgram(Program):
         self._layout = None if payload is None else Layout(self.plan.variables, payload)
 
     @property
+    def query(self) -> S.MatchRecognize:
+        return self.q
+
+    @property
     def layout(self) -> Layout:
         if self._layout is None:
             return Layout(self.plan.variables, output_columns(self.q, self.columns or ["ts", "id"]))
