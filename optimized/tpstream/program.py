@@ -232,24 +232,22 @@ class OptimizedTPStreamProgram(Program):
         pool = np.concatenate([s.pool, w["ids"][order[spans(rec[:, 0], rec[:, 1])]]])
         rec_off = len(s.pool) + np.cumsum(length) - length
         bindings, items = {}, [self._partition_column(pid, k) for k in range(len(self.query.partition_by))]
-        ended, at = rows >= 0, np.where(rows >= 0, rows, 0)
-        run = np.where(ended, 0, -1 - rows)
+        ended = rows >= 0
         for k, name in enumerate(self.names):
-            fin, idx, r = ended[:, k], at[:, k], run[:, k]
-            n = np.where(fin, s.length[idx], length[r] if len(rec) else 0)
-            begin = np.where(fin, s.off[idx], rec_off[r] if len(rec) else 0)
+            fin, code = ended[:, k], rows[:, k]
+            n = _pick(fin, code, s.length, length)
+            begin = _pick(fin, code, s.off, rec_off)
             offsets = np.zeros(len(rows) + 1, np.int64)
             np.cumsum(n, out=offsets[1:])
             keys = pool[spans(begin, begin + n)]
             bindings[name] = (offsets, keys if self.id_values is None else _objects(self.id_values, keys))
-            items += [np.where(fin, s.ts[idx], rec[r, 3] if len(rec) else 0),
-                      pa.array(np.where(fin, s.te[idx], 0), pa.int64(), mask=~fin)]
+            items += [_pick(fin, code, s.ts, rec[:, 3]), pa.array(_pick(fin, code, s.te, rec[:, 3]), pa.int64(),
+                                                                mask=~fin)]
         for j, (_name, func, stream, attr) in enumerate(self.returns):
             sel = rec[:, 2] == stream
             live = per_situation(func, w["values"][self.value_attrs.index(attr)], order, rec[sel, 0], rec[sel, 1],
                                  w["rows"])
-            where = np.cumsum(sel) - 1
-            idx = np.where(ended[:, stream], at[:, stream], len(s) + (where[run[:, stream]] if len(rec) else 0))
+            idx = _pick(ended[:, stream], rows[:, stream], np.arange(len(s)), len(s) + np.cumsum(sel) - 1)
             items.append(Column.concat([s.values[j], live]).take(idx).arrow())
         return self._assemble(bindings, det, items)
 
@@ -298,6 +296,14 @@ def _rows(layout: Layout, bindings: dict, ts: np.ndarray, items: list) -> list[M
     for r, t in enumerate(ts.tolist()):
         b = tuple((v, tuple(vals[off[r]:off[r + 1]])) for v, (off, vals) in ids.items())
         out.append(Match(b, t, tuple((p, cols[j][r]) for j, p in enumerate(layout.payload)), detected=t))
+    return out
+
+
+def _pick(fin: np.ndarray, code: np.ndarray, situation: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """Per row: situation[code] where the member ended (fin), else run[r] for open-run record r = -1 - code."""
+    out = np.empty(len(code), np.int64)
+    out[fin] = situation[code[fin]]
+    out[~fin] = run[-1 - code[~fin]]
     return out
 
 
