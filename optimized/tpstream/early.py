@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from optimized.tpstream.allen_nb import any_holds, partner_ranges
-from optimized.tpstream.matcher import SCAN, _grow, _grow2
+from optimized.tpstream.matcher import SCAN, grow, grow2
 
 UNKNOWN = 1 << 62   # the end time of a run still open
 
@@ -47,7 +47,7 @@ def _candidates(i, level, p, t, bound, wts, wte, earlier_s, earlier_ts, n_earlie
     seg_lo, seg_hi = seg[j * parts + p], seg[j * parts + p + 1]
     lo = seg_lo + np.searchsorted(ts_s[seg_lo:seg_hi], bound, "left")
     hi = seg_lo + np.searchsorted(te_s[seg_lo:seg_hi], t, "right")
-    cand = _grow(cand, top + max(hi - lo, 0) + 1)
+    cand = grow(cand, top + max(hi - lo, 0) + 1)
     if lo < hi:
         if c1 > c0 and hi - lo > SCAN:   # binary searches under the first constraint's relations
             q = cons[c0, 0]
@@ -169,10 +169,8 @@ def early_match(order, pid, ts, old, masks, dmin, bounded, on_start, on_end, pre
                 ws[i] = ch_code[rank]
                 wts[i] = ch_ts[rank]
                 wte[i] = ste[ch_code[rank]] if ch_code[rank] >= 0 else UNKNOWN
-                if levels == 0:
-                    cand, top = cand, 0
-                    cpos[0], cend[0] = 0, 1   # one configuration: the situation alone
-                    cand[0] = -2
+                if levels == 0:   # one configuration: the situation alone
+                    cpos[0], cend[0] = 0, 1
                 else:
                     cand, top = _candidates(i, 0, p, t, bound, wts, wte, ch_stream, ch_ts, rank, ongoing, ong_ts,
                                             seg, ts_s, te_s, idx_s, sts, ste, parts, step_stream, step_begin,
@@ -201,14 +199,14 @@ def early_match(order, pid, ts, old, masks, dmin, bounded, on_start, on_end, pre
                             continue
                     if _was_certain(prev, none, wts, wte, dmin, bounded, pattern):
                         continue
-                    out = _grow2(out, m + 1)
-                    det = _grow(det, m + 1)
-                    opid = _grow(opid, m + 1)
+                    out = grow2(out, m + 1)
+                    det = grow(det, m + 1)
+                    opid = grow(opid, m + 1)
                     for j in range(k_streams):
                         c = ws[j]
                         if c < 0:   # stream j's open run, recorded once per event time
                             if ong_rec[j] < 0:
-                                rec = _grow2(rec, nrec + 1)
+                                rec = grow2(rec, nrec + 1)
                                 rec[nrec, 0], rec[nrec, 1], rec[nrec, 2], rec[nrec, 3] = start[j], e + 1, j, ong_ts[j]
                                 ong_rec[j] = nrec
                                 nrec += 1
