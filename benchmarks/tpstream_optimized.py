@@ -3,11 +3,11 @@ thesis' experiments (spec/004 §5.11): speed and acceleration held for random st
 3-situation pattern (Listing 5.1, the aggressive drivers, without duration bounds) and a 5-situation
 chain (Fig 5.10's "Chain" class over speed and acceleration thresholds).
 
-    python -m benchmarks.tpstream_optimized --events 100000 1000000 --reference-events 10000 100000
+    python -m benchmarks.tpstream_optimized --events 100000 1000000 --reference-events 10000 100000 [--early]
 
 Both engines run the same stream, compiled once; the optimized engine is warmed (Numba compilation) on a
 small stream first. Engine-only: the EventBatch is built before the clock starts; the time covers feed and
-close (derivation, matching, the match table).
+close (derivation, matching, the match table). --early runs both in early-output mode.
 """
 from __future__ import annotations
 
@@ -62,18 +62,18 @@ def batch(n: int):
     return to_untyped_batch(stream(n))
 
 
-def measure(engine: str, query: str, events) -> tuple[float, int]:
+def measure(engine: str, query: str, events, mode: str = "exact") -> tuple[float, int]:
     """(seconds, matches) of one run of the engine over the batch (compiled before the clock starts)."""
     import cepkit
 
-    program = cepkit.compile(QUERIES[query], language="tpstream", engine=engine)
+    program = cepkit.compile(QUERIES[query], language="tpstream", engine=engine, mode=mode)
     start = time.perf_counter()
     table = program.run(events)
     return time.perf_counter() - start, len(table)
 
 
-def best(engine: str, query: str, events, repeat: int) -> tuple[float, int]:
-    runs = [measure(engine, query, events) for _ in range(repeat)]
+def best(engine: str, query: str, events, repeat: int, mode: str = "exact") -> tuple[float, int]:
+    runs = [measure(engine, query, events, mode) for _ in range(repeat)]
     return min(r[0] for r in runs), runs[0][1]
 
 
@@ -84,16 +84,18 @@ def main(argv: list[str] | None = None) -> None:
                     help="reference stream sizes (the reference is pure Python)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts")
     ap.add_argument("--queries", nargs="+", default=list(QUERIES), choices=list(QUERIES))
+    ap.add_argument("--early", action="store_true", help="early output (mode early) instead of exact")
     args = ap.parse_args(argv)
+    mode = "early" if args.early else "exact"
     for q in args.queries:  # Numba compilation (cached on disk after the first process)
-        measure("optimized", q, batch(2_000))
+        measure("optimized", q, batch(2_000), mode)
     rows = []
     for q in args.queries:
         ref: dict[int, tuple[float, int]] = {}
         for n in sorted(set(args.reference_events)):
-            ref[n] = best("reference", q, batch(n), 1 if n > 20_000 else args.repeat)
+            ref[n] = best("reference", q, batch(n), 1 if n > 20_000 else args.repeat, mode)
         for n in sorted(set(args.events) | set(args.reference_events)):
-            sec, matches = best("optimized", q, batch(n), args.repeat)
+            sec, matches = best("optimized", q, batch(n), args.repeat, mode)
             r = ref.get(n)
             if r is not None and r[1] != matches:
                 raise SystemExit(f"{q} over {n} events: the engines disagree ({r[1]} vs {matches} matches)")

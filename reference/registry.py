@@ -120,9 +120,9 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
                            "RETURN", "exact output"})),  # not "early output"
     EngineEntry("tpstream", "optimized", "optimized.tpstream.engine:OptimizedTPStreamEngine",
-                "columnar situation derivation and the Allen-relation matcher in Numba (exact output)",
+                "columnar situation derivation and the Allen-relation matcher in Numba (exact and early output)",
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
-                           "RETURN", "exact output"})),  # not "early output"
+                           "RETURN", "exact output", "early output"})),
 
     EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",

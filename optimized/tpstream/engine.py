@@ -1,11 +1,12 @@
-"""The optimized TPStream engine (issue 15): exact output only. Its registry entry does not declare
-"early output", so `compile(..., mode="early")` is refused by name at compile time."""
+"""The optimized TPStream engine (issue 15): exact and early output (docs/semantics.md T9)."""
 from __future__ import annotations
 
 from optimized.tpstream.program import ENGINE, OptimizedTPStreamProgram
 from reference.contract import Engine
-from reference.errors import Unsupported
+from reference.errors import QueryError
 from reference.tpstream.query import TPQuery
+
+MODES = ("exact", "early")
 
 
 class OptimizedTPStreamEngine(Engine):
@@ -15,6 +16,6 @@ class OptimizedTPStreamEngine(Engine):
                   "state is not counted: bound the output with limit (--limit)")
 
     def build(self, query: TPQuery, mode: str = "exact") -> OptimizedTPStreamProgram:
-        if mode != "exact":
-            raise Unsupported(self.name, "early output")
-        return OptimizedTPStreamProgram(query)
+        if mode not in MODES:
+            raise QueryError(f"unknown TPStream mode '{mode}'", expected=list(MODES))
+        return OptimizedTPStreamProgram(query, mode)

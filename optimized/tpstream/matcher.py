@@ -35,7 +35,8 @@ class Steps:
 
 
 @njit(cache=True)
-def _grow(a, need):
+def grow(a, need):
+    """a, or a copy at least `need` long (doubling) holding a's values."""
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
@@ -44,7 +45,8 @@ def _grow(a, need):
 
 
 @njit(cache=True)
-def _grow2(a, need):
+def grow2(a, need):
+    """As grow, for the rows of a 2-d array."""
     if need <= a.shape[0]:
         return a
     b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
@@ -77,7 +79,7 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, par
     if lo >= hi:
         return cand, top
     c0, c1 = step_begin[i, level], step_end[i, level]
-    cand = _grow(cand, top + (hi - lo))
+    cand = grow(cand, top + (hi - lo))
     if c1 > c0 and hi - lo > SCAN:   # binary searches under the first constraint's relations
         partner = ws[cons[c0, 0]]
         pts, pte = sts[partner], ste[partner]
@@ -139,7 +141,7 @@ def match(new, sstream, spid, sts, ste, seg, ts_s, te_s, idx_s, parts, window,
                 cpos[level] += 1
                 ws[step_stream[i, level]] = y
                 if level == levels - 1:
-                    out = _grow2(out, m + 1)
+                    out = grow2(out, m + 1)
                     out[m, :] = ws
                     m += 1
                     continue

@@ -1,4 +1,4 @@
-"""The optimized TPStream program (exact output): per feed, conditions over the batch in NumPy, situations
+"""The optimized TPStream program (exact and early output): per feed, conditions over the batch in NumPy, situations
 derived in one Numba scan in partition order, the new situations matched in Numba against the buffered
 ones, and the completed configurations handed over as a MatchTable built from arrays.
 
@@ -8,6 +8,10 @@ A configuration is final when its last situation ends, so `feed` returns it then
 left (a run still open at the end of the stream is no situation). Carried across feeds: each
 partition's tail of events from its earliest open run, the situations that a later one may still join
 (purged by WITHIN), their event ids and RETURN values.
+
+Early output (mode "early", optimized/tpstream/early.py): each feed reports the configurations whose
+detection time is one of its events' times (knowledge at t needs no later event), members still open
+then taken from the tail as their events up to t with a null NAME.end; `close` has nothing left either.
 """
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ import pyarrow as pa
 from optimized.tpstream import conditions
 from optimized.tpstream.aggregates import Column, per_situation
 from optimized.tpstream.columns import numeric, raw
+from optimized.tpstream.allen_nb import relation_mask
 from optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive, repeated_time
+from optimized.tpstream.early import early_match
 from optimized.tpstream.matcher import Steps, match
 from optimized.tpstream.partitions import Partitions, latest, stable_order
 from optimized.tpstream.situations import Situations, spans
@@ -28,6 +34,7 @@ from reference.errors import EventError, Unsupported
 from reference.events import EventBatch, exact
 from reference.match import Match, plain
 from reference.match_table import Layout, MatchTable, decode, encode
+from reference.tpstream.detection import triggers
 from reference.tpstream.query import TPQuery
 from reference.tpstream.reads import check_columns, window_ticks
 
@@ -41,8 +48,9 @@ class OptimizedTPStreamProgram(Program):
     engine_name = ENGINE
     language = "tpstream"
 
-    def __init__(self, query: TPQuery):
+    def __init__(self, query: TPQuery, mode: str = "exact"):
         self.query = query
+        self.mode = mode
         self.names = query.streams
         self.defs = [query.definition(n) for n in self.names]
         for d in self.defs:
@@ -50,6 +58,8 @@ class OptimizedTPStreamProgram(Program):
         index = {n: i for i, n in enumerate(self.names)}
         constraints = [(index[c.left], c.relations, index[c.right]) for c in query.pattern]
         self.steps = Steps(len(self.names), constraints)
+        self.constraints = constraints
+        self.pattern = np.asarray([(i, relation_mask(r), j) for i, r, j in constraints], np.int64).reshape(-1, 3)
         self.returns = [(r.name, r.func, index[r.situation], r.attr) for r in query.returns]
         self.value_attrs = list(dict.fromkeys(r[3] for r in self.returns))
         payload = list(query.partition_by)
@@ -82,6 +92,9 @@ class OptimizedTPStreamProgram(Program):
                               for d in self.defs], np.int64)
         self.dmax = np.array([_whole(d.at_most.ticks(batch.ts_unit), math.floor) if d.at_most is not None else LIMIT
                               for d in self.defs], np.int64)
+        self.bounded = np.array([d.at_most is not None for d in self.defs], np.bool_)
+        on_start, on_end = triggers([int(x) > 0 for x in self.dmin], self.bounded.tolist(), self.constraints)
+        self.on_start, self.on_end = np.array(on_start, np.bool_), np.array(on_end, np.bool_)
         self.bound = True
 
     def _check(self, batch: EventBatch) -> EventBatch:
@@ -132,8 +145,10 @@ class OptimizedTPStreamProgram(Program):
         events = order[spans(found[:, S_A], found[:, S_B])]
         first = self.sits.add(found[:, [S_STREAM, S_PID, S_TS, S_TE]], w["ids"][events], found[:, S_B] - found[:, S_A],
                               self._aggregates(found, order, w))
-        rows = self._match(np.arange(first, first + len(found), dtype=np.int64))
-        table = self._table(rows)
+        if self.mode == "early":
+            table = self._early(found, first, order, w)
+        else:
+            table = self._table(self._match(np.arange(first, first + len(found), dtype=np.int64)))
         latest(self.last_ts, pid, ts)
         self.prev_ts = int(batch.ts[-1])
         self.events += len(batch)
@@ -185,17 +200,56 @@ class OptimizedTPStreamProgram(Program):
             cols.append((sel, part))
         return cols
 
-    def _match(self, new: np.ndarray) -> np.ndarray:
+    def _buffers(self):
+        """The situations sorted by (stream, partition, ts): (parts, seg, ts, te, index), see matcher.match."""
         s = self.sits
-        if not len(new):
-            return np.zeros((0, len(self.names)), np.int64)
         parts = max(len(self.parts), 1)
         key = s.stream * parts + s.pid
         order = np.lexsort((s.ts, key))
         seg = np.searchsorted(key[order], np.arange(len(self.names) * parts + 1, dtype=np.int64))
-        return match(new, s.stream, s.pid, s.ts, s.te, seg, s.ts[order], s.te[order], order.astype(np.int64),
-                     parts, self.window, self.steps.stream, self.steps.begin, self.steps.end, self.steps.cons,
-                     len(self.names))
+        return parts, seg, s.ts[order], s.te[order], order.astype(np.int64)
+
+    def _match(self, new: np.ndarray) -> np.ndarray:
+        s = self.sits
+        if not len(new):
+            return np.zeros((0, len(self.names)), np.int64)
+        parts, seg, ts_s, te_s, idx_s = self._buffers()
+        return match(new, s.stream, s.pid, s.ts, s.te, seg, ts_s, te_s, idx_s, parts, self.window,
+                     self.steps.stream, self.steps.begin, self.steps.end, self.steps.cons, len(self.names))
+
+    def _early(self, found: np.ndarray, first: int, order: np.ndarray, w: dict) -> MatchTable:
+        """The early-output rows detected at this feed's events (optimized/tpstream/early.py)."""
+        s = self.sits
+        parts, seg, ts_s, te_s, idx_s = self._buffers()
+        rows, det, pid, rec = early_match(
+            order, w["pid"], w["ts"], w["old"], w["masks"], self.dmin, self.bounded, self.on_start, self.on_end,
+            self.last_ts, np.ascontiguousarray(found[:, S_B]), np.ascontiguousarray(found[:, S_STREAM]), first,
+            s.ts, s.te, seg, ts_s, te_s, idx_s, parts, self.window, self.steps.stream, self.steps.begin,
+            self.steps.end, self.steps.cons, self.pattern)
+        if not len(rows):
+            return MatchTable.empty(self.layout)
+        length = rec[:, 1] - rec[:, 0]
+        pool = np.concatenate([s.pool, w["ids"][order[spans(rec[:, 0], rec[:, 1])]]])
+        rec_off = len(s.pool) + np.cumsum(length) - length
+        bindings, items = {}, [self._partition_column(pid, k) for k in range(len(self.query.partition_by))]
+        ended = rows >= 0
+        for k, name in enumerate(self.names):
+            fin, code = ended[:, k], rows[:, k]
+            n = _pick(fin, code, s.length, length)
+            begin = _pick(fin, code, s.off, rec_off)
+            offsets = np.zeros(len(rows) + 1, np.int64)
+            np.cumsum(n, out=offsets[1:])
+            keys = pool[spans(begin, begin + n)]
+            bindings[name] = (offsets, keys if self.id_values is None else _objects(self.id_values, keys))
+            items += [_pick(fin, code, s.ts, rec[:, 3]), pa.array(_pick(fin, code, s.te, rec[:, 3]), pa.int64(),
+                                                                mask=~fin)]
+        for j, (_name, func, stream, attr) in enumerate(self.returns):
+            sel = rec[:, 2] == stream
+            live = per_situation(func, w["values"][self.value_attrs.index(attr)], order, rec[sel, 0], rec[sel, 1],
+                                 w["rows"])
+            idx = _pick(ended[:, stream], rows[:, stream], np.arange(len(s)), len(s) + np.cumsum(sel) - 1)
+            items.append(Column.concat([s.values[j], live]).take(idx).arrow())
+        return self._assemble(bindings, det, items)
 
     def _table(self, rows: np.ndarray) -> MatchTable:
         if not len(rows):
@@ -212,6 +266,9 @@ class OptimizedTPStreamProgram(Program):
         for k in range(len(self.names)):
             items += [s.ts[rows[:, k]], te[:, k]]
         items += [s.values[j].take(rows[:, stream]).arrow() for j, (_n, _f, stream, _a) in enumerate(self.returns)]
+        return self._assemble(bindings, ts, items)
+
+    def _assemble(self, bindings: dict, ts: np.ndarray, items: list) -> MatchTable:
         if len(set(self.layout.payload)) == len(items):
             return MatchTable.from_columns(self.layout, bindings, ts, dict(zip(self.layout.payload, items)), detected=ts)
         # a RETURN name repeats a PARTITION BY attribute: Match rows keep both (Arrow columns need distinct names)
@@ -239,6 +296,14 @@ def _rows(layout: Layout, bindings: dict, ts: np.ndarray, items: list) -> list[M
     for r, t in enumerate(ts.tolist()):
         b = tuple((v, tuple(vals[off[r]:off[r + 1]])) for v, (off, vals) in ids.items())
         out.append(Match(b, t, tuple((p, cols[j][r]) for j, p in enumerate(layout.payload)), detected=t))
+    return out
+
+
+def _pick(fin: np.ndarray, code: np.ndarray, situation: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """Per row: situation[code] where the member ended (fin), else run[r] for open-run record r = -1 - code."""
+    out = np.empty(len(code), np.int64)
+    out[fin] = situation[code[fin]]
+    out[~fin] = run[-1 - code[~fin]]
     return out
 
 

@@ -58,3 +58,16 @@ def detection_time(relations: frozenset[str], actual: str, a: tuple[int, int], b
     role, which = next(iter(sorted(detection_roles(relations, actual))))
     iv = a if role == "a" else b
     return iv[0] if which == "ts" else iv[1]
+
+
+def triggers(delayed, bounded, constraints) -> tuple[list[bool], list[bool]]:
+    """matchOnStart / matchOnEnd per stream (Algorithm 5.4): whether a stream's start or end can carry a
+    detection time of some constraint `(i, relations, j)` (tp_min, Table 5.2), or its visibility waits on a
+    duration bound: `delayed[i]` (a minimum above 0 delays a start) or `bounded[i]` (a maximum: first
+    visible at its end)."""
+    on_start, on_end = list(delayed), list(bounded)
+    for i, rels, j in constraints:
+        for side, which in trigger_roles(rels):
+            k = i if side == "a" else j
+            (on_start if which == "ts" else on_end)[k] = True
+    return on_start, on_end

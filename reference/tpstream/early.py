@@ -13,7 +13,7 @@ from __future__ import annotations
 from reference.tpstream.bind import Plan
 from reference.tpstream.buffer import Buffer
 from reference.tpstream.certainty import certain, known_te, visible
-from reference.tpstream.detection import trigger_roles
+from reference.tpstream.detection import triggers
 from reference.tpstream.order import evaluation_order
 from reference.tpstream.situations import Deriver, Situation
 
@@ -27,7 +27,8 @@ class EarlyMatcher:
         self.buffers = [Buffer() for _ in plan.streams]
         self.orders = [evaluation_order(plan, i) for i in range(len(plan.streams))]
         self.prev: int | None = None
-        self.on_start, self.on_end = _triggers(plan)
+        self.on_start, self.on_end = triggers([s.dmin > 0 for s in plan.streams],
+                                              [s.dmax is not None for s in plan.streams], plan.constraints)
         self.ongoing: list[Situation | None] = [None] * len(plan.streams)
 
     def update(self, t: int, finished: list[Situation]) -> list[tuple[Situation, ...]]:
@@ -86,14 +87,3 @@ class EarlyMatcher:
             return False
         return all(certain(rels, config[i], config[j], prev) for i, rels, j in self.plan.constraints)
 
-
-def _triggers(plan: Plan) -> tuple[list[bool], list[bool]]:
-    """matchOnStart / matchOnEnd per stream (Algorithm 5.4): whether a stream's start or end can carry a
-    detection time of some constraint (tp_min, Table 5.2), or its visibility waits on a duration bound."""
-    on_start = [s.dmin > 0 for s in plan.streams]       # a delayed start under AT LEAST
-    on_end = [s.dmax is not None for s in plan.streams]  # first visible at its end under a maximum
-    for i, rels, j in plan.constraints:
-        for side, which in trigger_roles(rels):
-            k = i if side == "a" else j
-            (on_start if which == "ts" else on_end)[k] = True
-    return on_start, on_end

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import cepkit
-from reference.errors import EventError, Unsupported
+from reference.errors import CepkitError, EventError
 from reference.inputs import to_untyped_batch
 
 Q = "FROM s DEFINE A AS x > 0, B AS y > 0 PATTERN A meets B WITHIN 10"
@@ -17,8 +17,8 @@ def _batch(rows: list[dict]):
     return to_untyped_batch(pd.DataFrame(rows))
 
 
-def _error(engine: str, query: str, batches) -> EventError:
-    program = cepkit.compile(query, language="tpstream", engine=engine)
+def _error(engine: str, query: str, batches, mode: str = "exact") -> EventError:
+    program = cepkit.compile(query, language="tpstream", engine=engine, mode=mode)
     with pytest.raises(EventError) as info:
         for b in batches:
             program.feed(b)
@@ -26,35 +26,39 @@ def _error(engine: str, query: str, batches) -> EventError:
     return info.value
 
 
-def _same(query: str, batches) -> EventError:
-    ref = _error("reference", query, batches())
-    opt = _error("optimized", query, batches())
+def _same(query: str, batches, mode: str = "exact") -> EventError:
+    ref = _error("reference", query, batches(), mode)
+    opt = _error("optimized", query, batches(), mode)
     assert (type(opt), opt.row, opt.column) == (type(ref), ref.row, ref.column), (str(ref), str(opt))
     return opt
 
 
-def test_text_in_a_numeric_condition_column():
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_text_in_a_numeric_condition_column(mode):
     rows = [{"ts": t, "x": v, "y": 1} for t, v in enumerate([1, 2, "abc", 0], 1)]
-    err = _same(Q, lambda: [_batch(rows)])
+    err = _same(Q, lambda: [_batch(rows)], mode)
     assert (err.row, err.column) == (3, "x")
 
 
-def test_missing_column():
-    err = _same(Q, lambda: [_batch([{"ts": 1, "x": 1}, {"ts": 2, "x": 0}])])
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_missing_column(mode):
+    err = _same(Q, lambda: [_batch([{"ts": 1, "x": 1}, {"ts": 2, "x": 0}])], mode)
     assert err.column == "y"
 
 
-def test_time_going_back_across_feeds():
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_time_going_back_across_feeds(mode):
     first = [{"ts": t, "x": 1, "y": 0} for t in (1, 2, 3)]
     second = [{"ts": t, "x": 0, "y": 1} for t in (2, 4)]
-    err = _same(Q, lambda: [_batch(first), _batch(second)])
+    err = _same(Q, lambda: [_batch(first), _batch(second)], mode)
     assert err.column == "ts"
 
 
-def test_repeated_timestamp_in_a_partition_across_feeds():
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_repeated_timestamp_in_a_partition_across_feeds(mode):
     first = [{"ts": 1, "car": 1, "x": 1, "y": 0}, {"ts": 2, "car": 2, "x": 1, "y": 0}]
     second = [{"ts": 2, "car": 2, "x": 0, "y": 1}, {"ts": 3, "car": 1, "x": 0, "y": 1}]
-    err = _same(QP, lambda: [_batch(first), _batch(second)])
+    err = _same(QP, lambda: [_batch(first), _batch(second)], mode)
     assert err.column == "ts"
 
 
@@ -83,10 +87,13 @@ def test_overflow_only_where_the_reference_evaluates():
     assert len(ref) == 1 and opt.canonical() == ref.canonical()
 
 
-def test_early_output_is_refused_by_name_at_compile_time():
-    with pytest.raises(Unsupported) as info:
-        cepkit.compile(Q, language="tpstream", engine="optimized", mode="early")
-    assert "early output" in str(info.value)
+def test_an_unknown_mode_is_refused_as_by_the_reference():
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(CepkitError) as info:
+            cepkit.compile(Q, language="tpstream", engine=engine, mode="late").run(_batch([{"ts": 1, "x": 1, "y": 0}]))
+        errors.append(info.value)
+    assert type(errors[1]) is type(errors[0]) and "late" in str(errors[1])
 
 
 def test_a_repeated_timestamp_is_found_before_conditions_are_evaluated():

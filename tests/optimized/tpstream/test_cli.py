@@ -1,10 +1,12 @@
-"""`cepkit run <query.tps> <events> --engine optimized` prints what `--engine reference` prints."""
+"""`cepkit run <query.tps> <events> --engine optimized` prints what `--engine reference` prints
+(with --early too)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.cepkit.test_cli import run_cli
 
@@ -15,11 +17,12 @@ def _lines(out: str) -> list:
     return sorted(json.dumps(json.loads(line), sort_keys=True) for line in out.splitlines() if line.strip())
 
 
-def test_aggressive_drivers_example_same_output(capsys):
+@pytest.mark.parametrize("flags", [(), ("--early",)])
+def test_aggressive_drivers_example_same_output(capsys, flags):
     runs = {}
     for engine in ("reference", "optimized"):
         code, out, err = run_cli(capsys, "run", EX / "aggressive_drivers.tps", EX / "car_sensors.csv", "--ts-unit", "s",
-                                 "--engine", engine)
+                                 "--engine", engine, *flags)
         assert code == 0, err
         runs[engine] = _lines(out)
     assert runs["optimized"] == runs["reference"]

@@ -36,3 +36,18 @@ def test_optimized_equals_reference_fed_in_chunks(case, cuts):
     expected = cepkit.compile(q, language="tpstream", engine="reference").run(batch)
     got = _fed(cepkit.compile(q, language="tpstream", engine="optimized"), batch, cuts)
     assert got.canonical() == expected.canonical()
+
+
+EARLY = settings(max_examples=max(30, min(150, settings().max_examples // 7)))
+
+
+@EARLY
+@given(cases(), st.lists(st.integers(0, 28), max_size=6))
+def test_optimized_early_output_equals_reference_fed_in_chunks(case, cuts):
+    """Early mode: each situation's events up to the detection time, ts = detected = that time, NAME.end
+    null while ongoing, RETURN values over the events so far; rows detected at a feed's events come out of
+    that feed."""
+    q, batch = case
+    expected = cepkit.compile(q, language="tpstream", engine="reference", mode="early").run(batch)
+    got = _fed(cepkit.compile(q, language="tpstream", engine="optimized", mode="early"), batch, cuts)
+    assert got.canonical() == expected.canonical()

@@ -55,3 +55,41 @@ def test_a_match_comes_with_the_event_that_ends_its_last_situation():
         assert got.canonical() == MatchTable.from_matches(expected.layout, now).canonical()
     assert len(program.close()) == 0   # runs still open at the end are no situations
     assert len(expected) > 0
+
+
+EARLY_QUERIES = QUERIES + [
+    # many buffered situations per step (binary searches), a delayed start, a maximum waiting for the end
+    """FROM s PARTITION BY car DEFINE A AS x > 0 AT LEAST 4, B AS x < 2, C AS x % 2 = 0 AT MOST 6
+       PATTERN A overlaps;before;meets;finished_by;contains B AND C before;after;overlapped_by;during A
+       WITHIN 300 RETURN count(B.x) AS n, last(A.speed) AS s""",
+    """FROM s DEFINE A AS x > 0, B AS x < 0 AT LEAST 3 PATTERN B after;met_by;overlapped_by;contains A WITHIN 300
+       RETURN max(B.x) AS m""",
+]
+
+
+@pytest.mark.parametrize("query", EARLY_QUERIES)
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("chunk", [1, 7, 1000])
+def test_early_output_equals_the_reference(query, seed, chunk):
+    batch = to_untyped_batch(_rows(150, seed))
+    expected = cepkit.compile(query, language="tpstream", engine="reference", mode="early").run(batch)
+    program = cepkit.compile(query, language="tpstream", engine="optimized", mode="early")
+    tables = [program.feed(batch.slice(i, min(len(batch), i + chunk))) for i in range(0, len(batch), chunk)]
+    got = MatchTable.concat(program.layout, tables + [program.close()])
+    assert got.canonical() == expected.canonical()
+    assert any(dict(m.payload)[f"{n}.end"] is None for m in expected for n in ("A", "B"))   # ongoing members
+
+
+def test_an_early_match_comes_with_the_event_at_its_detection_time():
+    """Fed one event at a time, each feed returns exactly the reference's early matches detected at its time
+    (an ongoing member's events up to then); close has none left."""
+    q = "FROM s PARTITION BY car DEFINE A AS x > 0, B AS x < 2 PATTERN A overlaps;during;starts B WITHIN 30"
+    batch = to_untyped_batch(_rows(80, 5))
+    expected = cepkit.compile(q, language="tpstream", engine="reference", mode="early").run(batch)
+    program = cepkit.compile(q, language="tpstream", engine="optimized", mode="early")
+    for i in range(len(batch)):
+        got = program.feed(batch.slice(i, i + 1))
+        now = [m for m in expected if m.ts == int(batch.ts[i])]
+        assert got.canonical() == MatchTable.from_matches(expected.layout, now).canonical()
+    assert len(program.close()) == 0
+    assert len(expected) > 0
