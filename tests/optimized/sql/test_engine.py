@@ -47,10 +47,13 @@ def test_conditions_on_the_match_give_the_reference_s_rows(define):
     assert got.canonical() == want.canonical() and len(want)
 
 
-def test_all_matches_is_refused_by_name():
-    text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL MATCHES PATTERN (A B) DEFINE B AS x > 0)"
-    with pytest.raises(Unsupported, match="ALL MATCHES"):
-        cepkit.compile(text, language="sql", engine="optimized")
+@pytest.mark.parametrize("strategy", ["", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"])
+def test_all_matches_under_each_strategy_give_the_reference_s_rows(strategy):
+    frame = pd.DataFrame({"ts": range(1, 11), "x": [1, 3, 2, 5, 4, 4, 7, 1, 2, 3]})
+    text = (f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(A.x) AS a, LAST(B.x) AS b, COUNT(*) AS n "
+            f"ALL MATCHES {strategy} PATTERN (A B+ C) DEFINE B AS x > PREV(x), C AS x < B.x)")
+    want, got = _run(text, frame, "reference"), _run(text, frame)
+    assert list(got) == list(want) and len(want)   # the same rows, in the same order
 
 
 def test_overflow_is_an_event_error_naming_the_row():
