@@ -38,7 +38,7 @@ def mul64(a, b):
 
 
 @njit(cache=True)
-def _gcd(a, b):
+def gcd(a, b):
     if a < 0:
         a = -a
     while b:
@@ -53,7 +53,7 @@ def _norm(n, d):
     if d < 0:
         n = -n
         d = -d
-    g = _gcd(n, d)
+    g = gcd(n, d)
     if g > 1:
         return n // g, d // g
     return n, d

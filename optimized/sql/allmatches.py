@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.sql.matcher import ERR_STATE, REC_MATCH, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, ST_ROW, ST_VAR, grow, \
-    grow2, step_registers
+from optimized.arrays import grow, grow2
+from optimized.sql.matcher import ERR_STATE, REC_MATCH, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, ST_ROW, ST_VAR, inside, \
+    step_registers
 
 STRATEGIES = {"contiguous": 0, "skip_till_any": 1, "skip_till_next": 2}
 CONTIGUOUS, SKIP_TILL_ANY, SKIP_TILL_NEXT = 0, 1, 2
@@ -137,12 +138,8 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
                         continue
                     pos = apos[src]
                     s = afirst[src]
-                    if has_within:
-                        if WNULL[s] or WNULL[r]:
-                            continue
-                        span = wsign * (WN[r] - WN[s])
-                        if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
-                            continue
+                    if has_within and not inside(WN, WNULL, s, r, wsign, wamount, wstrict):
+                        continue
                     lo_t, hi_t = FOFF[pos], FOFF[pos + 1]
                 else:
                     if strategy == SKIP_TILL_NEXT:
@@ -207,12 +204,8 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
                     cell = ncells - 1
                     i = r + 1
                     while not GLAST[pos] and i < pe:
-                        if has_within:
-                            if WNULL[s] or WNULL[i]:
-                                break
-                            span = wsign * (WN[i] - WN[s])
-                            if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
-                                break
+                        if has_within and not inside(WN, WNULL, s, i, wsign, wamount, wstrict):
+                            break
                         chosen = -1
                         for e in range(FOFF[pos], FOFF[pos + 1]):
                             q2 = FTGT[e]
@@ -301,13 +294,8 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
             elif strategy == SKIP_TILL_ANY:
                 keep = 0
                 for k in range(nact):
-                    s = afirst[k]
-                    if has_within:
-                        if WNULL[s] or WNULL[r]:
-                            continue
-                        span = wsign * (WN[r] - WN[s])
-                        if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
-                            continue
+                    if has_within and not inside(WN, WNULL, afirst[k], r, wsign, wamount, wstrict):
+                        continue
                     apos[keep] = apos[k]
                     acell[keep] = acell[k]
                     afirst[keep] = afirst[k]

@@ -48,7 +48,8 @@ import numpy as np
 from numba import njit
 
 from optimized.values import add64, mul64, sub64, rat_add, rat_div, rat_less
-from optimized.sql.matcher import (grow, grow2, closure, step_registers, most_common_label, MATCH, DONE, REC_MATCH,
+from optimized.arrays import grow, grow2
+from optimized.sql.matcher import (inside, closure, step_registers, most_common_label, MATCH, DONE, REC_MATCH,
                                    REC_EMPTY, REC_UNMATCHED, ROWS_ALL, EMPTY_UNMATCHED, EMPTY_OMIT, ROWS_ONE,
                                    SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST, ST_ROW, ST_ERROR, ST_ERRSTART,
                                    ST_NREC, ST_NLAB, ST_STEPS, ST_PEAK, ST_VAR, ERR_SKIP_NO_ROW, ERR_SKIP_LOOP,

@@ -246,6 +246,35 @@ class SqlEmitter(Emitter):
             self.emit(f"    {d} = 1", ind)
         return Val(t, n, d)
 
+    def accumulate(self, func: str, acc: tuple[str, str, str], x: Val, ind: int) -> None:
+        """Add the non-null value x to the running SUM / MIN / MAX `acc` (tag, numerator, denominator names)."""
+        t, n, d = acc
+        if func in ("sum", "avg"):
+            self.emit(f"if {x.t} == {STR}:", ind)
+            self.emit("    raise TypeError('text in SUM / AVG')", ind)
+        self.emit(f"if {t} == {NULL}:", ind)
+        self.emit(f"    {t}, {n}, {d} = {x.t}, {x.n}, {x.d}", ind)
+        if func in ("sum", "avg"):
+            self.emit("else:", ind)
+            self.emit(f"    {n}, {d} = rat_add({n}, {d}, {x.n}, {x.d})", ind)
+        elif func in ("min", "max"):
+            less = f"rat_less({x.n}, {x.d}, {n}, {d})" if func == "min" else f"rat_less({n}, {d}, {x.n}, {x.d})"
+            self.emit(f"elif {t} != {x.t}:", ind)
+            self.emit("    raise TypeError('text and numbers in MIN / MAX')", ind)
+            self.emit(f"elif ({t} == {STR} and {x.n} {'<' if func == 'min' else '>'} {n}) or "
+                      f"({t} == {NUM} and {less}):", ind)
+            self.emit(f"    {n}, {d} = {x.n}, {x.d}", ind)
+
+    def aggregate_value(self, func: str, acc: tuple[str, str, str], count: str, ind: int) -> Val:
+        """The aggregate's value from its running `acc` over `count` non-null values."""
+        t, n, d = acc
+        if func == "count":
+            return Val(str(NUM), count)
+        if func == "avg":
+            self.emit(f"if {count} > 0:", ind)
+            self.emit(f"    {n}, {d} = rat_div({n}, {d}, {count}, 1)", ind)
+        return Val(t, n, d)
+
     def at_row(self, e, ctx: "Ctx", row: str, ind: int) -> Val:
         """`e` evaluated with every reference reading partition row `row` (-1: none, so null)."""
         return self.expr(e, ctx.fixed(row), ind)
@@ -380,25 +409,8 @@ class DefineCtx(Ctx):
             em.emit(f"if AT[{a}, r] != {NULL}:", ind)
             body = ind + 1
             em.emit(f"{c} += 1", body)
-            em.emit(f"if {t} == {NULL}:", body)
-            em.emit(f"    {t}, {n}, {d} = AT[{a}, r], AN[{a}, r], AD[{a}, r]", body)
-            if e.func in ("sum", "avg"):
-                em.emit("else:", body)
-                em.emit(f"    {n}, {d} = rat_add({n}, {d}, AN[{a}, r], AD[{a}, r])", body)
-            elif e.func in ("min", "max"):
-                em.emit(f"elif {t} != AT[{a}, r]:", body)
-                em.emit("    raise TypeError('text and numbers in MIN / MAX')", body)
-                x = f"AN[{a}, r], AD[{a}, r]"
-                less = f"rat_less({x}, {n}, {d})" if e.func == "min" else f"rat_less({n}, {d}, {x})"
-                em.emit(f"elif ({t} == {STR} and AN[{a}, r] {'<' if e.func == 'min' else '>'} {n}) or "
-                        f"({t} == {NUM} and {less}):", body)
-                em.emit(f"    {n}, {d} = AN[{a}, r], AD[{a}, r]", body)
-        if e.func == "count":
-            return Val(str(NUM), c)
-        if e.func == "avg":
-            em.emit(f"if {c} > 0:", ind)
-            em.emit(f"    {n}, {d} = rat_div({n}, {d}, {c}, 1)", ind)
-        return Val(t, n, d)
+            em.accumulate(e.func, (t, n, d), Val(f"AT[{a}, r]", f"AN[{a}, r]", f"AD[{a}, r]"), body)
+        return em.aggregate_value(e.func, (t, n, d), c, ind)
 
 
 class ArgCtx(Ctx):
@@ -529,28 +541,8 @@ class MeasureCtx(Ctx):
         em.emit(f"        if {x.t} != {NULL}:", ind)
         body = ind + 3
         em.emit(f"{cnt} += 1", body)
-        if e.func in ("sum", "avg"):
-            em.emit(f"if {x.t} == {STR}:", body)
-            em.emit("    raise TypeError('text in SUM / AVG')", body)
-            em.emit(f"if {t} == {NULL}:", body)
-            em.emit(f"    {t}, {n}, {d} = {NUM}, {x.n}, {x.d}", body)
-            em.emit("else:", body)
-            em.emit(f"    {n}, {d} = rat_add({n}, {d}, {x.n}, {x.d})", body)
-        elif e.func in ("min", "max"):
-            less = f"rat_less({x.n}, {x.d}, {n}, {d})" if e.func == "min" else f"rat_less({n}, {d}, {x.n}, {x.d})"
-            em.emit(f"if {t} == {NULL}:", body)
-            em.emit(f"    {t}, {n}, {d} = {x.t}, {x.n}, {x.d}", body)
-            em.emit(f"elif {t} != {x.t}:", body)
-            em.emit("    raise TypeError('text and numbers in MIN / MAX')", body)
-            em.emit(f"elif ({t} == {STR} and {x.n} {'<' if e.func == 'min' else '>'} {n}) or "
-                    f"({t} == {NUM} and {less}):", body)
-            em.emit(f"    {n}, {d} = {x.n}, {x.d}", body)
-        if e.func == "count":
-            return Val(str(NUM), cnt)
-        if e.func == "avg":
-            em.emit(f"if {cnt} > 0:", ind)
-            em.emit(f"    {n}, {d} = rat_div({n}, {d}, {cnt}, 1)", ind)
-        return Val(t, n, d)
+        em.accumulate(e.func, acc, x, body)
+        return em.aggregate_value(e.func, acc, cnt, ind)
 
 
 def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], history: History) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from optimized.arrays import grow, grow2
 from optimized.values import rat_add, rat_less
 
 # instruction kinds: reference/sql/program.py
@@ -40,24 +41,13 @@ AGG_SUM, AGG_MIN, AGG_MAX, AGG_COUNT = 0, 1, 2, 3   # running aggregates in regi
 MAX_LOOPS = 16   # loop marks are a bit set of this many loops (nullable loop bodies), see engine.py
 
 
-@njit(cache=True)
-def grow(a, need):
-    """`a` (1-D) with room for `need` items."""
-    if need <= len(a):
-        return a
-    b = np.empty(max(need, 2 * len(a)), a.dtype)
-    b[:len(a)] = a
-    return b
-
-
-@njit(cache=True)
-def grow2(a, need):
-    """`a` (2-D, rows) with room for `need` rows."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
-    return b
+@njit(cache=True, inline="always")
+def inside(WN, WNULL, s, r, wsign, wamount, wstrict):
+    """Whether row r may belong to a match that started at row s under WITHIN (ORDER BY key values WN)."""
+    if WNULL[s] or WNULL[r]:
+        return False
+    span = wsign * (WN[r] - WN[s])
+    return span < wamount if wstrict else span <= wamount
 
 
 @njit(cache=True)
@@ -297,12 +287,8 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                     steps += 1
                     if i >= pe:
                         continue
-                    if has_within:
-                        if WNULL[s] or WNULL[i]:
-                            continue
-                        span = wsign * (WN[i] - WN[s])
-                        if (wstrict and span >= wamount) or ((not wstrict) and span > wamount):
-                            continue
+                    if has_within and not inside(WN, WNULL, s, i, wsign, wamount, wstrict):
+                        continue
                     lab = LAB[pc]
                     if not DM[lab, i]:  # DEFINE-HOOK
                         continue

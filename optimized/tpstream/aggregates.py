@@ -12,20 +12,12 @@ import pyarrow as pa
 from numba import njit
 
 from optimized.tpstream.columns import SAFE
+from optimized.values import gcd
 from reference.errors import EventError
 from reference.match_table import FRACTION
 from reference.tpstream.reads import aggregate
 
 FUNCS = ("first", "last", "count", "sum", "avg", "min", "max")
-
-
-@njit(cache=True)
-def _gcd(a, b):
-    if a < 0:
-        a = -a
-    while b:
-        a, b = b, a % b
-    return a if a else 1
 
 
 @njit(cache=True)
@@ -39,7 +31,7 @@ def _add(an, ad, bn, bd):
     if abs(x) > SAFE or abs(y) > SAFE or abs(x + y) > SAFE or abs(z) > SAFE:
         return 0, 1, False
     n, d = an * bd + bn * ad, ad * bd
-    g = _gcd(n, d)
+    g = max(gcd(n, d), 1)
     return n // g, d // g, True
 
 
@@ -92,7 +84,7 @@ def numeric(func, order, n, d, null, a, b):
         elif func == 4:
             if abs(float(sd) * float(cnt)) > SAFE:
                 return on, od, onull, k
-            g = _gcd(sn, sd * cnt)
+            g = max(gcd(sn, sd * cnt), 1)
             on[k], od[k] = sn // g, sd * cnt // g
         else:
             on[k], od[k] = sn, sd

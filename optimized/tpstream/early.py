@@ -12,7 +12,8 @@ import numpy as np
 from numba import njit
 
 from optimized.tpstream.allen_nb import any_holds, partner_ranges
-from optimized.tpstream.matcher import SCAN, grow, grow2
+from optimized.arrays import grow, grow2
+from optimized.tpstream.matcher import SCAN
 
 UNKNOWN = 1 << 62   # the end time of a run still open
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from optimized.arrays import grow, grow2
+
 from optimized.tpstream.allen_nb import any_holds, partner_ranges, relation_mask
 from reference.tpstream.order import pattern_order
 
@@ -32,26 +34,6 @@ class Steps:
                 cons += [(p, relation_mask(rels)) for p, rels in parts]
                 self.end[i, step] = len(cons)
         self.cons = np.asarray(cons, np.int64).reshape(-1, 2)
-
-
-@njit(cache=True)
-def grow(a, need):
-    """a, or a copy at least `need` long (doubling) holding a's values."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
-def grow2(a, need):
-    """As grow, for the rows of a 2-d array."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
 
 
 @njit(cache=True)
