@@ -113,7 +113,9 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--process-rows", type=int, default=0)
     ap.add_argument("--queries", nargs="+", default=list(QUERIES), choices=list(QUERIES))
+    ap.add_argument("--json", help="also write the rows as JSON here (benchmarks/plot_optimized.py plots them)")
     args = ap.parse_args(argv)
+    out: list[dict] = []
     print(f"{'query':<22} {'engine':<24} {'rows':>10} {'matches':>9} {'seconds':>9} {'rows/s':>13} {'x reference':>12}"
           f" {'x peer':>8}")
     for name in args.queries:
@@ -127,6 +129,7 @@ def main(argv=None) -> None:
         assert opt_n == ref_n, (name, opt_n, ref_n)
 
         def line(engine, rows, n, s, rate):
+            out.append({"language": "sql", "query": name, "engine": engine, "rows": rows, "matches": n, "rate": rate})
             vs_peer = f"{rate / peer_rate:8.1f}" if peer_rate else f"{'-':>8}"
             print(f"{name:<22} {engine:<24} {rows:>10,} {n:>9,} {s:>9.3f} {rate:>13,.0f} {rate / ref_rate:>12.1f}"
                   f" {vs_peer}", flush=True)
@@ -141,6 +144,10 @@ def main(argv=None) -> None:
         if args.process_rows:
             s = process_seconds(q, args.process_rows)
             line("cepkit run (process)", args.process_rows, 0, s, args.process_rows / s)
+    if args.json:
+        from benchmarks.tpstream_optimized import write_json
+
+        write_json(args.json, out)
 
 
 if __name__ == "__main__":

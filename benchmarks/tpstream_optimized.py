@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts")
     ap.add_argument("--queries", nargs="+", default=list(QUERIES), choices=list(QUERIES))
     ap.add_argument("--early", action="store_true", help="early output (mode early) instead of exact")
+    ap.add_argument("--json", help="also write the rows as JSON here (benchmarks/plot_optimized.py plots them)")
     args = ap.parse_args(argv)
     mode = "early" if args.early else "exact"
     for q in args.queries:  # Numba compilation (cached on disk after the first process)
@@ -105,6 +106,20 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{opt_rate / ref_rate:8.0f}" if ref_rate else f"{'-':>8}"
         ref_text = f"{ref_rate:15,.0f}" if ref_rate else f"{'-':>15}"
         print(f"{q:<12} {n:>10,} {matches:>9,} {ref_text} {opt_rate:15,.0f} {ratio}")
+    if args.json:
+        write_json(args.json, [{"language": "tpstream", "query": f"{q} ({mode})", "engine": engine, "rows": n,
+                                "matches": matches, "rate": rate}
+                               for q, n, matches, ref_rate, opt_rate in rows
+                               for engine, rate in (("reference", ref_rate), ("optimized", opt_rate)) if rate])
+
+
+def write_json(path: str, rows: list[dict]) -> None:
+    import json
+    import os
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":
