@@ -8,9 +8,9 @@ run per start row. A match is reported when a run reaches an accepting position;
 are kept once (a hash table), and each partition's matches are ordered by (last row, first row, rows,
 labels) as the reference orders them.
 
-The text between ALL-START and ALL-END is compiled once, with DEFINE read from the matrix DM[v, r] (for
-conditions that read only their row); for conditions that read the run so far, the query's generated
-module compiles it with the hook line calling the generated `define` on the run's registers (exprgen.py).
+It is compiled once for every query: DEFINE is read from the matrix DM[v, r] (conditions that read only
+their row) or called through the function pointer `define`, the query's generated condition over the
+run's registers (exprgen.py).
 """
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ import numpy as np
 from numba import njit
 
 from optimized.arrays import grow, grow2
-from optimized.sql.matcher import ERR_STATE, REC_MATCH, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, ST_ROW, ST_VAR, inside, \
-    step_registers
+from numba import types as T
+
+from optimized.sql.matcher import DEFINE_FN, ERR_STATE, REC_MATCH, RECORDS, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, \
+    ST_ROW, ST_VAR, inside, step_registers
 
 STRATEGIES = {"contiguous": 0, "skip_till_any": 1, "skip_till_next": 2}
 CONTIGUOUS, SKIP_TILL_ANY, SKIP_TILL_NEXT = 0, 1, 2
@@ -88,10 +90,14 @@ def sort_matches(idx, mlo, mlen, RB, LB, RANK):
     return src
 
 
-# ALL-START
-@njit(cache=True)
-def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GFIRST, GLAST, FOFF, FTGT, strategy,
-                has_within, WN, WNULL, wsign, wamount, wstrict, max_state, RANK, st):
+_I, _B = T.int64, T.boolean
+
+
+@njit(RECORDS(DEFINE_FN, _B, _I[:], _B[:, :], T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
+              _I[:, :], _B[:, :], _I[:], _I[:, :], _I[:, :], _I[:], _I[:], _B[:], _I[:], _I[:], _I, _B, _I[:], _B[:],
+              _I, _I, _B, _I, _I[:], _I[:]), cache=True)
+def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GFIRST, GLAST, FOFF,
+                FTGT, strategy, has_within, WN, WNULL, wsign, wamount, wstrict, max_state, RANK, st):
     """Every partition's ALL MATCHES matches as records (REC_MATCH, first row, first row + length, number,
     label offset) over the row / label buffers RB / LB, partitions in order, each sorted as the reference's."""
     W = len(H0)
@@ -155,7 +161,7 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
                     elif W > 0:
                         hrow[:] = H0
                     st[ST_ROW] = r
-                    if not DM[lab, r]:  # DEFINE-HOOK
+                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
                         continue
                     if ncells >= len(crow):
                         crow = grow(crow, ncells + 1)
@@ -188,7 +194,7 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
                     if W > 0:
                         hrow[:] = H0
                     st[ST_ROW] = r
-                    if not DM[lab, r]:  # DEFINE-HOOK-NEXT-START
+                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
                         continue
                     if ncells + (pe - r) >= len(crow):
                         crow = grow(crow, ncells + (pe - r) + 1)
@@ -211,7 +217,8 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
                             q2 = FTGT[e]
                             lab = GLAB[q2]
                             st[ST_ROW] = i
-                            if DM[lab, i]:  # DEFINE-HOOK-NEXT
+                            if DM[lab, i] if use_dm else define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD,
+                                                                hrow):
                                 if q2 != pos:
                                     chosen = q2
                                     break
@@ -349,4 +356,3 @@ def all_matches(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GF
     st[ST_NLAB] = nlab
     st[ST_PEAK] = peak
     return rkind, rstart, rend, rnum, rlo, LB, np.zeros(nlab, np.bool_), RB
-# ALL-END

@@ -48,32 +48,16 @@ import numpy as np
 from numba import njit
 
 from optimized.values import add64, mul64, sub64, rat_add, rat_div, rat_less
-from optimized.arrays import grow, grow2
-from optimized.sql.matcher import (inside, closure, step_registers, most_common_label, MATCH, DONE, REC_MATCH,
-                                   REC_EMPTY, REC_UNMATCHED, ROWS_ALL, EMPTY_UNMATCHED, EMPTY_OMIT, ROWS_ONE,
-                                   SKIP_PAST_LAST, SKIP_NEXT_ROW, SKIP_FIRST, SKIP_LAST, ST_ROW, ST_ERROR, ST_ERRSTART,
-                                   ST_NREC, ST_NLAB, ST_STEPS, ST_PEAK, ST_VAR, ERR_SKIP_NO_ROW, ERR_SKIP_LOOP,
-                                   ERR_STATE)
-from optimized.sql.allmatches import CONTIGUOUS, SKIP_TILL_ANY, SKIP_TILL_NEXT, match_hash, sort_matches
+from optimized.sql.matcher import DEFINE_SIG
 
 '''
 
 
-def _between(start: str, end: str, module=K) -> str:
+def _between(start: str, end: str) -> str:
     import inspect
 
-    text = inspect.getsource(module)
+    text = inspect.getsource(K)
     return text[text.index(start):text.index(end)]
-
-
-HOOK = "if not DM[lab, i]:  # DEFINE-HOOK"
-ALL_HOOKS = {   # allmatches.py's DEFINE hooks and the per-run calls of the generated `define`
-    "if not DM[lab, r]:  # DEFINE-HOOK-NEXT-START": "if not define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
-    "if DM[lab, i]:  # DEFINE-HOOK-NEXT": "if define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
-    "if not DM[lab, r]:  # DEFINE-HOOK": "if not define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow):",
-}
-THREAD_DEFINE = ("st[ST_ROW] = i\n                    "
-                 "if not define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):")
 
 
 class Plan:
@@ -117,16 +101,6 @@ class Plan:
         doc = "\n".join("    " + line for line in _query_text(self.q).replace('"""', "'''").splitlines())
         text = (HEADER.format(query=doc) + define_source(self.q, self.names, integral, self.history) + "\n\n"
                 + measures_source(self.q, self.names, integral) + "\n\n" + _between("# LOOP-START", "# LOOP-END"))
-        if self.history.needed and self.q.rows == "all_matches":
-            runs = _between("# ALL-START", "# ALL-END", AM)
-            for hook, call in ALL_HOOKS.items():
-                assert hook in runs
-                runs = runs.replace(hook, call)
-            text += "\n\n" + runs
-        elif self.history.needed:
-            vm = _between("# VM-START", "# VM-END")
-            assert HOOK in vm
-            text += "\n\n" + vm.replace(HOOK, THREAD_DEFINE)
         return text
 
 
@@ -246,21 +220,20 @@ class OptimizedSqlProgram(Program):
                 AT, AN, AD = module.args_all(PB, VT, VN, VD, SC, LC, len(hist.args), st)
             else:
                 AT, AN, AD = np.ones((1, 1), np.int8), np.zeros((1, 1), np.int64), np.ones((1, 1), np.int64)
-            if hist.needed:
+            if hist.needed:   # the matcher calls the generated condition per thread / run
                 DM = np.zeros((1, size), np.bool_)
-                runner = module.all_matches if q.rows == "all_matches" else module.run_partitions
             else:
                 DM = module.define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st)
-                runner = AM.all_matches if q.rows == "all_matches" else K.run_partitions
+            runner = AM.all_matches if q.rows == "all_matches" else K.run_partitions
             within = (amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
                       q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state)
             if q.rows == "all_matches":
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
-                    PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.glab, plan.gfirst, plan.glast, plan.foff,
+                    module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.glab, plan.gfirst, plan.glast, plan.foff,
                     plan.ftgt, AM.STRATEGIES[q.strategy or "contiguous"], *within, plan.rank, st)
             else:
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
-                    PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
+                    module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
                     plan.tb, plan.loop, plan.program.loops, ROWS[q.rows], EMPTY[q.empty], SKIP[q.skip.mode], skipset,
                     *within, not hist.needed and amount is None, st)
         except OverflowError as exc:

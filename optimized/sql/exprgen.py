@@ -550,7 +550,7 @@ def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], h
     (index into names.variables) in a match started at row s of the partition [pb, pe), the thread's
     registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
     em = SqlEmitter(names, integral)
-    em.emit("@njit(cache=True, inline=\"always\")", 0)
+    em.emit("@njit(DEFINE_SIG, cache=True)", 0)
     em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
     for d in q.define:
         em.emit(f"if v == {names.variables.index(d.var)}:", 1)

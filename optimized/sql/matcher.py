@@ -2,12 +2,12 @@
 thread VM of reference/sql/vm.py over every partition in one call, then AFTER MATCH SKIP, as
 reference/sql/run.py `_sql_partition` does.
 
-`run_partitions` (VM-START .. VM-END) is compiled once for every query whose DEFINE conditions read only
-their row: it reads them from a matrix DM[v, r] computed before by `define_all`. For conditions that read
-the match so far, the generated module compiles the same text with the hook line calling the generated
-`define` on each thread's registers (History in exprgen.py). The text between LOOP-START and LOOP-END
-(`define_all`, `args_all`, `eval_measures`) is compiled inside each query's generated module
-(optimized/sql/engine.py), next to the generated `define`, `args` and `measure`.
+`run_partitions` is compiled once for every query (an explicit signature, cached on disk): it reads DEFINE
+from a matrix DM[v, r] computed before by `define_all` where the conditions read only their row, else it
+calls the query's generated `define` through a function pointer (DEFINE_FN) on each thread's registers
+(History in exprgen.py). The text between LOOP-START and LOOP-END (`define_all`, `args_all`,
+`eval_measures`) is compiled inside each query's generated module (optimized/sql/engine.py), next to the
+generated `define`, `args` and `measure`: a new query compiles only its own expressions.
 
 A thread's future depends only on its instruction, the loop marks and its registers (empty when DEFINE
 reads only its row): at each row a thread is dropped when a more preferred one has been in the same state,
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba import types as T
+from numba.core.types import FunctionType
 
 from optimized.arrays import grow, grow2
 from optimized.values import rat_add, rat_less
@@ -205,15 +207,27 @@ def most_common_label(cpc, nc, KIND, LAB):
     return np.argmax(counts) if counts.max() > 0 else -1
 
 
-# VM-START
-@njit(cache=True)
-def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND, LAB, EXC, TA, TB, LOOP, nloops,
-                   rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount, wstrict,
-                   max_state, memo, st):
+_I, _B = T.int64, T.boolean
+# define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H): the generated DEFINE of a query (exprgen.py). The
+# matchers take it as a function pointer of this type, so they are compiled once for every query.
+DEFINE_SIG = _B(_I, _I, _I, _I, _I, T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :], _I[:, :],
+                _I[:])
+DEFINE_FN = FunctionType(DEFINE_SIG)
+# what both matchers return: records (kind, start, end, number, label offset), labels, excluded flags, rows
+RECORDS = T.Tuple((T.int8[:], _I[:], _I[:], _I[:], _I[:], T.int16[:], _B[:], _I[:]))
+
+
+@njit(RECORDS(DEFINE_FN, _B, _I[:], _B[:, :], T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
+              _I[:, :], _B[:, :], _I[:], _I[:, :], _I[:, :], _I[:], _I[:], _B[:], _I[:], _I[:], _I[:], _I, _I, _I,
+              _I, _B[:], _B, _I[:], _B[:], _I, _I, _B, _I, _B, _I[:]), cache=True)
+def run_partitions(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND, LAB, EXC, TA, TB,
+                   LOOP, nloops, rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount,
+                   wstrict, max_state, memo, st):
     """Every partition [PB[p], PB[p + 1]) matched in SQL mode: records (kind, start, end, number, label
     offset) and the label / excluded buffers; st[ST_ERROR] set on an AFTER MATCH SKIP error or when more than
-    max_state threads are live (-1: no bound). `memo` (conditions that read only their row, no WITHIN): the
-    states of a failed run are dead for later starts, as in the reference VM."""
+    max_state threads are live (-1: no bound). DEFINE: DM[v, r] with `use_dm`, else the generated `define`
+    on each thread's registers. `memo` (conditions that read only their row, no WITHIN): the states of a
+    failed run are dead for later starts, as in the reference VM."""
     npc = len(KIND)
     nkeys = npc << nloops
     W = len(H0)
@@ -290,8 +304,13 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
                     if has_within and not inside(WN, WNULL, s, i, wsign, wamount, wstrict):
                         continue
                     lab = LAB[pc]
-                    if not DM[lab, i]:  # DEFINE-HOOK
-                        continue
+                    if use_dm:   # conditions that read only their row, computed before (define_all)
+                        if not DM[lab, i]:
+                            continue
+                    else:
+                        st[ST_ROW] = i
+                        if not define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):
+                            continue
                     if na >= len(alab):
                         alab = grow(alab, na + 1)
                         aexc = grow(aexc, na + 1)
@@ -411,9 +430,6 @@ def run_partitions(PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND,
     st[ST_STEPS] = steps
     st[ST_PEAK] = peak
     return rkind, rstart, rend, rnum, rlo, LB, EX, RB
-
-
-# VM-END
 
 
 @njit(cache=True)
