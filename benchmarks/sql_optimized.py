@@ -76,16 +76,14 @@ def engine_seconds(query: str, frame: pd.DataFrame, engine: str, repeat: int) ->
 
 def peer_seconds(query: str, frame: pd.DataFrame, repeat: int) -> tuple[float, int] | None:
     """pandas-match-recognize on the same query and rows (None where it is not installed)."""
-    try:
-        from benchmarks.pandas_mr import run_pandas_mr
-    except ImportError:
-        return None
+    from benchmarks.pandas_mr import run_peer
+
     best, n = float("inf"), 0
     for _ in range(repeat):
         t0 = time.perf_counter()
         try:
-            n = len(run_pandas_mr(query, frame.copy()))
-        except ImportError:
+            n = len(run_peer(query, frame.copy()))
+        except ImportError:   # the peers extra is not installed
             return None
         best = min(best, time.perf_counter() - t0)
     return best, n
