@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(("sql", ENGINE) not in registry.ENGINES,
 
 def _scaled(divisor: int, floor: int = 6, **extra):
     """A share of the profile's examples: each example is a new query, whose DEFINE and MEASURES the
-    optimized engine compiles (about 1.5 s), so these tests take 1/50 .. 1/160 of the profile (CI: 20, 12,
+    optimized engine compiles (about 1.5 s), so these tests take 1/50 .. 1/160 of the profile (CI: 12, 12,
     20 and 6 examples; HYPOTHESIS_PROFILE=thorough: 3x)."""
     return settings(max_examples=max(floor, settings().max_examples // divisor), deadline=None, **extra)
 
@@ -90,7 +90,7 @@ def test_optimized_equals_reference():
     fails with Unsatisfiable when it finds no query the engine runs)."""
     stats: Counter = Counter()
 
-    @_scaled(50, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @_scaled(80, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=queries())
     def check(query, rows, cuts, reread):
         check_agrees(query, rows, cuts, stats, refusals_allowed=True, reread=reread)
