@@ -52,7 +52,7 @@ def inside(WN, WNULL, s, r, wsign, wamount, wstrict):
     return span < wamount if wstrict else span <= wamount
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closure(pc0, cell, hrow, row, pb, pe, KIND, TA, TB, LOOP, nloops, seen, shead, snext, SH, ns, stamp,
             spc, smk, opc, ocell, OH, n, dead, vlog, nv):
     """Follow the non-consuming instructions from pc0 at `row`, preferred branch first, appending the threads
