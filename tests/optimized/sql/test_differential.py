@@ -24,10 +24,10 @@ pytestmark = pytest.mark.skipif(("sql", ENGINE) not in registry.ENGINES,
                                 reason=f"no '{ENGINE}' engine for sql in reference/registry.py ENGINES")
 
 
-def _scaled(divisor: int, floor: int = 6, **extra):
+def _scaled(divisor: int, floor: int = 3, **extra):
     """A share of the profile's examples: each example is a new query, whose DEFINE and MEASURES the
-    optimized engine compiles (about 1.5 s), so these tests take 1/50 .. 1/160 of the profile (CI: 12, 12,
-    20 and 6 examples; HYPOTHESIS_PROFILE=thorough: 3x)."""
+    optimized engine compiles (about 1.5 s), so these tests take 1/120 .. 1/320 of the profile (CI: 6, 6, 8
+    and 3 examples, which keeps the suite under 15 minutes; dev: 3 each; HYPOTHESIS_PROFILE=thorough: 3x)."""
     return settings(max_examples=max(floor, settings().max_examples // divisor), deadline=None, **extra)
 
 
@@ -90,7 +90,7 @@ def test_optimized_equals_reference():
     fails with Unsatisfiable when it finds no query the engine runs)."""
     stats: Counter = Counter()
 
-    @_scaled(80, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @_scaled(160, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=queries())
     def check(query, rows, cuts, reread):
         check_agrees(query, rows, cuts, stats, refusals_allowed=True, reread=reread)
@@ -103,7 +103,7 @@ def test_core_queries_run_and_equal_reference():
     """The core scope (strategies.core_queries) is never refused, and its tables are the reference's."""
     stats: Counter = Counter()
 
-    @_scaled(80)
+    @_scaled(160)
     @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=core_queries())
     def check(query, rows, cuts, reread):
         check_agrees(query, rows, cuts, stats, refusals_allowed=False, reread=reread)
@@ -112,7 +112,7 @@ def test_core_queries_run_and_equal_reference():
     assert stats["table"] > stats["error"], stats
 
 
-@_scaled(160, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@_scaled(320, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rows=tables(max_rows=12, partitions=2), query=queries())
 def test_fed_one_row_per_batch(query, rows):
     """Streaming at its finest grain: one row per batch, each read on its own."""
@@ -126,7 +126,7 @@ def test_all_matches_equal_reference():
     """The thesis' ALL MATCHES mode under its three strategies: random patterns, DEFINE and MEASURES."""
     stats: Counter = Counter()
 
-    @_scaled(50, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @_scaled(120, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(rows=tables(max_rows=14), cuts=cuts_st,
            query=queries(pattern_st=patterns(max_leaves=4, anchors=False, extras=False, var_weight=4),
                          rows=ALL_MATCHES, select=False, skip=False))
