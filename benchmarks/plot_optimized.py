@@ -23,12 +23,17 @@ def main(argv=None) -> None:
 
     rows = [r for path in args.inputs for r in json.load(open(path))]
     panels = sorted({(r["language"], r["query"]) for r in rows})
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, (language, query) in zip(axes[0], panels):
+    cols = 3
+    nrows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.4 * nrows), squeeze=False)
+    colors = {"reference": "tab:blue", "optimized": "tab:green", "pandas-match-recognize": "tab:orange"}
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax, (language, query) in zip(axes.flat, panels):
         mine = [r for r in rows if (r["language"], r["query"]) == (language, query)]
         for engine in dict.fromkeys(r["engine"] for r in mine):
             pts = sorted((r["rows"], r["rate"]) for r in mine if r["engine"] == engine)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=engine)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=engine, color=colors.get(engine))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{'MATCH_RECOGNIZE' if language == 'sql' else 'TPStream'}: {query}", fontsize=9)
