@@ -3,6 +3,7 @@ for a known interval p = [ts, te) and `p R y` the inclusive integer ranges y.ts 
 (the partner ranges of allen.partner_ranges on integer times)."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from reference.tpstream import allen
@@ -81,3 +82,13 @@ def partner_ranges(r, ts, te):
     if r == 11:
         return ts + 1, HI, te, te
     return ts, ts, te, te
+
+
+@njit(cache=True, inline="always")
+def partner_slice(r, ts, te, tsw, tew):
+    """[a, b): the positions of a buffer segment (start times tsw, end times tew, each sorted) whose
+    situations may stand in relation r to [ts, te) (partner_ranges, found by binary search)."""
+    tl, th, el, eh = partner_ranges(r, ts, te)
+    a = max(np.searchsorted(tsw, tl, "left"), np.searchsorted(tew, el, "left"))
+    b = min(np.searchsorted(tsw, th, "right"), np.searchsorted(tew, eh, "right"))
+    return a, b

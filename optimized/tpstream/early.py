@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.tpstream.allen_nb import any_holds, partner_ranges
+from optimized.tpstream.allen_nb import any_holds, partner_slice
 from optimized.arrays import grow, grow2
 from optimized.tpstream.matcher import SCAN
 
@@ -59,9 +59,7 @@ def _candidates(i, level, p, t, bound, wts, wte, earlier_s, earlier_ts, n_earlie
             for r in range(13):
                 if not (mask >> r) & 1:
                     continue
-                tl, th, el, eh = partner_ranges(r, pts, pte)
-                a = max(np.searchsorted(tsw, tl, "left"), np.searchsorted(tew, el, "left"))
-                b = min(np.searchsorted(tsw, th, "right"), np.searchsorted(tew, eh, "right"))
+                a, b = partner_slice(r, pts, pte, tsw, tew)
                 for x in range(lo + a, lo + b):
                     cand[top] = idx_s[x]
                     top += _keep(idx_s[x], sts[idx_s[x]], ste[idx_s[x]], j, first, c1, t, wts, wte, cons,

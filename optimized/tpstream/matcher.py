@@ -12,7 +12,7 @@ from numba import njit
 
 from optimized.arrays import grow, grow2
 
-from optimized.tpstream.allen_nb import any_holds, partner_ranges, relation_mask
+from optimized.tpstream.allen_nb import any_holds, partner_slice, relation_mask
 from reference.tpstream.order import pattern_order
 
 SCAN = 16   # eligible buffer ranges up to this size are scanned, larger ones binary-searched
@@ -70,9 +70,7 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, par
         for r in range(13):
             if not (mask >> r) & 1:
                 continue
-            tl, th, el, eh = partner_ranges(r, pts, pte)
-            a = max(np.searchsorted(tsw, tl, "left"), np.searchsorted(tew, el, "left"))
-            b = min(np.searchsorted(tsw, th, "right"), np.searchsorted(tew, eh, "right"))
+            a, b = partner_slice(r, pts, pte, tsw, tew)
             for x in range(lo + a, lo + b):
                 y = idx_s[x]
                 if _related(y, c0 + 1, c1, ws, sts, ste, cons):
