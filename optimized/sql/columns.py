@@ -84,7 +84,7 @@ def group_ids(cols: list[tuple[np.ndarray, np.ndarray, np.ndarray]], size: int) 
     return ids.astype(np.int64)
 
 
-def sort_key(col: tuple[np.ndarray, np.ndarray, np.ndarray], name: str, source_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sort_key(col: tuple[np.ndarray, np.ndarray, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
     """(null flag, value rank) of an ORDER BY column: numbers and text each in their order (EventError for
     a column mixing them, as the reference's sort)."""
     t, n, d = col

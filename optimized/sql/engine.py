@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from optimized.bytecode import NULL, STR
 from optimized.cache import load_module
 from optimized.sql import allmatches as AM
 from optimized.sql import matcher as K
@@ -185,7 +186,7 @@ class OptimizedSqlProgram(Program):
         groups = group_ids([enc.cols[c] for c in part_cols], size)
         keys = []
         for k in reversed(q.order_by):
-            null, rank = sort_key(enc.cols[k.col.col], k.col.col, batch.source_rows)
+            null, rank = sort_key(enc.cols[k.col.col], k.col.col)
             keys += [-rank if k.descending else rank, null]
         order = np.lexsort(keys + [groups]) if keys else np.argsort(groups, kind="stable")
         sorted_groups = groups[order]
@@ -205,11 +206,11 @@ class OptimizedSqlProgram(Program):
         WN, WNULL, wsign = np.zeros(1, np.int64), np.zeros(1, np.bool_), 1
         if amount is not None:
             t, n, d = enc.cols[order_cols[0]]
-            if (t == 2).any() or (d != 1).any():
-                bad = int(np.flatnonzero((t == 2) | (d != 1))[0])
+            if (t == STR).any() or (d != 1).any():
+                bad = int(np.flatnonzero((t == STR) | (d != 1))[0])
                 raise Unsupported(ENGINE, f"WITHIN over an ORDER BY column '{order_cols[0]}' that is not integers "
                                           f"(row {int(batch.source_rows[bad])})")
-            WN, WNULL = n[order], (t == 1)[order]
+            WN, WNULL = n[order], (t == NULL)[order]
             wsign = -1 if q.order_by[0].descending else 1
         st = np.zeros(8, np.int64)
         hist = plan.history
@@ -301,8 +302,8 @@ class OptimizedSqlProgram(Program):
             ts = [None] * len(rkind)
         else:
             t, kn, kd = (a[rows] for a in enc.cols[key])
-            null = t == 1
-            if not (t == 2).any() and not (kd != 1).any():
+            null = t == NULL
+            if not (t == STR).any() and not (kd != 1).any():
                 best = np.full(len(rkind), np.iinfo(np.int64).min)
                 np.maximum.at(best, rec_of[~null], kn[~null])
                 ts = pa_nullable(best, np.bincount(rec_of[~null], minlength=len(rkind)) == 0)
@@ -328,9 +329,9 @@ def enc_value(enc: Encoded, col: str, row: int):
     from fractions import Fraction
 
     t, n, d = (int(a[row]) for a in enc.cols[col])
-    if t == 1:
+    if t == NULL:
         return None
-    if t == 2:
+    if t == STR:
         return enc.texts[n]
     return n if d == 1 else Fraction(n, d)
 

@@ -287,14 +287,6 @@ class SqlEmitter(Emitter):
         self.emit(f"{d} = 1", ind)
         return t, n, d
 
-    def assign(self, names: tuple[str, str, str], v: Val, ind: int) -> None:
-        if v.b is not None:
-            raise refuse("a truth value as a value", None)
-        t, n, d = names
-        self.emit(f"{t} = {v.t}", ind)
-        self.emit(f"{n} = {v.n}", ind)
-        self.emit(f"{d} = {v.d}", ind)
-
 
 class Ctx:
     """Where leaves read: subclasses say DEFINE's and MEASURES' rules; `row` fixes one row (inside
