@@ -28,7 +28,7 @@ demo: install
 	$(PY) -m benchmarks.spark_demo --events $(DEMO_EVENTS) --out out/demo
 
 test: install
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $${PYTEST_WORKERS:-auto}
 
 # 10^4 generated inputs over every language (queries, event files, options, one-cell changes); prints the
 # counts and each distinct failure, exits 1 on any (docs/fuzzing.md). FUZZ_INPUTS=N for another size.
