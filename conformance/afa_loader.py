@@ -5,7 +5,7 @@ A file is a mapping with `afas` (optional: name -> an AFA in the AFA file format
     - id: afa-CC2                    # unique across all AFA files
       title: a late event kills a speculative match
       source: spec/003 §9 CC2        # where the expected result comes from
-      afa: AB                        # a name from `afas`, or `afa_file: examples/afa/q1.afa.yaml`
+      afa: AB                        # a name from `afas`, or `afa_file: afas/q1.afa.yaml` (beside the file)
       flavor: basic                  # basic | ignorable | seq | cleanse (default basic)
       sigma: 0                       # Cleanse's σ (cleanse only; a number or .inf)
       input:                         # rows as in an event file: kind, le, re, seq, arc, payload fields
@@ -100,6 +100,13 @@ def _keys(d: Any, required: tuple, optional: tuple, where: str) -> None:
         raise ValueError(f"{where}: unknown key(s) {unknown}")
 
 
+def _afa_path(vectors: Path, name: str) -> Path:
+    """An `afa_file`: beside the vector file (the shipped vectors keep theirs in cases/afa/afas/), else from
+    the source tree's root (examples/afa/...)."""
+    beside = vectors.parent / name
+    return beside if beside.exists() or not (ROOT / name).exists() else ROOT / name
+
+
 def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
     path = Path(path)
     seen = {} if seen is None else seen
@@ -133,8 +140,9 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
             afa, text = afas[raw["afa"]], texts[raw["afa"]]
         else:
             try:
-                afa = load_afa(ROOT / raw["afa_file"])
-                text = (ROOT / raw["afa_file"]).read_text(encoding="utf-8")
+                afa_path = _afa_path(path, raw["afa_file"])
+                afa = load_afa(afa_path)
+                text = afa_path.read_text(encoding="utf-8")
             except CepkitError as exc:
                 raise ValueError(f"{where}: {exc}") from None
         flavor = raw.get("flavor", "basic")
@@ -261,5 +269,7 @@ def cases() -> list:
     for c in load_cases():
         options = {"flavor": c.flavor} | ({"sigma": c.sigma} if c.sigma is not None else {})
         out.append(Case(c.id, "afa", c.text, [dict(r) for r in c.rows], _check(c), options,
-                        error=_expect_error(c) if c.error is not None else None))
+                        error=_expect_error(c) if c.error is not None else None, records=[dict(r) for r in c.rows],
+                        error_kind="event" if c.error is not None else None, source=c.source, title=c.title,
+                        path=c.path))
     return out

@@ -25,6 +25,15 @@ class Case:
     error: Callable[[Exception], None] | None = None    # the case expects this error (QueryError/EventError)
     engines: tuple[str, ...] | None = None      # restrict to these engines (None: every registered engine)
     chunk: int | None = None                    # feed the input this many events at a time (EventBatch input)
+    # the neutral form an engine outside cepkit gets (conformance/kit): JSON-able events and options
+    records: list | tuple | None = None         # the vector's event rows (dicts); (left, right) for a two-input query
+    record_options: dict = field(default_factory=dict)  # how to read them (type_col, default_type, ts_unit)
+    portable_options: dict | None = None        # the compile options that are semantics, not tuning (None: options)
+    variant_of: str | None = None               # an engine-level variant (chunked, a method) of this case id
+    error_kind: str | None = None               # with error: "query" or "event", what an outside engine reports
+    source: str = ""                            # where the expected result comes from (paper section, derivation)
+    title: str = ""
+    path: str = ""                              # the vector's YAML file
 
     def __str__(self) -> str:
         return self.id

@@ -391,4 +391,6 @@ def cases() -> list:
     from conformance.harness import Case as HarnessCase
 
     return [HarnessCase(id=c.id, language=c.language, query=c.query, events=case_batch(c),
-                        check=partial(check_table, c), options=dict(c.options)) for c in load_cases()]
+                        check=partial(check_table, c), options=dict(c.options), records=c.events,
+                        record_options={"type_col": c.type_col, "ts_unit": c.ts_unit}, source=c.source,
+                        title=c.title, path=c.path) for c in load_cases()]

@@ -346,6 +346,11 @@ def _replay_check(case: ReplayCase):
     return check
 
 
+def _about(c) -> dict:
+    """The harness Case fields that say where a vector comes from."""
+    return {"source": c.source.strip(), "title": c.title.strip(), "path": c.path}
+
+
 def cases() -> list:
     """The sql vectors on every sql engine. The replay `intervals` vectors: their match set on every sql
     engine but replay (events as a DataFrame), and on the replay engine over a store with the vector's
@@ -359,19 +364,24 @@ def cases() -> list:
     for c in load_sql_cases():
         read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}
         out.append(Case(c.id, "sql", c.query, _frame(c.events), _sql_check(c), read_options=read,
-                        error=_sql_error(c) if c.error is not None else None))
+                        error=_sql_error(c) if c.error is not None else None, records=c.events,
+                        record_options=read, error_kind="query" if c.error is not None else None,
+                        **_about(c)))
     for c in load_replay_cases():
         if c.kind != "intervals":
             continue
         read = {"type_col": None, "default_type": "e"}
         out.append(Case(c.id, "sql", c.query, _frame(c.events), _replay_check(c), read_options=read,
-                        engines=tuple(e for e in registry.engines_for("sql") if e != "replay")))
-        read = {**read, "block_size": c.block_size, "indexes": c.indexes}   # the store open_store writes
+                        engines=tuple(e for e in registry.engines_for("sql") if e != "replay"),
+                        records=c.events, record_options=read, **_about(c)))
+        base, read = read, {**read, "block_size": c.block_size, "indexes": c.indexes}   # the store open_store writes
         for method in ("pareto", "none"):
             out.append(Case(f"{c.id}-{method}", "sql", c.query, _frame(c.events), _replay_check(c),
-                            options={"method": method}, read_options=read, engines=("replay",)))
+                            options={"method": method}, read_options=read, engines=("replay",), variant_of=c.id,
+                            records=c.events, record_options=base, **_about(c)))
         for config in c.configs:
             out.append(Case(f"{c.id}-use-{'-'.join(config['use'])}", "sql", c.query, _frame(c.events),
                             _replay_check(c), options={"method": tuple(config["use"])}, read_options=read,
-                            engines=("replay",)))
+                            engines=("replay",), variant_of=c.id, records=c.events,
+                            record_options=base, **_about(c)))
     return out

@@ -250,7 +250,10 @@ def cases() -> list:
             if key not in c.data:
                 continue
             check = _check(c, key)
-            out.append(Case(f"{c.id}:{mode}", "tpstream", c.data["query"], events, check, {"mode": mode}, read))
+            about = {"records": c.data["events"], "record_options": read, "source": c.source, "title": c.title,
+                     "path": c.path}
+            out.append(Case(f"{c.id}:{mode}", "tpstream", c.data["query"], events, check, {"mode": mode}, read,
+                            **about))
             out.append(Case(f"{c.id}:{mode}:chunk3", "tpstream", c.data["query"], events, check, {"mode": mode},
-                            read, engines=("reference", "optimized"), chunk=3))
+                            read, engines=("reference", "optimized"), chunk=3, variant_of=f"{c.id}:{mode}", **about))
     return out

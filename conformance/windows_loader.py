@@ -61,15 +61,22 @@ def cases() -> list:
     out = []
     for c in load_window_cases():
         events = pd.DataFrame(c.events)
+        records = c.events
         if c.operator == "join":
             events = (events, pd.DataFrame(c.right_events))
-        if c.operator == "aggregate":
+            records = (c.events, c.right_events)
+        about = {"records": records, "record_options": read, "source": c.source.strip(), "title": c.title.strip(),
+                 "path": c.path}
+        first = c.id
+        if c.operator == "aggregate":   # the naive method is a variant of the tree one; an outside engine gets neither
+            first = f"{c.id}-tree"
             for method in ("tree", "naive"):
                 out.append(Case(f"{c.id}-{method}", "window", query_text(c), events, _check(c),
-                                options={"method": method}, read_options=read))
+                                options={"method": method}, read_options=read, portable_options={},
+                                variant_of=None if method == "tree" else first, **about))
         else:
-            out.append(Case(c.id, "window", query_text(c), events, _check(c), read_options=read))
+            out.append(Case(c.id, "window", query_text(c), events, _check(c), read_options=read, **about))
         if c.operator != "join":   # the same in pieces of two events (FILTER emits per piece)
             out.append(Case(f"{c.id}-chunked", "window", query_text(c), events, _check(c), read_options=read,
-                            chunk=2))
+                            chunk=2, variant_of=first, **about))
     return out
