@@ -14,7 +14,8 @@ FORMATS = ("jsonl", "csv", "parquet", "table")
 
 # Further subcommands, each "module:function" taking the subparsers object and adding one parser.
 EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register",
-                             "cepkit.devices_cli:register"]
+                             "cepkit.devices_cli:register",
+                 "conformance.kit.cli:register"]  # the kit sits above cepkit (it runs every engine): by name only
 
 
 def read_query(path: str) -> str:

@@ -1,0 +1,32 @@
+"""What the two kinds of outside engine (Python adapter, external command) share: which vectors they run
+and the reference's match-table layout their rows are read into."""
+from __future__ import annotations
+
+import warnings
+
+from conformance.harness import Case
+from reference import registry
+from reference.errors import CepkitError, CepkitWarning
+from reference.match_table import Layout
+
+
+def runs(case: Case) -> bool:
+    """An outside engine runs each vector once: not the engine-level variants (chunked feeding, a method)."""
+    return case.variant_of is None
+
+
+def languages() -> list[str]:
+    return list(registry.LANGUAGES)
+
+
+def reference_layout(case: Case) -> Layout | None:
+    """The columns the reference engine gives the vector's matches (None when the reference refuses the
+    query: an expected-error vector)."""
+    import cepkit
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CepkitWarning)
+            return cepkit.compile(case.query, language=case.language, engine="reference", **case.options).layout
+    except CepkitError:
+        return None

@@ -1,0 +1,73 @@
+"""Match rows in the `Match.to_json` form (an outside engine's answer) read back into a MatchTable, so that a
+vector's own check judges them."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Iterable
+
+from reference.match import NON_FINITE, Match
+from reference.match_table import Layout, MatchTable
+
+RESERVED = ("bindings", "ts", "detected", "sign", "lifetime")
+_RATIO = re.compile(r"-?\d+/\d+")
+_NON_FINITE = {text: float(name) for name, text in NON_FINITE.items()}
+
+
+class RowError(ValueError):
+    """A match row that is not in the documented form."""
+
+
+def number(value: Any) -> Any:
+    """A JSON value as an exact one: a number with a fraction part is the simplest fraction that rounds to
+    the same double (0.3333333333333333 is 1/3), the strings "n/d" are that fraction, "Infinity",
+    "-Infinity" and "NaN" those floats; lists element by element; anything else as it is."""
+    if isinstance(value, list):
+        return [number(v) for v in value]
+    if isinstance(value, str):
+        if value in _NON_FINITE:
+            return _NON_FINITE[value]
+        return Fraction(value) if _RATIO.fullmatch(value) else value
+    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")) \
+            and not value.is_integer():
+        exact = Fraction(value)
+        for digits in range(1, 18):
+            near = exact.limit_denominator(10 ** digits)
+            if float(near) == value:
+                return near
+        return exact
+    return value
+
+
+def to_match(row: Any, payload: Iterable[str] | None) -> Match:
+    """One row as a Match. Payload items are read by the names the layout gives (a name taken by a reserved
+    key may be written `payload.NAME`); without a layout, every key but the reserved ones."""
+    if not isinstance(row, dict) or not isinstance(row.get("bindings"), dict) or "ts" not in row:
+        raise RowError(f"a match row is a JSON object with 'bindings' (variable -> [event ids]) and 'ts', not {row!r}")
+    bindings = []
+    for var, ids in row["bindings"].items():
+        if not isinstance(ids, list):
+            raise RowError(f"bindings of {var!r} must be a list of event ids, not {ids!r}")
+        bindings.append((var, tuple(ids)))
+    names = list(payload) if payload is not None else [k for k in row if k not in RESERVED]
+    items = tuple((n, number(row[f"payload.{n}"] if f"payload.{n}" in row else row.get(n))) for n in names)
+    lifetime = row.get("lifetime")
+    if lifetime is not None and (not isinstance(lifetime, list) or len(lifetime) != 2):
+        raise RowError(f"lifetime must be [start, end], not {lifetime!r}")
+    sign = row.get("sign", 1)
+    if sign not in (1, -1):
+        raise RowError(f"sign must be 1 or -1, not {sign!r}")
+    return Match(tuple(bindings), number(row["ts"]), items, sign,
+                 tuple(number(x) for x in lifetime) if lifetime is not None else None, number(row.get("detected")))
+
+
+def to_table(rows: Iterable[Any], layout: Layout | None) -> MatchTable:
+    """The rows as a MatchTable of the layout (the reference's for the vector's query), or of one read off
+    the rows when there is none."""
+    matches = [to_match(r, layout.payload if layout is not None else None) for r in rows]
+    if layout is None:
+        variables = tuple(dict.fromkeys(v for m in matches for v, _ in m.bindings))
+        payload = tuple(dict.fromkeys(n for m in matches for n, _ in m.payload))
+        layout = Layout(variables, payload, any(m.detected is not None for m in matches),
+                        any(m.lifetime is not None for m in matches))
+    return MatchTable.from_matches(layout, matches)
