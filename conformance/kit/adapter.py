@@ -5,6 +5,7 @@
         def compile(self, vector): ...           # -> anything; raise Refused("construct") to decline
         def run(self, compiled, vector): ...     # -> iterable of match rows (dicts, the Match.to_json form)
 
+An exception with a `construct` attribute (Refused, cepkit's Unsupported) is a refusal of that construct.
 An exception from `compile` that is a ValueError or a cepkit error reports a query error, one from `run` an
 event error (reference.errors.QueryError / EventError say which wherever they are raised); any other
 exception is a crash, and fails the vector."""
@@ -59,7 +60,7 @@ def load_adapter(spec: str) -> Any:
 
 
 def _reported(exc: Exception, phase: str) -> Answer:
-    if isinstance(exc, (Refused, Unsupported)):
+    if isinstance(exc, (Refused, Unsupported)) or isinstance(getattr(exc, "construct", None), str):
         return Refusal(exc.construct, str(exc))
     if isinstance(exc, QueryError):
         return Raised("query", str(exc))

@@ -6,10 +6,10 @@ suffix), the events as JSON lines (`events.jsonl`; `right_events.jsonl` for a tw
 like a shell line, run without a shell) these placeholders are replaced: {case} {query} {events}
 {right_events} {language} {options} {read_options} {id} {dir}; a CMD with none of them gets the case.json
 path as its last argument. The same paths are in the environment: CEPKIT_CASE, CEPKIT_QUERY,
-CEPKIT_EVENTS, CEPKIT_RIGHT_EVENTS, CEPKIT_LANGUAGE.
+CEPKIT_EVENTS, CEPKIT_RIGHT_EVENTS, CEPKIT_LANGUAGE. It runs in the kit's working directory.
 
 The command answers with its exit code: 0 and one JSON object per match on stdout (the Match.to_json form;
-blank lines ignored); 2 a query error; 3 an event error; 77 a refusal, the refused construct on the last
+blank lines ignored); 65 a query error; 66 an event error; 77 a refusal, the refused construct on the last
 line of stderr. Anything else (another code, a line that is not a match row, running past --timeout) is a
 crash and fails the vector."""
 from __future__ import annotations
@@ -29,8 +29,10 @@ from conformance.kit.protocol import Vector, vector_of
 from conformance.kit.rows import RowError, to_table
 from reference import registry
 
-EXIT_QUERY_ERROR = 2
-EXIT_EVENT_ERROR = 3
+# Unusual codes, so that what interpreters and argument parsers exit with on their own (1, 2, 126, 127) is never
+# read as an answer: sysexits' EX_DATAERR for the query, the next one for the events, automake's SKIP.
+EXIT_QUERY_ERROR = 65
+EXIT_EVENT_ERROR = 66
 EXIT_REFUSED = 77
 PLACEHOLDERS = ("case", "query", "events", "right_events", "language", "options", "read_options", "id", "dir")
 
@@ -113,7 +115,7 @@ class CommandEngine:
                    "CEPKIT_EVENTS": values["events"], "CEPKIT_RIGHT_EVENTS": values["right_events"],
                    "CEPKIT_LANGUAGE": values["language"]}
             try:
-                done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp,
+                done = subprocess.run(argv, capture_output=True, text=True, env=env,
                                       stdin=subprocess.DEVNULL, timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 return Crash(f"the command ran past {self.timeout:g} s: {shlex.join(argv)}")

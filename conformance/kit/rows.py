@@ -40,8 +40,8 @@ def number(value: Any) -> Any:
 
 
 def to_match(row: Any, payload: Iterable[str] | None) -> Match:
-    """One row as a Match. Payload items are read by the names the layout gives (a name taken by a reserved
-    key may be written `payload.NAME`); without a layout, every key but the reserved ones."""
+    """One row as a Match. Payload items are the names the layout gives (a name taken by a reserved key may be
+    written `payload.NAME`), then every other key but the reserved ones (SQL's `SELECT *` columns)."""
     if not isinstance(row, dict) or not isinstance(row.get("bindings"), dict) or "ts" not in row:
         raise RowError(f"a match row is a JSON object with 'bindings' (variable -> [event ids]) and 'ts', not {row!r}")
     bindings = []
@@ -49,7 +49,8 @@ def to_match(row: Any, payload: Iterable[str] | None) -> Match:
         if not isinstance(ids, list):
             raise RowError(f"bindings of {var!r} must be a list of event ids, not {ids!r}")
         bindings.append((var, tuple(ids)))
-    names = list(payload) if payload is not None else [k for k in row if k not in RESERVED]
+    names = list(payload or ())
+    names += [k for k in row if k not in RESERVED and k not in names and not k.startswith("payload.")]
     items = tuple((n, number(row[f"payload.{n}"] if f"payload.{n}" in row else row.get(n))) for n in names)
     lifetime = row.get("lifetime")
     if lifetime is not None and (not isinstance(lifetime, list) or len(lifetime) != 2):

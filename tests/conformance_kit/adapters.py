@@ -1,0 +1,38 @@
+"""Adapters for the kit's tests: cepkit's reference engine behind the Python adapter protocol (every answer
+goes through the Match.to_json rows an outside engine writes), and a broken one that drops the last match."""
+from __future__ import annotations
+
+import pandas as pd
+
+import cepkit
+from reference import registry
+
+
+def _events(vector):
+    if vector.language == "afa":
+        return vector.events
+    if vector.right_events is not None:
+        return pd.DataFrame(vector.events), pd.DataFrame(vector.right_events)
+    return pd.DataFrame(vector.events)
+
+
+class ReferenceAdapter:
+    """The reference engine, its rows as JSON objects."""
+
+    name = "reference-as-adapter"
+
+    def compile(self, vector):
+        return cepkit.compile(vector.query, language=vector.language, engine="reference", **vector.options)
+
+    def run(self, program, vector):
+        data = registry.read_input(vector.language, "reference", _events(vector), **vector.read_options)
+        return [m.to_json() for m in program.run(data)]
+
+
+class DropsLastMatch(ReferenceAdapter):
+    """A deliberately broken engine: the reference less its last match."""
+
+    name = "drops-last-match"
+
+    def run(self, program, vector):
+        return super().run(program, vector)[:-1]
