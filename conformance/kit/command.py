@@ -2,7 +2,8 @@
 
 For each vector the kit writes a directory with the query (`query<suffix>`, the language's first file
 suffix), the events as JSON lines (`events.jsonl`; `right_events.jsonl` for a two-input query) and
-`case.json` (the Vector: id, language, query, options, read_options, and the file names). In CMD (split
+`case.json` (the Vector: id, language, query, options, read_options, events, right_events, and the file
+names). Every file is standard JSON: an infinite number is the string "Infinity" (AFA's sigma). In CMD (split
 like a shell line, run without a shell) these placeholders are replaced: {case} {query} {events}
 {right_events} {language} {options} {read_options} {id} {dir}; a CMD with none of them gets the case.json
 path as its last argument. The same paths are in the environment: CEPKIT_CASE, CEPKIT_QUERY,
@@ -28,6 +29,7 @@ from conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
 from conformance.kit.protocol import Vector, vector_of
 from conformance.kit.rows import RowError, to_table
 from reference import registry
+from reference.match import json_safe
 
 # Unusual codes, so that what interpreters and argument parsers exit with on their own (1, 2, 126, 127) is never
 # read as an answer: sysexits' EX_DATAERR for the query, the next one for the events, automake's SKIP.
@@ -41,10 +43,15 @@ class CommandError(Exception):
     """The command named on the command line cannot be run at all."""
 
 
+def strict_json(value, **kwargs) -> str:
+    """Standard JSON: an infinite or NaN number as the strings "Infinity", "-Infinity", "NaN" (as in the rows)."""
+    return json.dumps(json_safe(value), default=str, allow_nan=False, **kwargs)
+
+
 def _jsonl(rows: list, path: Path) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(json.dumps(row, default=str) + "\n")
+            fh.write(strict_json(row) + "\n")
 
 
 def write_vector(vector: Vector, directory: Path) -> dict[str, str]:
@@ -60,10 +67,10 @@ def write_vector(vector: Vector, directory: Path) -> dict[str, str]:
         _jsonl(vector.right_events, Path(right))
     case = directory / "case.json"
     doc = {**vector.to_json(), "query_file": str(query), "events_file": str(events), "right_events_file": right or None}
-    case.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
+    case.write_text(strict_json(doc, indent=1), encoding="utf-8")
     return {"case": str(case), "query": str(query), "events": str(events), "right_events": right,
-            "language": vector.language, "options": json.dumps(vector.options, default=str),
-            "read_options": json.dumps(vector.read_options, default=str), "id": vector.id, "dir": str(directory)}
+            "language": vector.language, "options": strict_json(vector.options),
+            "read_options": strict_json(vector.read_options), "id": vector.id, "dir": str(directory)}
 
 
 def command_line(words: list[str], values: dict[str, str]) -> list[str]:

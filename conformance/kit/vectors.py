@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import importlib
 import importlib.resources
 from pathlib import Path
+from typing import Sequence
 
 from conformance.harness import Case
 from reference import registry
@@ -19,12 +21,13 @@ def cases_dir() -> Path:
     return Path(str(importlib.resources.files("conformance") / "cases"))
 
 
-def all_cases() -> list[Case]:
-    """Every loader's cases, in loader order."""
-    return [case for name in LOADERS for case in importlib.import_module(name).cases()]
+@functools.cache
+def all_cases() -> tuple[Case, ...]:
+    """Every loader's cases, in loader order (read once per process)."""
+    return tuple(case for name in LOADERS for case in importlib.import_module(name).cases())
 
 
-def select(cases: list[Case], languages: list[str] | None, patterns: list[str] | None) -> list[Case]:
+def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[str] | None) -> list[Case]:
     """The cases of the languages (all when None) whose id or `language:id` matches a glob pattern (all when
     None)."""
     def wanted(c: Case) -> bool:

@@ -18,6 +18,7 @@ import cepkit
 from reference.errors import CepkitWarning, EventError, QueryError, Unsupported
 
 ENGINE = "reference"
+NON_FINITE = ("Infinity", "-Infinity", "NaN")
 
 
 def events_of(case: dict):
@@ -34,8 +35,9 @@ def main(case_file: str) -> int:
     case = json.loads(Path(case_file).read_text(encoding="utf-8"))
     warnings.simplefilter("ignore", CepkitWarning)
     try:
+        options = {k: float(v) if v in NON_FINITE else v for k, v in case["options"].items()}  # sigma: "Infinity"
         table = cepkit.run(case["query"], events_of(case), language=case["language"], engine=ENGINE,
-                           read_options=case["read_options"], **case["options"])
+                           read_options=case["read_options"], **options)
     except Unsupported as exc:
         print(exc.construct, file=sys.stderr)
         return 77
