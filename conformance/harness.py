@@ -3,7 +3,9 @@ engine registered for its language (reference/registry.py); an engine that refus
 case (Unsupported, by name) skips it, anything else it returns is checked.
 
 Each language's loader turns its YAML vectors into `Case`s (`conformance.<language>_loader.cases()`);
-`conformance/test_all_engines.py` runs them all.
+`conformance/test_all_engines.py` runs them all. A Case also carries the vector's neutral form (event rows,
+read options, the options that are semantics) and its source, for the conformance kit (conformance/kit/),
+which runs the same vectors against engines outside cepkit.
 """
 from __future__ import annotations
 

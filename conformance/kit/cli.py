@@ -58,6 +58,20 @@ def _engine(args: argparse.Namespace):
     return engine
 
 
+def _progress(total: int):
+    """A one-line counter on stderr, on a terminal only (a command takes a process per vector)."""
+    if not sys.stderr.isatty():
+        return None
+    done = [0]
+
+    def show(outcome) -> None:
+        done[0] += 1
+        end = "\n" if done[0] == total else ""
+        sys.stderr.write(f"\r\x1b[K[{done[0]}/{total}] {outcome.case.language}:{outcome.case.id}{end}")
+        sys.stderr.flush()
+    return show
+
+
 def run(args: argparse.Namespace) -> int:
     from conformance.kit import junit, session, summary, vectors
 
@@ -70,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"no vector to run: {len(cases)} vectors of {', '.join(languages)} match --case "
                           f"{' '.join(args.case or [])}, none for {engine.label}")
     started = time.monotonic()
-    outcomes = session.run(engine, cases)
+    outcomes = session.run(engine, cases, _progress(sum(engine.runs(c) for c in cases)))
     seconds = time.monotonic() - started
     if not args.quiet and any(o.status == "failed" for o in outcomes):
         print(summary.failures(outcomes), end="\n\n")
