@@ -6,7 +6,7 @@ import textwrap
 from dataclasses import dataclass
 
 from conformance.harness import Case
-from conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
+from conformance.kit.answers import Answer, Crash, Raised, Refusal
 from conformance.kit.protocol import vector_of
 
 PASSED, FAILED, REFUSED = "passed", "failed", "refused"

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tiny_sase import Refused, TinySase  # noqa: E402
+from tiny_sase import Refused, TinySase
 
 
 def main(case_file: str) -> int:
