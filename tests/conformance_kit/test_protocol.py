@@ -118,3 +118,13 @@ def test_adapter_exceptions(adapter, kind):
         assert isinstance(got, Crash) and "KeyError" in got.message
     else:
         assert isinstance(got, Raised) and got.kind == kind
+
+
+def test_a_broken_protocol_is_a_junit_error(capsys, tmp_path):
+    path = tmp_path / "engine.py"
+    path.write_text("import sys; print('boom', file=sys.stderr); sys.exit(1)")
+    status, text = kit(capsys, "--command", f"{sys.executable} {path}", "--case", "CC5-s4-stream1",
+                       "--junit", str(tmp_path / "r.xml"))
+    assert status == 1 and "exit code 1 (0: matches, 65: query error, 66: event error, 77: refused)" in text
+    assert "boom" in text and "source: spec/000" in text
+    assert junit_counts(tmp_path / "r.xml") == {"tests": 1, "error": 1}
