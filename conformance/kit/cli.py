@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from reference import registry
 
@@ -77,12 +78,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")
+    if args.junit and not Path(args.junit).resolve().parent.is_dir():
+        args.parser.error(f"--junit {args.junit}: no directory {Path(args.junit).resolve().parent}")
     engine = _engine(args)
     languages = args.language or [lang for lang in registry.LANGUAGES if lang in engine.languages()]
     cases = vectors.select(vectors.all_cases(), languages, args.case)
     if not any(engine.runs(c) for c in cases):
-        args.parser.error(f"no vector to run: {len(cases)} vectors of {', '.join(languages)} match --case "
-                          f"{' '.join(args.case or [])}, none for {engine.label}")
+        chosen = f" matching --case {' '.join(args.case)}" if args.case else ""
+        args.parser.error(f"no vector to run: {len(cases)} vectors of {', '.join(languages)}{chosen}, "
+                          f"none for {engine.label}")
     started = time.monotonic()
     outcomes = session.run(engine, cases, _progress(sum(engine.runs(c) for c in cases)))
     seconds = time.monotonic() - started

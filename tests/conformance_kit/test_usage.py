@@ -18,6 +18,7 @@ from cepkit.cli import main
     (["--case", "no-such-case-*"], "no vector to run"),
     (["--language", "cobol"], "invalid choice: 'cobol'"),
     (["--timeout", "0", "--command", "true"], "--timeout must be a positive number"),
+    (["--junit", "/no/such/dir/out.xml"], "--junit /no/such/dir/out.xml: no directory /no/such/dir"),
 ])
 def test_usage_errors(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:
