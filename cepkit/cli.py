@@ -89,7 +89,84 @@ def _count(text: str) -> int:
     return value
 
 
+def version() -> str:
+    """The installed cepkit's version (package metadata), else the source tree's pyproject.toml version."""
+    import importlib.metadata
+    import os
+    import re
+
+    try:
+        return importlib.metadata.version("cepkit")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
+    except OSError:
+        m = None
+    return m.group(1) if m else "unknown"
+
+
+INPUT_FORMATS = ("csv", "jsonl", "parquet")
+
+
+def sniff_format(data: bytes) -> str:
+    """The events format of standard input's bytes: Parquet by its magic number, JSON lines when the first
+    non-blank character opens an object or an array, else CSV."""
+    if data[:4] == b"PAR1":
+        return "parquet"
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return "jsonl" if head in (b"{", b"[") else "csv"
+
+
+def _events_input(args: argparse.Namespace, stack) -> None:
+    """`-` (standard input, read whole into a temporary file) and `--input-format` (a file whose suffix
+    does not say its format): `args.events` becomes a path the readers take by its suffix, and
+    `args.events_shown` what messages call it."""
+    import os
+    import tempfile
+
+    fmt = getattr(args, "input_format", None)
+    if args.events != "-" and fmt is None:
+        return
+    directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
+    if args.events == "-":
+        args.events_shown = "<stdin>"
+        if sys.stdin is None or sys.stdin.isatty():
+            raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
+                             "the events into cepkit (cepkit run QUERY - < events.csv)")
+        data = sys.stdin.buffer.read()
+        if not data.strip():
+            raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
+                             "lines into cepkit")
+        fmt = fmt or sniff_format(data)
+        path = os.path.join(directory, f"stdin.{fmt}")
+        with open(path, "wb") as f:
+            f.write(data)
+        shown = "<stdin>"
+    else:
+        from reference.readers import check_file
+
+        check_file(args.events)
+        path = os.path.join(directory, f"{os.path.basename(args.events)}.{fmt}")
+        os.symlink(os.path.abspath(args.events), path)
+        shown = args.events
+    args.events_temp, args.events_shown, args.events = path, shown, path
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from cepkit.output import TimeForm, use_time_form
+
+    with contextlib.ExitStack() as stack:
+        _events_input(args, stack)
+        stack.enter_context(use_time_form(TimeForm(args.ts_format, args.ts_unit)))
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from cepkit.languages import detect
     from reference import registry
 
@@ -123,7 +200,17 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     text = read_query(args.query)
     lang = detect(args.query, args.language, text)
-    print(lang.load("explain")(text))
+    if args.format == "text":
+        print(lang.load("explain")(text))
+        return 0
+    from cepkit.explain import dot_of, svg
+
+    dot = dot_of(lang.name, text)
+    if args.format == "dot":
+        sys.stdout.write(dot)
+    else:
+        sys.stdout.write(svg(dot))
+    sys.stdout.flush()
     return 0
 
 
@@ -133,10 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
     from reference.contract import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
+    p.add_argument("--version", action="version", version=f"cepkit {version()}")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
     r.add_argument("query", help="query file; its suffix picks the language (see --language)")
-    r.add_argument("events", help="events: .csv, .parquet, .jsonl")
+    r.add_argument("events", help="events: .csv, .parquet, .jsonl; - reads them from standard input")
+    r.add_argument("--input-format", choices=INPUT_FORMATS,
+                   help="format of the events (default: from the file's suffix; for - (standard input): "
+                        "parquet by its magic number, jsonl when it starts with { or [, else csv)")
     r.add_argument("--language", choices=sorted(LANGUAGES),
                    help="query language (default: from the query file's suffix, else sase)")
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
@@ -145,6 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
                    help="unit of integer timestamps: ns, us, ms, s, min, h, d")
+    r.add_argument("--ts-format", type=option_types.ts_format, default="auto", metavar="auto|ticks|iso|PATTERN",
+                   help="how timestamps are written: auto (default: ISO 8601 when the input had datetimes, "
+                        "ticks when it had numbers), ticks, iso, or a strftime pattern such as '%%Y-%%m-%%d %%H:%%M'; "
+                        "numeric ticks shown as times need --ts-unit")
+    r.add_argument("--max-ids", type=option_types.count, default=5, metavar="N",
+                   help="--format table: show at most N ids per bound variable, then '… K more' "
+                        "(default 5; 0 shows them all)")
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
     r.add_argument("--type-col", default="type", type=option_types.column,
                    help="column holding the event type (default: type)")
@@ -169,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("query", help="query file; its suffix picks the language (see --language)")
     e.add_argument("--language", choices=sorted(LANGUAGES), help="query language (default: from the suffix, "
                    "else from the text)")
+    e.add_argument("--format", default="text", choices=("text", "dot", "svg"),
+                   help="text (default); dot: the compiled automaton or program as a Graphviz graph; svg: "
+                        "that graph drawn by Graphviz's dot program")
     e.set_defaults(func=_cmd_explain)
     for register in EXTRA_COMMANDS:
         module, _, func = register.partition(":")
@@ -200,7 +301,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"query error: {getattr(args, 'query', '')}: {exc}", file=sys.stderr)
         return 2
     except EventError as exc:
-        print(f"event error: {getattr(args, 'events', '')}: {exc}", file=sys.stderr)
+        shown = getattr(args, "events_shown", getattr(args, "events", ""))
+        message = str(exc)
+        temp = getattr(args, "events_temp", None)
+        if temp:
+            message = message.replace(temp, shown)
+        print(f"event error: {shown}: {message}", file=sys.stderr)
         return 3
     except CepkitError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -18,6 +18,22 @@ def ts_unit(text: str) -> str:
     return text
 
 
+def ts_format(text: str) -> str:
+    """How timestamps are written: auto, ticks, iso, or a strftime pattern (it has a % directive)."""
+    if text in ("auto", "ticks", "iso"):
+        return text
+    if "%" not in text:
+        raise argparse.ArgumentTypeError(f"expected auto, ticks, iso or a strftime pattern such as "
+                                         f"'%Y-%m-%d %H:%M:%S', not {text!r}")
+    import datetime
+
+    try:
+        datetime.datetime(2000, 1, 2, 3, 4, 5).strftime(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a strftime pattern: {text!r} ({exc})") from None
+    return text
+
+
 def positive(text: str) -> int:
     """A whole number of at least 1."""
     try:
@@ -26,6 +42,17 @@ def positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number (0 or more), not {text!r}")
     return value
 
 

@@ -3,11 +3,15 @@ beside the target, renamed onto it only when the whole run succeeded)."""
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
+import math
 import os
 import stat
 import sys
 import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import pandas as pd
@@ -20,6 +24,145 @@ class OutputError(CepkitError):
     """The matches could not be written where the user asked."""
 
     exit_code = 1
+
+
+class TsFormatError(CepkitError):
+    """`--ts-format` cannot be applied to these timestamps (a usage error)."""
+
+    exit_code = 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Timestamps in the input's form (docs/semantics.md TS-1..TS-3).
+
+TS_FORMATS = ("auto", "ticks", "iso")
+
+
+@dataclass
+class TimeForm:
+    """How timestamp-like output columns are written: `spec` is `auto` (the input's form: ISO 8601 when
+    the input's timestamps were datetimes, ticks when they were numbers), `ticks`, `iso`, or a strftime
+    pattern. `unit` is the unit of numeric ticks (--ts-unit), needed to show them as times. `learn` takes
+    the input's form from the events read (EventBatch.ts_datetime / ts_tz)."""
+
+    spec: str = "auto"
+    unit: str | None = None
+    datetime: bool = False
+    tz: str | None = None
+    learned: bool = False
+
+    def learn(self, batch: Any) -> None:
+        if self.learned or batch is None:
+            return
+        self.learned = True
+        if getattr(batch, "ts_datetime", False):
+            self.datetime, self.tz, self.unit = True, batch.ts_tz, "ns"
+        elif getattr(batch, "ts_unit", None) is not None:
+            self.unit = batch.ts_unit
+        if self.mode != "ticks" and self.unit is None:
+            raise TsFormatError(f"--ts-format {self.spec} shows timestamps as times, but the events' timestamps "
+                                f"are numbers of unknown unit: add --ts-unit (ns, us, ms, s, min, h, d) to count "
+                                f"them from 1970-01-01T00:00:00 UTC, or use --ts-format ticks")
+
+    @property
+    def mode(self) -> str:
+        """ticks, iso or pattern."""
+        if self.spec == "auto":
+            return "iso" if self.datetime else "ticks"
+        return self.spec if self.spec in ("ticks", "iso") else "pattern"
+
+    def timestamp(self, value: Any) -> Any:
+        """The pandas Timestamp a tick count stands for (in the input's zone; naive without one), or None
+        where it stands for none (null, infinity, a fraction of a nanosecond, out of range)."""
+        from reference.events import TIME_UNITS
+
+        if value is None or isinstance(value, bool) or self.unit is None:
+            return None
+        if isinstance(value, float):
+            if not math.isfinite(value) or not value.is_integer():
+                return None
+            value = int(value)
+        try:
+            ns = Fraction(value) * TIME_UNITS[self.unit]
+        except (TypeError, ValueError):
+            return None
+        if ns.denominator != 1:
+            return None
+        try:
+            t = pd.Timestamp(int(ns), tz="UTC")
+        except (OverflowError, ValueError):
+            return None
+        return t.tz_convert(self.tz) if self.tz else t.tz_localize(None)
+
+    def text(self, value: Any) -> Any:
+        """One timestamp as output text (ISO 8601 with every digit down to the nanosecond and the zone the
+        input had, or the strftime pattern); a value that stands for no time is left as it is."""
+        if self.mode == "ticks":
+            return value
+        t = self.timestamp(value)
+        if t is None:
+            return value
+        return t.isoformat() if self.mode == "iso" else t.strftime(self.spec)
+
+    def series(self, values: Iterable[Any], fmt: str) -> Any:
+        """A frame column of timestamps for output format `fmt`: Parquet keeps real timestamps
+        (timestamp[ns] with the zone) where every value is one; text formats get `text`."""
+        values = list(values)
+        if fmt == "parquet":
+            stamps = [self.timestamp(v) for v in values]
+            if all(t is not None or v is None for t, v in zip(stamps, values)):
+                return pd.Series(pd.DatetimeIndex(stamps) if stamps else pd.DatetimeIndex([], tz=self.tz),
+                                 dtype=f"datetime64[ns, {self.tz}]" if self.tz else "datetime64[ns]")
+            return pd.Series([self.text(v) for v in values], dtype=object)
+        return pd.Series([self.text(v) for v in values], dtype=object)
+
+
+_TIME_FORM: contextvars.ContextVar[TimeForm] = contextvars.ContextVar("cepkit_time_form")
+
+
+def time_form() -> TimeForm:
+    """The timestamp form of this run (`use_time_form`), else ticks."""
+    form = _TIME_FORM.get(None)
+    if form is None:
+        form = TimeForm()
+        _TIME_FORM.set(form)
+    return form
+
+
+@contextlib.contextmanager
+def use_time_form(form: TimeForm) -> Iterator[TimeForm]:
+    """`form` for the output written inside the block (cepkit run sets it from --ts-format, --ts-unit)."""
+    token = _TIME_FORM.set(form)
+    try:
+        yield form
+    finally:
+        _TIME_FORM.reset(token)
+
+
+def note_input(batch: Any) -> None:
+    """The events were read: their timestamps' form (datetimes or numbers, and the zone) decides how `auto`
+    writes timestamps. The first batch read decides."""
+    time_form().learn(batch)
+
+
+def ts_record(record: dict, ts_columns: Sequence[str]) -> dict:
+    """A JSON record with its timestamp fields in this run's form."""
+    form = time_form()
+    if form.mode == "ticks":
+        return record
+    return {k: (form.text(v) if k in ts_columns else v) for k, v in record.items()}
+
+
+def ts_frame(table: pd.DataFrame, ts_columns: Sequence[str], fmt: str) -> pd.DataFrame:
+    """A frame with its timestamp columns in this run's form (Parquet: real timestamps)."""
+    form = time_form()
+    if form.mode == "ticks":
+        return table
+    table = table.copy()
+    for c in ts_columns:
+        if c in table.columns:
+            table[c] = form.series(table[c].tolist(), fmt).set_axis(table.index)
+    return table
 
 
 def json_line(record: Any) -> str:
@@ -123,14 +266,15 @@ def matches_frame(matches: Sequence[Match], variables: Sequence[str], returns: S
 
 
 def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[dict]],
-                 frame: Callable[[str], pd.DataFrame], empty: str) -> None:
+                 frame: Callable[[str], pd.DataFrame], empty: str, ts_columns: Sequence[str] = ("ts",)) -> None:
     """Write results: JSON lines from `records()`; csv, table or parquet (to `output`, which the CLI requires
-    for parquet: cepkit.cli.main) from `frame(fmt)`."""
+    for parquet: cepkit.cli.main) from `frame(fmt)`. `ts_columns` are written in the run's timestamp form
+    (`time_form`)."""
     try:
         if fmt == "jsonl":
-            write_text("".join(json_line(r) for r in records()), output)
+            write_text("".join(json_line(ts_record(r, ts_columns)) for r in records()), output)
             return
-        table = frame(fmt)
+        table = ts_frame(frame(fmt), ts_columns, fmt)
         if fmt == "parquet":
             with atomic_output(output) as f:
                 table.to_parquet(f.path, index=False)
@@ -180,12 +324,14 @@ class MatchWriter:
         if kind is not None:
             self.abort()
 
-    def write(self, matches: Sequence[Match]) -> None:
+    def write(self, matches: Sequence[Match], batch: Any = None) -> None:
+        """Matches found in `batch` (the events read: the first one decides the timestamps' form)."""
+        note_input(batch)
         self.count += len(matches)
         if self.fmt != "jsonl":
             self.held.extend(matches)
             return
-        text = "".join(json_line(m.to_json()) for m in matches)
+        text = "".join(json_line(ts_record(m.to_json(), ("ts",))) for m in matches)
         try:
             (self.fh or sys.stdout).write(text)
         except OSError as exc:

@@ -44,6 +44,11 @@ class EventBatch:
     # such batches numbers them on, so ids stay unique across the stream. A slice has fixed ids.
     positional_ids: bool = False
     ts_col: str = "ts"  # the input column the timestamps came from (MATCH_RECOGNIZE names it in queries)
+    # How the input wrote its timestamps: True when they were datetimes (then `ts` is nanoseconds since
+    # 1970-01-01 UTC), and the time zone they carried ("UTC", "+02:00", "Europe/Berlin"; None: naive).
+    # Output writers print them back in that form (cepkit --ts-format, docs/semantics.md TS-1).
+    ts_datetime: bool = False
+    ts_tz: str | None = None
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -70,6 +75,8 @@ class EventBatch:
             ts_unit=self.ts_unit,
             source_rows=self.source_rows[start:stop],
             ts_col=self.ts_col,
+            ts_datetime=self.ts_datetime,
+            ts_tz=self.ts_tz,
         )
 
     def exact_value(self, column: str, i: int) -> Any:
@@ -292,4 +299,5 @@ def concat_batches(batches: list[EventBatch]) -> EventBatch:
                       ids=np.concatenate([np.asarray(b.ids, dtype=object) if b.ids.dtype != batches[0].ids.dtype
                                           else b.ids for b in batches]),
                       ts_unit=first.ts_unit, source_rows=np.concatenate([b.source_rows for b in batches]),
-                      positional_ids=first.positional_ids)
+                      positional_ids=first.positional_ids, ts_col=first.ts_col, ts_datetime=first.ts_datetime,
+                      ts_tz=first.ts_tz)

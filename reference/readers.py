@@ -10,6 +10,7 @@ import itertools
 import json
 from fractions import Fraction
 import os
+import re
 from typing import Any, Iterator
 
 import numpy as np
@@ -78,6 +79,7 @@ def _from_series(df: dict[str, pd.Series], n: int, attributes: dict[str, Any], t
     if ts_col not in df:
         raise EventError(f"missing timestamp column '{ts_col}'", column=ts_col)
     ts, is_datetime = _read_ts(df[ts_col], ts_col)
+    ts_datetime, ts_tz = _datetime_form(df[ts_col]) if is_datetime else (False, None)
     if is_datetime:
         ts_unit = "ns"
 
@@ -88,8 +90,67 @@ def _from_series(df: dict[str, pd.Series], n: int, attributes: dict[str, Any], t
 
     skip = {type_col, ts_col, id_col}
     columns = {name: attributes[name]() for name in df if name not in skip}
-    return assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
-                    positional_ids=id_col is None or id_col not in df)
+    batch = assemble(columns, type_codes, type_names, ts, ids, ts_unit, sort, ts_col,
+                     positional_ids=id_col is None or id_col not in df)
+    batch.ts_datetime, batch.ts_tz = ts_datetime, ts_tz
+    return batch
+
+
+_OFFSET = re.compile(r"\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(Z|z|UTC|[+-]\d\d(?::?\d\d)?)$")
+
+
+def tz_name(tz: Any) -> str | None:
+    """A time zone as text pandas reads back: its name ("UTC", "Europe/Berlin") or a fixed offset "+02:00"."""
+    if tz is None:
+        return None
+    name = getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if name:
+        return str(name)
+    offset = tz.utcoffset(None)
+    if offset is None:
+        return str(tz)
+    minutes = int(offset.total_seconds()) // 60
+    if minutes == 0:
+        return "UTC"
+    sign = "+" if minutes > 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def _offset_text(text: str) -> str | None:
+    """The UTC offset an ISO-8601 text ends with ("UTC", "+02:00"), or None for a naive one."""
+    m = _OFFSET.search(text.strip())
+    if m is None:
+        return None
+    off = m.group(1)
+    if off in ("Z", "z", "UTC"):
+        return "UTC"
+    digits = off[1:].replace(":", "")
+    off = f"{off[0]}{digits[:2]}:{digits[2:] or '00'}"
+    return "UTC" if off[1:] == "00:00" else off
+
+
+def _datetime_form(s: pd.Series) -> tuple[bool, str | None]:
+    """(whether a timestamp column that read as times held datetimes, not durations; the time zone they
+    carried). Texts with one UTC offset keep it; texts mixing offsets (or naive and aware ones) are shown
+    in UTC (every instant stays exact); naive texts stay naive (docs/semantics.md TS-1)."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return True, tz_name(dtype.tz)
+    if dtype.kind == "M":
+        return True, None
+    if dtype.kind == "m":
+        return False, None
+    zones = set()
+    for v in s.astype(object):
+        if isinstance(v, str):
+            zones.add(_offset_text(v))
+        elif hasattr(v, "tzinfo"):
+            zones.add(tz_name(v.tzinfo))
+        else:
+            return False, None  # durations (timedelta objects)
+    if len(zones) == 1:
+        return True, zones.pop()
+    return True, ("UTC" if zones else None)
 
 
 def _first(mask: np.ndarray) -> int:

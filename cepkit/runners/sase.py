@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     events = 0
     with MatchWriter(args.format, args.output, program) as writer:  # a failed run leaves --output as it was
         for batch in batches:
-            writer.write(program.feed(batch, progress))
+            writer.write(program.feed(batch, progress), batch)
             events += len(batch)
             if program.budget.stopped:
                 break  # --limit: read no further
