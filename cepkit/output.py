@@ -59,6 +59,10 @@ class TimeForm:
             self.datetime, self.tz, self.unit = True, batch.ts_tz, "ns"
         elif getattr(batch, "ts_unit", None) is not None:
             self.unit = batch.ts_unit
+        self.check()
+
+    def check(self) -> None:
+        """TsFormatError when timestamps are to be shown as times but their unit is not known."""
         if self.mode != "ticks" and self.unit is None:
             raise TsFormatError(f"--ts-format {self.spec} shows timestamps as times, but the events' timestamps "
                                 f"are numbers of unknown unit: add --ts-unit (ns, us, ms, s, min, h, d) to count "
@@ -150,6 +154,7 @@ def ts_record(record: dict, ts_columns: Sequence[str]) -> dict:
     form = time_form()
     if form.mode == "ticks":
         return record
+    form.check()
     return {k: (form.text(v) if k in ts_columns else v) for k, v in record.items()}
 
 
@@ -158,6 +163,7 @@ def ts_frame(table: pd.DataFrame, ts_columns: Sequence[str], fmt: str) -> pd.Dat
     form = time_form()
     if form.mode == "ticks":
         return table
+    form.check()
     table = table.copy()
     for c in ts_columns:
         if c in table.columns:

@@ -74,7 +74,7 @@ def _write(rows: list[dict], fmt: str, output: str | None) -> None:
 
     if fmt == "parquet":
         raise OutputError("AFA output is written as jsonl, csv or table, not parquet")
-    write_output(fmt, output, lambda: rows, lambda _fmt: _flat_frame(rows), "(no output)")
+    write_output(fmt, output, lambda: rows, lambda _fmt: _flat_frame(rows), "(no output)", ("le", "re", "t"))
 
 
 def _flat_frame(rows: list[dict]):

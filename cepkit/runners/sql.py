@@ -38,7 +38,22 @@ def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None 
     return batch, batch.ts_col
 
 
-def write_table(table, fmt: str, output: str | None) -> None:
+def ts_columns(q, ts_col: str) -> list[str]:
+    """The output columns that hold timestamps: the timestamp column itself (ALL ROWS PER MATCH, SELECT) and
+    every MEASURE that is it, navigated or not (`FIRST(A.ts)`, `LAST(ts)`, `B.ts`)."""
+    from reference.sql import ast as S
+
+    out = [ts_col]
+    for m in q.measures:
+        e = m.expr
+        while isinstance(e, S.Nav):
+            e = e.arg
+        if isinstance(e, S.ColRef) and e.col == ts_col:
+            out.append(m.name)
+    return out
+
+
+def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
     import pandas as pd
 
     from cepkit.output import write_output
@@ -46,7 +61,7 @@ def write_table(table, fmt: str, output: str | None) -> None:
 
     records = [{c: plain(v) for c, v in zip(table.columns, row)} for row in table.rows]
     write_output(fmt, output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=list(table.columns)),
-                 "(no rows)")
+                 "(no rows)", timestamps)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,13 +86,16 @@ def run(args: argparse.Namespace) -> int:
                                 **({"launch": launch} if launch else {}))
     started = time.monotonic()
     batch, ts_col = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
+    from cepkit.output import note_input
+
+    note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     columns, rows = batch_rows(batch, ts_col=ts_col, id_col=None)
     table = run_rows(q, columns, rows, batch.ts_unit, all_matches=hook)
     if args.limit is not None and len(table.rows) > args.limit:  # the first N output rows
         table = replace(table, rows=table.rows[: args.limit],
                         matches=None if table.matches is None else table.matches[: args.limit])
     elapsed = time.monotonic() - started
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, tuple(ts_columns(q, ts_col)))
     limited(args, len(table.rows))
     mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
     print(f"{len(table.rows)} rows from {len(batch)} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine})",

@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
     if engine == "brute" and len(batch) > BRUTE_LIMIT:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
                           f"events (got {len(batch)})")
+    from cepkit.output import note_input
+
+    note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     matches = matches_of(program.run(batch), query)
     elapsed = time.monotonic() - started
     write(matches, query, args.format, args.output)
@@ -82,7 +85,16 @@ def frame(matches: Sequence[Any], query) -> pd.DataFrame:
 
 
 def write(matches: Sequence[Any], query, fmt: str, output: str | None) -> None:
-    from cepkit.output import write_output
+    """The matches; the detection time and every situation's start and end are timestamps (--ts-format)."""
+    from cepkit.output import time_form, write_output
 
-    write_output(fmt, output, lambda: (m.to_json(query.partition_by) for m in matches),
-                 lambda _fmt: frame(matches, query), "(no matches)")
+    form = time_form()
+
+    def record(m) -> dict:
+        r = m.to_json(query.partition_by)
+        r["situations"] = {n: [form.text(s), form.text(e)] for n, (s, e) in r["situations"].items()}
+        return r
+
+    ts_columns = [f"{n}_{e}" for n in query.streams for e in ("ts", "te")] + ["ts"]
+    write_output(fmt, output, lambda: (record(m) for m in matches), lambda _fmt: frame(matches, query),
+                 "(no matches)", ts_columns)

@@ -27,11 +27,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     batch = registry.read_input("window", engine, args.events, ts_unit=args.ts_unit, sort=args.sort,
                                 type_col=args.type_col, default_type=args.default_type or "event")
+    from cepkit.output import note_input
+
+    note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     table = program.run(batch)
     columns = list(table.layout.payload)
     records = [{c: plain(v) for c, v in m.payload} for m in table]
     write_output(args.format, args.output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=columns),
-                 "(no rows)")
+                 "(no rows)", ("ts",))  # a window's output timestamp (its end, or the event's)
     limited(args, len(records))
     print(f"{len(records)} rows from {len(batch)} events in {time.monotonic() - started:.2f} s "
           f"(window {program.query.operator}, engine {engine})", file=sys.stderr)
