@@ -158,11 +158,12 @@ def _events_input(args: argparse.Namespace, stack) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
-    from cepkit.output import TimeForm, use_time_form
+    from cepkit.output import TimeForm, use_max_ids, use_time_form
 
     with contextlib.ExitStack() as stack:
         _events_input(args, stack)
         stack.enter_context(use_time_form(TimeForm(args.ts_format, args.ts_unit)))
+        stack.enter_context(use_max_ids(args.max_ids))
         return _run(args)
 
 

@@ -149,6 +149,54 @@ def note_input(batch: Any) -> None:
     time_form().learn(batch)
 
 
+_MAX_IDS: contextvars.ContextVar[int] = contextvars.ContextVar("cepkit_max_ids", default=5)
+
+
+@contextlib.contextmanager
+def use_max_ids(n: int) -> Iterator[None]:
+    """`--format table` shows at most `n` ids per bound variable inside the block (0: all of them)."""
+    token = _MAX_IDS.set(n)
+    try:
+        yield
+    finally:
+        _MAX_IDS.reset(token)
+
+
+def ids_text(ids: Sequence[Any], limit: int | None = None) -> str:
+    """A bound variable's ids for a table cell: `[e1, e2, e3, … 17 more]` past `limit` ids (0: all)."""
+    limit = _MAX_IDS.get() if limit is None else limit
+    shown = list(ids) if not limit or len(ids) <= limit else list(ids)[:limit]
+    more = f", … {len(ids) - len(shown)} more" if len(shown) < len(ids) else ""
+    return "[" + ", ".join(str(i) for i in shown) + more + "]"
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(plain(value))
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool) or \
+        type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None and value.dtype.kind in "iuf"
+
+
+def render_table(table: pd.DataFrame) -> str:
+    """The frame as an aligned text table: a header, a rule, one line per row; numbers right-aligned, other
+    cells left-aligned, columns two spaces apart."""
+    columns = [str(c) for c in table.columns]
+    rows = [[_cell(v) for v in row] for row in table.itertuples(index=False, name=None)]
+    right = [bool(len(table)) and all(_numeric(v) or v is None for v in table.iloc[:, k]) for k in range(len(columns))]
+    widths = [max([len(c)] + [len(r[k]) for r in rows]) for k, c in enumerate(columns)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
 def ts_record(record: dict, ts_columns: Sequence[str]) -> dict:
     """A JSON record with its timestamp fields in this run's form."""
     form = time_form()
@@ -287,7 +335,7 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
         elif fmt == "csv":
             write_text(table.to_csv(index=False), output)
         else:
-            write_text((table.to_string(index=False) if len(table) else empty) + "\n", output)
+            write_text((render_table(table) if len(table) else empty) + "\n", output)
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
@@ -298,10 +346,12 @@ def write_matches(matches: Sequence[Match], fmt: str, output: str | None, progra
 
     def frame(fmt: str) -> pd.DataFrame:
         table = matches_frame(matches, variables, returns)
-        if fmt != "parquet":  # list-of-ids columns as text: space-separated in CSV, comma-separated in tables
-            sep = " " if fmt == "csv" else ","
+        if fmt == "csv":  # list-of-ids columns as text: space-separated in CSV, `[e1, e2, … K more]` in tables
             for v in variables:
-                table[v] = [sep.join(str(i) for i in ids) for ids in table[v]]
+                table[v] = [" ".join(str(i) for i in ids) for ids in table[v]]
+        elif fmt == "table":
+            for v in variables:
+                table[v] = [ids_text(ids) for ids in table[v]]
         return table
 
     write_output(fmt, output, lambda: (m.to_json() for m in matches), frame, "(no matches)")
