@@ -1,0 +1,135 @@
+"""Readable results (issue 18 item 2): timestamps in the input's form, --ts-format, every language and output
+format (docs/semantics.md TS-1..TS-3)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from cepkit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+SASE = "PATTERN SEQ(A a, B b)\nRETURN a.v AS av\n"
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def jsonl(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def query(tmp_path) -> Path:
+    p = tmp_path / "q.sase"
+    p.write_text(SASE)
+    return p
+
+
+def _events(tmp_path, ts_a: str, ts_b: str, name: str = "ev.csv") -> Path:
+    p = tmp_path / name
+    p.write_text(f"type,ts,v\nA,{ts_a},1\nB,{ts_b},2\n")
+    return p
+
+
+def test_iso_in_iso_out_keeps_nanoseconds_and_the_zone(tmp_path, capsys, query):
+    """TS-1: datetimes in, ISO 8601 out, every digit down to the nanosecond and the input's UTC offset."""
+    ev = _events(tmp_path, "2024-01-01T00:00:00+02:00", "2024-01-01T00:00:00.000000007+02:00")
+    code, out, err = run_cli(capsys, "run", query, ev)
+    assert code == 0, err
+    (m,) = jsonl(out)
+    assert m["ts"] == "2024-01-01T00:00:00.000000007+02:00"
+    assert pd.Timestamp(m["ts"]).value == pd.Timestamp("2023-12-31T22:00:00.000000007Z").value  # exact instant
+
+
+def test_naive_iso_stays_naive_and_mixed_offsets_are_shown_in_utc(tmp_path, capsys, query):
+    code, out, _ = run_cli(capsys, "run", query, _events(tmp_path, "2024-01-01 10:00:00", "2024-01-01 10:00:01"))
+    assert code == 0 and jsonl(out)[0]["ts"] == "2024-01-01T10:00:01"
+    ev = _events(tmp_path, "2024-01-01T10:00:00+02:00", "2024-01-01T10:00:01+01:00", "mixed.csv")
+    code, out, _ = run_cli(capsys, "run", query, ev)
+    assert code == 0 and jsonl(out)[0]["ts"] == "2024-01-01T09:00:01+00:00"
+
+
+def test_numbers_stay_ticks_and_ts_format_overrides(tmp_path, capsys, query):
+    ev = _events(tmp_path, "5", "90")
+    code, out, _ = run_cli(capsys, "run", query, ev)
+    assert code == 0 and jsonl(out)[0]["ts"] == 90
+    code, out, _ = run_cli(capsys, "run", query, ev, "--ts-unit", "s", "--ts-format", "iso")
+    assert code == 0 and jsonl(out)[0]["ts"] == "1970-01-01T00:01:30"
+    code, out, _ = run_cli(capsys, "run", query, ev, "--ts-unit", "min", "--ts-format", "%d %H:%M", "--format", "csv")
+    assert code == 0 and out.splitlines()[1].split(",")[2] == "01 01:30"
+    dt = _events(tmp_path, "2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z", "dt.csv")
+    code, out, _ = run_cli(capsys, "run", query, dt, "--ts-format", "ticks")
+    assert code == 0 and jsonl(out)[0]["ts"] == 1704067201000000000
+
+
+def test_ts_format_errors_are_one_line(tmp_path, capsys, query):
+    ev = _events(tmp_path, "5", "90")
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(query), str(ev), "--ts-format", "date"])
+    assert exc.value.code == 2
+    assert "--ts-format: expected auto, ticks, iso or a strftime pattern" in capsys.readouterr().err
+    code, out, err = run_cli(capsys, "run", query, ev, "--ts-format", "iso")
+    assert code == 2 and out == ""
+    assert err.startswith("error: --ts-format iso shows timestamps as times") and "--ts-unit" in err
+    assert "Traceback" not in err
+
+
+def test_parquet_gets_a_timestamp_type_with_the_zone(tmp_path, capsys, query):
+    ev = _events(tmp_path, "2024-01-01T00:00:00+02:00", "2024-01-01T00:00:00.000000007+02:00")
+    out = tmp_path / "m.parquet"
+    code, _, err = run_cli(capsys, "run", query, ev, "--format", "parquet", "--output", out)
+    assert code == 0, err
+    field = pq.read_schema(out).field("ts")
+    assert str(field.type) == "timestamp[ns, tz=+02:00]"
+    assert pq.read_table(out).column("ts").cast("int64").to_pylist() == [1704060000000000007]
+
+
+def test_tpstream_situations_and_detection_time_are_timestamps(tmp_path, capsys):
+    cars = pd.read_csv(EX / "tpstream" / "car_sensors.csv")
+    cars["ts"] = [pd.Timestamp("2024-03-01T09:00:00+01:00") + pd.Timedelta(seconds=int(t)) for t in cars["ts"]]
+    ev = tmp_path / "cars.csv"
+    cars.assign(ts=[t.isoformat() for t in cars["ts"]]).to_csv(ev, index=False)
+    code, out, err = run_cli(capsys, "run", EX / "tpstream" / "aggressive_drivers.tps", ev)
+    assert code == 0, err
+    first = jsonl(out)[0]
+    assert first["situations"]["A"] == ["2024-03-01T09:00:10+01:00", "2024-03-01T09:00:17+01:00"]
+    assert first["ts"] == "2024-03-01T09:00:41+01:00"
+    code, out, _ = run_cli(capsys, "run", EX / "tpstream" / "aggressive_drivers.tps", ev, "--format", "csv")
+    row = pd.read_csv(__import__("io").StringIO(out)).iloc[0]
+    assert row["A_ts"] == "2024-03-01T09:00:10+01:00" and row["ts"] == "2024-03-01T09:00:41+01:00"
+
+
+def test_sql_ts_measures_and_window_ts(tmp_path, capsys):
+    t = pd.read_csv(EX / "sql" / "ticker.csv")
+    t["ts"] = [f"2024-03-01T09:00:{int(x):02d}.5Z" for x in t["ts"]]
+    ev = tmp_path / "ticker.csv"
+    t.to_csv(ev, index=False)
+    code, out, err = run_cli(capsys, "run", EX / "sql" / "v_shape.sql", ev)
+    assert code == 0, err
+    row = jsonl(out)[0]
+    assert row["start_ts"] == "2024-03-01T09:00:01.500000+00:00" and row["start_price"] == 10
+    w = pd.read_csv(EX / "sql" / "trades.csv")
+    w["ts"] = [f"2024-03-01T09:00:{int(x):02d}" for x in w["ts"]]
+    wev = tmp_path / "trades.csv"
+    w.to_csv(wev, index=False)
+    code, out, err = run_cli(capsys, "run", EX / "sql" / "volume.win", wev)
+    assert code == 0, err
+    assert jsonl(out)[0]["ts"] == "2024-03-01T09:00:05"
+
+
+def test_afa_lifetimes_as_times_with_a_unit(capsys):
+    code, out, err = run_cli(capsys, "run", EX / "afa" / "q1.afa.yaml", EX / "afa" / "q1.events.csv",
+                             "--ts-format", "iso", "--ts-unit", "s")
+    assert code == 0, err
+    first = jsonl(out)[0]
+    assert first["le"] == "1970-01-01T00:00:05" and first["re"] == "1970-01-01T00:00:08"
+    code, out, _ = run_cli(capsys, "run", EX / "afa" / "q1.afa.yaml", EX / "afa" / "q1.events.csv")
+    assert jsonl(out)[0]["le"] == 5
