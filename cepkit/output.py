@@ -96,7 +96,13 @@ class TimeForm:
             t = pd.Timestamp(int(ns), tz="UTC")
         except (OverflowError, ValueError):
             return None
-        return t.tz_convert(self.tz) if self.tz else t.tz_localize(None)
+        if not self.tz:
+            return t.tz_localize(None)
+        try:
+            return t.tz_convert(self.tz)
+        except Exception:  # a zone name this pandas cannot read back: the same instant in UTC
+            self.tz = "UTC"
+            return t
 
     def text(self, value: Any) -> Any:
         """One timestamp as output text (ISO 8601 with every digit down to the nanosecond and the zone the
