@@ -111,9 +111,36 @@ def version() -> str:
 INPUT_FORMATS = ("csv", "jsonl", "parquet")
 
 
+_COMPRESSION = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
+
+
+def compression(data: bytes) -> str:
+    """The suffix of the compression standard input's bytes are in (gzip, bzip2, xz by their magic), or ""."""
+    return next((suffix for magic, suffix in _COMPRESSION if data.startswith(magic)), "")
+
+
+def _head(data: bytes, suffix: str) -> bytes:
+    """The first decompressed bytes (enough to sniff the format)."""
+    import bz2
+    import lzma
+    import zlib
+
+    try:
+        if suffix == ".gz":
+            return zlib.decompressobj(47).decompress(data[:65536], 4096)
+        if suffix == ".bz2":
+            return bz2.BZ2Decompressor().decompress(data[:65536], 4096)
+        return lzma.LZMADecompressor().decompress(data[:65536], 4096)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError):
+        return b""  # the reader reports the damage, naming <stdin>
+
+
 def sniff_format(data: bytes) -> str:
     """The events format of standard input's bytes: Parquet by its magic number, JSON lines when the first
-    non-blank character opens an object or an array, else CSV."""
+    non-blank character opens an object or an array, else CSV (gzip, bzip2 and xz looked into)."""
+    suffix = compression(data)
+    if suffix:
+        data = _head(data, suffix)
     if data[:4] == b"PAR1":
         return "parquet"
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
@@ -141,7 +168,7 @@ def _events_input(args: argparse.Namespace, stack) -> None:
             raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
                              "lines into cepkit")
         fmt = fmt or sniff_format(data)
-        path = os.path.join(directory, f"stdin.{fmt}")
+        path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
         with open(path, "wb") as f:
             f.write(data)
         shown = "<stdin>"
@@ -149,7 +176,8 @@ def _events_input(args: argparse.Namespace, stack) -> None:
         from reference.readers import check_file
 
         check_file(args.events)
-        path = os.path.join(directory, f"{os.path.basename(args.events)}.{fmt}")
+        compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if args.events.lower().endswith(c)), "")
+        path = os.path.join(directory, f"events.{fmt}{compressed}")  # the name the readers go by
         os.symlink(os.path.abspath(args.events), path)
         shown = args.events
     args.events_temp, args.events_shown, args.events = path, shown, path
@@ -228,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("events", help="events: .csv, .parquet, .jsonl; - reads them from standard input")
     r.add_argument("--input-format", choices=INPUT_FORMATS,
                    help="format of the events (default: from the file's suffix; for - (standard input): "
-                        "parquet by its magic number, jsonl when it starts with { or [, else csv)")
+                        "parquet by its magic number, jsonl when it starts with { or [, else csv; gzip, bzip2 "
+                        "and xz are recognized)")
     r.add_argument("--language", choices=sorted(LANGUAGES),
                    help="query language (default: from the query file's suffix, else sase)")
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)

@@ -131,12 +131,10 @@ _TIME_FORM: contextvars.ContextVar[TimeForm] = contextvars.ContextVar("cepkit_ti
 
 
 def time_form() -> TimeForm:
-    """The timestamp form of this run (`use_time_form`), else ticks."""
+    """The timestamp form of this run (`use_time_form`), else ticks (a fresh one: what is learned outside a
+    run is forgotten)."""
     form = _TIME_FORM.get(None)
-    if form is None:
-        form = TimeForm()
-        _TIME_FORM.set(form)
-    return form
+    return form if form is not None else TimeForm(spec="ticks")  # outside `cepkit run`: as computed
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cepkit.cli import main, sniff_format, version
+from cepkit.cli import compression, main, sniff_format, version
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -91,6 +91,19 @@ def test_sniffing():
     assert sniff_format(b"PAR1....") == "parquet"
     assert sniff_format(b"\n  {\"ts\": 1}") == "jsonl" and sniff_format(b"[{}]") == "jsonl"
     assert sniff_format(b"type,ts\n") == "csv"
+    import bz2
+    import gzip
+
+    assert sniff_format(gzip.compress(b'{"ts": 1}\n')) == "jsonl" and compression(gzip.compress(b"x")) == ".gz"
+    assert sniff_format(bz2.compress(b"type,ts\n")) == "csv" and compression(bz2.compress(b"x")) == ".bz2"
+
+
+def test_compressed_stdin(monkeypatch, capsys):
+    import gzip
+
+    _stdin(monkeypatch, gzip.compress((EX / "fig3_stream.csv").read_bytes()))
+    code, out, err = run_cli(capsys, "run", EX / "query3.sase", "-")
+    assert code == 0 and len(jsonl(out)) == 3, err
 
 
 def test_input_format_names_a_files_format(capsys, tmp_path):
