@@ -167,7 +167,16 @@ def dot_sase(text: str) -> str:
     """NFA^b (flat SASE+ sequences): states a[1] / a[i] / b ... F with begin, take, ignore and proceed edges
     (spec/000 §3); any other query: its pattern model, one cluster per OR alternative, edges the order."""
     from reference.language import parse
-    from reference.nfab.compile import _ignore_text, _window_text, compile_nfab, is_nfab_query
+    from reference.language import ast as A
+    from reference.language.printer import window_to_text
+    from reference.nfab.compile import compile_nfab, is_nfab_query
+
+    def _ignore_text(s, f) -> str:  # as `describe` (reference/nfab/compile.py) prints the ignore edge
+        return {A.Strategy.STRICT_CONTIGUITY: "False", A.Strategy.PARTITION_CONTIGUITY: "¬partition(e)",
+                A.Strategy.SKIP_TILL_NEXT_MATCH: f"¬({f.text()})"}.get(s, "True")
+
+    def _window_text(w) -> str:
+        return "none" if w is None else window_to_text(w).replace("WITHIN ", "< ")
 
     q = parse(text)
     if not is_nfab_query(q):
