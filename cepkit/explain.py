@@ -166,8 +166,8 @@ def _start(g: Dot, first: str) -> None:
 def dot_sase(text: str) -> str:
     """NFA^b (flat SASE+ sequences): states a[1] / a[i] / b ... F with begin, take, ignore and proceed edges
     (spec/000 §3); any other query: its pattern model, one cluster per OR alternative, edges the order."""
-    from reference.language import parse
     from reference.language import ast as A
+    from reference.language import parse
     from reference.language.printer import window_to_text
     from reference.nfab.compile import compile_nfab, is_nfab_query
 
@@ -378,7 +378,7 @@ def svg(dot: str) -> str:
         raise CepkitError("--format svg needs Graphviz's `dot` program, which is not on PATH: install Graphviz "
                           "(apt install graphviz, brew install graphviz or conda install graphviz), or use "
                           "--format dot and draw it elsewhere")
-    done = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=60)
+    done = subprocess.run([exe, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True, timeout=60, check=False)
     if done.returncode != 0:
         raise CepkitError(f"Graphviz's dot failed: {done.stderr.decode('utf-8', 'replace').strip()}")
     return done.stdout.decode("utf-8")

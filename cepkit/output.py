@@ -100,7 +100,7 @@ class TimeForm:
             return t.tz_localize(None)
         try:
             return t.tz_convert(self.tz)
-        except Exception:  # a zone name this pandas cannot read back: the same instant in UTC
+        except (KeyError, ValueError, TypeError):  # a zone name this pandas cannot read back: the same instant in UTC
             self.tz = "UTC"
             return t
 

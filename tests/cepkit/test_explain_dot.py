@@ -41,7 +41,7 @@ def parse_dot(text: str) -> tuple[dict[str, dict], list[tuple[str, str, dict]]]:
     edges: list[tuple[str, str, dict]] = []
     i, depth = 3, 1
     while i < len(toks) - 1:
-        kind, value = toks[i]
+        value = toks[i][1]
         if value == "subgraph":
             assert toks[i + 2] == ("p", "{")
             i, depth = i + 3, depth + 1
@@ -150,7 +150,7 @@ def test_window_plan(capsys, tmp_path):
 def test_labels_are_escaped(capsys, tmp_path):
     q = tmp_path / "q.sase"
     q.write_text("PATTERN SEQ(A a, B b)\nWHERE b.name = 'x\"y\\\\z'\n")
-    nodes, edges = dot(capsys, q)
+    _, edges = dot(capsys, q)
     want = "b.name = 'x\"y" + "\\" * 2 + "z'"  # the printer's text (its own escape), quotes kept through DOT
     assert any(want in a.get("label", "") for _, _, a in edges), edges
 
