@@ -20,6 +20,9 @@ def register(sub) -> None:
         p.add_argument("--format", default="jsonl", choices=FORMATS)
         p.add_argument("--output", help="write here instead of standard output")
         p.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps")
+        p.add_argument("--ts-format", type=options.ts_format, default="auto", metavar="auto|ticks|iso|PATTERN",
+                       help="how the output ts is written (as `cepkit run --ts-format`; default auto: ISO 8601 "
+                            "when the input had datetimes)")
         p.add_argument("--sort", action="store_true", help="sort events by timestamp")
         p.add_argument("--engine", default="reference", choices=("reference", "gpu"),
                        help="reference (exact Python) or gpu (OpenCL kernels, the same answers)")
@@ -39,7 +42,7 @@ def register(sub) -> None:
     f = ops.add_parser("filter", help="the events satisfying a condition")
     common(f)
     f.add_argument("--where", required=True, help="condition, e.g. \"v > 3\"")
-    f.set_defaults(func=_filter, query="--where")
+    f.set_defaults(func=_in_time_form(_filter), query="--where")
 
     a = ops.add_parser("aggregate", help="one row per window: sum, count, min, max, avg of an attribute")
     common(a)
@@ -50,7 +53,7 @@ def register(sub) -> None:
                    help="over an event file: aggregate tree (auto, tree) or recomputation per window (naive); "
                         "over a store directory: the cost model decides (auto), or index / replay")
     a.add_argument("--skip-empty", action="store_true", help="leave out empty time windows (A10 b)")
-    a.set_defaults(func=_aggregate, query="--attr")
+    a.set_defaults(func=_in_time_form(_aggregate), query="--attr")
 
     j = ops.add_parser("join", help="each event probes the other stream's active window")
     common(j, ("events", "right_events"))
@@ -59,13 +62,27 @@ def register(sub) -> None:
     window(j, "right-")
     j.add_argument("--active", default="strict", choices=("strict", "warmup"),
                    help="strict Def 2.9 (default) or partial warm-up windows (A12 b)")
-    j.set_defaults(func=_join, query="--on")
+    j.set_defaults(func=_in_time_form(_join), query="--on")
 
 
 def _read(path, args):
+    from cepkit.output import note_input
     from reference.readers import read_events
 
-    return read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
+    batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
+    note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
+    return batch
+
+
+def _in_time_form(func):
+    """`func(args)` writing its timestamps in the --ts-format form (cepkit.output.use_time_form)."""
+    def run(args: argparse.Namespace) -> int:
+        from cepkit.output import TimeForm, use_time_form
+
+        with use_time_form(TimeForm(args.ts_format, args.ts_unit)):
+            return func(args)
+
+    return run
 
 
 def _spec(args, prefix=""):
@@ -86,16 +103,17 @@ def _spec(args, prefix=""):
 def _write(rows: list[dict], args) -> None:
     import pandas as pd
 
-    from cepkit.output import json_line, write_text
+    from cepkit.output import json_line, render_table, ts_frame, ts_record, write_text
     from reference.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
-        write_text("".join(json_line(r) for r in rows), args.output)
+        write_text("".join(json_line(ts_record(r, ("ts",))) for r in rows), args.output)
     elif args.format == "csv":
-        write_text(pd.DataFrame(rows).to_csv(index=False), args.output)
+        write_text(ts_frame(pd.DataFrame(rows), ("ts",), "csv").to_csv(index=False), args.output)
     else:
-        write_text((pd.DataFrame(rows).to_string(index=False) if rows else "(no rows)") + "\n", args.output)
+        write_text((render_table(ts_frame(pd.DataFrame(rows), ("ts",), "table")) if rows else "(no rows)") + "\n",
+                   args.output)
 
 
 def _run(query, data, args, method: str = "tree") -> list[dict]:

@@ -123,6 +123,11 @@ def test_sql_ts_measures_and_window_ts(tmp_path, capsys):
     code, out, err = run_cli(capsys, "run", EX / "sql" / "volume.win", wev)
     assert code == 0, err
     assert jsonl(out)[0]["ts"] == "2024-03-01T09:00:05"
+    code, out, err = run_cli(capsys, "window", "filter", wev, "--where", "v > 100", "--format", "csv")
+    assert code == 0, err
+    assert out.splitlines()[1].startswith("2024-03-01T09:00:03,")  # `cepkit window` too
+    code, out, _ = run_cli(capsys, "window", "filter", wev, "--where", "v > 100", "--ts-format", "ticks")
+    assert jsonl(out)[0]["ts"] == pd.Timestamp("2024-03-01T09:00:03").value
 
 
 def test_afa_lifetimes_as_times_with_a_unit(capsys):
