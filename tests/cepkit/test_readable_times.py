@@ -138,3 +138,19 @@ def test_afa_lifetimes_as_times_with_a_unit(capsys):
     assert first["le"] == "1970-01-01T00:00:05" and first["re"] == "1970-01-01T00:00:08"
     code, out, _ = run_cli(capsys, "run", EX / "afa" / "q1.afa.yaml", EX / "afa" / "q1.events.csv")
     assert jsonl(out)[0]["le"] == 5
+
+
+@pytest.mark.parametrize("tz", [None, "UTC", "+02:00", "-05:30", "Europe/Berlin", "America/New_York"])
+def test_column_conversion_is_the_one_value_text(tz):
+    """TimeForm.texts (numpy, a column at once) writes what TimeForm.text (pandas' isoformat) writes."""
+    import random
+
+    from cepkit.output import TimeForm
+
+    rnd = random.Random(7)
+    form = TimeForm("auto", unit="ns", datetime=True, tz=tz)
+    values = [rnd.randrange(-2**62, 2**62) // rnd.choice([1, 1000, 10**9]) for _ in range(500)]
+    values += [0, -1, 10**9, -10**9 - 1, None, 1.5, float("inf"), "x"]
+    assert form.texts(values) == [form.text(v) for v in values]
+    ticks = TimeForm("%Y-%m-%d %H:%M:%S.%f", unit="ms")
+    assert ticks.texts([0, 1234, 2**62]) == ["1970-01-01 00:00:00.000000", "1970-01-01 00:00:01.234000", 2**62]
