@@ -88,13 +88,12 @@ def write(matches: Sequence[Any], query, fmt: str, output: str | None) -> None:
     """The matches; the detection time and every situation's start and end are timestamps (--ts-format)."""
     from cepkit.output import time_form, write_output
 
-    form = time_form()
-
-    def record(m) -> dict:
-        r = m.to_json(query.partition_by)
-        r["situations"] = {n: [form.text(s), form.text(e)] for n, (s, e) in r["situations"].items()}
-        return r
+    def records() -> list[dict]:
+        rows = [m.to_json(query.partition_by) for m in matches]
+        texts = iter(time_form().texts([t for r in rows for pair in r["situations"].values() for t in pair]))
+        for r in rows:
+            r["situations"] = {n: [next(texts), next(texts)] for n in r["situations"]}
+        return rows
 
     ts_columns = [f"{n}_{e}" for n in query.streams for e in ("ts", "te")] + ["ts"]
-    write_output(fmt, output, lambda: (record(m) for m in matches), lambda _fmt: frame(matches, query),
-                 "(no matches)", ts_columns)
+    write_output(fmt, output, records, lambda _fmt: frame(matches, query), "(no matches)", ts_columns)
