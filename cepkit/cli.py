@@ -151,15 +151,23 @@ def _events_input(args: argparse.Namespace, stack) -> None:
     """`-` (standard input, read whole into a temporary file) and `--input-format` (a file whose suffix
     does not say its format): `args.events` becomes a path the readers take by its suffix, and
     `args.events_shown` what messages call it."""
-    import os
-    import tempfile
-
     fmt = getattr(args, "input_format", None)
     if args.events != "-" and fmt is None:
         return
-    directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
     if args.events == "-":
         args.events_shown = "<stdin>"
+    path, shown = events_path(args.events, fmt, stack)
+    args.events_temp, args.events_shown, args.events = path, shown, path
+
+
+def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
+    """(a path the readers read by its suffix, the name messages give it) for `-` (standard input, read to
+    its end into a temporary file that `stack` removes) or a file whose format `fmt` names."""
+    import os
+    import tempfile
+
+    directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
+    if events == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
                              "the events into cepkit (cepkit run QUERY - < events.csv)")
@@ -171,16 +179,14 @@ def _events_input(args: argparse.Namespace, stack) -> None:
         path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
         with open(path, "wb") as f:
             f.write(data)
-        shown = "<stdin>"
-    else:
-        from reference.readers import check_file
+        return path, "<stdin>"
+    from reference.readers import check_file
 
-        check_file(args.events)
-        compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if args.events.lower().endswith(c)), "")
-        path = os.path.join(directory, f"events.{fmt}{compressed}")  # the name the readers go by
-        os.symlink(os.path.abspath(args.events), path)
-        shown = args.events
-    args.events_temp, args.events_shown, args.events = path, shown, path
+    check_file(events)
+    compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if events.lower().endswith(c)), "")
+    path = os.path.join(directory, f"events.{fmt}{compressed}")  # the name the readers go by
+    os.symlink(os.path.abspath(events), path)
+    return path, events
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

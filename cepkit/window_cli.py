@@ -16,7 +16,8 @@ def register(sub) -> None:
 
     def common(p, events=("events",)):
         for name in events:
-            p.add_argument(name, help="events: .csv, .parquet, .jsonl with integer ts")
+            p.add_argument(name, help="events: .csv, .parquet, .jsonl with integer ts; - reads them from "
+                                      "standard input")
         p.add_argument("--format", default="jsonl", choices=FORMATS)
         p.add_argument("--output", help="write here instead of standard output")
         p.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps")
@@ -77,9 +78,20 @@ def _read(path, args):
 def _in_time_form(func):
     """`func(args)` writing its timestamps in the --ts-format form (cepkit.output.use_time_form)."""
     def run(args: argparse.Namespace) -> int:
+        import contextlib
+
+        from cepkit.cli import events_path
         from cepkit.output import TimeForm, use_time_form
 
-        with use_time_form(TimeForm(args.ts_format, args.ts_unit)):
+        with contextlib.ExitStack() as stack:
+            dashes = [name for name in ("events", "right_events") if getattr(args, name, None) == "-"]
+            if len(dashes) > 1:
+                raise QueryError("only one of the two event files can be - (standard input)")
+            for name in dashes:  # `-`: the events from standard input
+                path, args.events_shown = events_path("-", None, stack)
+                args.events_temp = path
+                setattr(args, name, path)
+            stack.enter_context(use_time_form(TimeForm(args.ts_format, args.ts_unit)))
             return func(args)
 
     return run

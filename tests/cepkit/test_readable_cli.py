@@ -121,3 +121,12 @@ def test_stdin_through_a_real_pipe():
                           env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert len(jsonl(done.stdout.decode())) == 3
+
+
+def test_window_commands_read_dash_too(monkeypatch, capsys):
+    _stdin(monkeypatch, (EX / "sql" / "trades.csv").read_bytes())
+    code, out, err = run_cli(capsys, "window", "filter", "-", "--where", "v > 100")
+    assert code == 0 and "2 of 30 events kept" in err and len(jsonl(out)) == 2
+    _stdin(monkeypatch, (EX / "sql" / "trades.csv").read_bytes())
+    code, _, err = run_cli(capsys, "window", "join", "-", "-", "--on", "L.v = R.v", "--kind", "count", "--size", "2")
+    assert code == 2 and "only one of the two event files can be -" in err
