@@ -163,17 +163,34 @@ class TimeForm:
     def series(self, values: Iterable[Any], fmt: str) -> Any:
         """A frame column of timestamps for output format `fmt`: Parquet keeps real timestamps
         (timestamp[ns] with the zone) where every value is one; text formats get `text`."""
-        values = list(values)
+        values = [None if _null(v) else v for v in values]
         if fmt == "parquet":
             stamps = [self.timestamp(v) for v in values]
             if all(t is not None or v is None for t, v in zip(stamps, values)):
-                return pd.Series(pd.DatetimeIndex(stamps) if stamps else pd.DatetimeIndex([], tz=self.tz),
-                                 dtype=f"datetime64[ns, {self.tz}]" if self.tz else "datetime64[ns]")
+                utc = np.array([np.datetime64("NaT", "ns") if t is None else np.datetime64(t.value, "ns")
+                                for t in stamps], dtype="M8[ns]")
+                index = pd.DatetimeIndex(utc).tz_localize("UTC")  # Timestamp.value: UTC nanoseconds
+                index = index.tz_convert(self.tz) if self.tz else index.tz_localize(None)
+                return pd.Series(index)
             return pd.Series([self.text(v) for v in values], dtype=object)
         return pd.Series(self.texts(values), dtype=object)
 
 
 _NS_MAX, _NS_MIN = (1 << 63) - 1, -(1 << 63)
+
+
+def _null(value: Any) -> bool:
+    return value is None or value is pd.NaT or (isinstance(value, float) and math.isnan(value))
+
+
+def exact_frame(records: Sequence[dict], columns: Sequence[str], exact: Sequence[str]) -> pd.DataFrame:
+    """A frame of `records`; the `exact` columns (timestamps) hold Python values, so that a null among
+    integers does not turn them into float64 (which rounds nanosecond ticks past 2^53)."""
+    table = pd.DataFrame(list(records), columns=list(columns))
+    for c in exact:
+        if c in table.columns:
+            table[c] = pd.Series([r.get(c) for r in records], dtype=object, index=table.index)
+    return table
 
 
 def _fixed(tz: str) -> bool:

@@ -54,13 +54,11 @@ def ts_columns(q, ts_col: str) -> list[str]:
 
 
 def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
-    import pandas as pd
-
-    from cepkit.output import write_output
+    from cepkit.output import exact_frame, write_output
     from reference.match import plain
 
     records = [{c: plain(v) for c, v in zip(table.columns, row)} for row in table.rows]
-    write_output(fmt, output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=list(table.columns)),
+    write_output(fmt, output, lambda: records, lambda _fmt: exact_frame(records, table.columns, timestamps),
                  "(no rows)", timestamps)
 
 

@@ -81,7 +81,9 @@ def frame(matches: Sequence[Any], query) -> pd.DataFrame:
         row["ts"] = m.ts
         row.update({k: plain(v) for k, v in m.values})
         rows.append(row)
-    return pd.DataFrame(rows, columns=cols)
+    from cepkit.output import exact_frame
+
+    return exact_frame(rows, cols, [f"{n}_{e}" for n in names for e in ("ts", "te")] + ["ts"])
 
 
 def write(matches: Sequence[Any], query, fmt: str, output: str | None) -> None:

@@ -107,6 +107,27 @@ def test_tpstream_situations_and_detection_time_are_timestamps(tmp_path, capsys)
     assert row["A_ts"] == "2024-03-01T09:00:10+01:00" and row["ts"] == "2024-03-01T09:00:41+01:00"
 
 
+def test_early_open_situations_stay_exact_nulls(tmp_path, capsys):
+    """An open situation (TPStream early output) is null: the other ticks stay exact integers (no float64
+    column) and Parquet gets a timestamp column with nulls."""
+    cars = pd.read_csv(EX / "tpstream" / "car_sensors.csv")
+    ev = tmp_path / "cars.csv"
+    cars.assign(ts=[(pd.Timestamp("2024-03-01T09:00:00.000000001+01:00") + pd.Timedelta(seconds=int(t))).isoformat()
+                    for t in cars["ts"]]).to_csv(ev, index=False)
+    query = EX / "tpstream" / "aggressive_drivers.tps"
+    code, out, err = run_cli(capsys, "run", query, ev, "--early", "--format", "csv", "--ts-format", "ticks")
+    assert code == 0, err
+    row = out.splitlines()[1].split(",")
+    assert row[1] == "1709280010000000001" and row[6] == ""  # A_ts exact, C_te open
+    out_path = tmp_path / "early.parquet"
+    code, _, err = run_cli(capsys, "run", query, ev, "--early", "--format", "parquet", "--output", out_path)
+    assert code == 0, err
+    table = pq.read_table(out_path)
+    assert str(table.schema.field("C_te").type) == "timestamp[ns, tz=+01:00]"
+    assert table.column("C_te").null_count == len(table) and \
+        table.column("A_ts").cast("int64").to_pylist()[0] == 1709280010000000001
+
+
 def test_sql_ts_measures_and_window_ts(tmp_path, capsys):
     t = pd.read_csv(EX / "sql" / "ticker.csv")
     t["ts"] = [f"2024-03-01T09:00:{int(x):02d}.5Z" for x in t["ts"]]
