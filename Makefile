@@ -13,6 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
 	bash scripts/ensure_opencl.sh $(PY)
+	bash scripts/ensure_chromium.sh
 	touch $@
 
 venv install: $(VENV)/.installed
