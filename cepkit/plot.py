@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                  "events as points per lane)")
     p.add_argument("--lane", metavar="COL", help="one lane per value of this column (default: the event type "
                                                 "for SASE+, the first PARTITION BY column otherwise)")
-    p.add_argument("--max-matches", type=int, default=DEFAULT_MAX_MATCHES, metavar="N",
+    p.add_argument("--max-matches", type=option_types.positive, default=DEFAULT_MAX_MATCHES, metavar="N",
                    help=f"draw the first N matches (default {DEFAULT_MAX_MATCHES}); the title says how many there were")
     p.add_argument("--title", help="the picture's title (default: the query file and the match count)")
     reader = p.add_argument_group("reader options (as `cepkit run` takes them)")
@@ -100,18 +100,33 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     kind = out.suffix.lower()
     if kind not in (".png", ".html", ".htm"):
         raise PlotError(f"--out {args.out}: the picture is written as .png or .html, not {out.suffix or 'no suffix'}")
-    if args.max_matches < 1:
-        raise PlotError("--max-matches needs a positive number")
     if not out.parent.is_dir():
         raise PlotError(f"--out {args.out}: no directory {out.parent}")
     plot = collect(args)
-    if kind == ".png":
-        draw_png(plot, out)
-    else:
-        draw_html(plot, out)
+    import os
+    import tempfile
+
+    try:  # into a temporary file beside --out, then renamed: a failed plot leaves --out as it was
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=kind, dir=out.parent)
+    except OSError as exc:
+        raise PlotError(f"--out {args.out}: cannot write there ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        if kind == ".png":
+            draw_png(plot, Path(tmp))
+        else:
+            draw_html(plot, Path(tmp))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise PlotError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     shown = len(plot.matches)
     more = f" (the first {shown} drawn: --max-matches)" if shown < plot.total_matches else ""
-    print(f"{plot.total_matches} matches{more} over {len(plot.times)} events -> {out}", file=sys.stderr)
+    noun = "match" if plot.total_matches == 1 else "matches"
+    print(f"{plot.total_matches} {noun}{more} over {len(plot.times)} events -> {out}", file=sys.stderr)
     return 0
 
 
@@ -181,17 +196,48 @@ def _lanes_of(args, lang: str, query, batch) -> tuple[list[str], list[int]]:
     if col is None and lang in ("sql", "tpstream"):
         parts = [getattr(p, "col", p) for p in getattr(query, "partition_by", ())]
         col = parts[0] if parts and isinstance(parts[0], str) and parts[0] in batch.columns else None
+    if col is None and lang == "sase":  # the partition attribute of an equivalence test `[attr]`
+        attrs = [a for a in _equiv_attrs(getattr(query, "where", None)) if a in batch.columns]
+        col = attrs[0] if attrs else None
+    types = [batch.type_names[c] for c in batch.type_codes]
     if col is None:
-        keys = [batch.type_names[c] for c in batch.type_codes]
+        keys = types
     else:
         if col not in batch.columns:
             raise EventError(f"--lane {col}: no such column (columns: {', '.join(batch.columns)})")
         keys = [_text(v) for v in batch.columns[col]]
-    if col is not None and args.lane is None:
-        keys = [f"{col}={k}" for k in keys]
+        if args.lane is None:
+            keys = [f"{col}={k}" for k in keys]
+            if lang == "sase" and len(set(types)) > 1:  # a lane per partition and type, grouped by partition
+                part_rank = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+                type_rank = {t: i for i, t in enumerate(dict.fromkeys(types))}
+                pairs = sorted(dict.fromkeys(zip(keys, types)), key=lambda p: (part_rank[p[0]], type_rank[p[1]]))
+                order = {p: f"{p[0]} {p[1]}" for p in pairs}
+                keys = [order[p] for p in zip(keys, types)]
+                lanes = [order[p] for p in pairs]
+                index = {k: i for i, k in enumerate(lanes)}
+                return lanes, [index[k] for k in keys]
     lanes = list(dict.fromkeys(keys))
     index = {k: i for i, k in enumerate(lanes)}
     return lanes, [index[k] for k in keys] if n else []
+
+
+def _equiv_attrs(node: Any) -> list[str]:
+    """The attributes of the SASE+ equivalence tests `[attr]` in a WHERE clause, in order."""
+    import dataclasses
+
+    from reference.language import ast as A
+
+    if isinstance(node, A.EquivTest):
+        return [node.attr]
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        found: list[str] = []
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            for item in value if isinstance(value, (tuple, list)) else (value,):
+                found += [a for a in _equiv_attrs(item) if a not in found]
+        return found
+    return []
 
 
 def _number(v: Any) -> float | None:
@@ -369,8 +415,10 @@ def draw_png(plot: Plot, out: Path) -> None:
                      if plot.lane_of[k] == lane and ys[k] is not None)
         if plot.values is not None:
             shade = str(round(0.35 + 0.4 * lane / max(1, len(plot.lanes) - 1), 2))
-            lane_handles += ax.plot([p[0] for p in pts], [p[1] for p in pts], color=shade, lw=1, marker=".", ms=3,
-                                    label=plot.lanes[lane], zorder=1)[:1 if len(plot.lanes) > 1 else 0]
+            line = ax.plot([p[0] for p in pts], [p[1] for p in pts], color=shade, lw=1, zorder=1,
+                           marker="." if len(pts) <= 400 else None, ms=3,
+                           label=plot.lanes[lane] if 1 < len(plot.lanes) else "_nolegend_")
+            lane_handles += line[:1] if 1 < len(plot.lanes) <= 8 else []
         else:
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, color="0.6", zorder=1)
     variables = list(dict.fromkeys(v for m in plot.matches for _k, v in m.points))
@@ -399,7 +447,8 @@ def draw_png(plot: Plot, out: Path) -> None:
 
         handles = [Line2D([], [], ls="", marker=MARKERS[i % len(MARKERS)], color="0.3", label=f"variable {v}")
                    for i, v in enumerate(variables)]
-    match_handles = [h for h in ax.get_legend_handles_labels()[0] if h not in lane_handles]
+    match_handles = [h for h, label in zip(*ax.get_legend_handles_labels())
+                     if h not in lane_handles and label in {_short(m.text) for m in plot.matches}]
     shown = match_handles[:12]
     if shown or handles:
         ax.legend(handles=handles + lane_handles + shown, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),

@@ -21,7 +21,7 @@ BENCH = ROOT / "docs" / "data" / "bench"
 # picture name: cepkit plot arguments (query, events, options); each gives NAME.png and NAME.html
 PLOTS = {
     "sase_query3": ["examples/query3.sase", "examples/fig3_stream.csv", "--value", "price"],
-    "sase_query3_lanes": ["examples/query3.sase", "examples/fig3_stream.csv"],
+    "sase_shoplifting": ["examples/shoplifting.sase", "examples/rfid.jsonl", "--ts-unit", "h"],
     "sql_v_shape": ["examples/sql/v_shape.sql", "examples/sql/ticker.csv", "--value", "price"],
     "tpstream_aggressive_drivers": ["examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv",
                                     "--ts-unit", "s", "--value", "speed"],

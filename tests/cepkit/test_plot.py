@@ -20,6 +20,7 @@ CASES = {  # name: (query, events, extra options)
     "tpstream": (EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv",
                  ["--ts-unit", "s", "--value", "speed"]),
     "afa": (EX / "afa" / "q1.afa.yaml", EX / "afa" / "q1.shuffled.csv", ["--value", "price"]),
+    "sase-lanes": (EX / "shoplifting.sase", EX / "rfid.jsonl", ["--ts-unit", "h"]),
 }
 
 
@@ -28,7 +29,7 @@ def plot(capsys, *argv) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("lang", ["sase", "tpstream", "afa"])
+@pytest.mark.parametrize("lang", ["sase", "sase-lanes", "tpstream", "afa"])
 def test_png_is_a_picture(tmp_path, capsys, lang):
     import matplotlib.image
 
@@ -99,3 +100,14 @@ def test_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, code, message)
     assert got == code
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_failed_plot_leaves_out_as_it_was(tmp_path, capsys):
+    out = tmp_path / "p.png"
+    out.write_bytes(b"previous")
+    code, err = plot(capsys, *CASES["sase"][:2], "--out", out, "--value", "nope")
+    assert code == 3 and "--value nope" in err
+    assert out.read_bytes() == b"previous"
+    code, err = plot(capsys, *CASES["sase"][:2], "--out", out)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]   # no temporary file left beside it
