@@ -56,7 +56,6 @@ class Plot:
     time_label: str
     t0: float = 0.0
     datetime_base: Any = None                    # numpy datetime64 of t0 when times are seconds since it
-    tick_labels: list[tuple[float, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------- the CLI
@@ -297,7 +296,7 @@ def _ticks(plot: Plot, lo: float, hi: float, n: int = 6) -> list[tuple[float, st
     t = first
     while t <= hi + 1e-9 and len(out) < 20:
         if plot.datetime_base is not None:
-            stamp = str(plot.datetime_base + np.timedelta64(int(round(t * 1e9)), "ns"))
+            stamp = str(plot.datetime_base + np.timedelta64(round(t * 1e9), "ns"))
             label = stamp[11:19] if step < 86400 else stamp[:10]
         else:
             label = f"{t + plot.t0:g}"
@@ -360,13 +359,11 @@ def _interval_names(layout) -> list[str]:
 
 
 def _collect_afa(args, program) -> Plot:
+    from reference.afa.afafile import load_afa
     from reference.afa.eventfile import to_elements
     from reference.afa.stream import Insert, Retract
 
-    afa = program.afa if hasattr(program, "afa") else None
-    from reference.afa.afafile import load_afa
-
-    afa = afa or load_afa(args.query)
+    afa = getattr(program, "afa", None) or load_afa(args.query)
     elements = to_elements(args.events, afa)
     table = program.run(elements)
     events = [(row, e) for row, e in elements if isinstance(e, (Insert, Retract))]
