@@ -59,7 +59,7 @@ doc-pictures: $(VENV)/.docs-installed
 	$(PY) scripts/make_doc_pictures.py
 
 docs: doc-pictures
-	$(VENV)/bin/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	@if ls .asv/results/*/*.json >/dev/null 2>&1; then \
 	  $(VENV)/bin/asv publish --html-dir site/asv && echo "asv history published into site/asv/"; \
 	else \
