@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
 DEMO_EVENTS ?= 200000
 
-.PHONY: venv install demo test fuzz bench bench-pytest bench-gpu clean
+.PHONY: venv install demo test fuzz bench bench-pytest bench-gpu docs doc-pictures clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -13,6 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
 	bash scripts/ensure_opencl.sh $(PY)
+	bash scripts/ensure_chromium.sh
 	touch $@
 
 venv install: $(VENV)/.installed
@@ -47,5 +48,28 @@ bench-pytest: install
 bench-gpu: install
 	$(PY) -m benchmarks.gpu_windows --events $${EVENTS:-1000000} --reference-events 20000
 
+# The docs site (docs/building.md): the `docs` extra, every picture regenerated (cepkit plot over examples/,
+# benchmarks/plot_optimized.py over docs/data/bench/), mkdocs --strict into site/, and asv's HTML into
+# site/asv/ when `make bench` has recorded results (else a page saying how to record them).
+$(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $@
+
+doc-pictures: $(VENV)/.docs-installed
+	$(PY) scripts/make_doc_pictures.py
+
+docs: doc-pictures
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@if ls .asv/results/*/*.json >/dev/null 2>&1; then \
+	  $(VENV)/bin/asv publish --html-dir site/asv && echo "asv history published into site/asv/"; \
+	else \
+	  mkdir -p site/asv && printf '%s\n' '<!doctype html><meta charset="utf-8"><title>asv history</title>' \
+	    '<h1>No asv results yet</h1><p>Record them with <code>make bench</code>, then rerun <code>make docs</code>' \
+	    'to publish the history here (docs/building.md).</p><p><a href="../index.html">Back to the docs</a></p>' \
+	    > site/asv/index.html; \
+	  echo "no asv results in .asv/results (make bench records them): site/asv/ says so"; \
+	fi
+	@echo "site built: site/index.html"
+
 clean:
-	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info
+	rm -rf $(VENV) .hypothesis .pytest_cache *.egg-info site

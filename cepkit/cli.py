@@ -16,6 +16,7 @@ FORMATS = ("jsonl", "csv", "parquet", "table")
 EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register",
                              "cepkit.devices_cli:register",
                  "conformance.kit.cli:register"]  # the kit sits above cepkit (it runs every engine): by name only
+EXTRA_COMMANDS.append("cepkit.plot:register")  # `cepkit plot` (cepkit/plot.py)
 
 
 def read_query(path: str) -> str:
