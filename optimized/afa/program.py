@@ -1,0 +1,192 @@
+"""The optimized AFA program: the engine contract (reference/contract.py) over the Numba kernel.
+
+Each feed reads the batch into typed arrays (optimized/afa/inputs.py), runs the kernel over all of it in
+one call and returns the output rows as a match table with the reference's layout (reference/afa/engine.py:
+sign, lifetime_start, lifetime_end, ts = LE, one column per register field). An element the reference
+refuses gets the reference's error (EventError, same message, row and column); the elements before it are
+applied and their rows are handed over with the next feed or close, as the reference does.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from optimized.afa import kernel as K
+from optimized.afa.automaton import automaton
+from optimized.afa.exprgen import ENGINE, Texts, fire_source, refuse
+from optimized.afa.inputs import read_batch
+from optimized.afa.state import State
+from optimized.bytecode import INT64_MAX, NULL, NUM, STR
+from optimized.cache import load_module
+from reference.afa.stream import OutPunctuation, Output
+from reference.contract import Program
+from reference.errors import EventError, QueryError
+from reference.match_table import Layout, MatchTable
+
+MESSAGES = {
+    K.ERR_BELOW: "{what} of {event} below the current punctuation {t_e}",
+    K.ERR_EMPTY: "insertion of {event}: empty lifetime (LE must be below RE)",
+    K.ERR_DUPLICATE: ("insertion of {event}: another event already has LE {le} "
+                      "(timestamps must be unique, spec/003 A2)"),
+    K.ERR_NEVER: "retraction of {event}, an event never inserted (or already retracted)",
+}
+COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None}
+
+
+def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
+    if t == NULL:
+        return None
+    if t == STR:
+        return texts.values[n]
+    return n if d == 1 else Fraction(n, d)
+
+
+class OptimizedAfaProgram(Program):
+    engine_name = ENGINE
+    language = "afa"
+
+    def __init__(self, afa: Any):
+        self.afa = afa
+        self.flavor = "basic"
+        self.schema = tuple(afa.schema or ())
+        if not self.schema and tuple(afa.initial or ()) != ():
+            raise refuse("an AFA built in Python (a register without a schema)")
+        self.texts = Texts()
+        self.slots: dict[str, int] = {}
+        self.auto = automaton(afa)
+        self.fire = load_module(fire_source(afa, self.texts, self.slots, self.auto.arcs), "cepkit_afa").fire
+        initial = self._initial()
+        self.state = State(len(self.schema), len(self.slots), initial)
+        a = self.auto
+        K.init_starts(self.fire, self.state.S, self.state.NODE, self.state.RT, self.state.RN, self.state.RD,
+                      self.state.ET, self.state.EN, self.state.ED, a.start, a.eps_ptr, a.eps_arc, a.dst)
+        self.closed = False
+        self.elements = 0
+        self.record = False          # keep the change stream as Output / OutPunctuation (the CLI)
+        self.outputs: list = []
+        self.punctuations: list = []
+        self._layout = Layout(payload=self.schema, speculative=True)
+
+    def _initial(self):
+        nf = len(self.schema)
+        t, n, d = np.zeros(nf, np.int8), np.zeros(nf, np.int64), np.ones(nf, np.int64)
+        for k, v in enumerate(tuple(self.afa.initial or ())):
+            if v is None:
+                t[k] = NULL
+            elif isinstance(v, str):
+                t[k], n[k] = STR, self.texts.code(v)
+            elif isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+                v = Fraction(v)
+                if abs(v.numerator) > INT64_MAX or v.denominator > INT64_MAX:
+                    raise refuse(f"the initial register value {v} (beyond 64-bit integers)")
+                t[k], n[k], d[k] = NUM, v.numerator, v.denominator
+            else:
+                raise refuse(f"the initial register value {v!r}")
+        return t, n, d
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    # ------------------------------------------------------------------ the contract
+    def _feed(self, batch: Any, progress=None) -> MatchTable:
+        if self.closed:
+            raise EventError("the AFA program is closed: feed comes before close")
+        b = read_batch(batch, self.afa, self.slots, self.texts)
+        st, a = self.state, self.auto
+        n_punct = int(st.S[K.N_PUNCT])
+        try:
+            grown = K.run(self.fire, *st.arrays(), b.kind, b.ev, b.et, b.en, b.ed, a.ev_ptr, a.ev_arc,
+                          a.eps_ptr, a.eps_arc, a.dst, a.final, a.fan)
+        except OverflowError:
+            self.closed = True
+            raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
+                         "the program is closed)") from None
+        st.take(grown)
+        status = int(st.S[K.STATUS])
+        done = int(st.S[K.AT]) if status != K.OK else len(b)
+        self.elements += done
+        if progress is not None:
+            progress(done, len(b))
+        if status != K.OK:
+            self._error(status, b, done, n_punct)
+        return self._hand_over(n_punct)
+
+    def _close(self) -> MatchTable:
+        self.closed = True
+        return self._hand_over(int(self.state.S[K.N_PUNCT]))
+
+    def _error(self, status: int, b, at: int, n_punct: int) -> None:
+        element = b.element(at)
+        e = element.event
+        what = "insertion" if b.kind[at] == K.INSERT else "retraction"
+        t_e = int(self.state.S[K.T_E])
+        message = MESSAGES[status].format(what=what, event=e.describe(), t_e=t_e, le=e.le)
+        raise EventError(message, row=b.rows[at], column=COLUMNS[status])
+
+    def _hand_over(self, n_punct: int) -> MatchTable:
+        """The output rows since the last hand-over, as a table; the output buffer starts again."""
+        st = self.state
+        n = int(st.S[K.N_OUT])
+        out = st.OUT[:n].copy()
+        regs = (st.ORT[:n].copy(), st.ORN[:n].copy(), st.ORD[:n].copy())
+        new_p = st.PUN[n_punct:int(st.S[K.N_PUNCT])].copy()
+        st.S[K.N_OUT] = 0
+        st.S[K.N_PUNCT] = 0
+        self.punctuations += [int(t) for t in new_p[:, 0]]
+        table = self._table(out, regs)
+        if self.record:
+            self._record(out, regs, new_p)
+        return table
+
+    def _payload_column(self, k: int, regs) -> Any:
+        t, n, d = regs[0][:, k], regs[1][:, k], regs[2][:, k]
+        if (t == NUM).all() and (d == 1).all():
+            return n
+        return [_tagged(int(a), int(b), int(c), self.texts) for a, b, c in zip(t, n, d)]
+
+    def _table(self, out: np.ndarray, regs) -> MatchTable:
+        le, re_ = out[:, K.O_LE], out[:, K.O_RE]
+        ends: Any = re_
+        if (re_ == K.INF).any():
+            ends = [math.inf if x == K.INF else int(x) for x in re_]
+        payload = {f: self._payload_column(k, regs) for f, k in zip(self._layout.payload_columns(),
+                                                                    range(len(self.schema)))}
+        return MatchTable.from_columns(self._layout, {}, le, payload, sign=out[:, K.O_SIGN],
+                                       lifetime=(le, ends))
+
+    def _record(self, out: np.ndarray, regs, puncts: np.ndarray) -> None:
+        cols = [self._payload_column(k, regs) for k in range(len(self.schema))]
+        at = 0
+        for t, before in list(map(tuple, puncts)) + [(None, len(out))]:
+            for i in range(at, int(before)):
+                register = tuple(int(c[i]) if isinstance(c, np.ndarray) else c[i] for c in cols)
+                re_ = math.inf if out[i, K.O_RE] == K.INF else int(out[i, K.O_RE])
+                self.outputs.append(Output(int(out[i, K.O_SIGN]), register, int(out[i, K.O_LE]), re_))
+            at = int(before)
+            if t is not None:
+                self.outputs.append(OutPunctuation(int(t)))
+
+    def net_output(self) -> Counter:
+        """(register, le, re) -> count: output insertions minus retractions (needs `record`)."""
+        c: Counter = Counter()
+        for o in self.outputs:
+            if isinstance(o, Output):
+                c[o.key] += o.sign
+                if c[o.key] == 0:
+                    del c[o.key]
+        return c
+
+    def live_state(self) -> dict:
+        st = self.state
+        return {"entries": int(st.S[K.N_ENT]), "nodes": st.live_nodes(), "pool": int(st.S[K.N_NODE]),
+                "bytes": st.nbytes()}
+
+
+def check_query(afa: Any) -> None:
+    if not hasattr(afa, "arcs"):
+        raise QueryError("the optimized AFA engine compiles AFA files")
