@@ -15,7 +15,9 @@ the generated `fire` (optimized/afa/exprgen.py), called as a first-class functio
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from optimized.afa.exprgen import FIRE_SIG
 
 INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
 MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
@@ -28,6 +30,17 @@ K_KEY, K_EV, K_OFF, K_CNT = 0, 1, 2, 3
 E_LE, E_RE, E_HASH = 0, 1, 2
 N_S, N_M, N_Q = 0, 1, 2
 O_SIGN, O_LE, O_RE = 0, 1, 2
+
+# explicit signatures: `fire` is a first-class function, so the kernel compiles once for every AFA
+_FN = types.FunctionType(FIRE_SIG)
+_V = types.Array(types.int64, 1, "C")
+_M = types.Array(types.int64, 2, "C")
+_B = types.Array(types.int8, 2, "C")
+_STATE = (_V, _M, _M, _B, _M, _M, _M, _B, _M, _M, _M, _B, _M, _M, _M)   # S, K, NODE.., EV.., OUT.., PUN
+_GROWN = types.Tuple((_M, _B, _M, _M, _M, _B, _M, _M, _M, _B, _M, _M, _M, _M))
+RUN_SIG = _GROWN(_FN, *_STATE, types.Array(types.int8, 1, "C"), _M, _B, _M, _M, _V, _V, _V, _V, _V,
+                 types.Array(types.bool_, 1, "C"), types.int64)
+INIT_SIG = types.void(_FN, _V, _M, _B, _M, _M, _B, _M, _M, types.int64, _V, _V, _V)
 
 
 @njit(cache=True)
@@ -110,7 +123,7 @@ def emit(S, NODE, RT, RN, RD, OUT, ORT, ORN, ORD, lo, hi, sign, le, final):
     S[N_OUT] = o
 
 
-@njit(cache=True)
+@njit(INIT_SIG, cache=True)
 def init_starts(fire, S, NODE, RT, RN, RD, ET, EN, ED, start, eps_ptr, eps_arc, dst):
     """The start node and its epsilon-closure: pool rows 0..n_start-1 (the arcs never change)."""
     NODE[0, N_S] = 0
@@ -165,7 +178,7 @@ def compact(S, K, NODE, RT, RN, RD, EV, ET, EN, ED):
     return NODE2, RT2, RN2, RD2, EV2, ET2, EN2, ED2
 
 
-@njit(cache=True)
+@njit(RUN_SIG, cache=True)
 def run(fire, S, K, NODE, RT, RN, RD, EV, ET, EN, ED, OUT, ORT, ORN, ORD, PUN,
         BK, BEV, BET, BEN, BED, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan):
     """Apply the batch's elements in order; returns the (possibly reallocated) arrays."""

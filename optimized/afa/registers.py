@@ -6,7 +6,7 @@ from numba import njit
 from optimized.values import NULL, gcd
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def store(RT, RN, RD, row, k, t, n, d):
     """Write value (t, n, d) into register field k of node `row`, normalized."""
     if t == NULL:
