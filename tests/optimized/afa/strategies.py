@@ -1,0 +1,73 @@
+"""Random AFA files (text, so the optimized engine can generate code from them) shaped like
+tests/afa/strategies.py's random AFAs, and their disordered streams as input rows."""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from reference.afa.stream import Insert, Punctuate, Retract
+from tests.afa.strategies import TYPES, disordered_streams
+
+_COND = st.one_of(st.none(), st.tuples(st.sampled_from("<>="), st.integers(0, 3)))
+TRANSFERS = {"+v": "r.n + e.v", "+1": "r.n + 1", "-1": "r.n - 1", "set v": "e.v"}
+
+
+def _fence(etype, cond) -> str | None:
+    parts = [f"e.type = '{etype}'"] if etype is not None else []
+    if cond is not None:
+        parts.append(f"r.n {cond[0]} {cond[1]}")
+    return " and ".join(parts) or None
+
+
+def _arc(name, src, dst, fence, transfer, epsilon=False) -> str:
+    items = [f"name: {name}", f"from: q{src}", f"to: q{dst}"]
+    if epsilon:
+        items.append("epsilon: true")
+    if fence is not None:
+        items.append(f'fence: "{fence}"')
+    if transfer is not None:
+        items.append(f'transfer: {{n: "{TRANSFERS[transfer]}"}}')
+    return "  - {" + ", ".join(items) + "}"
+
+
+@st.composite
+def afa_texts(draw) -> str:
+    n = draw(st.integers(2, 4))
+    arcs = []
+    for i in range(draw(st.integers(1, 6))):
+        if draw(st.integers(0, 5)) == 0:
+            src = draw(st.integers(0, n - 2))
+            dst = draw(st.integers(src + 1, n - 1))   # forward only: no epsilon-cycle
+            cond = draw(_COND)
+            arcs.append(_arc(f"a{i}", src, dst, _fence(None, cond), draw(st.sampled_from([None, "+1"])), True))
+        else:
+            src, dst = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+            etype = draw(st.one_of(st.none(), st.sampled_from(TYPES)))
+            arcs.append(_arc(f"a{i}", src, dst, _fence(etype, draw(_COND)),
+                             draw(st.sampled_from([None, "+v", "+1", "-1", "set v"]))))
+    finals = sorted(draw(st.sets(st.integers(1, n - 1), min_size=1)))
+    return "\n".join([
+        "register: {n: 0}",
+        f"states: [{', '.join(f'q{q}' for q in range(n))}]",
+        "start: q0",
+        f"final: [{', '.join(f'q{q}' for q in finals)}]",
+        "arcs:", *arcs]) + "\n"
+
+
+def rows_of(elements) -> list[dict]:
+    out = []
+    for x in elements:
+        if isinstance(x, Punctuate):
+            out.append({"kind": "punctuate", "le": x.t})
+        else:
+            e = x.event
+            out.append({"kind": "insert" if isinstance(x, Insert) else "retract", "le": e.le, "re": e.re,
+                        **dict(e.payload)})
+    return out
+
+
+@st.composite
+def disordered_rows(draw, max_events: int = 8) -> list[dict]:
+    return rows_of(draw(disordered_streams(max_events)))
+
+
+__all__ = ["afa_texts", "disordered_rows", "rows_of", "Retract"]

@@ -1,0 +1,60 @@
+"""The optimized AFA engine against the reference on random AFAs (tests/optimized/afa/strategies.py) and
+random disordered streams (insertions in random order, retractions, re-insertions, punctuations): the
+output rows of every element are the reference's (as a multiset), so the net output after every prefix
+is too; fed in random chunks, the rows of every chunk are.
+
+CI time: every random AFA compiles its generated fences (about 0.1-0.2 s an arc; the kernel itself is
+compiled once), so CI runs few examples."""
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cepkit
+from tests.optimized.afa.strategies import afa_texts, disordered_rows
+
+CI = bool(os.environ.get("CI"))
+FEW = settings(max_examples=8 if CI else 60)
+FEWER = settings(max_examples=5 if CI else 40)
+
+
+def _net(rows: Counter) -> Counter:
+    out: Counter = Counter()
+    for (_k, _ts, sign, lifetime, _d, payload), n in rows.items():
+        out[(lifetime, payload)] += sign * n
+    assert all(v >= 0 for v in out.values()), "a retraction of an output never inserted"
+    return +out
+
+
+def _programs(text: str):
+    return (cepkit.compile(text, language="afa", engine="reference"),
+            cepkit.compile(text, language="afa", engine="optimized"))
+
+
+@FEW
+@given(afa_texts(), disordered_rows())
+def test_every_prefix_gives_the_reference_rows_and_net_output(text, rows):
+    ref, opt = _programs(text)
+    ref_all: Counter = Counter()
+    opt_all: Counter = Counter()
+    for i, row in enumerate(rows, start=1):
+        want = ref.feed([row]).canonical()
+        got = opt.feed([row]).canonical()
+        assert got == want, f"after input row {i} ({row})"
+        ref_all += want
+        opt_all += got
+        assert _net(opt_all) == _net(ref_all)
+    assert opt.close().canonical() == ref.close().canonical()
+
+
+@FEWER
+@given(afa_texts(), disordered_rows(max_events=12), st.lists(st.integers(1, 30), max_size=5))
+def test_chunks_give_the_reference_rows(text, rows, cuts):
+    ref, opt = _programs(text)
+    bounds = sorted({c for c in cuts if c < len(rows)} | {0, len(rows)})
+    for a, b in zip(bounds, bounds[1:]):
+        assert opt.feed(rows[a:b]).canonical() == ref.feed(rows[a:b]).canonical()
+    assert opt.close().canonical() == ref.close().canonical()
