@@ -1,13 +1,13 @@
 """Numba source for an AFA's fences and transfers, from the expression AST (reference/afa/expr.py).
 
 The shared nodes (constants, arithmetic, comparisons, AND / OR / NOT under two-valued logic) are emitted by
-optimized/codegen.py `Emitter`; this module adds the AFA's leaves: `e.<attr>` (a slot of the event columns
-ET / EN / ED), `r.<field>` (a column of the node registers RT / RN / RD) and `p.<name>` (a constant). Values
+optimized/codegen.py `Emitter`; this module adds the AFA's leaves: `e.<attr>` (a slot of the event rows
+E), `r.<field>` (a field of the node rows R) and `p.<name>` (a constant). Values
 are tagged exact rationals (optimized.values: NUM / NULL / STR, numerator, denominator); text is a code in
 the program's text dictionary (`Texts`), so it compares for equality exactly.
 
-The generated function `fire(a, ev, ET, EN, ED, src, dst, RT, RN, RD)` evaluates arc `a`'s fence on event
-row `ev` (-1 for an epsilon-arc) and node `src`'s register; when it holds, it writes the transferred register
+The generated function `fire(a, ev, E, src, dst, R)` evaluates arc `a`'s fence on event row `ev` of E (-1 for
+an epsilon-arc) and node `src`'s register (a row of R); when it holds, it writes the transferred register
 into node `dst` (normalized) and returns 1, else 0. Constructs it cannot run exactly are refused by name.
 """
 from __future__ import annotations
@@ -23,10 +23,11 @@ from reference.errors import Unsupported
 from reference.language import ast as A
 
 ENGINE = "optimized"
-_I8 = types.Array(types.int8, 2, "C")
 _I64 = types.Array(types.int64, 2, "C")
 # the signature every generated `fire` has: the kernel calls it as a first-class function (compiled once)
-FIRE_SIG = types.int64(types.int64, types.int64, _I8, _I64, _I64, types.int64, types.int64, _I8, _I64, _I64)
+FIRE_SIG = types.int64(types.int64, types.int64, _I64, types.int64, types.int64, _I64)
+HEAD = 3   # event rows: LE, RE, hash, then (tag, numerator, denominator) per slot; node rows: StartLE, MinRE,
+           # state, then (tag, numerator, denominator) per register field
 
 
 def refuse(construct: str, node: Any = None, line: Any = None, column: Any = None) -> Unsupported:
@@ -132,13 +133,13 @@ class AfaEmitter(Emitter):
             return self.const(self.params[e.attr], e)
         t, n, d = self.tmp("t"), self.tmp(), self.tmp("d")
         if e.var == "e":
-            s = self.slots.setdefault(e.attr, len(self.slots))
-            row, T, N, D, k = "ev", "ET", "EN", "ED", s
+            row, A, k = "ev", "E", self.slots.setdefault(e.attr, len(self.slots))
         else:
-            row, T, N, D, k = "src", "RT", "RN", "RD", self.schema.index(e.attr)
-        self.emit(f"{t} = {T}[{row}, {k}]", ind)
-        self.emit(f"{n} = {N}[{row}, {k}]", ind)
-        self.emit(f"{d} = {D}[{row}, {k}]", ind)
+            row, A, k = "src", "R", self.schema.index(e.attr)
+        c = HEAD + 3 * k
+        self.emit(f"{t} = {A}[{row}, {c}]", ind)
+        self.emit(f"{n} = {A}[{row}, {c + 1}]", ind)
+        self.emit(f"{d} = {A}[{row}, {c + 2}]", ind)
         return Val(t, n, d)
 
     # ------------------------------------------------------------------ one arc
@@ -160,12 +161,12 @@ class AfaEmitter(Emitter):
                 raise self.refuse("a truth value as a register value", x)
             out.append(v)
         for k, v in enumerate(out):
+            c = HEAD + 3 * k
             if v is None:
-                self.emit(f"RT[dst, {k}] = RT[src, {k}]", ind)
-                self.emit(f"RN[dst, {k}] = RN[src, {k}]", ind)
-                self.emit(f"RD[dst, {k}] = RD[src, {k}]", ind)
+                for x in range(c, c + 3):
+                    self.emit(f"R[dst, {x}] = R[src, {x}]", ind)
             else:
-                self.emit(f"store(RT, RN, RD, dst, {k}, {v.t}, {v.n}, {v.d})", ind)
+                self.emit(f"store(R, dst, {c}, {v.t}, {v.n}, {v.d})", ind)
         self.emit("return 1", ind)
 
 
@@ -189,7 +190,7 @@ def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list) -> st
     schema = tuple(afa.schema or ())
     em = AfaEmitter(slots, schema, {}, texts)
     em.emit("@njit(FIRE_SIG, cache=True)", 0)
-    em.emit("def fire(a, ev, ET, EN, ED, src, dst, RT, RN, RD):", 0)
+    em.emit("def fire(a, ev, E, src, dst, R):", 0)
     for k, arc in enumerate(arcs):
         text = arc.text or {}
         em.params = text.get("params") or {}

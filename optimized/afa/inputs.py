@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from optimized.afa.exprgen import ENGINE, Texts
+from optimized.afa.exprgen import ENGINE, HEAD, Texts
 from optimized.afa.kernel import INF, INSERT, PUNCTUATE, RETRACT
 from optimized.bytecode import NULL, NUM, STR, numeric_text
 from reference.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
@@ -38,10 +38,7 @@ class Batch:
     """Typed arrays of one batch; `rows` gives each element's input row, `record(i)` its exact values."""
 
     kind: np.ndarray   # int8[n]
-    ev: np.ndarray     # int64[n, 3]: LE, RE (INF: never ends), hash of the payload and seq
-    et: np.ndarray     # int8[n, slots]
-    en: np.ndarray     # int64[n, slots]
-    ed: np.ndarray     # int64[n, slots]
+    rows_x: np.ndarray  # int64[n, 3 + 3 * slots]: LE, RE (INF: never ends), payload hash, the slots' values
     rows: list
     element: Any       # i -> the reference's stream element of element i (for error messages)
 
@@ -203,10 +200,13 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
     arc = np.zeros(n, np.bool_)
     suspects: list[int] = []
     if "kind" in columns:
-        names = pd.Series(columns["kind"], dtype=object).map(
-            lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v).strip().lower())
-        codes = names.map(lambda k: INSERT if k is None else KIND_CODES.get(k, -1)).to_numpy(np.int64)
-        arc = names.isin(ARC_KINDS).to_numpy()
+        # per distinct cell, not per row: factorize, then read each distinct kind once
+        labels, uniques = pd.factorize(pd.Series(columns["kind"], dtype=object), use_na_sentinel=True)
+        kinds = [str(v).strip().lower() for v in uniques]
+        code_of = np.array([KIND_CODES.get(k, -1) for k in kinds] + [INSERT], np.int64)   # last: null cells
+        arc_of = np.array([k in ARC_KINDS for k in kinds] + [False], np.bool_)
+        codes = code_of[labels]
+        arc = arc_of[labels]
         suspects += _first((codes < 0) & ~arc)
         kind = np.where(codes < 0, PUNCTUATE, codes).astype(np.int8)
     events = (kind != PUNCTUATE) & ~arc
@@ -233,31 +233,30 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
             re_[re_null] = le[re_null] + int(w)
         else:
             raise refuse(f"a window that is not an integer ({w})")
-    ev = np.empty((n, 3), np.int64)
-    ev[:, 0] = le
-    ev[:, 1] = re_
-    ev[:, 2] = payload_hash(columns, n)
-    et, en, ed = attribute_arrays(columns, n, rows, slots, texts, le, re_, kind)
-    return Batch(kind, ev, et, en, ed, rows, element)
+    x = np.empty((n, HEAD + 3 * len(slots)), np.int64)
+    x[:, 0] = le
+    x[:, 1] = re_
+    x[:, 2] = payload_hash(columns, n)
+    attribute_arrays(x, columns, rows, slots, texts, le, re_, kind)
+    return Batch(kind, x, rows, element)
 
 
-def attribute_arrays(columns, n, rows, slots, texts, le, re_, kind):
-    et = np.zeros((n, len(slots)), np.int8)
-    en = np.zeros((n, len(slots)), np.int64)
-    ed = np.ones((n, len(slots)), np.int64)
+def attribute_arrays(x, columns, rows, slots, texts, le, re_, kind) -> None:
+    """Fill the slots of the event rows x: (tag, numerator, denominator) of each attribute the AFA reads."""
     events = kind != PUNCTUATE
     for name, k in slots.items():
+        c = HEAD + 3 * k
+        x[:, c + 2] = 1
         if name == "le":
-            et[:, k], en[:, k] = NUM, le
+            x[:, c], x[:, c + 1] = NUM, le
         elif name == "re":
             if (re_[events] == INF).any():
                 raise refuse("e.re of an event that never ends (RE infinite)")
-            et[:, k], en[:, k] = NUM, re_
+            x[:, c], x[:, c + 1] = NUM, re_
         elif name in columns:
-            et[:, k], en[:, k], ed[:, k] = encode_values(columns[name], texts, name, rows)
+            x[:, c], x[:, c + 1], x[:, c + 2] = encode_values(columns[name], texts, name, rows)
         else:
-            et[:, k] = NULL
-    return et, en, ed
+            x[:, c], x[:, c + 1] = NULL, 0
 
 
 def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) -> Batch:
@@ -283,12 +282,12 @@ def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) ->
         for k, v in e.payload + ((("seq", e.seq),) if e.seq is not None else ()):
             columns.setdefault(k, [None] * n)[i] = v
     arrays = {k: np.array(v, dtype=object) for k, v in columns.items()}
-    ev = np.empty((n, 3), np.int64)
-    ev[:, 0] = le
-    ev[:, 1] = re_
-    ev[:, 2] = payload_hash(arrays, n)
-    et, en, ed = attribute_arrays(arrays, n, rows, slots, texts, le, re_, kind)
-    return Batch(kind, ev, et, en, ed, rows, lambda i: pairs[i][1])
+    x = np.empty((n, HEAD + 3 * len(slots)), np.int64)
+    x[:, 0] = le
+    x[:, 1] = re_
+    x[:, 2] = payload_hash(arrays, n)
+    attribute_arrays(x, arrays, rows, slots, texts, le, re_, kind)
+    return Batch(kind, x, rows, lambda i: pairs[i][1])
 
 
 def _int_time(v: Any, row: Any, col: str) -> int:

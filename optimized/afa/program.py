@@ -17,7 +17,7 @@ import numpy as np
 
 from optimized.afa import kernel as K
 from optimized.afa.automaton import automaton
-from optimized.afa.exprgen import ENGINE, Texts, fire_source, refuse
+from optimized.afa.exprgen import ENGINE, HEAD, Texts, fire_source, refuse
 from optimized.afa.inputs import read_batch
 from optimized.afa.state import State
 from optimized.bytecode import INT64_MAX, NULL, NUM, STR
@@ -59,11 +59,9 @@ class OptimizedAfaProgram(Program):
         self.slots: dict[str, int] = {}
         self.auto = automaton(afa)
         self.fire = load_module(fire_source(afa, self.texts, self.slots, self.auto.arcs), "cepkit_afa").fire
-        initial = self._initial()
-        self.state = State(len(self.schema), len(self.slots), initial)
-        a = self.auto
-        K.init_starts(self.fire, self.state.S, self.state.NODE, self.state.RT, self.state.RN, self.state.RD,
-                      self.state.ET, self.state.EN, self.state.ED, a.start, a.eps_ptr, a.eps_arc, a.dst)
+        self.state = State(len(self.schema), len(self.slots), self._initial())
+        a, st = self.auto, self.state
+        K.init_starts(self.fire, st.S, st.R, st.E, a.start, a.eps_ptr, a.eps_arc, a.dst)
         self.closed = False
         self.elements = 0
         self.record = False          # keep the change stream as Output / OutPunctuation (the CLI)
@@ -71,9 +69,10 @@ class OptimizedAfaProgram(Program):
         self.punctuations: list = []
         self._layout = Layout(payload=self.schema, speculative=True)
 
-    def _initial(self):
+    def _initial(self) -> np.ndarray:
+        """The initial register as a node row's register part: (tag, numerator, denominator) per field."""
         nf = len(self.schema)
-        t, n, d = np.zeros(nf, np.int8), np.zeros(nf, np.int64), np.ones(nf, np.int64)
+        t, n, d = np.zeros(nf, np.int64), np.zeros(nf, np.int64), np.ones(nf, np.int64)
         for k, v in enumerate(tuple(self.afa.initial or ())):
             if v is None:
                 t[k] = NULL
@@ -86,7 +85,7 @@ class OptimizedAfaProgram(Program):
                 t[k], n[k], d[k] = NUM, v.numerator, v.denominator
             else:
                 raise refuse(f"the initial register value {v!r}")
-        return t, n, d
+        return np.stack([t, n, d], axis=1).reshape(-1)
 
     @property
     def layout(self) -> Layout:
@@ -100,8 +99,8 @@ class OptimizedAfaProgram(Program):
         st, a = self.state, self.auto
         n_punct = int(st.S[K.N_PUNCT])
         try:
-            grown = K.run(self.fire, *st.arrays(), b.kind, b.ev, b.et, b.en, b.ed, a.ev_ptr, a.ev_arc,
-                          a.eps_ptr, a.eps_arc, a.dst, a.final, a.fan)
+            grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
+                          a.dst, a.final, a.fan)
         except OverflowError:
             self.closed = True
             raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
@@ -132,9 +131,9 @@ class OptimizedAfaProgram(Program):
         """The output rows since the last hand-over, as a table; the output buffer starts again."""
         st = self.state
         n = int(st.S[K.N_OUT])
-        out = st.OUT[:n].copy()
-        regs = (st.ORT[:n].copy(), st.ORN[:n].copy(), st.ORD[:n].copy())
-        new_p = st.PUN[n_punct:int(st.S[K.N_PUNCT])].copy()
+        out = st.O[:n].copy()
+        regs = (out[:, HEAD::3], out[:, HEAD + 1::3], out[:, HEAD + 2::3])
+        new_p = st.P[n_punct:int(st.S[K.N_PUNCT])].copy()
         st.S[K.N_OUT] = 0
         st.S[K.N_PUNCT] = 0
         self.punctuations += [int(t) for t in new_p[:, 0]]

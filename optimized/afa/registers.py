@@ -7,8 +7,8 @@ from optimized.values import NULL, gcd
 
 
 @njit(cache=True)
-def store(RT, RN, RD, row, k, t, n, d):
-    """Write value (t, n, d) into register field k of node `row`, normalized."""
+def store(R, row, c, t, n, d):
+    """Write value (t, n, d) into columns c, c + 1, c + 2 (a register field) of node `row`, normalized."""
     if t == NULL:
         n = 0
         d = 1
@@ -20,6 +20,6 @@ def store(RT, RN, RD, row, k, t, n, d):
         if g > 1:
             n //= g
             d //= g
-    RT[row, k] = t
-    RN[row, k] = n
-    RD[row, k] = d
+    R[row, c] = t
+    R[row, c + 1] = n
+    R[row, c + 2] = d
