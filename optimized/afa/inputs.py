@@ -54,30 +54,37 @@ def refuse(construct: str, row: Any = None) -> Unsupported:
     return exc
 
 
-def _mix(name: str) -> np.uint64:
+def _name_key(name: str) -> np.uint64:
     h = 1469598103934665603
     for ch in name.encode():
         h = ((h ^ ch) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return np.uint64(h | 1)
+    return np.uint64(h)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """A 64-bit mix of each value (splitmix64's finalizer), vectorized."""
+    x = x.astype(np.uint64)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 def _cell_hash(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: a 64-bit hash of the exact value and whether it is null (nulls are not part of a payload)."""
-    if values.dtype.kind in "iub":
-        return pd.util.hash_array(values.astype(np.int64)), np.zeros(len(values), np.bool_)
+    """Per row: a 64-bit hash of the exact value and whether it is null (nulls are not part of a payload).
+    An integer hashes alike in every column type; other values by their type and text."""
+    if values.dtype.kind in "iu":
+        return _splitmix(values.astype(np.int64).view(np.uint64)), np.zeros(len(values), np.bool_)
     if values.dtype.kind == "f":
         null = np.isnan(values)
-        whole = ~null & (values == np.floor(np.where(null, 0, values)))
-        if whole.all() or (whole | null).all():
-            h = pd.util.hash_array(np.where(null, 0, values).astype(np.int64))
-            return h, null
-        values = np.array([exact(v) for v in values], dtype=object)
+        clean = np.where(null, 0, values)
+        if (clean == np.floor(clean)).all() and (np.abs(clean) < 2 ** 62).all():
+            return _splitmix(clean.astype(np.int64).view(np.uint64)), null
     obj = np.array([_exact_key(v) for v in values], dtype=object)
     null = np.array([v is None for v in obj], np.bool_)
-    ints = np.array([isinstance(v, int) for v in obj], np.bool_)
-    h = pd.util.hash_array(np.where(null, "", obj).astype(str))
+    ints = np.array([isinstance(v, int) and not isinstance(v, bool) for v in obj], np.bool_)
+    h = pd.util.hash_array(np.array([f"{type(v).__name__}:{v}" for v in obj], dtype=object))
     if ints.any():   # an integer hashes as in an int64 column
-        h[ints] = pd.util.hash_array(np.array([int(v) for v in obj[ints]], np.int64))
+        h[ints] = _splitmix(np.array([int(v) for v in obj[ints]], np.int64).view(np.uint64))
     return h, null
 
 
@@ -91,14 +98,18 @@ def _exact_key(v: Any) -> Any:
 
 
 def payload_hash(columns: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """A hash of each row's payload (every column but kind, le, re, arc; nulls left out) and seq."""
+    """A hash of each row's payload (every column but kind, le, re, arc; nulls left out) and seq: retractions
+    must name an event stored with the same payload (the reference compares the whole event)."""
     total = np.zeros(n, np.uint64)
     with np.errstate(over="ignore"):
         for name, values in columns.items():
             if name in ("kind", "le", "re", "arc"):
                 continue
             h, null = _cell_hash(values)
-            total += np.where(null, np.uint64(0), (h ^ _mix(name)) * np.uint64(0x9E3779B97F4A7C15))
+            h = _splitmix(h ^ _name_key(name))
+            if null.any():
+                h[null] = 0
+            total += h
     return total.view(np.int64)
 
 
@@ -201,7 +212,11 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
     suspects: list[int] = []
     if "kind" in columns:
         # per distinct cell, not per row: factorize, then read each distinct kind once
-        labels, uniques = pd.factorize(pd.Series(columns["kind"], dtype=object), use_na_sentinel=True)
+        raw = columns["kind"]
+        if isinstance(raw, pd.Categorical):
+            labels, uniques = raw.codes.astype(np.int64), list(raw.categories)
+        else:
+            labels, uniques = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=True)
         kinds = [str(v).strip().lower() for v in uniques]
         code_of = np.array([KIND_CODES.get(k, -1) for k in kinds] + [INSERT], np.int64)   # last: null cells
         arc_of = np.array([k in ARC_KINDS for k in kinds] + [False], np.bool_)
@@ -338,12 +353,19 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
 def from_frame(frame: pd.DataFrame, afa, slots, texts) -> Batch:
     from reference.events import attribute_column
 
-    frame = frame.reset_index(drop=True)
     names = [str(c) for c in frame.columns]
     for k, name in enumerate(names):
         if name in names[:k]:
             raise EventError(f"duplicate column '{name}'", column=name)
-    columns = {name: frame.iloc[:, k].to_numpy(dtype=np.float64, na_value=np.nan)
-               if name == "re" and frame.iloc[:, k].dtype.kind == "f" else attribute_column(frame.iloc[:, k], name)
-               for k, name in enumerate(names)}
+    columns = {}
+    for k, name in enumerate(names):
+        col = frame.iloc[:, k]
+        if name == "kind" and isinstance(col.dtype, pd.CategoricalDtype):
+            columns[name] = col.array   # read by its codes
+        elif name == "re" and col.dtype.kind == "f":
+            columns[name] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        elif col.dtype.kind == "i":
+            columns[name] = col.to_numpy(dtype=np.int64)
+        else:
+            columns[name] = attribute_column(col.reset_index(drop=True), name)
     return from_columns(columns, list(range(1, len(frame) + 1)), afa, slots, texts)
