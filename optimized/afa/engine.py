@@ -1,9 +1,10 @@
 """The optimized AFA engine: registered as ("afa", "optimized") in reference/registry.py.
 
-It runs the basic flavour (Algorithm 1, maximally speculative, with retractions and punctuations) and
-declares it (`CONSTRUCTS`); the other flavours (ignorable, seq, cleanse) are refused at compile time by
-the registry, naming the engines that run them; arc rows in the input (dynamic patterns) are refused by
-name when fed.
+It runs the basic flavour (Algorithm 1, maximally speculative, with retractions and punctuations) and AFA+O
+(seq: sequence numbers, no speculation; input retractions refused when fed, as the reference does) and
+declares them (`CONSTRUCTS`); the other flavours (ignorable, cleanse) are refused at compile time by the
+registry, naming the engines that run them; arc rows in the input (dynamic patterns) are refused by name
+when fed.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from optimized.afa.program import OptimizedAfaProgram
 from reference.contract import Engine
 from reference.errors import QueryError
 
-CONSTRUCTS = frozenset({"flavor:basic", "register", "window", "epsilon arcs", "standby arcs"})
+CONSTRUCTS = frozenset({"flavor:basic", "flavor:seq", "register", "window", "epsilon arcs", "standby arcs"})
 
 
 class OptimizedAfaEngine(Engine):
@@ -25,6 +26,6 @@ class OptimizedAfaEngine(Engine):
                   "with limit (--limit)")
 
     def build(self, afa: Any, flavor: str = "basic", sigma: Any = math.inf) -> OptimizedAfaProgram:
-        if flavor != "basic":   # the registry refuses the other flavours first, by construct
-            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic"])
-        return OptimizedAfaProgram(afa)
+        if flavor not in ("basic", "seq"):   # the registry refuses the other flavours first, by construct
+            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "seq"])
+        return OptimizedAfaProgram(afa, flavor)

@@ -26,8 +26,8 @@ ENGINE = "optimized"
 _I64 = types.Array(types.int64, 2, "C")
 # the signature every generated `fire` has: the kernel calls it as a first-class function (compiled once)
 FIRE_SIG = types.int64(types.int64, types.int64, _I64, types.int64, types.int64, _I64)
-HEAD = 3   # event rows: LE, RE, hash, then (tag, numerator, denominator) per slot; node rows: StartLE, MinRE,
-           # state, then (tag, numerator, denominator) per register field
+HEAD = 3    # node rows: StartLE, MinRE, state, then (tag, numerator, denominator) per register field
+EHEAD = 5   # event rows: LE, RE, payload hash, seq, whether seq is given, then (tag, num, den) per slot
 
 
 def refuse(construct: str, node: Any = None, line: Any = None, column: Any = None) -> Unsupported:
@@ -133,10 +133,9 @@ class AfaEmitter(Emitter):
             return self.const(self.params[e.attr], e)
         t, n, d = self.tmp("t"), self.tmp(), self.tmp("d")
         if e.var == "e":
-            row, A, k = "ev", "E", self.slots.setdefault(e.attr, len(self.slots))
+            row, A, c = "ev", "E", EHEAD + 3 * self.slots.setdefault(e.attr, len(self.slots))
         else:
-            row, A, k = "src", "R", self.schema.index(e.attr)
-        c = HEAD + 3 * k
+            row, A, c = "src", "R", HEAD + 3 * self.schema.index(e.attr)
         self.emit(f"{t} = {A}[{row}, {c}]", ind)
         self.emit(f"{n} = {A}[{row}, {c + 1}]", ind)
         self.emit(f"{d} = {A}[{row}, {c + 2}]", ind)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from optimized.afa.exprgen import ENGINE, HEAD, Texts
+from optimized.afa.exprgen import EHEAD, ENGINE, Texts
 from optimized.afa.kernel import INF, INSERT, PUNCTUATE, RETRACT
 from optimized.bytecode import NULL, NUM, STR, numeric_text
 from reference.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
@@ -38,7 +38,8 @@ class Batch:
     """Typed arrays of one batch; `rows` gives each element's input row, `record(i)` its exact values."""
 
     kind: np.ndarray   # int8[n]
-    rows_x: np.ndarray  # int64[n, 3 + 3 * slots]: LE, RE (INF: never ends), payload hash, the slots' values
+    rows_x: np.ndarray  # int64[n, 5 + 3 * slots]: LE, RE (INF: never ends), payload hash, seq, whether seq is
+                        # given, the slots' values
     rows: list
     element: Any       # i -> the reference's stream element of element i (for error messages)
 
@@ -228,9 +229,26 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
     le, le_null, le_bad = _times(columns.get("le"), n, "le")
     re_, re_null, re_bad = _times(columns.get("re"), n, "re")
     suspects += _first(le_null & ~arc) + _first(le_bad & ~arc) + _first(re_bad & events)
-    if "seq" in columns and columns["seq"].dtype.kind not in "iu":
-        suspects += [i for i in range(n) if events[i] and columns["seq"][i] is not None
-                     and not isinstance(exact(columns["seq"][i]), int)][:1]
+    seq = np.zeros(n, np.int64)
+    has_seq = np.zeros(n, np.int64)
+    if "seq" in columns:
+        values = columns["seq"]
+        if values.dtype.kind in "iu":
+            seq, has_seq = values.astype(np.int64), np.ones(n, np.int64)
+        else:
+            for i, v in enumerate(values):
+                v = exact(v)
+                if isinstance(v, str) and numeric_text(v) is not None:
+                    v = numeric_text(v)
+                if isinstance(v, Fraction) and v.denominator == 1:
+                    v = int(v)
+                if v is None:
+                    continue
+                if isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2 ** 62:
+                    seq[i], has_seq[i] = v, 1
+                elif events[i]:
+                    suspects.append(i)
+                    break
     for i in sorted(set(suspects)):
         element(i)   # the reference's error for the first row that has one
     if (le_bad & ~arc).any() or (re_bad & events).any():
@@ -248,10 +266,12 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
             re_[re_null] = le[re_null] + int(w)
         else:
             raise refuse(f"a window that is not an integer ({w})")
-    x = np.empty((n, HEAD + 3 * len(slots)), np.int64)
+    x = np.empty((n, EHEAD + 3 * len(slots)), np.int64)
     x[:, 0] = le
     x[:, 1] = re_
     x[:, 2] = payload_hash(columns, n)
+    x[:, 3] = seq
+    x[:, 4] = has_seq
     attribute_arrays(x, columns, rows, slots, texts, le, re_, kind)
     return Batch(kind, x, rows, element)
 
@@ -260,7 +280,7 @@ def attribute_arrays(x, columns, rows, slots, texts, le, re_, kind) -> None:
     """Fill the slots of the event rows x: (tag, numerator, denominator) of each attribute the AFA reads."""
     events = kind != PUNCTUATE
     for name, k in slots.items():
-        c = HEAD + 3 * k
+        c = EHEAD + 3 * k
         x[:, c + 2] = 1
         if name == "le":
             x[:, c], x[:, c + 1] = NUM, le
@@ -297,10 +317,13 @@ def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) ->
         for k, v in e.payload + ((("seq", e.seq),) if e.seq is not None else ()):
             columns.setdefault(k, [None] * n)[i] = v
     arrays = {k: np.array(v, dtype=object) for k, v in columns.items()}
-    x = np.empty((n, HEAD + 3 * len(slots)), np.int64)
+    x = np.empty((n, EHEAD + 3 * len(slots)), np.int64)
     x[:, 0] = le
     x[:, 1] = re_
     x[:, 2] = payload_hash(arrays, n)
+    seqs = [None if isinstance(x_, Punctuate) else x_.event.seq for _, x_ in pairs]
+    x[:, 3] = [0 if q is None else _int_time(q, r, "seq") for (r, _), q in zip(pairs, seqs)]
+    x[:, 4] = [q is not None for q in seqs]
     attribute_arrays(x, arrays, rows, slots, texts, le, re_, kind)
     return Batch(kind, x, rows, lambda i: pairs[i][1])
 

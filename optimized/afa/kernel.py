@@ -28,11 +28,13 @@ INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that
 MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
 INSERT, RETRACT, PUNCTUATE = 0, 1, 2
 OK, ERR_BELOW, ERR_EMPTY, ERR_DUPLICATE, ERR_NEVER = 0, 1, 2, 3, 4
+ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O (reference/afa/seqop.py)
+BASIC, SEQ = 0, 1   # the flavours the kernel runs
 # the scalars in S
 N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK = range(12)
 # columns of the entries K, event rows, node rows and output rows
-K_KEY, K_EV, K_OFF, K_CNT = 0, 1, 2, 3
-E_LE, E_RE, E_HASH = 0, 1, 2
+K_KEY, K_EV, K_OFF, K_CNT, K_SEQ = 0, 1, 2, 3, 4
+E_LE, E_RE, E_HASH, E_SEQ, E_HAS_SEQ = 0, 1, 2, 3, 4
 N_S, N_M, N_Q = 0, 1, 2
 O_SIGN, O_LE, O_RE = 0, 1, 2
 
@@ -42,7 +44,7 @@ _V = types.Array(types.int64, 1, "C")
 _M = types.Array(types.int64, 2, "C")
 _GROWN = types.Tuple((_M, _M, _M, _M, _M))                    # K, R, E, O, P
 RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V, _V,
-                 types.Array(types.bool_, 1, "C"), types.int64)
+                 types.Array(types.bool_, 1, "C"), types.int64, types.int64)
 INIT_SIG = types.void(_FN, _V, _M, _M, types.int64, _V, _V, _V)
 
 
@@ -134,9 +136,40 @@ def compact(S, K, R, E):
     return R2, E2
 
 
+@njit(cache=True)
+def seq_check(K, n_ent, B, b, le, re, i, present, kind):
+    """AFA+O's checks of an element (after the punctuation's), in the reference's order."""
+    if kind == RETRACT:
+        return ERR_RETRACT_SEQ
+    if not le < re:
+        return ERR_EMPTY
+    if B[b, E_HAS_SEQ] == 0:
+        return ERR_NO_SEQ
+    seq = B[b, E_SEQ]
+    lo, hi = 0, n_ent      # the entries are in sequence order too
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if K[mid, K_SEQ] < seq:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n_ent and K[lo, K_SEQ] == seq:
+        return ERR_SEQ_USED
+    if present:
+        return ERR_DUPLICATE
+    if (i > 0 and K[i - 1, K_SEQ] > seq) or (i < n_ent and K[i, K_SEQ] < seq):
+        return ERR_SEQ_ORDER
+    return OK
+
+
 @njit(RUN_SIG, cache=True)
-def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan):
-    """Apply the batch's elements (kinds BK, event rows B) in order; returns the possibly reallocated arrays."""
+def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, flavor):
+    """Apply the batch's elements (kinds BK, event rows B) in order; returns the possibly reallocated arrays.
+
+    flavor BASIC: Algorithm 1. SEQ: AFA+O (spec/003 §5.8, reference/afa/seqop.py): an event is extended only
+    from the entry with the previous sequence number and extends the entries with the following ones; the
+    entries stay in LE order, which is sequence order (an insertion that breaks it is refused), so both are
+    found by binary search; no retractions (refused)."""
     n = len(BK)
     W = R.shape[1]
     S[STATUS] = OK
@@ -159,7 +192,7 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
             c = bisect_left(K, n_ent, tp) - 1   # the cover: the latest entry with LE < t_p
             if c > 0:
                 for i in range(c, n_ent):
-                    for x in range(4):
+                    for x in range(5):
                         K[i - c, x] = K[i, x]
                 S[N_ENT] = n_ent - c
             if c >= 0:
@@ -173,13 +206,23 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
             continue
         re = B[b, E_RE]
         n_ent = S[N_ENT]
+        if flavor == SEQ and kind == RETRACT:
+            S[STATUS] = ERR_RETRACT_SEQ
+            S[AT] = b
+            return K, R, E, O, P
         if le < S[T_E]:
             S[STATUS] = ERR_BELOW
             S[AT] = b
             return K, R, E, O, P
         i = bisect_left(K, n_ent, le)
         present = i < n_ent and K[i, K_KEY] == le
-        if kind == INSERT:
+        if flavor == SEQ:
+            err = seq_check(K, n_ent, B, b, le, re, i, present, kind)
+            if err != OK:
+                S[STATUS] = err
+                S[AT] = b
+                return K, R, E, O, P
+        elif kind == INSERT:
             if not le < re:
                 S[STATUS] = ERR_EMPTY
                 S[AT] = b
@@ -201,7 +244,8 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
                 return K, R, E, O, P
         # ---- the element is valid: from here on it is applied
         ooo = kind == RETRACT or (n_ent > 0 and le < K[n_ent - 1, K_KEY])
-        if ooo:
+        seq = B[b, E_SEQ]
+        if ooo and flavor == BASIC:
             # RemoveInvalidated(le): cut the nodes spanning le (StartLE <= le) off every later list
             live = 0
             for j in range(i, n_ent):
@@ -236,7 +280,7 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
                 E[e, x] = B[b, x]
             S[N_EV] = e + 1
             plo, phi = 0, 0
-            if i > 0:
+            if i > 0 and (flavor == BASIC or K[i - 1, K_SEQ] == seq - 1):
                 plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
             ns = S[N_START]
             need = S[N_NODE] + (phi - plo + ns) * fan
@@ -293,12 +337,13 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
             if n_ent + 1 > K.shape[0]:
                 K = grow_rows(K, n_ent + 1)
             for j in range(n_ent, i, -1):
-                for x in range(4):
+                for x in range(5):
                     K[j, x] = K[j - 1, x]
             K[i, K_KEY] = le
             K[i, K_EV] = e
             K[i, K_OFF] = base
             K[i, K_CNT] = top - base
+            K[i, K_SEQ] = seq
             n_ent += 1
             S[N_ENT] = n_ent
             if le > S[MAX_LE]:
@@ -306,16 +351,19 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
             start = i
         else:
             for j in range(i, n_ent - 1):
-                for x in range(4):
+                for x in range(5):
                     K[j, x] = K[j + 1, x]
             n_ent -= 1
             S[N_ENT] = n_ent
             start = i - 1
-        if ooo and start >= 0:
-            # PropagateInsert from entry `start`: extend its nodes along the following entries
+        if (ooo or flavor == SEQ) and start >= 0:
+            # PropagateInsert from entry `start`: extend its nodes along the following entries (AFA+O: along
+            # the following sequence numbers)
             zlo, zhi = K[start, K_OFF], K[start, K_OFF] + K[start, K_CNT]
             y = start
             while zhi > zlo and y + 1 < n_ent:
+                if flavor == SEQ and K[y + 1, K_SEQ] != K[y, K_SEQ] + 1:
+                    break
                 y += 1
                 e = K[y, K_EV]
                 key = K[y, K_KEY]

@@ -24,7 +24,7 @@ from optimized.bytecode import INT64_MAX, NULL, NUM, STR
 from optimized.cache import load_module
 from reference.afa.stream import OutPunctuation, Output
 from reference.contract import Program
-from reference.errors import EventError, QueryError
+from reference.errors import EventError, QueryError, Unsupported
 from reference.match_table import Layout, MatchTable
 
 MESSAGES = {
@@ -33,8 +33,14 @@ MESSAGES = {
     K.ERR_DUPLICATE: ("insertion of {event}: another event already has LE {le} "
                       "(timestamps must be unique, spec/003 A2)"),
     K.ERR_NEVER: "retraction of {event}, an event never inserted (or already retracted)",
+    K.ERR_NO_SEQ: "insertion of {event}: AFA+O needs a sequence number",
+    K.ERR_SEQ_USED: "insertion of {event}: sequence number {seq} is already used",
+    K.ERR_SEQ_ORDER: ("insertion of {event}: its sequence number disagrees with the LE order of the events "
+                      "received (spec/003 A17)"),
 }
-COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None}
+COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None, K.ERR_NO_SEQ: "seq",
+           K.ERR_SEQ_USED: "seq", K.ERR_SEQ_ORDER: "seq"}
+FLAVORS = {"basic": K.BASIC, "seq": K.SEQ}
 
 
 def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
@@ -49,9 +55,9 @@ class OptimizedAfaProgram(Program):
     engine_name = ENGINE
     language = "afa"
 
-    def __init__(self, afa: Any):
+    def __init__(self, afa: Any, flavor: str = "basic"):
         self.afa = afa
-        self.flavor = "basic"
+        self.flavor = flavor
         self.schema = tuple(afa.schema or ())
         if not self.schema and tuple(afa.initial or ()) != ():
             raise refuse("an AFA built in Python (a register without a schema)")
@@ -100,7 +106,7 @@ class OptimizedAfaProgram(Program):
         n_punct = int(st.S[K.N_PUNCT])
         try:
             grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
-                          a.dst, a.final, a.fan)
+                          a.dst, a.final, a.fan, FLAVORS[self.flavor])
         except OverflowError:
             self.closed = True
             raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
@@ -120,11 +126,17 @@ class OptimizedAfaProgram(Program):
         return self._hand_over(int(self.state.S[K.N_PUNCT]))
 
     def _error(self, status: int, b, at: int, n_punct: int) -> None:
+        if status == K.ERR_RETRACT_SEQ:   # as reference/afa/engine.py words a flavour's refusal
+            exc = Unsupported(ENGINE, "input retractions under flavor seq (sequence numbers cannot be renumbered, "
+                                      "spec/003 A17)")
+            exc.message = f"{exc.message}, at input row {b.rows[at]} (flavors that run it: basic)"
+            exc.args = (str(exc),)
+            raise exc
         element = b.element(at)
         e = element.event
         what = "insertion" if b.kind[at] == K.INSERT else "retraction"
         t_e = int(self.state.S[K.T_E])
-        message = MESSAGES[status].format(what=what, event=e.describe(), t_e=t_e, le=e.le)
+        message = MESSAGES[status].format(what=what, event=e.describe(), t_e=t_e, le=e.le, seq=e.seq)
         raise EventError(message, row=b.rows[at], column=COLUMNS[status])
 
     def _hand_over(self, n_punct: int) -> MatchTable:

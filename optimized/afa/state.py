@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from optimized.afa import kernel as K
-from optimized.afa.exprgen import HEAD
+from optimized.afa.exprgen import EHEAD, HEAD
 
 
 class State:
@@ -14,10 +14,10 @@ class State:
     def __init__(self, n_fields: int, n_slots: int, initial: np.ndarray):
         self.S = np.zeros(12, np.int64)
         self.S[[K.T_E, K.T_P, K.MAX_LE]] = K.MINF
-        self.K = np.zeros((256, 4), np.int64)
+        self.K = np.zeros((256, 5), np.int64)
         self.R = np.zeros((1024, HEAD + 3 * n_fields), np.int64)
         self.R[0, HEAD:] = initial
-        self.E = np.zeros((256, HEAD + 3 * n_slots), np.int64)
+        self.E = np.zeros((256, EHEAD + 3 * n_slots), np.int64)
         self.O = np.zeros((256, HEAD + 3 * n_fields), np.int64)
         self.P = np.zeros((16, 2), np.int64)
 

@@ -120,7 +120,7 @@ def test_bad_input_exit_code_is_the_reference(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- refusals by name
-@pytest.mark.parametrize("flavor", ["ignorable", "seq", "cleanse"])
+@pytest.mark.parametrize("flavor", ["ignorable", "cleanse"])
 def test_other_flavors_are_refused_by_name(flavor):
     with pytest.raises(Unsupported, match=f"flavor:{flavor}.*run it with: reference"):
         _program("optimized", flavor=flavor)
