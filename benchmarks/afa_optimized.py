@@ -106,21 +106,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rss", type=int, nargs="*", help="peak RSS at these sizes (each in a fresh process)")
     ap.add_argument("--rss-one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--late", type=float, default=0.10, help="disorder of the --rss runs")
+    ap.add_argument("--punctuate-every", type=int, default=1000, help="rows between punctuations (--rss runs)")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
     if args.rss_one:
-        print(json.dumps(rss_run(args.rss_one, args.queries[0], args.chunk, args.late, 1000)))
+        print(json.dumps(rss_run(args.rss_one, args.queries[0], args.chunk, args.late, args.punctuate_every)))
         return 0
     if args.rss:
         results = []
         for n in args.rss:
             done = subprocess.run([sys.executable, "-m", "benchmarks.afa_optimized", "--rss-one", str(n),
-                                   "--queries", args.queries[0], "--chunk", str(args.chunk), "--late", str(args.late)],
+                                   "--queries", args.queries[0], "--chunk", str(args.chunk), "--late", str(args.late),
+                                   "--punctuate-every", str(args.punctuate_every)],
                                   capture_output=True, text=True, check=True, cwd=ROOT)
             rec = json.loads(done.stdout.strip().splitlines()[-1])
             results.append(rec)
             print(f"{rec['query']} {n:,} ticks ({rec['elements']:,} elements, disorder {rec['disorder']:.0%}, "
-                  f"a punctuation every 1,000 rows): peak RSS {rec['peak_rss_mib']:,.0f} MiB, "
+                  f"a punctuation every {rec['punctuate_every']:,} rows): peak RSS {rec['peak_rss_mib']:,.0f} MiB, "
                   f"{rec['elements_per_s']:,.0f} el/s, state at end {rec['state_at_end']}", flush=True)
     else:
         results = compare(args.queries, args.events, args.reference_events, args.chunk, args.max_lateness)

@@ -162,3 +162,50 @@ arcs:
     ref = _program("reference", text).run(rows)
     opt = _program("optimized", text).run(rows)
     assert opt.canonical() == ref.canonical() and len(opt) == 2
+
+
+# ---------------------------------------------------------------- AFA+O (flavor seq)
+def _seq_rows(name: str, seed: int = 3) -> list[dict]:
+    import random
+
+    frame = pd.read_csv(EXAMPLES / f"{name}.events.csv")
+    events = frame[frame["kind"] == "insert"].drop(columns=["kind"]).to_dict("records")
+    rows = [{"kind": "insert", **e, "seq": i} for i, e in enumerate(events, start=1)]
+    random.Random(seed).shuffle(rows)
+    return rows
+
+
+@pytest.mark.parametrize("name", ["q1", "q2", "q3"])
+def test_seq_flavor_gives_the_reference_rows(name):
+    text = (EXAMPLES / f"{name}.afa.yaml").read_text()
+    rows = _seq_rows(name)
+    ref = _program("reference", text, flavor="seq")
+    opt = _program("optimized", text, flavor="seq")
+    for i in range(0, len(rows), 9):
+        assert opt.feed(rows[i:i + 9]).canonical() == ref.feed(rows[i:i + 9]).canonical()
+
+
+SEQ_BAD = [
+    ("no sequence number", [{"type": "A", "le": 1, "v": 1}]),
+    ("sequence number used", [{"type": "A", "le": 1, "v": 1, "seq": 1}, {"type": "B", "le": 2, "v": 1, "seq": 1}]),
+    ("sequence order disagrees", [{"type": "A", "le": 5, "v": 1, "seq": 1}, {"type": "B", "le": 2, "v": 1, "seq": 2}]),
+    ("duplicate timestamp", [{"type": "A", "le": 5, "v": 1, "seq": 1}, {"type": "B", "le": 5, "v": 1, "seq": 2}]),
+    ("below the punctuation", [{"type": "A", "le": 5, "v": 1, "seq": 1}, {"kind": "punctuate", "le": 6},
+                               {"type": "B", "le": 2, "v": 1, "seq": 2}]),
+]
+
+
+@pytest.mark.parametrize("what, rows", SEQ_BAD, ids=[b[0] for b in SEQ_BAD])
+def test_seq_bad_input_gets_the_reference_error(what, rows):
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(EventError) as info:
+            _program(engine, flavor="seq").feed(rows)
+        errors.append((type(info.value), str(info.value), info.value.row, info.value.column))
+    assert errors[0] == errors[1]
+
+
+def test_seq_input_retraction_is_refused_by_name_at_its_row():
+    rows = [{"type": "A", "le": 1, "v": 1, "seq": 1}, {"kind": "retract", "type": "A", "le": 1, "v": 1, "seq": 1}]
+    with pytest.raises(Unsupported, match=r"input retractions under flavor seq .*at input row 2"):
+        _program("optimized", flavor="seq").feed(rows)
