@@ -2,8 +2,8 @@
 
 It runs the basic flavour (Algorithm 1, maximally speculative, with retractions and punctuations) and AFA+O
 (seq: sequence numbers, no speculation; input retractions refused when fed, as the reference does) and
-declares them (`CONSTRUCTS`); the other flavours (ignorable, cleanse) are refused at compile time by the
-registry, naming the engines that run them; arc rows in the input (dynamic patterns) are refused by name
+Cleanse(sigma) in front of the basic flavour, and declares them (`CONSTRUCTS`); the ignorable flavour is
+refused at compile time by the registry, naming the engines that run them; arc rows in the input (dynamic patterns) are refused by name
 when fed.
 """
 from __future__ import annotations
@@ -16,7 +16,25 @@ from optimized.afa.program import OptimizedAfaProgram
 from reference.contract import Engine
 from reference.errors import QueryError
 
-CONSTRUCTS = frozenset({"flavor:basic", "flavor:seq", "register", "window", "epsilon arcs", "standby arcs"})
+def sigma_value(sigma: Any) -> Any:
+    """Cleanse's sigma as the reference reads it (reference/afa/engine.py): a non-negative number or inf."""
+    from fractions import Fraction
+
+    if isinstance(sigma, str):
+        text = sigma.strip().lower()
+        if text in ("inf", "infinity", ".inf"):
+            return math.inf
+        try:
+            sigma = Fraction(text)
+        except ValueError:
+            raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}") from None
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)) or not sigma >= 0:
+        raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}")
+    return sigma
+
+
+CONSTRUCTS = frozenset({"flavor:basic", "flavor:seq", "flavor:cleanse", "register", "window", "epsilon arcs",
+                        "standby arcs"})
 
 
 class OptimizedAfaEngine(Engine):
@@ -26,6 +44,6 @@ class OptimizedAfaEngine(Engine):
                   "with limit (--limit)")
 
     def build(self, afa: Any, flavor: str = "basic", sigma: Any = math.inf) -> OptimizedAfaProgram:
-        if flavor not in ("basic", "seq"):   # the registry refuses the other flavours first, by construct
-            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "seq"])
-        return OptimizedAfaProgram(afa, flavor)
+        if flavor not in ("basic", "seq", "cleanse"):   # the registry refuses the others first, by construct
+            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "seq", "cleanse"])
+        return OptimizedAfaProgram(afa, flavor, sigma_value(sigma))

@@ -29,9 +29,10 @@ MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
 INSERT, RETRACT, PUNCTUATE = 0, 1, 2
 OK, ERR_BELOW, ERR_EMPTY, ERR_DUPLICATE, ERR_NEVER = 0, 1, 2, 3, 4
 ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O (reference/afa/seqop.py)
-BASIC, SEQ = 0, 1   # the flavours the kernel runs
+ERR_RELEASED_EMPTY = 9   # Cleanse: a buffered insertion with an empty lifetime, released by a punctuation
+BASIC, SEQ, CLEANSE = 0, 1, 2   # the flavours the kernel runs
 # the scalars in S
-N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK = range(12)
+N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX = range(15)
 # columns of the entries K, event rows, node rows and output rows
 K_KEY, K_EV, K_OFF, K_CNT, K_SEQ = 0, 1, 2, 3, 4
 E_LE, E_RE, E_HASH, E_SEQ, E_HAS_SEQ = 0, 1, 2, 3, 4
@@ -42,9 +43,10 @@ O_SIGN, O_LE, O_RE = 0, 1, 2
 _FN = types.FunctionType(FIRE_SIG)
 _V = types.Array(types.int64, 1, "C")
 _M = types.Array(types.int64, 2, "C")
-_GROWN = types.Tuple((_M, _M, _M, _M, _M))                    # K, R, E, O, P
-RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V, _V,
-                 types.Array(types.bool_, 1, "C"), types.int64, types.int64)
+_GROWN = types.Tuple((_M, _M, _M, _M, _M, _M))                    # K, R, E, O, P, Q
+RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V, _V,
+                 types.Array(types.bool_, 1, "C"), types.int64, types.int64, types.int64, types.int64,
+                 types.int64)
 INIT_SIG = types.void(_FN, _V, _M, _M, types.int64, _V, _V, _V)
 
 
@@ -163,19 +165,121 @@ def seq_check(K, n_ent, B, b, le, re, i, present, kind):
 
 
 @njit(RUN_SIG, cache=True)
-def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, flavor):
+def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, flavor, sigma,
+        sigma_inf, flush):
     """Apply the batch's elements (kinds BK, event rows B) in order; returns the possibly reallocated arrays.
 
     flavor BASIC: Algorithm 1. SEQ: AFA+O (spec/003 §5.8, reference/afa/seqop.py): an event is extended only
     from the entry with the previous sequence number and extends the entries with the following ones; the
     entries stay in LE order, which is sequence order (an insertion that breaks it is refused), so both are
-    found by binary search; no retractions (refused)."""
+    found by binary search; no retractions (refused). CLEANSE: Cleanse(sigma) in front of Algorithm 1
+    (reference/afa/cleanse.py): an event passes at once only if LE < t + sigma (t the latest punctuation;
+    sigma_inf: always); the others wait in Q (rows Q_HEAD..Q_TAIL-1, in LE order) until a punctuation lets
+    them pass, before it; a retraction of a waiting insertion cancels it; `flush` releases them all at the
+    end of the batch (close)."""
     n = len(BK)
     W = R.shape[1]
     S[STATUS] = OK
-    for b in range(n):
-        kind = BK[b]
-        le = B[b, E_LE]
+    b = 0
+    pending = 0     # Cleanse: waiting insertions still to release (before punctuation b, or at the flush)
+    released = -1   # the punctuation whose waiting insertions were released
+    while True:
+        if pending > 0:
+            X = Q
+            xb = S[Q_HEAD]
+            S[Q_HEAD] += 1
+            pending -= 1
+            kind = INSERT
+        else:
+            if b >= n:
+                if flush == 1 and S[Q_TAIL] > S[Q_HEAD]:
+                    for h in range(S[Q_HEAD], S[Q_TAIL]):
+                        if not Q[h, E_LE] < Q[h, E_RE]:
+                            S[STATUS] = ERR_RELEASED_EMPTY
+                            S[AT] = -1
+                            S[AUX] = Q[h, E_LE]
+                            return K, R, E, O, P, Q
+                    pending = S[Q_TAIL] - S[Q_HEAD]
+                    continue
+                break
+            X = B
+            xb = b
+            kind = BK[b]
+            if flavor == CLEANSE:
+                le = B[b, E_LE]
+                if kind == PUNCTUATE:
+                    if released != b:
+                        released = b
+                        tnew = le if le > S[T_E] else S[T_E]
+                        h = S[Q_HEAD]
+                        while h < S[Q_TAIL] and (sigma_inf == 1 or Q[h, E_LE] < tnew + sigma):
+                            if not Q[h, E_LE] < Q[h, E_RE]:
+                                S[STATUS] = ERR_RELEASED_EMPTY
+                                S[AT] = b
+                                S[AUX] = Q[h, E_LE]
+                                return K, R, E, O, P, Q
+                            h += 1
+                        pending = h - S[Q_HEAD]
+                        if pending > 0:
+                            continue
+                else:
+                    if le < S[T_E]:
+                        S[STATUS] = ERR_BELOW
+                        S[AT] = b
+                        return K, R, E, O, P, Q
+                    qh, qt = S[Q_HEAD], S[Q_TAIL]
+                    lo, hi = qh, qt
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if Q[mid, E_LE] < le:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    waiting = lo < qt and Q[lo, E_LE] == le
+                    if kind == RETRACT and waiting:
+                        same = True
+                        for x in range(Q.shape[1]):
+                            if Q[lo, x] != B[b, x]:
+                                same = False
+                        if same:   # the retraction cancels the waiting insertion
+                            for j in range(lo, qt - 1):
+                                for x in range(Q.shape[1]):
+                                    Q[j, x] = Q[j + 1, x]
+                            S[Q_TAIL] = qt - 1
+                            b += 1
+                            continue
+                    if kind == INSERT:
+                        i0 = bisect_left(K, S[N_ENT], le)
+                        if waiting or (i0 < S[N_ENT] and K[i0, K_KEY] == le):
+                            S[STATUS] = ERR_DUPLICATE
+                            S[AT] = b
+                            return K, R, E, O, P, Q
+                    if not (sigma_inf == 1 or (S[T_E] > MINF and le < S[T_E] + sigma)):
+                        if kind == RETRACT:
+                            S[STATUS] = ERR_NEVER
+                            S[AT] = b
+                            return K, R, E, O, P, Q
+                        if qt + 1 > Q.shape[0]:   # room at the tail: move to the front, or grow
+                            if qh > 0:
+                                for j in range(qh, qt):
+                                    for x in range(Q.shape[1]):
+                                        Q[j - qh, x] = Q[j, x]
+                                lo -= qh
+                                qt -= qh
+                                qh = 0
+                                S[Q_HEAD] = 0
+                            else:
+                                Q = grow_rows(Q, qt + 1)
+                        for j in range(qt, lo, -1):
+                            for x in range(Q.shape[1]):
+                                Q[j, x] = Q[j - 1, x]
+                        for x in range(Q.shape[1]):
+                            Q[lo, x] = B[b, x]
+                        S[Q_TAIL] = qt + 1
+                        b += 1
+                        continue
+            b += 1
+        le = X[xb, E_LE]
         if kind == PUNCTUATE:
             if le > S[T_E]:
                 S[T_E] = le
@@ -204,48 +308,48 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
                 if S[N_NODE] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
                     R, E = compact(S, K, R, E)
             continue
-        re = B[b, E_RE]
+        re = X[xb, E_RE]
         n_ent = S[N_ENT]
         if flavor == SEQ and kind == RETRACT:
             S[STATUS] = ERR_RETRACT_SEQ
-            S[AT] = b
-            return K, R, E, O, P
+            S[AT] = xb
+            return K, R, E, O, P, Q
         if le < S[T_E]:
             S[STATUS] = ERR_BELOW
-            S[AT] = b
-            return K, R, E, O, P
+            S[AT] = xb
+            return K, R, E, O, P, Q
         i = bisect_left(K, n_ent, le)
         present = i < n_ent and K[i, K_KEY] == le
         if flavor == SEQ:
-            err = seq_check(K, n_ent, B, b, le, re, i, present, kind)
+            err = seq_check(K, n_ent, X, xb, le, re, i, present, kind)
             if err != OK:
                 S[STATUS] = err
-                S[AT] = b
-                return K, R, E, O, P
+                S[AT] = xb
+                return K, R, E, O, P, Q
         elif kind == INSERT:
             if not le < re:
                 S[STATUS] = ERR_EMPTY
-                S[AT] = b
-                return K, R, E, O, P
+                S[AT] = xb
+                return K, R, E, O, P, Q
             if present:
                 S[STATUS] = ERR_DUPLICATE
-                S[AT] = b
-                return K, R, E, O, P
+                S[AT] = xb
+                return K, R, E, O, P, Q
         else:
             ok = present and K[i, K_EV] >= 0
             if ok:
                 e = K[i, K_EV]
                 for x in range(1, E.shape[1]):   # RE, the payload hash and the attributes
-                    if E[e, x] != B[b, x]:
+                    if E[e, x] != X[xb, x]:
                         ok = False
             if not ok:
                 S[STATUS] = ERR_NEVER
-                S[AT] = b
-                return K, R, E, O, P
+                S[AT] = xb
+                return K, R, E, O, P, Q
         # ---- the element is valid: from here on it is applied
         ooo = kind == RETRACT or (n_ent > 0 and le < K[n_ent - 1, K_KEY])
-        seq = B[b, E_SEQ]
-        if ooo and flavor == BASIC:
+        seq = X[xb, E_SEQ]
+        if ooo and flavor != SEQ:
             # RemoveInvalidated(le): cut the nodes spanning le (StartLE <= le) off every later list
             live = 0
             for j in range(i, n_ent):
@@ -277,10 +381,10 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
                 E = grow_rows(E, S[N_EV] + 1)
             e = S[N_EV]
             for x in range(E.shape[1]):
-                E[e, x] = B[b, x]
+                E[e, x] = X[xb, x]
             S[N_EV] = e + 1
             plo, phi = 0, 0
-            if i > 0 and (flavor == BASIC or K[i - 1, K_SEQ] == seq - 1):
+            if i > 0 and (flavor != SEQ or K[i - 1, K_SEQ] == seq - 1):
                 plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
             ns = S[N_START]
             need = S[N_NODE] + (phi - plo + ns) * fan
@@ -409,4 +513,4 @@ def run(fire, S, K, R, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, fi
                 K[y, K_OFF] = base
                 K[y, K_CNT] = top - base + cnt
                 zlo, zhi = base, top
-    return K, R, E, O, P
+    return K, R, E, O, P, Q

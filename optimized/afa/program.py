@@ -40,7 +40,7 @@ MESSAGES = {
 }
 COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None, K.ERR_NO_SEQ: "seq",
            K.ERR_SEQ_USED: "seq", K.ERR_SEQ_ORDER: "seq"}
-FLAVORS = {"basic": K.BASIC, "seq": K.SEQ}
+FLAVORS = {"basic": K.BASIC, "seq": K.SEQ, "cleanse": K.CLEANSE}
 
 
 def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
@@ -55,9 +55,13 @@ class OptimizedAfaProgram(Program):
     engine_name = ENGINE
     language = "afa"
 
-    def __init__(self, afa: Any, flavor: str = "basic"):
+    def __init__(self, afa: Any, flavor: str = "basic", sigma: Any = math.inf):
         self.afa = afa
         self.flavor = flavor
+        self.sigma = sigma
+        # Cleanse compares integer LEs: LE < t + sigma is LE < t + ceil(sigma)
+        self._sigma = (0, 1) if sigma == math.inf else (math.ceil(sigma), 0)
+        self._waiting_batches: list = []   # Cleanse: batches with insertions still waiting (for messages)
         self.schema = tuple(afa.schema or ())
         if not self.schema and tuple(afa.initial or ()) != ():
             raise refuse("an AFA built in Python (a register without a schema)")
@@ -102,16 +106,9 @@ class OptimizedAfaProgram(Program):
         if self.closed:
             raise EventError("the AFA program is closed: feed comes before close")
         b = read_batch(batch, self.afa, self.slots, self.texts)
-        st, a = self.state, self.auto
+        st = self.state
         n_punct = int(st.S[K.N_PUNCT])
-        try:
-            grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
-                          a.dst, a.final, a.fan, FLAVORS[self.flavor])
-        except OverflowError:
-            self.closed = True
-            raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
-                         "the program is closed)") from None
-        st.take(grown)
+        self._run(b, 0)
         status = int(st.S[K.STATUS])
         done = int(st.S[K.AT]) if status != K.OK else len(b)
         self.elements += done
@@ -121,9 +118,32 @@ class OptimizedAfaProgram(Program):
             self._error(status, b, done, n_punct)
         return self._hand_over(n_punct)
 
+    def _run(self, b, flush: int) -> None:
+        st, a = self.state, self.auto
+        try:
+            grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
+                          a.dst, a.final, a.fan, FLAVORS[self.flavor], self._sigma[0], self._sigma[1], flush)
+        except OverflowError:
+            self.closed = True
+            raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
+                         "the program is closed)") from None
+        st.take(grown)
+        if self.flavor == "cleanse":
+            waiting = st.waiting()
+            self._waiting_batches = [x for x in self._waiting_batches + [b]
+                                     if np.isin(x.rows_x[x.kind == K.INSERT, K.E_LE], waiting).any()]
+
     def _close(self) -> MatchTable:
+        n_punct = int(self.state.S[K.N_PUNCT])
+        if not self.closed and self.flavor == "cleanse":
+            from optimized.afa.inputs import Batch
+
+            empty = Batch(np.zeros(0, np.int8), np.zeros((0, self.state.Q.shape[1]), np.int64), [], None)
+            self._run(empty, 1)   # end of input: Cleanse releases what it still holds
+            if int(self.state.S[K.STATUS]) != K.OK:
+                self._error(int(self.state.S[K.STATUS]), empty, -1, n_punct)
         self.closed = True
-        return self._hand_over(int(self.state.S[K.N_PUNCT]))
+        return self._hand_over(n_punct)
 
     def _error(self, status: int, b, at: int, n_punct: int) -> None:
         if status == K.ERR_RETRACT_SEQ:   # as reference/afa/engine.py words a flavour's refusal
@@ -132,6 +152,17 @@ class OptimizedAfaProgram(Program):
             exc.message = f"{exc.message}, at input row {b.rows[at]} (flavors that run it: basic)"
             exc.args = (str(exc),)
             raise exc
+        if status == K.ERR_RELEASED_EMPTY:   # a waiting insertion, released by punctuation `at` (or the end)
+            le = int(self.state.S[K.AUX])
+            for x in reversed(self._waiting_batches):
+                hit = np.flatnonzero((x.kind == K.INSERT) & (x.rows_x[:, K.E_LE] == le))
+                if len(hit):
+                    e = x.element(int(hit[-1])).event
+                    break
+            message = MESSAGES[K.ERR_EMPTY].format(event=e.describe())
+            if at < 0:
+                raise EventError(f"at the end of input: {message}", column="re")
+            raise EventError(message, row=b.rows[at], column="re")
         element = b.element(at)
         e = element.event
         what = "insertion" if b.kind[at] == K.INSERT else "retraction"

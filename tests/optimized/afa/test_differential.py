@@ -82,3 +82,13 @@ def test_seq_flavor_gives_the_reference_rows(text, rows):
     opt = cepkit.compile(text, language="afa", engine="optimized", flavor="seq")
     for i, row in enumerate(rows, start=1):
         assert opt.feed([row]).canonical() == ref.feed([row]).canonical(), f"after input row {i} ({row})"
+
+
+@FEWER
+@given(afa_texts(), disordered_rows(max_events=10), st.sampled_from([0, 1, 3, "inf"]))
+def test_cleanse_flavor_gives_the_reference_rows(text, rows, sigma):
+    ref = cepkit.compile(text, language="afa", engine="reference", flavor="cleanse", sigma=sigma)
+    opt = cepkit.compile(text, language="afa", engine="optimized", flavor="cleanse", sigma=sigma)
+    for i, row in enumerate(rows, start=1):
+        assert opt.feed([row]).canonical() == ref.feed([row]).canonical(), f"after input row {i} ({row})"
+    assert opt.close().canonical() == ref.close().canonical()

@@ -120,7 +120,7 @@ def test_bad_input_exit_code_is_the_reference(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- refusals by name
-@pytest.mark.parametrize("flavor", ["ignorable", "cleanse"])
+@pytest.mark.parametrize("flavor", ["ignorable"])
 def test_other_flavors_are_refused_by_name(flavor):
     with pytest.raises(Unsupported, match=f"flavor:{flavor}.*run it with: reference"):
         _program("optimized", flavor=flavor)
@@ -209,3 +209,46 @@ def test_seq_input_retraction_is_refused_by_name_at_its_row():
     rows = [{"type": "A", "le": 1, "v": 1, "seq": 1}, {"kind": "retract", "type": "A", "le": 1, "v": 1, "seq": 1}]
     with pytest.raises(Unsupported, match=r"input retractions under flavor seq .*at input row 2"):
         _program("optimized", flavor="seq").feed(rows)
+
+
+# ---------------------------------------------------------------- Cleanse(sigma)
+@pytest.mark.parametrize("sigma", [0, 2, "inf"])
+@pytest.mark.parametrize("name", ["q1", "q2"])
+def test_cleanse_flavor_gives_the_reference_rows(name, sigma):
+    text = (EXAMPLES / f"{name}.afa.yaml").read_text()
+    rows = pd.read_csv(EXAMPLES / f"{name}.shuffled.csv")
+    rows = [{k: v for k, v in r.items() if not (isinstance(v, float) and v != v)} for r in rows.to_dict("records")]
+    ref = _program("reference", text, flavor="cleanse", sigma=sigma)
+    opt = _program("optimized", text, flavor="cleanse", sigma=sigma)
+    for i in range(0, len(rows), 11):
+        assert opt.feed(rows[i:i + 11]).canonical() == ref.feed(rows[i:i + 11]).canonical()
+    assert opt.close().canonical() == ref.close().canonical()
+
+
+CLEANSE_BAD = [
+    ("below the punctuation", [{"kind": "punctuate", "le": 5}, {"type": "A", "le": 2, "v": 1}]),
+    ("duplicate of a waiting insertion", [{"type": "A", "le": 8, "v": 1}, {"type": "B", "le": 8, "v": 1}]),
+    ("retraction of an event never inserted", [{"kind": "retract", "type": "A", "le": 8, "v": 1}]),
+    ("waiting empty lifetime, released", [{"type": "A", "le": 8, "re": 8, "v": 1}, {"kind": "punctuate", "le": 7}]),
+]
+
+
+@pytest.mark.parametrize("what, rows", CLEANSE_BAD, ids=[b[0] for b in CLEANSE_BAD])
+def test_cleanse_bad_input_gets_the_reference_error(what, rows):
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(EventError) as info:
+            _program(engine, flavor="cleanse", sigma=2).feed(rows)
+        errors.append((type(info.value), str(info.value), info.value.row, info.value.column))
+    assert errors[0] == errors[1]
+
+
+def test_cleanse_waiting_empty_lifetime_at_the_end_of_input():
+    errors = []
+    for engine in ("reference", "optimized"):
+        program = _program(engine, flavor="cleanse", sigma=2)
+        program.feed([{"type": "A", "le": 8, "re": 8, "v": 1}])
+        with pytest.raises(EventError) as info:
+            program.close()
+        errors.append((type(info.value), str(info.value), info.value.row, info.value.column))
+    assert errors[0] == errors[1]
