@@ -129,9 +129,9 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
     EngineEntry("afa", "optimized", "optimized.afa.engine:OptimizedAfaEngine",
-                "Algorithm 1 over typed arrays in Numba (flavours basic, seq, cleanse; arc rows refused when fed)",
-                frozenset({"flavor:basic", "flavor:seq", "flavor:cleanse", "register", "window", "epsilon arcs",
-                           "standby arcs"})),
+                "Algorithm 1 over typed arrays in Numba (every flavour; arc rows refused when fed)",
+                frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                           "epsilon arcs", "standby arcs"})),
 
     EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),

@@ -20,6 +20,7 @@ class Automaton:
     eps_arc: np.ndarray
     fan: int              # at most this many nodes are derived from one node by one event (with closures)
     closure: int          # at most this many nodes in one epsilon-closure
+    ignorable: np.ndarray  # bool[arc]: a self-loop with the identity transfer (spec/003 §7.3)
 
 
 def automaton(afa) -> Automaton:
@@ -51,4 +52,6 @@ def automaton(afa) -> Automaton:
     ev_ptr, ev_arc = csr(ev)
     eps_ptr, eps_arc = csr(eps)
     final = np.array([q in afa.finals for q in states], np.bool_)
-    return Automaton(arcs, index[afa.start], final, dst, ev_ptr, ev_arc, eps_ptr, eps_arc, fan, max(paths + [1]))
+    ignorable = np.array([a.ignorable for a in arcs], np.bool_)
+    return Automaton(arcs, index[afa.start], final, dst, ev_ptr, ev_arc, eps_ptr, eps_arc, fan, max(paths + [1]),
+                     ignorable)

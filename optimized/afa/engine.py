@@ -33,8 +33,8 @@ def sigma_value(sigma: Any) -> Any:
     return sigma
 
 
-CONSTRUCTS = frozenset({"flavor:basic", "flavor:seq", "flavor:cleanse", "register", "window", "epsilon arcs",
-                        "standby arcs"})
+CONSTRUCTS = frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                        "epsilon arcs", "standby arcs"})
 
 
 class OptimizedAfaEngine(Engine):
@@ -44,6 +44,6 @@ class OptimizedAfaEngine(Engine):
                   "with limit (--limit)")
 
     def build(self, afa: Any, flavor: str = "basic", sigma: Any = math.inf) -> OptimizedAfaProgram:
-        if flavor not in ("basic", "seq", "cleanse"):   # the registry refuses the others first, by construct
-            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "seq", "cleanse"])
+        if flavor not in ("basic", "ignorable", "seq", "cleanse"):
+            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "ignorable", "seq", "cleanse"])
         return OptimizedAfaProgram(afa, flavor, sigma_value(sigma))

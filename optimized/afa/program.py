@@ -40,7 +40,7 @@ MESSAGES = {
 }
 COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None, K.ERR_NO_SEQ: "seq",
            K.ERR_SEQ_USED: "seq", K.ERR_SEQ_ORDER: "seq"}
-FLAVORS = {"basic": K.BASIC, "seq": K.SEQ, "cleanse": K.CLEANSE}
+FLAVORS = {"basic": K.BASIC, "seq": K.SEQ, "cleanse": K.CLEANSE, "ignorable": -1}
 
 
 def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
@@ -120,6 +120,18 @@ class OptimizedAfaProgram(Program):
 
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto
+        if self.flavor == "ignorable":
+            from optimized.afa.ignorable import run_ignorable
+
+            try:
+                (st.K, st.R, st.X, st.L, st.E, st.O, st.P) = run_ignorable(
+                    self.fire, st.S, st.K, st.R, st.X, st.L, st.E, st.O, st.P, b.kind, b.rows_x, a.ev_ptr,
+                    a.ev_arc, a.eps_ptr, a.eps_arc, a.dst, a.final, a.ignorable, max(a.fan, a.closure) + 1)
+            except OverflowError:
+                self.closed = True
+                raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
+                             "the program is closed)") from None
+            return
         try:
             grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
                           a.dst, a.final, a.fan, FLAVORS[self.flavor], self._sigma[0], self._sigma[1], flush)

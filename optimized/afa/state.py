@@ -21,6 +21,10 @@ class State:
         self.O = np.zeros((256, HEAD + 3 * n_fields), np.int64)
         self.P = np.zeros((16, 2), np.int64)
         self.Q = np.zeros((64, EHEAD + 3 * n_slots), np.int64)   # Cleanse's waiting insertions
+        # AFA+ignore (optimized/afa/ignorable.py): node links and the entries' id lists
+        self.X = np.full((1024, 6), -1, np.int64)
+        self.X[:, 4:] = 0
+        self.L = np.zeros((1024, 1), np.int64)
 
     def arrays(self) -> tuple:
         return self.S, self.K, self.R, self.E, self.O, self.P, self.Q

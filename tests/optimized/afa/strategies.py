@@ -30,9 +30,18 @@ def _arc(name, src, dst, fence, transfer, epsilon=False) -> str:
 
 
 @st.composite
-def afa_texts(draw) -> str:
+def afa_texts(draw, ignorable: bool = False) -> str:
+    """A random AFA file; with `ignorable`, one or two ignorable self-loops (identity transfer), sometimes
+    with a parallel copy (as tests/afa/strategies.ignorable_afas)."""
     n = draw(st.integers(2, 4))
     arcs = []
+    if ignorable:
+        for i in range(draw(st.integers(1, 2))):
+            q = draw(st.integers(0, n - 1))
+            fence = _fence(draw(st.one_of(st.none(), st.sampled_from(TYPES))), draw(_COND))
+            arcs.append(_arc(f"i{i}", q, q, fence, None))
+            if draw(st.integers(0, 3)) == 0:
+                arcs.append(_arc(f"i{i}twin", q, q, fence, None))
     for i in range(draw(st.integers(1, 6))):
         if draw(st.integers(0, 5)) == 0:
             src = draw(st.integers(0, n - 2))

@@ -92,3 +92,19 @@ def test_cleanse_flavor_gives_the_reference_rows(text, rows, sigma):
     for i, row in enumerate(rows, start=1):
         assert opt.feed([row]).canonical() == ref.feed([row]).canonical(), f"after input row {i} ({row})"
     assert opt.close().canonical() == ref.close().canonical()
+
+
+@FEWER
+@given(afa_texts(ignorable=True), disordered_rows())
+def test_ignorable_flavor_gives_the_reference_rows(text, rows):
+    ref = cepkit.compile(text, language="afa", engine="reference", flavor="ignorable")
+    opt = cepkit.compile(text, language="afa", engine="optimized", flavor="ignorable")
+    ref_all: Counter = Counter()
+    opt_all: Counter = Counter()
+    for i, row in enumerate(rows, start=1):
+        want = ref.feed([row]).canonical()
+        got = opt.feed([row]).canonical()
+        assert got == want, f"after input row {i} ({row})"
+        ref_all += want
+        opt_all += got
+        assert _net(opt_all) == _net(ref_all)

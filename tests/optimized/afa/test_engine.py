@@ -10,7 +10,7 @@ import pytest
 import cepkit
 from cepkit.cli import main
 from reference import registry
-from reference.errors import EventError, Unsupported
+from reference.errors import EventError, QueryError, Unsupported
 from tests.afa.test_examples import EXAMPLES
 
 NAMES = ("q1", "q2", "q3", "head_shoulders", "negative")
@@ -120,10 +120,20 @@ def test_bad_input_exit_code_is_the_reference(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- refusals by name
-@pytest.mark.parametrize("flavor", ["ignorable"])
-def test_other_flavors_are_refused_by_name(flavor):
-    with pytest.raises(Unsupported, match=f"flavor:{flavor}.*run it with: reference"):
-        _program("optimized", flavor=flavor)
+@pytest.mark.parametrize("name", NAMES)
+def test_ignorable_flavor_gives_the_reference_rows(name):
+    """AFA+ignore: the reference's change stream (fewer retractions than the basic flavour's), per chunk."""
+    text = (EXAMPLES / f"{name}.afa.yaml").read_text()
+    frame = pd.read_csv(EXAMPLES / f"{name}.shuffled.csv")
+    ref = _program("reference", text, flavor="ignorable")
+    opt = _program("optimized", text, flavor="ignorable")
+    for i in range(0, len(frame), 13):
+        assert opt.feed(frame.iloc[i:i + 13]).canonical() == ref.feed(frame.iloc[i:i + 13]).canonical()
+
+
+def test_unknown_flavor_is_a_query_error():
+    with pytest.raises(QueryError, match="unknown AFA flavor"):
+        _program("optimized", flavor="bogus")
 
 
 def test_arc_rows_are_refused_by_name():
