@@ -1,10 +1,10 @@
 """The optimized AFA engine: registered as ("afa", "optimized") in reference/registry.py.
 
-It runs the basic flavour (Algorithm 1, maximally speculative, with retractions and punctuations) and AFA+O
-(seq: sequence numbers, no speculation; input retractions refused when fed, as the reference does) and
-Cleanse(sigma) in front of the basic flavour, and declares them (`CONSTRUCTS`); the ignorable flavour is
-refused at compile time by the registry, naming the engines that run them; arc rows in the input (dynamic patterns) are refused by name
-when fed.
+It runs every flavour of the reference: basic (Algorithm 1, maximally speculative, with retractions and
+punctuations), seq (AFA+O: sequence numbers, no speculation; input retractions refused when fed, as the
+reference does) and cleanse (Cleanse(sigma) in front of the basic flavour) in optimized/afa/kernel.py, and
+ignorable (AFA+ignore) in optimized/afa/ignorable.py; it declares them (`CONSTRUCTS`). Arc rows in the
+input (dynamic patterns) are refused by name when fed.
 """
 from __future__ import annotations
 
