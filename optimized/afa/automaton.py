@@ -1,57 +1,79 @@
-"""The AFA's arcs as arrays: per state, its event arcs and its epsilon-arcs (CSR), and the fan-out bound."""
-from __future__ import annotations
+"""The AFA's arcs as arrays: per state its event arcs and its epsilon-arcs (CSR), each arc's branch of the
+generated `fire`, its lifetime (dynamic patterns) and destination, and the bounds the kernels allocate by.
 
-from dataclasses import dataclass
+The branches of `fire` are the AFA's arcs (event arcs first, then epsilon-arcs) and then its standby arcs.
+The arcs in the CSR are arc *instances*: at first the AFA's arcs, each with the lifetime "always"; a
+dynamic pattern (default mode) appends an instance with its lifetime, or ends one's lifetime.
+"""
+from __future__ import annotations
 
 import numpy as np
 
+from optimized.afa.kernel import INF, MINF
 
-@dataclass
+
+def _lifetime_row(lt) -> list[int]:
+    def clip(v, default):
+        if v == float("inf"):
+            return INF
+        if v == float("-inf"):
+            return MINF
+        return int(v) if v is not None else default
+
+    return [clip(lt.lo, MINF), int(lt.lo_open), clip(lt.hi, INF), int(lt.hi_closed)]
+
+
 class Automaton:
-    """States are numbered in the AFA's order; arc k of `arcs` is branch k of the generated `fire`."""
+    def __init__(self, afa):
+        self.afa = afa
+        self.branches = ([a for a in afa.arcs if not a.epsilon] + [a for a in afa.arcs if a.epsilon]
+                         + list(afa.standby))
+        self.states = list(afa.states) + [a.dst for a in afa.standby if a.dst not in afa.states]
+        self.states = list(dict.fromkeys(self.states))
+        self.index = {q: i for i, q in enumerate(self.states)}
+        self.start = self.index[afa.start]
+        self.final = np.array([q in afa.finals for q in self.states], np.bool_)
+        self.instances = [(k, a) for k, a in enumerate(self.branches[:len(afa.arcs)])]
+        self.dynamic = False
+        nq = len(self.states)
+        # bounds over every arc that may ever be active (the AFA's and its standby arcs; an arc has at most
+        # one instance alive at a time)
+        eps = [[a for a in self.branches if a.epsilon and self.index[a.src] == q] for q in range(nq)]
+        paths = [0] * nq
+        done = [False] * nq
 
-    arcs: list            # event arcs first, then epsilon-arcs (the order of `fire`'s branches)
-    start: int
-    final: np.ndarray     # bool[state]
-    dst: np.ndarray       # int64[arc]
-    ev_ptr: np.ndarray    # event arcs of state q: ev_arc[ev_ptr[q]:ev_ptr[q + 1]]
-    ev_arc: np.ndarray
-    eps_ptr: np.ndarray
-    eps_arc: np.ndarray
-    fan: int              # at most this many nodes are derived from one node by one event (with closures)
-    closure: int          # at most this many nodes in one epsilon-closure
-    ignorable: np.ndarray  # bool[arc]: a self-loop with the identity transfer (spec/003 §7.3)
+        def count(q: int) -> int:
+            if not done[q]:
+                paths[q] = 1 + sum(count(self.index[a.dst]) for a in eps[q])
+                done[q] = True
+            return paths[q]
+
+        for q in range(nq):
+            count(q)
+        self.fan = max([sum(paths[self.index[a.dst]] for a in self.branches if not a.epsilon
+                            and self.index[a.src] == q) for q in range(nq)] + [1])
+        self.closure = max(paths + [1])
+        self.build()
+
+    def build(self) -> None:
+        """The CSR arrays of the current instances."""
+        nq = len(self.states)
+        inst = self.instances
+        ev = [[i for i, (k, a) in enumerate(inst) if not a.epsilon and self.index[a.src] == q] for q in range(nq)]
+        eps = [[i for i, (k, a) in enumerate(inst) if a.epsilon and self.index[a.src] == q] for q in range(nq)]
+
+        def csr(lists):
+            ptr = np.zeros(nq + 1, np.int64)
+            ptr[1:] = np.cumsum([len(x) for x in lists])
+            return ptr, np.array([k for x in lists for k in x], np.int64)
+
+        self.ev_ptr, self.ev_arc = csr(ev)
+        self.eps_ptr, self.eps_arc = csr(eps)
+        self.dst = np.array([self.index[a.dst] for _, a in inst], np.int64)
+        self.branch = np.array([k for k, _ in inst], np.int64)
+        self.lifetimes = np.array([_lifetime_row(a.lifetime) for _, a in inst], np.int64).reshape(-1, 4)
+        self.ignorable = np.array([a.ignorable for _, a in inst], np.bool_)
 
 
 def automaton(afa) -> Automaton:
-    states = list(afa.states)
-    index = {q: i for i, q in enumerate(states)}
-    arcs = [a for a in afa.arcs if not a.epsilon] + [a for a in afa.arcs if a.epsilon]
-    nq = len(states)
-    ev = [[k for k, a in enumerate(arcs) if not a.epsilon and index[a.src] == q] for q in range(nq)]
-    eps = [[k for k, a in enumerate(arcs) if a.epsilon and index[a.src] == q] for q in range(nq)]
-    dst = np.array([index[a.dst] for a in arcs], np.int64)
-    paths = [0] * nq   # nodes of the epsilon-closure of a node at q (one per path; epsilon-arcs are acyclic)
-    done = [False] * nq
-
-    def count(q: int) -> int:
-        if not done[q]:
-            paths[q] = 1 + sum(count(int(dst[k])) for k in eps[q])
-            done[q] = True
-        return paths[q]
-
-    for q in range(nq):
-        count(q)
-    fan = max([sum(paths[int(dst[k])] for k in ev[q]) for q in range(nq)] + [1])
-
-    def csr(lists):
-        ptr = np.zeros(nq + 1, np.int64)
-        ptr[1:] = np.cumsum([len(x) for x in lists])
-        return ptr, np.array([k for x in lists for k in x], np.int64)
-
-    ev_ptr, ev_arc = csr(ev)
-    eps_ptr, eps_arc = csr(eps)
-    final = np.array([q in afa.finals for q in states], np.bool_)
-    ignorable = np.array([a.ignorable for a in arcs], np.bool_)
-    return Automaton(arcs, index[afa.start], final, dst, ev_ptr, ev_arc, eps_ptr, eps_arc, fan, max(paths + [1]),
-                     ignorable)
+    return Automaton(afa)

@@ -4,8 +4,9 @@ Files (CSV, JSON Lines, Parquet), DataFrames and Arrow tables are read column-wi
 readers (reference.readers, reference.afa.eventfile.check_attributes: the same column errors) and
 converted with NumPy. A row the vectorized checks flag is handed to the reference's `element_of`, which
 raises its exact error. Python lists of rows and (row, element) pairs are read row by row through the
-reference (`to_elements`), as the reference does. What the kernel cannot hold exactly is refused by name:
-arc rows (dynamic patterns), timestamps that are not integers, truth values in attributes the AFA reads.
+reference (`to_elements`), as the reference does. Arc rows (dynamic patterns) get the kind ARC: the program
+applies them between kernel calls. What the kernel cannot hold exactly is refused by name: timestamps that
+are not integers, truth values in attributes the AFA reads.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from reference.events import exact
 KIND_CODES = {"insert": INSERT, "+": INSERT, "retract": RETRACT, "-": RETRACT, "punctuate": PUNCTUATE,
               "cti": PUNCTUATE, "punctuation": PUNCTUATE}
 ARC_KINDS = ("arc_insert", "arc_delete", "arc_retract", "arc_punctuate")
+ARC = 3   # an arc row (dynamic patterns): the program applies it between kernel calls
 CONTROL = ("kind", "le", "re", "seq", "arc")
 INT64_MAX = (1 << 63) - 1
 
@@ -45,6 +47,10 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.kind)
+
+    def slice(self, a: int, b: int) -> "Batch":
+        parent = self.element
+        return Batch(self.kind[a:b], self.rows_x[a:b], self.rows[a:b], lambda i: parent(a + i))
 
 
 def refuse(construct: str, row: Any = None) -> Unsupported:
@@ -253,11 +259,9 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
         element(i)   # the reference's error for the first row that has one
     if (le_bad & ~arc).any() or (re_bad & events).any():
         raise refuse("non-integer timestamps", rows[int(np.argmax((le_bad & ~arc) | (re_bad & events)))])
-    if arc.any():
-        i = int(np.argmax(arc))
-        for j in np.flatnonzero(arc):
-            element(int(j))
-        raise refuse("dynamic patterns", rows[i])
+    for j in np.flatnonzero(arc):
+        element(int(j))   # the reference's error for a bad arc row
+    kind[arc] = ARC
     if re_null.any():
         w = afa.window
         if w is None:
@@ -278,7 +282,7 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
 
 def attribute_arrays(x, columns, rows, slots, texts, le, re_, kind) -> None:
     """Fill the slots of the event rows x: (tag, numerator, denominator) of each attribute the AFA reads."""
-    events = kind != PUNCTUATE
+    events = (kind == INSERT) | (kind == RETRACT)
     for name, k in slots.items():
         c = EHEAD + 3 * k
         x[:, c + 2] = 1
@@ -296,9 +300,6 @@ def attribute_arrays(x, columns, rows, slots, texts, le, re_, kind) -> None:
 
 def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) -> Batch:
     """The batch of (row, element) pairs (the reference's parse of Python rows)."""
-    for row, x in pairs:
-        if isinstance(x, (ArcInsert, ArcDelete, ArcPunctuate)):
-            raise refuse("dynamic patterns", row)
     n = len(pairs)
     rows = [r for r, _ in pairs]
     columns: dict[str, list] = {}
@@ -306,6 +307,9 @@ def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) ->
     le = np.zeros(n, np.int64)
     re_ = np.zeros(n, np.int64)
     for i, (row, x) in enumerate(pairs):
+        if isinstance(x, (ArcInsert, ArcDelete, ArcPunctuate)):
+            kind[i] = ARC
+            continue
         if isinstance(x, Punctuate):
             kind[i] = PUNCTUATE
             le[i] = _int_time(x.t, row, "le")
@@ -321,7 +325,7 @@ def from_elements(pairs: list, afa: Any, slots: dict[str, int], texts: Texts) ->
     x[:, 0] = le
     x[:, 1] = re_
     x[:, 2] = payload_hash(arrays, n)
-    seqs = [None if isinstance(x_, Punctuate) else x_.event.seq for _, x_ in pairs]
+    seqs = [x_.event.seq if isinstance(x_, (Insert, Retract)) else None for _, x_ in pairs]
     x[:, 3] = [0 if q is None else _int_time(q, r, "seq") for (r, _), q in zip(pairs, seqs)]
     x[:, 4] = [q is not None for q in seqs]
     attribute_arrays(x, arrays, rows, slots, texts, le, re_, kind)

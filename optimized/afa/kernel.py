@@ -32,7 +32,9 @@ ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O 
 ERR_RELEASED_EMPTY = 9   # Cleanse: a buffered insertion with an empty lifetime, released by a punctuation
 BASIC, SEQ, CLEANSE = 0, 1, 2   # the flavours the kernel runs
 # the scalars in S
-N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX = range(15)
+N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX, N_RESV = range(16)
+# arc lifetimes (dynamic patterns, default mode): LT[arc] = lo, lo_open, hi, hi_closed
+LT_LO, LT_LO_OPEN, LT_HI, LT_HI_CLOSED = 0, 1, 2, 3
 # columns of the entries K, event rows, node rows and output rows
 K_KEY, K_EV, K_OFF, K_CNT, K_SEQ = 0, 1, 2, 3, 4
 E_LE, E_RE, E_HASH, E_SEQ, E_HAS_SEQ = 0, 1, 2, 3, 4
@@ -46,8 +48,8 @@ _M = types.Array(types.int64, 2, "C")
 _GROWN = types.Tuple((_M, _M, _M, _M, _M, _M))                    # K, R, E, O, P, Q
 RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V, _V,
                  types.Array(types.bool_, 1, "C"), types.int64, types.int64, types.int64, types.int64,
-                 types.int64)
-INIT_SIG = types.void(_FN, _V, _M, _M, types.int64, _V, _V, _V)
+                 types.int64, _V, _M, types.int64)
+INIT_SIG = types.void(_FN, _V, _M, _M, types.int64, _V, _V, _V, _V, _M, types.int64)
 
 
 @njit(cache=True)
@@ -82,17 +84,33 @@ def bisect_left(K, n, t):
     return lo
 
 
+@njit(cache=True, inline="always")
+def alive(LT, a, t):
+    """Whether arc a's lifetime contains t (spec/003 §6)."""
+    if LT[a, LT_LO_OPEN] == 1:
+        if not t > LT[a, LT_LO]:
+            return False
+    elif not t >= LT[a, LT_LO]:
+        return False
+    if LT[a, LT_HI_CLOSED] == 1:
+        return t <= LT[a, LT_HI]
+    return t < LT[a, LT_HI]
+
+
 @njit(cache=True)
-def close_eps(fire, S, R, E, first, eps_ptr, eps_arc, dst):
-    """Add the epsilon-closure of the nodes from `first` on (one node per path), breadth first."""
+def close_eps(fire, S, R, E, first, eps_ptr, eps_arc, dst, branch, LT, dyn, le):
+    """Add the epsilon-closure of the nodes from `first` on (one node per path), breadth first; with `dyn`,
+    only the arcs whose lifetime contains le."""
     j = first
     while j < S[N_NODE]:
         q = R[j, N_Q]
         for x in range(eps_ptr[q], eps_ptr[q + 1]):
             a = eps_arc[x]
+            if dyn == 1 and not alive(LT, a, le):
+                continue
             d = S[N_NODE]
             S[WORK] += 1
-            if fire(a, -1, E, j, d, R) == 1:
+            if fire(branch[a], -1, E, j, d, R) == 1:
                 R[d, N_S] = R[j, N_S]
                 R[d, N_M] = R[j, N_M]
                 R[d, N_Q] = dst[a]
@@ -101,13 +119,14 @@ def close_eps(fire, S, R, E, first, eps_ptr, eps_arc, dst):
 
 
 @njit(INIT_SIG, cache=True)
-def init_starts(fire, S, R, E, start, eps_ptr, eps_arc, dst):
-    """The start node and its epsilon-closure: pool rows 0..n_start-1 (the arcs never change)."""
+def init_starts(fire, S, R, E, start, eps_ptr, eps_arc, dst, branch, LT, dyn):
+    """The start node and its epsilon-closure: pool rows 0..n_start-1 (recomputed per event under dynamic
+    patterns, whose epsilon-arcs have lifetimes)."""
     R[0, N_S] = 0
     R[0, N_M] = INF
     R[0, N_Q] = start
     S[N_NODE] = 1
-    close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst)
+    close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, 0)
     S[N_START] = S[N_NODE]
 
 
@@ -115,11 +134,11 @@ def init_starts(fire, S, R, E, start, eps_ptr, eps_arc, dst):
 def compact(S, K, R, E):
     """Copy the live node ranges and event rows to fresh arrays (after punctuations dropped entries)."""
     n_ent = S[N_ENT]
-    live = S[N_START]
+    live = S[N_RESV]
     for i in range(n_ent):
         live += K[i, K_CNT]
     R2 = np.empty((max(2 * live, 1024), R.shape[1]), np.int64)
-    w = S[N_START]
+    w = S[N_RESV]
     R2[:w] = R[:w]
     E2 = np.empty((max(2 * n_ent, 1024), E.shape[1]), np.int64)
     v = 0
@@ -166,7 +185,7 @@ def seq_check(K, n_ent, B, b, le, re, i, present, kind):
 
 @njit(RUN_SIG, cache=True)
 def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, flavor, sigma,
-        sigma_inf, flush):
+        sigma_inf, flush, branch, LT, dyn):
     """Apply the batch's elements (kinds BK, event rows B) in order; returns the possibly reallocated arrays.
 
     flavor BASIC: Algorithm 1. SEQ: AFA+O (spec/003 §5.8, reference/afa/seqop.py): an event is extended only
@@ -176,7 +195,8 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
     (reference/afa/cleanse.py): an event passes at once only if LE < t + sigma (t the latest punctuation;
     sigma_inf: always); the others wait in Q (rows Q_HEAD..Q_TAIL-1, in LE order) until a punctuation lets
     them pass, before it; a retraction of a waiting insertion cancels it; `flush` releases them all at the
-    end of the batch (close)."""
+    end of the batch (close). Arc k of the CSR runs branch[k] of `fire`; with `dyn` (dynamic patterns, default
+    mode) an arc applies only within its lifetime LT[k], and the start closure is rebuilt per event."""
     n = len(BK)
     W = R.shape[1]
     S[STATUS] = OK
@@ -302,7 +322,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             if c >= 0:
                 K[0, K_EV] = -1                  # the cover keeps its node list only
             if S[N_NODE] > 8192 or S[N_EV] > 8192:
-                live = S[N_START]
+                live = S[N_RESV]
                 for i in range(S[N_ENT]):
                     live += K[i, K_CNT]
                 if S[N_NODE] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
@@ -386,6 +406,12 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             plo, phi = 0, 0
             if i > 0 and (flavor != SEQ or K[i - 1, K_SEQ] == seq - 1):
                 plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+            if dyn == 1:   # the start closure at this LE (into the reserved rows 0..N_RESV-1)
+                keep = S[N_NODE]
+                S[N_NODE] = 1
+                close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
+                S[N_START] = S[N_NODE]
+                S[N_NODE] = keep
             ns = S[N_START]
             need = S[N_NODE] + (phi - plo + ns) * fan
             if need > R.shape[0]:
@@ -398,15 +424,17 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                 q = R[p, N_Q]
                 for x in range(ev_ptr[q], ev_ptr[q + 1]):
                     a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, le):
+                        continue
                     d = S[N_NODE]
                     S[WORK] += 1
-                    if fire(a, e, E, p, d, R) == 1:
+                    if fire(branch[a], e, E, p, d, R) == 1:
                         R[d, N_S] = R[p, N_S]
                         R[d, N_M] = m if m < re else re
                         R[d, N_Q] = dst[a]
                         S[N_NODE] = d + 1
                         if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
-                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst)
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
             for j in range(ns):
                 R[j, N_S] = le
             for p in range(0, ns):
@@ -416,15 +444,17 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                 q = R[p, N_Q]
                 for x in range(ev_ptr[q], ev_ptr[q + 1]):
                     a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, le):
+                        continue
                     d = S[N_NODE]
                     S[WORK] += 1
-                    if fire(a, e, E, p, d, R) == 1:
+                    if fire(branch[a], e, E, p, d, R) == 1:
                         R[d, N_S] = R[p, N_S]
                         R[d, N_M] = m if m < re else re
                         R[d, N_Q] = dst[a]
                         S[N_NODE] = d + 1
                         if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
-                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst)
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
             top = S[N_NODE]
             if S[N_OUT] + top - base > O.shape[0]:
                 O = grow_rows(O, S[N_OUT] + top - base)
@@ -484,15 +514,17 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                     q = R[p, N_Q]
                     for x in range(ev_ptr[q], ev_ptr[q + 1]):
                         a = ev_arc[x]
+                        if dyn == 1 and not alive(LT, a, key):
+                            continue
                         d = S[N_NODE]
                         S[WORK] += 1
-                        if fire(a, e, E, p, d, R) == 1:
+                        if fire(branch[a], e, E, p, d, R) == 1:
                             R[d, N_S] = R[p, N_S]
                             R[d, N_M] = m if m < ere else ere
                             R[d, N_Q] = dst[a]
                             S[N_NODE] = d + 1
                             if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
-                                close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst)
+                                close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, key)
                 top = S[N_NODE]
                 if S[N_OUT] + top - base > O.shape[0]:
                     O = grow_rows(O, S[N_OUT] + top - base)

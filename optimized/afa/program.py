@@ -18,7 +18,7 @@ import numpy as np
 from optimized.afa import kernel as K
 from optimized.afa.automaton import automaton
 from optimized.afa.exprgen import ENGINE, HEAD, Texts, fire_source, refuse
-from optimized.afa.inputs import read_batch
+from optimized.afa.inputs import ARC, read_batch
 from optimized.afa.state import State
 from optimized.bytecode import INT64_MAX, NULL, NUM, STR
 from optimized.cache import load_module
@@ -68,10 +68,16 @@ class OptimizedAfaProgram(Program):
         self.texts = Texts()
         self.slots: dict[str, int] = {}
         self.auto = automaton(afa)
-        self.fire = load_module(fire_source(afa, self.texts, self.slots, self.auto.arcs), "cepkit_afa").fire
+        self.fire = load_module(fire_source(afa, self.texts, self.slots, self.auto.branches), "cepkit_afa").fire
         self.state = State(len(self.schema), len(self.slots), self._initial())
         a, st = self.auto, self.state
-        K.init_starts(self.fire, st.S, st.R, st.E, a.start, a.eps_ptr, a.eps_arc, a.dst)
+        K.init_starts(self.fire, st.S, st.R, st.E, a.start, a.eps_ptr, a.eps_arc, a.dst, a.branch, a.lifetimes, 0)
+        st.S[K.N_RESV] = max(int(st.S[K.N_START]), a.closure)   # rows kept for the start closure
+        st.S[K.N_NODE] = st.S[K.N_RESV]
+        # dynamic patterns (default mode): the arcs as the reference keeps them (for its checks)
+        self._arcs = [arc for _, arc in a.instances]    # every arc instance not cleaned by a punctuation
+        self._live = {arc.name: i for i, (_, arc) in enumerate(a.instances)}   # active arcs by name
+        self._states = set(afa.states)
         self.closed = False
         self.elements = 0
         self.record = False          # keep the change stream as Output / OutPunctuation (the CLI)
@@ -108,15 +114,92 @@ class OptimizedAfaProgram(Program):
         b = read_batch(batch, self.afa, self.slots, self.texts)
         st = self.state
         n_punct = int(st.S[K.N_PUNCT])
-        self._run(b, 0)
-        status = int(st.S[K.STATUS])
-        done = int(st.S[K.AT]) if status != K.OK else len(b)
-        self.elements += done
-        if progress is not None:
-            progress(done, len(b))
-        if status != K.OK:
-            self._error(status, b, done, n_punct)
+        arcs = np.flatnonzero(b.kind == ARC)
+        start = 0
+        for end in list(arcs) + [len(b)]:
+            end = int(end)
+            if end > start:
+                part = b.slice(start, end)
+                self._run(part, 0)
+                status = int(st.S[K.STATUS])
+                done = int(st.S[K.AT]) if status != K.OK else len(part)
+                self.elements += done
+                if status != K.OK:
+                    self._error(status, part, done, n_punct)
+            if end < len(b):
+                self._arc(b.element(end), b.rows[end])
+                self.elements += 1
+            start = end + 1
+            if progress is not None:
+                progress(min(start, len(b)), len(b))
         return self._hand_over(n_punct)
+
+    # ------------------------------------------------------------------ dynamic patterns (default mode)
+    def _arc(self, element: Any, row: Any) -> None:
+        """Apply an arc row as the reference does (reference/afa/operator.py `_arc_insert` / `_arc_delete`,
+        default mode): an inserted arc applies to LEs above t_curr, a deleted one up to t_curr, so no stored
+        list changes. Explicit lifetimes are refused by name."""
+        from reference.afa.model import INF as PINF
+        from reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
+        from reference.afa.stream import ArcDelete, ArcInsert
+
+        def refused(construct: str) -> Unsupported:
+            exc = Unsupported(ENGINE, construct)
+            exc.message = f"{exc.message}, at input row {row}"
+            exc.args = (str(exc),)
+            return exc
+
+        if self.flavor != "basic":
+            raise refused(f"dynamic patterns under flavor {self.flavor}")
+        if any(x.epsilon for x in self.afa.standby):
+            raise refused("dynamic patterns with standby epsilon-arcs")
+        if isinstance(element, ArcInsert) and element.lifetime is not None or \
+                isinstance(element, ArcDelete) and element.explicit:
+            raise refused("explicit arc lifetimes (dynamic patterns)")
+        if not isinstance(element, (ArcInsert, ArcDelete)):
+            return   # an arc punctuation: it bounds explicit lifetimes only
+        st, a = self.state, self.auto
+        t_p = int(st.S[K.T_P])
+        if t_p != K.MINF:   # the reference drops the arcs a punctuation ended (and forgets their names)
+            kept = [x for x in self._arcs if not x.lifetime.ended_by(t_p)]
+            ids = {id(x) for x in kept}
+            self._live = {n: i for n, i in self._live.items() if id(a.instances[i][1]) in ids}
+            self._arcs = kept
+        t_curr = max(int(st.S[K.T_E]), int(st.S[K.MAX_LE]))
+        t_curr = -PINF if t_curr == K.MINF else t_curr
+        try:
+            if isinstance(element, ArcInsert):
+                arc = element.arc
+                if arc.name in self._live:
+                    raise QueryError(f"arc insertion: an arc named '{arc.name}' is already active")
+                check_arc_states(arc, self._states, self.afa.name, allow_new_dst=not arc.epsilon)
+                arc = arc.with_lifetime(Lifetime(t_curr, PINF, lo_open=True))
+                check_epsilon_acyclic(self._arcs + [arc], self.afa.name)
+                if arc.dst not in self._states:
+                    self._states.add(arc.dst)
+                    if arc.is_final:
+                        a.final[a.index[arc.dst]] = True
+                branch = next(k for k, x in enumerate(a.branches) if x.name == arc.name)
+                a.instances.append((branch, arc))
+                self._arcs.append(arc)
+                self._live[arc.name] = len(a.instances) - 1
+            else:
+                i = self._live.get(element.name)
+                if i is None:
+                    raise QueryError(f"arc deletion: no active arc named '{element.name}'")
+                branch, arc = a.instances[i]
+                old = arc.lifetime
+                if not (old.hi < t_curr or (old.hi == t_curr and not old.hi_closed)):
+                    new = arc.with_lifetime(Lifetime(old.lo, t_curr, old.lo_open, hi_closed=True))
+                    a.instances[i] = (branch, new)
+                    self._arcs = [new if x is arc else x for x in self._arcs]
+                del self._live[element.name]
+        except Unsupported:
+            raise
+        except QueryError as exc:
+            raise QueryError(f"at input row {row}: {exc.message}", exc.line, exc.column) from None
+        a.dynamic = True
+        a.build()
 
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto
@@ -134,7 +217,8 @@ class OptimizedAfaProgram(Program):
             return
         try:
             grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
-                          a.dst, a.final, a.fan, FLAVORS[self.flavor], self._sigma[0], self._sigma[1], flush)
+                          a.dst, a.final, a.fan, FLAVORS[self.flavor], self._sigma[0], self._sigma[1], flush,
+                          a.branch, a.lifetimes, int(a.dynamic))
         except OverflowError:
             self.closed = True
             raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "

@@ -12,7 +12,7 @@ class State:
     Cleanse's waiting insertions Q, and the scalars S."""
 
     def __init__(self, n_fields: int, n_slots: int, initial: np.ndarray):
-        self.S = np.zeros(15, np.int64)
+        self.S = np.zeros(16, np.int64)
         self.S[[K.T_E, K.T_P, K.MAX_LE]] = K.MINF
         self.K = np.zeros((256, 5), np.int64)
         self.R = np.zeros((1024, HEAD + 3 * n_fields), np.int64)

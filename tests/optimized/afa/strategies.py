@@ -30,9 +30,10 @@ def _arc(name, src, dst, fence, transfer, epsilon=False) -> str:
 
 
 @st.composite
-def afa_texts(draw, ignorable: bool = False) -> str:
+def afa_texts(draw, ignorable: bool = False, standby: bool = False) -> str:
     """A random AFA file; with `ignorable`, one or two ignorable self-loops (identity transfer), sometimes
-    with a parallel copy (as tests/afa/strategies.ignorable_afas)."""
+    with a parallel copy (as tests/afa/strategies.ignorable_afas); with `standby`, one to three standby
+    event arcs (named s0, s1, ...; some to a new final state qn)."""
     n = draw(st.integers(2, 4))
     arcs = []
     if ignorable:
@@ -54,12 +55,33 @@ def afa_texts(draw, ignorable: bool = False) -> str:
             arcs.append(_arc(f"a{i}", src, dst, _fence(etype, draw(_COND)),
                              draw(st.sampled_from([None, "+v", "+1", "-1", "set v"]))))
     finals = sorted(draw(st.sets(st.integers(1, n - 1), min_size=1)))
+    spare = []
+    for i in range(draw(st.integers(1, 3)) if standby else 0):
+        src = draw(st.integers(0, n - 1))
+        new = draw(st.integers(0, 3)) == 0
+        dst = "n" if new else draw(st.integers(0, n - 1))
+        etype = draw(st.one_of(st.none(), st.sampled_from(TYPES)))
+        arc = _arc(f"s{i}", src, dst, _fence(etype, draw(_COND)), draw(st.sampled_from([None, "+v", "+1"])))
+        spare.append(arc[:-1] + ", final: true}" if new else arc)
     return "\n".join([
         "register: {n: 0}",
         f"states: [{', '.join(f'q{q}' for q in range(n))}]",
         "start: q0",
         f"final: [{', '.join(f'q{q}' for q in finals)}]",
-        "arcs:", *arcs]) + "\n"
+        "arcs:", *arcs] + (["standby_arcs:", *spare] if spare else [])) + "\n"
+
+
+@st.composite
+def dynamic_rows(draw, text: str, max_events: int = 8) -> list[dict]:
+    """A disordered stream with default-mode arc rows (insert a standby or deleted arc, delete an arc)."""
+    import re
+
+    rows = draw(disordered_rows(max_events))
+    names = re.findall(r"name: (\w+)", text)
+    for _ in range(draw(st.integers(1, 4))):
+        pos = draw(st.integers(0, len(rows)))
+        rows.insert(pos, {"kind": draw(st.sampled_from(["arc_insert", "arc_delete"])), "arc": draw(st.sampled_from(names))})
+    return rows
 
 
 def rows_of(elements) -> list[dict]:

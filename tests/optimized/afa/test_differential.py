@@ -108,3 +108,27 @@ def test_ignorable_flavor_gives_the_reference_rows(text, rows):
         ref_all += want
         opt_all += got
         assert _net(opt_all) == _net(ref_all)
+
+
+@FEWER
+@given(st.data())
+def test_dynamic_patterns_in_default_mode_give_the_reference_rows(data):
+    """Arc insertions (default lifetime: LE > t_curr) and deletions (up to t_curr) among disordered events; an
+    arc row the reference refuses (an active arc inserted, an inactive one deleted) gets the same error."""
+    from reference.errors import CepkitError
+    from tests.optimized.afa.strategies import dynamic_rows
+
+    text = data.draw(afa_texts(standby=True))
+    rows = data.draw(dynamic_rows(text))
+    ref, opt = _programs(text)
+    for i, row in enumerate(rows, start=1):
+        try:
+            want = ref.feed([row]).canonical()
+        except CepkitError as exc:
+            try:
+                opt.feed([row])
+            except CepkitError as got:
+                assert (type(got), str(got)) == (type(exc), str(exc))
+                return
+            raise AssertionError(f"the reference refused input row {i} ({row}): {exc}") from None
+        assert opt.feed([row]).canonical() == want, f"after input row {i} ({row})"

@@ -136,11 +136,57 @@ def test_unknown_flavor_is_a_query_error():
         _program("optimized", flavor="bogus")
 
 
-def test_arc_rows_are_refused_by_name():
+def _dynamic_rows(name: str = "q3") -> list[dict]:
+    """The example's shuffled stream with the dynamic pattern of its standby arcs in the middle (default mode:
+    delete t8, insert t8up), and again later."""
+    frame = pd.read_csv(EXAMPLES / f"{name}.shuffled.csv")
+    rows = [{k: v for k, v in r.items() if not (isinstance(v, float) and v != v)} for r in frame.to_dict("records")]
+    rows.insert(40, {"kind": "arc_delete", "arc": "t8"})
+    rows.insert(41, {"kind": "arc_insert", "arc": "t8up"})
+    rows.insert(90, {"kind": "arc_delete", "arc": "t8up"})
+    rows.insert(91, {"kind": "arc_insert", "arc": "t8"})
+    return rows
+
+
+def test_dynamic_patterns_in_default_mode_give_the_reference_rows():
     text = (EXAMPLES / "q3.afa.yaml").read_text()
-    program = _program("optimized", text)
-    with pytest.raises(Unsupported, match="dynamic patterns, at input row 2"):
-        program.feed([{"le": 1, "change": 1}, {"kind": "arc_delete", "arc": "t8"}])
+    rows = _dynamic_rows()
+    ref, opt = _program("reference", text), _program("optimized", text)
+    for i in range(0, len(rows), 9):
+        assert opt.feed(rows[i:i + 9]).canonical() == ref.feed(rows[i:i + 9]).canonical()
+
+
+@pytest.mark.parametrize("rows", [
+    [{"kind": "arc_insert", "arc": "t8"}],                        # already active
+    [{"kind": "arc_delete", "arc": "t8up"}],                      # not active
+    [{"kind": "arc_delete", "arc": "t8"}, {"kind": "arc_delete", "arc": "t8"}],
+], ids=["insert-active", "delete-inactive", "delete-twice"])
+def test_dynamic_pattern_errors_are_the_reference_errors(rows):
+    text = (EXAMPLES / "q3.afa.yaml").read_text()
+    errors = []
+    for engine in ("reference", "optimized"):
+        with pytest.raises(QueryError) as info:
+            _program(engine, text).feed([{"le": 1, "change": 1}] + rows)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("row, construct", [
+    ({"kind": "arc_insert", "arc": "t8up", "le": 3}, "explicit arc lifetimes"),
+    ({"kind": "arc_retract", "arc": "t8"}, "explicit arc lifetimes"),
+])
+def test_explicit_arc_lifetimes_are_refused_by_name(row, construct):
+    text = (EXAMPLES / "q3.afa.yaml").read_text()
+    with pytest.raises(Unsupported, match=f"{construct}.*at input row 2"):
+        _program("optimized", text).feed([{"le": 1, "change": 1}, row])
+
+
+@pytest.mark.parametrize("flavor", ["ignorable", "seq", "cleanse"])
+def test_dynamic_patterns_under_other_flavors_are_refused_by_name(flavor):
+    text = (EXAMPLES / "q3.afa.yaml").read_text()
+    with pytest.raises(Unsupported, match=f"dynamic patterns under flavor {flavor}, at input row 2"):
+        _program("optimized", text, flavor=flavor).feed([{"le": 1, "change": 1, "seq": 1},
+                                                         {"kind": "arc_delete", "arc": "t8"}])
 
 
 @pytest.mark.parametrize("old, new, construct", [
