@@ -7,20 +7,26 @@ dynamic pattern (default mode) appends an instance with its lifetime, or ends on
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from optimized.afa.kernel import INF, MINF
 
 
-def _lifetime_row(lt) -> list[int]:
-    def clip(v, default):
-        if v == float("inf"):
+def lifetime_row(lt) -> list[int]:
+    """A lifetime on integer timestamps: lo, lo_open, hi, hi_closed (exact bounds rounded so that an integer
+    t is inside exactly when it is inside the exact lifetime)."""
+    def bound(v, up: bool) -> int:
+        if v == math.inf:
             return INF
-        if v == float("-inf"):
+        if v == -math.inf:
             return MINF
-        return int(v) if v is not None else default
+        return math.ceil(v) if up else math.floor(v)
 
-    return [clip(lt.lo, MINF), int(lt.lo_open), clip(lt.hi, INF), int(lt.hi_closed)]
+    lo = bound(lt.lo, up=not lt.lo_open)     # t > lo: t > floor(lo); t >= lo: t >= ceil(lo)
+    hi = bound(lt.hi, up=not lt.hi_closed)   # t < hi: t < ceil(hi); t <= hi: t <= floor(hi)
+    return [lo, int(lt.lo_open), hi, int(lt.hi_closed)]
 
 
 class Automaton:
@@ -71,7 +77,7 @@ class Automaton:
         self.eps_ptr, self.eps_arc = csr(eps)
         self.dst = np.array([self.index[a.dst] for _, a in inst], np.int64)
         self.branch = np.array([k for k, _ in inst], np.int64)
-        self.lifetimes = np.array([_lifetime_row(a.lifetime) for _, a in inst], np.int64).reshape(-1, 4)
+        self.lifetimes = np.array([lifetime_row(a.lifetime) for _, a in inst], np.int64).reshape(-1, 4)
         self.ignorable = np.array([a.ignorable for _, a in inst], np.bool_)
 
 

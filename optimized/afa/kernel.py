@@ -27,6 +27,7 @@ from optimized.afa.exprgen import FIRE_SIG, HEAD
 INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
 MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
 INSERT, RETRACT, PUNCTUATE = 0, 1, 2
+REDIFF = 4   # not an input element: re-derive the lists an explicit arc lifetime touches (row: lo, hi, closed)
 OK, ERR_BELOW, ERR_EMPTY, ERR_DUPLICATE, ERR_NEVER = 0, 1, 2, 3, 4
 ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O (reference/afa/seqop.py)
 ERR_RELEASED_EMPTY = 9   # Cleanse: a buffered insertion with an empty lifetime, released by a punctuation
@@ -155,6 +156,114 @@ def compact(S, K, R, E):
     S[N_NODE] = w
     S[N_EV] = v
     return R2, E2
+
+
+@njit(cache=True)
+def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, branch, LT,
+           dyn):
+    """The reference's `_rediff` (explicit arc lifetimes): recompute the node lists from the first entry with
+    LE >= lo with the current arcs, emitting the difference of their final (register, MinRE) multisets at
+    each entry (retractions, then insertions); stop at the first entry past `beyond` (> beyond, or
+    >= beyond when not `closed`) whose list is unchanged. Returns R and O (grown when needed)."""
+    W = R.shape[1]
+    n_ent = S[N_ENT]
+    i = bisect_left(K, n_ent, lo)
+    plo, phi = 0, 0
+    if i > 0:
+        plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+    while i < n_ent:
+        k = K[i, K_KEY]
+        e = K[i, K_EV]
+        re = E[e, E_RE]
+        keep = S[N_NODE]
+        S[N_NODE] = 1
+        close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, k)
+        ns = S[N_NODE]
+        S[N_START] = ns
+        S[N_NODE] = keep
+        for j in range(ns):
+            R[j, N_S] = k
+        need = S[N_NODE] + (phi - plo + ns) * fan
+        if need > R.shape[0]:
+            R = grow_rows(R, need)
+        base = S[N_NODE]
+        for src in range(2):
+            a0, a1 = (plo, phi) if src == 0 else (0, ns)
+            for p in range(a0, a1):
+                m = R[p, N_M]
+                if m <= k:
+                    continue
+                q = R[p, N_Q]
+                for x in range(ev_ptr[q], ev_ptr[q + 1]):
+                    a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, k):
+                        continue
+                    d = S[N_NODE]
+                    S[WORK] += 1
+                    if fire(branch[a], e, E, p, d, R) == 1:
+                        R[d, N_S] = R[p, N_S]
+                        R[d, N_M] = m if m < re else re
+                        R[d, N_Q] = dst[a]
+                        S[N_NODE] = d + 1
+                        if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, k)
+        top = S[N_NODE]
+        old, cnt = K[i, K_OFF], K[i, K_CNT]
+        past = k > beyond or (k == beyond and closed == 0)
+        if past and top - base == cnt:
+            same = True
+            for x in range(cnt):
+                for c in range(W):
+                    if R[old + x, c] != R[base + x, c]:
+                        same = False
+                        break
+                if not same:
+                    break
+            if same:
+                S[N_NODE] = base
+                return R, O
+        # the difference of the final (register, MinRE) multisets: match equal rows pairwise
+        if S[N_OUT] + cnt + (top - base) > O.shape[0]:
+            O = grow_rows(O, S[N_OUT] + cnt + (top - base))
+        used = np.zeros(top - base, np.bool_)
+        o = S[N_OUT]
+        for x in range(old, old + cnt):
+            if not final[R[x, N_Q]]:
+                continue
+            hit = False
+            for y in range(base, top):
+                if used[y - base] or not final[R[y, N_Q]] or R[y, N_M] != R[x, N_M]:
+                    continue
+                eq = True
+                for c in range(HEAD, W):
+                    if R[y, c] != R[x, c]:
+                        eq = False
+                        break
+                if eq:
+                    used[y - base] = True
+                    hit = True
+                    break
+            if not hit:
+                O[o, O_SIGN] = -1
+                O[o, O_LE] = k
+                O[o, O_RE] = R[x, N_M]
+                for c in range(HEAD, W):
+                    O[o, c] = R[x, c]
+                o += 1
+        for y in range(base, top):
+            if final[R[y, N_Q]] and not used[y - base]:
+                O[o, O_SIGN] = 1
+                O[o, O_LE] = k
+                O[o, O_RE] = R[y, N_M]
+                for c in range(HEAD, W):
+                    O[o, c] = R[y, c]
+                o += 1
+        S[N_OUT] = o
+        K[i, K_OFF] = base
+        K[i, K_CNT] = top - base
+        plo, phi = base, top
+        i += 1
+    return R, O
 
 
 @njit(cache=True)
@@ -327,6 +436,10 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                     live += K[i, K_CNT]
                 if S[N_NODE] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
                     R, E = compact(S, K, R, E)
+            continue
+        if kind == REDIFF:
+            R, O = rediff(fire, S, K, R, E, O, le, X[xb, E_RE], X[xb, E_HASH], ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
+                          final, fan, branch, LT, dyn)
             continue
         re = X[xb, E_RE]
         n_ent = S[N_ENT]

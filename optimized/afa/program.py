@@ -78,6 +78,7 @@ class OptimizedAfaProgram(Program):
         self._arcs = [arc for _, arc in a.instances]    # every arc instance not cleaned by a punctuation
         self._live = {arc.name: i for i, (_, arc) in enumerate(a.instances)}   # active arcs by name
         self._states = set(afa.states)
+        self._arc_floor: Any = -math.inf   # the latest arc punctuation
         self.closed = False
         self.elements = 0
         self.record = False          # keep the change stream as Output / OutPunctuation (the CLI)
@@ -136,12 +137,13 @@ class OptimizedAfaProgram(Program):
 
     # ------------------------------------------------------------------ dynamic patterns (default mode)
     def _arc(self, element: Any, row: Any) -> None:
-        """Apply an arc row as the reference does (reference/afa/operator.py `_arc_insert` / `_arc_delete`,
-        default mode): an inserted arc applies to LEs above t_curr, a deleted one up to t_curr, so no stored
-        list changes. Explicit lifetimes are refused by name."""
+        """Apply an arc row as the reference does (reference/afa/operator.py `_arc_insert`, `_arc_delete`): in
+        default mode an inserted arc applies to LEs above t_curr and a deleted one up to t_curr, so no stored
+        list changes; an explicit lifetime (an inserted arc's, or a retracted arc's) re-derives the lists it
+        touches (the kernel's `rediff`)."""
         from reference.afa.model import INF as PINF
         from reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
-        from reference.afa.stream import ArcDelete, ArcInsert
+        from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 
         def refused(construct: str) -> Unsupported:
             exc = Unsupported(ENGINE, construct)
@@ -153,27 +155,33 @@ class OptimizedAfaProgram(Program):
             raise refused(f"dynamic patterns under flavor {self.flavor}")
         if any(x.epsilon for x in self.afa.standby):
             raise refused("dynamic patterns with standby epsilon-arcs")
-        if isinstance(element, ArcInsert) and element.lifetime is not None or \
-                isinstance(element, ArcDelete) and element.explicit:
-            raise refused("explicit arc lifetimes (dynamic patterns)")
-        if not isinstance(element, (ArcInsert, ArcDelete)):
-            return   # an arc punctuation: it bounds explicit lifetimes only
         st, a = self.state, self.auto
+        if isinstance(element, ArcPunctuate):
+            self._arc_floor = max(self._arc_floor, element.t)
+            return
         t_p = int(st.S[K.T_P])
-        if t_p != K.MINF:   # the reference drops the arcs a punctuation ended (and forgets their names)
+        t_p = -PINF if t_p == K.MINF else t_p
+        if t_p != -PINF:   # the reference drops the arcs a punctuation ended (and forgets their names)
             kept = [x for x in self._arcs if not x.lifetime.ended_by(t_p)]
             ids = {id(x) for x in kept}
             self._live = {n: i for n, i in self._live.items() if id(a.instances[i][1]) in ids}
             self._arcs = kept
         t_curr = max(int(st.S[K.T_E]), int(st.S[K.MAX_LE]))
         t_curr = -PINF if t_curr == K.MINF else t_curr
+        floor = max(t_p, self._arc_floor)
+        redo = None
         try:
             if isinstance(element, ArcInsert):
-                arc = element.arc
+                arc, lifetime = element.arc, element.lifetime
                 if arc.name in self._live:
                     raise QueryError(f"arc insertion: an arc named '{arc.name}' is already active")
                 check_arc_states(arc, self._states, self.afa.name, allow_new_dst=not arc.epsilon)
-                arc = arc.with_lifetime(Lifetime(t_curr, PINF, lo_open=True))
+                if lifetime is None:
+                    lifetime = Lifetime(t_curr, PINF, lo_open=True)
+                elif lifetime.lo < floor:
+                    raise EventError(f"arc insertion of '{arc.name}' with lifetime {lifetime}: it starts below "
+                                     f"the current punctuation {floor}")
+                arc = arc.with_lifetime(lifetime)
                 check_epsilon_acyclic(self._arcs + [arc], self.afa.name)
                 if arc.dst not in self._states:
                     self._states.add(arc.dst)
@@ -183,23 +191,52 @@ class OptimizedAfaProgram(Program):
                 a.instances.append((branch, arc))
                 self._arcs.append(arc)
                 self._live[arc.name] = len(a.instances) - 1
-            else:
+                if not (lifetime.lo_open and lifetime.lo >= t_curr):
+                    redo = lifetime
+            elif isinstance(element, ArcDelete):
                 i = self._live.get(element.name)
                 if i is None:
                     raise QueryError(f"arc deletion: no active arc named '{element.name}'")
                 branch, arc = a.instances[i]
                 old = arc.lifetime
-                if not (old.hi < t_curr or (old.hi == t_curr and not old.hi_closed)):
+                if element.explicit:
+                    if old.lo < floor:
+                        raise EventError(f"explicit deletion of arc '{element.name}' with lifetime {old}: it "
+                                         f"starts below the current punctuation {floor}")
+                    a.instances[i] = (branch, arc.with_lifetime(Lifetime(PINF, PINF)))   # never alive
+                    self._arcs = [x for x in self._arcs if x is not arc]
+                    redo = old
+                elif not (old.hi < t_curr or (old.hi == t_curr and not old.hi_closed)):
                     new = arc.with_lifetime(Lifetime(old.lo, t_curr, old.lo_open, hi_closed=True))
                     a.instances[i] = (branch, new)
                     self._arcs = [new if x is arc else x for x in self._arcs]
                 del self._live[element.name]
         except Unsupported:
             raise
+        except EventError as exc:
+            raise EventError(exc.message, row=row, column=exc.column) from None
         except QueryError as exc:
             raise QueryError(f"at input row {row}: {exc.message}", exc.line, exc.column) from None
         a.dynamic = True
         a.build()
+        if redo is not None:
+            self._rediff(redo)
+
+    def _rediff(self, lt: Any) -> None:
+        """Re-derive the lists from the first entry at or after lt.lo to the first unchanged one past lt.hi."""
+        from optimized.afa.automaton import lifetime_row
+        from optimized.afa.inputs import Batch
+
+        lo, _lo_open, hi, hi_closed = lifetime_row(lt)
+        if lt.lo != -math.inf:
+            lo = math.ceil(lt.lo)   # the first entry with LE >= lo, as bisect_left(keys, lo)
+        if lt.hi != math.inf and lt.hi != int(lt.hi):
+            hi, hi_closed = math.floor(lt.hi), 1   # past: LE > hi
+        elif lt.hi != math.inf:
+            hi, hi_closed = int(lt.hi), int(lt.hi_closed)
+        row = np.zeros((1, self.state.Q.shape[1]), np.int64)
+        row[0, K.E_LE], row[0, K.E_RE], row[0, K.E_HASH] = lo, hi, hi_closed
+        self._run(Batch(np.array([K.REDIFF], np.int8), row, [None], None), 0)
 
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto

@@ -72,15 +72,25 @@ def afa_texts(draw, ignorable: bool = False, standby: bool = False) -> str:
 
 
 @st.composite
-def dynamic_rows(draw, text: str, max_events: int = 8) -> list[dict]:
-    """A disordered stream with default-mode arc rows (insert a standby or deleted arc, delete an arc)."""
+def dynamic_rows(draw, text: str, max_events: int = 8, explicit: bool = True) -> list[dict]:
+    """A disordered stream with arc rows: default mode (insert a standby or deleted arc, delete an arc) and,
+    with `explicit`, explicit lifetimes (an insertion with `le` / `re`, arc_retract) and arc punctuations."""
     import re
 
     rows = draw(disordered_rows(max_events))
     names = re.findall(r"name: (\w+)", text)
     for _ in range(draw(st.integers(1, 4))):
         pos = draw(st.integers(0, len(rows)))
-        rows.insert(pos, {"kind": draw(st.sampled_from(["arc_insert", "arc_delete"])), "arc": draw(st.sampled_from(names))})
+        kind = draw(st.sampled_from(["arc_insert", "arc_delete"] + (["arc_retract", "arc_punctuate"] if explicit
+                                                                     else [])))
+        row = {"kind": kind, "arc": draw(st.sampled_from(names))}
+        if kind == "arc_insert" and explicit and draw(st.booleans()):   # an explicit lifetime [le, re)
+            row["le"] = draw(st.integers(-1, 21))
+            if draw(st.booleans()):
+                row["re"] = draw(st.integers(row["le"] + 1, 25))
+        if kind == "arc_punctuate":
+            row = {"kind": kind, "le": draw(st.integers(0, 20))}
+        rows.insert(pos, row)
     return rows
 
 

@@ -112,9 +112,10 @@ def test_ignorable_flavor_gives_the_reference_rows(text, rows):
 
 @FEWER
 @given(st.data())
-def test_dynamic_patterns_in_default_mode_give_the_reference_rows(data):
-    """Arc insertions (default lifetime: LE > t_curr) and deletions (up to t_curr) among disordered events; an
-    arc row the reference refuses (an active arc inserted, an inactive one deleted) gets the same error."""
+def test_dynamic_patterns_give_the_reference_rows(data):
+    """Arc insertions (default lifetime: LE > t_curr, or an explicit [le, re)), deletions (up to t_curr),
+    retractions of arcs and arc punctuations among disordered events; an arc row the reference refuses (an
+    active arc inserted, an inactive one deleted, a lifetime below the punctuation) gets the same error."""
     from reference.errors import CepkitError
     from tests.optimized.afa.strategies import dynamic_rows
 
