@@ -129,7 +129,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
     EngineEntry("afa", "optimized", "optimized.afa.engine:OptimizedAfaEngine",
-                "Algorithm 1 over typed arrays in Numba (every flavour; arc rows refused when fed)",
+                "Algorithm 1 over typed arrays in Numba (every flavour; dynamic patterns under basic)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),
 

@@ -4,7 +4,8 @@ It runs every flavour of the reference: basic (Algorithm 1, maximally speculativ
 punctuations), seq (AFA+O: sequence numbers, no speculation; input retractions refused when fed, as the
 reference does) and cleanse (Cleanse(sigma) in front of the basic flavour) in optimized/afa/kernel.py, and
 ignorable (AFA+ignore) in optimized/afa/ignorable.py; it declares them (`CONSTRUCTS`). Arc rows in the
-input (dynamic patterns) are refused by name when fed.
+input (dynamic patterns: default mode and explicit lifetimes) run under the basic flavour and are refused by
+name under the others when fed.
 """
 from __future__ import annotations
 
