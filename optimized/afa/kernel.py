@@ -63,14 +63,14 @@ def grow_rows(a, need):
     return b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def copy_row(A, i, B, j, lo):
     """A[i, lo:] = B[j, lo:] without slicing (no array views in the hot loop)."""
     for x in range(lo, A.shape[1]):
         A[i, x] = B[j, x]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bisect_left(K, n, t):
     """The first entry position with key >= t."""
     if n == 0 or K[n - 1, K_KEY] < t:
@@ -85,7 +85,7 @@ def bisect_left(K, n, t):
     return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def alive(LT, a, t):
     """Whether arc a's lifetime contains t (spec/003 §6)."""
     if LT[a, LT_LO_OPEN] == 1:
@@ -451,7 +451,10 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             S[STATUS] = ERR_BELOW
             S[AT] = xb
             return K, R, E, O, P, Q
-        i = bisect_left(K, n_ent, le)
+        if n_ent == 0 or K[n_ent - 1, K_KEY] < le:
+            i = n_ent   # in order: appended (no call)
+        else:
+            i = bisect_left(K, n_ent, le)
         present = i < n_ent and K[i, K_KEY] == le
         if flavor == SEQ:
             err = seq_check(K, n_ent, X, xb, le, re, i, present, kind)
