@@ -184,8 +184,6 @@ from optimized.afa.registers import store
 
 def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list) -> str:
     """The module source of `fire` for the AFA's arcs (in `arcs` order)."""
-    from reference.afa.expr import parse_expression
-
     schema = tuple(afa.schema or ())
     em = AfaEmitter(slots, schema, {}, texts)
     em.emit("@njit(FIRE_SIG, cache=True)", 0)
@@ -201,5 +199,4 @@ def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list) -> st
     em.emit("return 0", 1)
     doc = "\n".join("    " + repr(a.name) + ": " + repr({k: v for k, v in (a.text or {}).items()
                                                         if k in ("fence", "transfer")}) for a in arcs)
-    _ = parse_expression  # the front end's parser made the ASTs these are generated from
     return HEADER.format(query=doc.replace('"""', "'''")) + "\n".join(em.lines) + "\n"

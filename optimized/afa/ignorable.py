@@ -20,15 +20,16 @@ from numba import njit, types
 from optimized.afa.exprgen import HEAD
 from optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
                                   K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
-                                  N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, RETRACT, STATUS, T_E, T_P,
-                                  WORK, _FN, _M, _V, grow_rows)
+                                  N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
+                                  FN, MAT, VEC, grow_rows)
 
 X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
 N_L = 14   # S[N_L]: the used length of the id pool (S[AUX] in kernel.py, free under this flavour)
 
-_GROWN = types.Tuple((_M, _M, _M, _M, _M, _M, _M))   # K, R, X, L, E, O, P
-RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V,
-                 _V, types.Array(types.bool_, 1, "C"), types.Array(types.bool_, 1, "C"), types.int64)
+_GROWN = types.Tuple((MAT, MAT, MAT, MAT, MAT, MAT, MAT))   # K, R, X, L, E, O, P
+_BOOL = types.Array(types.bool_, 1, "C")
+RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(types.int8, 1, "C"), MAT, VEC, VEC, VEC, VEC,
+                 VEC, _BOOL, _BOOL, types.int64)
 
 
 @njit(cache=True)

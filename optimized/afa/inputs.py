@@ -345,7 +345,8 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
     if isinstance(source, AfaInput):
         source = source.source
     if isinstance(source, (str, os.PathLike)):
-        from reference.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
+        from reference.readers import (csv_columns, csv_strings, event_format, json_columns, json_records,
+                                       read_arrow_file)
 
         path = os.fspath(source)
         if not os.path.exists(path) or os.path.isdir(path):

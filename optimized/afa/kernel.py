@@ -33,8 +33,9 @@ ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O 
 ERR_RELEASED_EMPTY = 9   # Cleanse: a buffered insertion with an empty lifetime, released by a punctuation
 BASIC, SEQ, CLEANSE = 0, 1, 2   # the flavours the kernel runs
 # the scalars in S
-N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX, N_RESV = range(16)
-# arc lifetimes (dynamic patterns, default mode): LT[arc] = lo, lo_open, hi, hi_closed
+(N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX,
+ N_RESV) = range(16)
+# arc lifetimes (dynamic patterns): LT[arc] = lo, lo_open, hi, hi_closed
 LT_LO, LT_LO_OPEN, LT_HI, LT_HI_CLOSED = 0, 1, 2, 3
 # columns of the entries K, event rows, node rows and output rows
 K_KEY, K_EV, K_OFF, K_CNT, K_SEQ = 0, 1, 2, 3, 4
@@ -43,14 +44,16 @@ N_S, N_M, N_Q = 0, 1, 2
 O_SIGN, O_LE, O_RE = 0, 1, 2
 
 # explicit signatures: `fire` is a first-class function, so the kernel compiles once for every AFA
-_FN = types.FunctionType(FIRE_SIG)
-_V = types.Array(types.int64, 1, "C")
-_M = types.Array(types.int64, 2, "C")
-_GROWN = types.Tuple((_M, _M, _M, _M, _M, _M))                    # K, R, E, O, P, Q
-RUN_SIG = _GROWN(_FN, _V, _M, _M, _M, _M, _M, _M, types.Array(types.int8, 1, "C"), _M, _V, _V, _V, _V, _V,
-                 types.Array(types.bool_, 1, "C"), types.int64, types.int64, types.int64, types.int64,
-                 types.int64, _V, _M, types.int64)
-INIT_SIG = types.void(_FN, _V, _M, _M, types.int64, _V, _V, _V, _V, _M, types.int64)
+FN = types.FunctionType(FIRE_SIG)
+VEC = types.Array(types.int64, 1, "C")
+MAT = types.Array(types.int64, 2, "C")
+_GROWN = types.Tuple((MAT, MAT, MAT, MAT, MAT, MAT))   # K, R, E, O, P, Q
+_I8 = types.Array(types.int8, 1, "C")
+_BOOL = types.Array(types.bool_, 1, "C")
+_I = types.int64
+RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, _I8, MAT, VEC, VEC, VEC, VEC, VEC, _BOOL, _I, _I, _I, _I, _I,
+                 VEC, MAT, _I)
+INIT_SIG = types.void(FN, VEC, MAT, MAT, types.int64, VEC, VEC, VEC, VEC, MAT, types.int64)
 
 
 @njit(cache=True)
@@ -304,8 +307,9 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
     (reference/afa/cleanse.py): an event passes at once only if LE < t + sigma (t the latest punctuation;
     sigma_inf: always); the others wait in Q (rows Q_HEAD..Q_TAIL-1, in LE order) until a punctuation lets
     them pass, before it; a retraction of a waiting insertion cancels it; `flush` releases them all at the
-    end of the batch (close). Arc k of the CSR runs branch[k] of `fire`; with `dyn` (dynamic patterns, default
-    mode) an arc applies only within its lifetime LT[k], and the start closure is rebuilt per event."""
+    end of the batch (close). Arc k of the CSR runs branch[k] of `fire`; with `dyn` (dynamic patterns) an arc
+    applies only within its lifetime LT[k], and the start closure is rebuilt per event. A row of kind REDIFF
+    re-derives the lists an explicit arc lifetime touches (`rediff`)."""
     n = len(BK)
     W = R.shape[1]
     S[STATUS] = OK

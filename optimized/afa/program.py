@@ -74,7 +74,7 @@ class OptimizedAfaProgram(Program):
         K.init_starts(self.fire, st.S, st.R, st.E, a.start, a.eps_ptr, a.eps_arc, a.dst, a.branch, a.lifetimes, 0)
         st.S[K.N_RESV] = max(int(st.S[K.N_START]), a.closure)   # rows kept for the start closure
         st.S[K.N_NODE] = st.S[K.N_RESV]
-        # dynamic patterns (default mode): the arcs as the reference keeps them (for its checks)
+        # dynamic patterns: the arcs as the reference keeps them (for its checks)
         self._arcs = [arc for _, arc in a.instances]    # every arc instance not cleaned by a punctuation
         self._live = {arc.name: i for i, (_, arc) in enumerate(a.instances)}   # active arcs by name
         self._states = set(afa.states)
@@ -135,7 +135,7 @@ class OptimizedAfaProgram(Program):
                 progress(min(start, len(b)), len(b))
         return self._hand_over(n_punct)
 
-    # ------------------------------------------------------------------ dynamic patterns (default mode)
+    # ------------------------------------------------------------------ dynamic patterns (spec/003 §6)
     def _arc(self, element: Any, row: Any) -> None:
         """Apply an arc row as the reference does (reference/afa/operator.py `_arc_insert`, `_arc_delete`): in
         default mode an inserted arc applies to LEs above t_curr and a deleted one up to t_curr, so no stored
@@ -360,8 +360,3 @@ class OptimizedAfaProgram(Program):
         st = self.state
         return {"entries": int(st.S[K.N_ENT]), "nodes": st.live_nodes(), "pool": int(st.S[K.N_NODE]),
                 "bytes": st.nbytes()}
-
-
-def check_query(afa: Any) -> None:
-    if not hasattr(afa, "arcs"):
-        raise QueryError("the optimized AFA engine compiles AFA files")

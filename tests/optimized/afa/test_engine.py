@@ -74,7 +74,8 @@ def test_cli_change_stream_nets_like_the_reference(capsys):
 # ---------------------------------------------------------------- bad input
 BAD = [
     ("retraction never inserted", [{"kind": "retract", "type": "A", "le": 1, "v": 1}]),
-    ("retraction with another payload", [{"type": "A", "le": 1, "v": 1}, {"kind": "retract", "type": "A", "le": 1, "v": 2}]),
+    ("retraction with another payload", [{"type": "A", "le": 1, "v": 1},
+                                         {"kind": "retract", "type": "A", "le": 1, "v": 2}]),
     ("retraction twice", [{"type": "A", "le": 1, "v": 1}, {"kind": "retract", "type": "A", "le": 1, "v": 1},
                           {"kind": "retract", "type": "A", "le": 1, "v": 1}]),
     ("late beyond the punctuation", [{"type": "A", "le": 6, "v": 1}, {"kind": "punctuate", "le": 5},
