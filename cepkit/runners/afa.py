@@ -106,8 +106,11 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited
     from reference.afa.engine import AfaEngine
 
+    from reference import registry
+
     engine = getattr(args, "engine", None) or "reference"
-    AfaEngine.check_budget(**limit_options(args))
+    (AfaEngine if engine == "reference" else type(registry.get_engine("afa", engine))).check_budget(
+        **limit_options(args))
     afa = load_afa(args.query)
     if engine == "reference":
         elements = read_stream(args.events, afa)
