@@ -114,7 +114,6 @@ class OptimizedAfaProgram(Program):
             raise EventError("the AFA program is closed: feed comes before close")
         b = read_batch(batch, self.afa, self.slots, self.texts)
         st = self.state
-        n_punct = int(st.S[K.N_PUNCT])
         arcs = np.flatnonzero(b.kind == ARC)
         start = 0
         for end in list(arcs) + [len(b)]:
@@ -126,14 +125,14 @@ class OptimizedAfaProgram(Program):
                 done = int(st.S[K.AT]) if status != K.OK else len(part)
                 self.elements += done
                 if status != K.OK:
-                    self._error(status, part, done, n_punct)
+                    self._error(status, part, done)
             if end < len(b):
                 self._arc(b.element(end), b.rows[end])
                 self.elements += 1
             start = end + 1
             if progress is not None:
                 progress(min(start, len(b)), len(b))
-        return self._hand_over(n_punct)
+        return self._hand_over()
 
     # ------------------------------------------------------------------ dynamic patterns (spec/003 §6)
     def _arc(self, element: Any, row: Any) -> None:
@@ -267,18 +266,17 @@ class OptimizedAfaProgram(Program):
                                      if np.isin(x.rows_x[x.kind == K.INSERT, K.E_LE], waiting).any()]
 
     def _close(self) -> MatchTable:
-        n_punct = int(self.state.S[K.N_PUNCT])
         if not self.closed and self.flavor == "cleanse":
             from optimized.afa.inputs import Batch
 
             empty = Batch(np.zeros(0, np.int8), np.zeros((0, self.state.Q.shape[1]), np.int64), [], None)
             self._run(empty, 1)   # end of input: Cleanse releases what it still holds
             if int(self.state.S[K.STATUS]) != K.OK:
-                self._error(int(self.state.S[K.STATUS]), empty, -1, n_punct)
+                self._error(int(self.state.S[K.STATUS]), empty, -1)
         self.closed = True
-        return self._hand_over(n_punct)
+        return self._hand_over()
 
-    def _error(self, status: int, b, at: int, n_punct: int) -> None:
+    def _error(self, status: int, b, at: int) -> None:
         if status == K.ERR_RETRACT_SEQ:   # as reference/afa/engine.py words a flavour's refusal
             exc = Unsupported(ENGINE, "input retractions under flavor seq (sequence numbers cannot be renumbered, "
                                       "spec/003 A17)")
@@ -303,13 +301,13 @@ class OptimizedAfaProgram(Program):
         message = MESSAGES[status].format(what=what, event=e.describe(), t_e=t_e, le=e.le, seq=e.seq)
         raise EventError(message, row=b.rows[at], column=COLUMNS[status])
 
-    def _hand_over(self, n_punct: int) -> MatchTable:
+    def _hand_over(self) -> MatchTable:
         """The output rows since the last hand-over, as a table; the output buffer starts again."""
         st = self.state
         n = int(st.S[K.N_OUT])
         out = st.O[:n].copy()
         regs = (out[:, HEAD::3], out[:, HEAD + 1::3], out[:, HEAD + 2::3])
-        new_p = st.P[n_punct:int(st.S[K.N_PUNCT])].copy()
+        new_p = st.P[:int(st.S[K.N_PUNCT])].copy()   # (a feed that failed hands its rows over now)
         st.S[K.N_OUT] = 0
         st.S[K.N_PUNCT] = 0
         self.punctuations += [int(t) for t in new_p[:, 0]]

@@ -330,3 +330,16 @@ def test_cleanse_waiting_empty_lifetime_at_the_end_of_input():
             program.close()
         errors.append((type(info.value), str(info.value), info.value.row, info.value.column))
     assert errors[0] == errors[1]
+
+
+def test_a_failed_feed_keeps_its_rows_and_punctuations_for_the_next():
+    rows = [{"type": "A", "le": 1, "v": 1}, {"type": "B", "le": 2, "v": 1}, {"kind": "punctuate", "le": 2},
+            {"type": "B", "le": 0, "v": 1}]
+    got = {}
+    for engine in ("reference", "optimized"):
+        program = _program(engine)
+        with pytest.raises(EventError):
+            program.feed(rows)
+        table = program.feed([{"type": "A", "le": 5, "v": 1}])
+        got[engine] = (table.canonical(), program.punctuations)
+    assert got["optimized"] == got["reference"] and got["reference"][1] == [2]
