@@ -41,4 +41,4 @@ class State:
         return int(self.K[:n, K.K_CNT].sum())
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.arrays())
+        return sum(a.nbytes for a in self.arrays() + (self.X, self.L))
