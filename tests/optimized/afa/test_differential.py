@@ -37,9 +37,15 @@ def _programs(text: str):
 @FEW
 @given(afa_texts(), disordered_rows())
 def test_every_prefix_gives_the_reference_rows_and_net_output(text, rows):
+    """...and the net output after every prefix is Definition 2 on the net input so far (the brute-force
+    oracle, reference/afa/oracle.py): the order-agnostic guarantee."""
+    from reference.afa.driver import NetInput
+    from reference.afa.eventfile import element_of
+
     ref, opt = _programs(text)
     ref_all: Counter = Counter()
     opt_all: Counter = Counter()
+    net_in = NetInput()
     for i, row in enumerate(rows, start=1):
         want = ref.feed([row]).canonical()
         got = opt.feed([row]).canonical()
@@ -47,6 +53,10 @@ def test_every_prefix_gives_the_reference_rows_and_net_output(text, rows):
         ref_all += want
         opt_all += got
         assert _net(opt_all) == _net(ref_all)
+        net_in.apply(element_of(dict(row), i, ref.afa))
+        definition2 = net_in.oracle(ref.afa, ref.operator).items()
+        oracle = Counter({((le, re_), (("n", r[0]),)): c for (r, le, re_), c in definition2})
+        assert _net(opt_all) == +oracle, f"after input row {i}: the net output is not Definition 2"
     assert opt.close().canonical() == ref.close().canonical()
 
 
