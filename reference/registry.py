@@ -128,6 +128,10 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
+    EngineEntry("afa", "optimized", "optimized.afa.engine:OptimizedAfaEngine",
+                "Algorithm 1 over typed arrays in Numba (every flavour; dynamic patterns under basic)",
+                frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                           "epsilon arcs", "standby arcs"})),
 
     EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),

@@ -40,12 +40,15 @@ def _payload(afa, register: Any) -> Any:
     return {k: _value(x) for k, x in p.items()} if isinstance(p, dict) else _value(p)
 
 
-def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf):
-    """Feed (row, element) pairs through the AFA engine's program and close it; errors name the input
-    row. Returns the program (its `outputs`, `punctuations`, `net_output()`)."""
+def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf, engine: str = "reference"):
+    """Feed (row, element) pairs (or, for the optimized engine, the events file itself) through the AFA
+    engine's program and close it; errors name the input row. Returns the program (its `outputs`,
+    `punctuations`, `net_output()`)."""
     from reference import registry
 
-    program = registry.get_engine("afa", "reference").compile(afa, flavor=flavor, sigma=sigma)
+    program = registry.get_engine("afa", engine).compile(afa, flavor=flavor, sigma=sigma)
+    if engine != "reference":
+        program.record = True   # keep the change stream for printing
     program.feed(elements)
     program.close()  # end of input: Cleanse releases what it still holds
     return program
@@ -103,15 +106,24 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited
     from reference.afa.engine import AfaEngine
 
-    AfaEngine.check_budget(**limit_options(args))
+    from reference import registry
+
+    engine = getattr(args, "engine", None) or "reference"
+    (AfaEngine if engine == "reference" else type(registry.get_engine("afa", engine))).check_budget(
+        **limit_options(args))
     afa = load_afa(args.query)
-    elements = read_stream(args.events, afa)
-    op = run_stream(afa, elements, args.flavor, args.sigma)
+    if engine == "reference":
+        elements = read_stream(args.events, afa)
+        op = run_stream(afa, elements, args.flavor, args.sigma)
+        count = len(elements)
+    else:   # the optimized engine reads the file column-wise itself
+        op = run_stream(afa, args.events, args.flavor, args.sigma, engine)
+        count = op.elements
     rows = _rows(afa, op, args.net)[: args.limit]  # --limit: the first N elements of the change stream
     _write(rows, args.format, args.output)
     limited(args, len(rows))
     outs = [o for o in op.outputs if hasattr(o, "sign")]
-    print(f"{len(elements)} input elements -> {sum(o.sign > 0 for o in outs)} insertions, "
+    print(f"{count} input elements -> {sum(o.sign > 0 for o in outs)} insertions, "
           f"{sum(o.sign < 0 for o in outs)} retractions, {len(op.outputs) - len(outs)} punctuations; "
           f"net {sum(op.net_output().values())} events (AFA {afa.name}, {args.flavor})", file=sys.stderr)
     return 0

@@ -209,6 +209,7 @@ def _arc(node: yaml.Node, i: int, standby: bool, states: set[str], schema: tuple
                              *_at(m[key][1]), expected=sorted(states))
     fence = None
     fence_text = "true"
+    fence_expr = None
     if "fence" in m:
         fn = m["fence"][1]
         fence_text = _scalar(fn, f"{what}: fence")
@@ -218,8 +219,10 @@ def _arc(node: yaml.Node, i: int, standby: bool, states: set[str], schema: tuple
         if not is_boolean_shape(e):
             raise QueryError(f"{what}: the fence '{fence_text}' is not a boolean expression", fl, fc)
         fence = compile_fence(e, schema, params)
+        fence_expr = e
     transfer = None
     assign_text: dict[str, str] = {}
+    assign_expr: dict[str, Any] = {}
     if "transfer" in m:
         assign = {}
         for f, (fk, fv) in _mapping(m["transfer"][1], f"{what}: transfer").items():
@@ -235,8 +238,11 @@ def _arc(node: yaml.Node, i: int, standby: bool, states: set[str], schema: tuple
             assign_text[f] = t
         if assign:
             transfer = compile_transfer(assign, schema, params)
+            assign_expr = assign
     return Arc(name, src, dst, fence, transfer, epsilon, is_final=is_final,
-               text={"fence": fence_text, "transfer": assign_text, "line": line, "column": col})
+               text={"fence": fence_text, "transfer": assign_text, "line": line, "column": col,
+                     # the expressions themselves, for engines that generate code from them (optimized/afa)
+                     "fence_expr": fence_expr, "transfer_expr": assign_expr, "params": dict(params)})
 
 
 def load_afa(path: str | Path) -> Afa:

@@ -1,0 +1,50 @@
+"""The optimized AFA engine: registered as ("afa", "optimized") in reference/registry.py.
+
+It runs every flavour of the reference: basic (Algorithm 1, maximally speculative, with retractions and
+punctuations), seq (AFA+O: sequence numbers, no speculation; input retractions refused when fed, as the
+reference does) and cleanse (Cleanse(sigma) in front of the basic flavour) in optimized/afa/kernel.py, and
+ignorable (AFA+ignore) in optimized/afa/ignorable.py; it declares them (`CONSTRUCTS`). Arc rows in the
+input (dynamic patterns: default mode and explicit lifetimes) run under the basic flavour and are refused by
+name under the others when fed.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from optimized.afa.exprgen import ENGINE
+from optimized.afa.program import OptimizedAfaProgram
+from reference.contract import Engine
+from reference.errors import QueryError
+
+def sigma_value(sigma: Any) -> Any:
+    """Cleanse's sigma as the reference reads it (reference/afa/engine.py): a non-negative number or inf."""
+    from fractions import Fraction
+
+    if isinstance(sigma, str):
+        text = sigma.strip().lower()
+        if text in ("inf", "infinity", ".inf"):
+            return math.inf
+        try:
+            sigma = Fraction(text)
+        except ValueError:
+            raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}") from None
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)) or not sigma >= 0:
+        raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}")
+    return sigma
+
+
+CONSTRUCTS = frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
+                        "epsilon arcs", "standby arcs"})
+
+
+class OptimizedAfaEngine(Engine):
+    name = ENGINE
+    language = "afa"
+    state_note = ("its state is bounded by the window and the punctuations; it is not counted: bound the output "
+                  "with limit (--limit)")
+
+    def build(self, afa: Any, flavor: str = "basic", sigma: Any = math.inf) -> OptimizedAfaProgram:
+        if flavor not in ("basic", "ignorable", "seq", "cleanse"):
+            raise QueryError(f"unknown AFA flavor '{flavor}'", expected=["basic", "ignorable", "seq", "cleanse"])
+        return OptimizedAfaProgram(afa, flavor, sigma_value(sigma))

@@ -1,0 +1,511 @@
+"""AFA+ignore (spec/003 §7.3, App. D; reference/afa/ignorable.py) over typed arrays, compiled once by Numba.
+
+Unlike Algorithm 1's kernel (kernel.py), a node here keeps its identity: nodes live in an append-only table
+(R: StartLE, MinRE, state, register; X: entry LE, head of its `next` children, head of its epsilon-children,
+next sibling, whether it is its parent's continuation, a mark) and an entry holds a range of node ids in the
+id pool L. Children are linked lists (head, sibling), so "the continuation takes over its parent's
+derivations" and "the derivations go back to the parent" move one list head. When a late event e arrives
+after entry x, a node p at x whose ignorable arc (a self-loop with the identity transfer) fires on e gets an
+identical child c at e, its continuation: c takes over p's old derivations (no retraction, no re-insertion);
+only the derivations of the other nodes at x are dropped (retracted). A retraction of e gives a
+continuation's derivations back to its parent. Checks, punctuations and errors are the basic kernel's
+(an element is checked before it changes anything). Punctuations drop the entries before the cover and
+compact the tables (renumbering the node ids) when they hold mostly garbage.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from optimized.afa.exprgen import HEAD
+from optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
+                                  K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
+                                  N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
+                                  FN, MAT, VEC, grow_rows)
+
+X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
+N_L = 14   # S[N_L]: the used length of the id pool (S[AUX] in kernel.py, free under this flavour)
+
+_GROWN = types.Tuple((MAT, MAT, MAT, MAT, MAT, MAT, MAT))   # K, R, X, L, E, O, P
+_BOOL = types.Array(types.bool_, 1, "C")
+RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(types.int8, 1, "C"), MAT, VEC, VEC, VEC, VEC,
+                 VEC, _BOOL, _BOOL, types.int64)
+
+
+@njit(cache=True)
+def _new(R, X, S, need):
+    """Room for `need` more nodes (R and X grow together)."""
+    if S[N_NODE] + need > R.shape[0]:
+        R = grow_rows(R, S[N_NODE] + need)
+        X = grow_rows(X, R.shape[0])
+    return R, X
+
+
+@njit(cache=True)
+def push(T, n, v):
+    if n >= T.shape[0]:
+        T2 = np.empty(2 * T.shape[0] + 16, np.int64)
+        T2[:n] = T[:n]
+        T = T2
+    T[n] = v
+    return T, n + 1
+
+
+@njit(cache=True)
+def children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, link):
+    """The nodes p derives by consuming event row `ev` (their ids follow each other from S[N_NODE] on); the
+    first one identical to p made by an ignorable arc is p's continuation. With `link`, they become p's
+    `next` list. The tables have room for fan more nodes."""
+    if link:
+        X[p, X_NEXT] = -1
+    m = R[p, N_M]
+    if m <= le:
+        return
+    q = R[p, N_Q]
+    has_cont = False
+    prev = -1
+    for x in range(ev_ptr[q], ev_ptr[q + 1]):
+        a = ev_arc[x]
+        d = S[N_NODE]
+        S[WORK] += 1
+        if fire(a, ev, E, p, d, R) == 1:
+            R[d, N_S] = R[p, N_S]
+            md = m if m < re else re
+            R[d, N_M] = md
+            R[d, N_Q] = dst[a]
+            cont = (not has_cont) and ign[a] and md == m
+            has_cont = has_cont or cont
+            X[d, X_LE] = le
+            X[d, X_NEXT] = -1
+            X[d, X_EPS] = -1
+            X[d, X_SIB] = -1
+            X[d, X_CONT] = 1 if cont else 0
+            X[d, X_MARK] = 0
+            if link:
+                if prev < 0:
+                    X[p, X_NEXT] = d
+                else:
+                    X[prev, X_SIB] = d
+            prev = d
+            S[N_NODE] = d + 1
+
+
+@njit(cache=True)
+def close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst):
+    """The epsilon-descendants of node c (one per path), appended from S[N_NODE] on, linked as `eps` lists;
+    the tables have room for the largest closure (the caller's `fan`)."""
+    j = c
+    first = S[N_NODE]
+    while True:
+        q = R[j, N_Q]
+        prev = -1
+        X[j, X_EPS] = -1
+        for x in range(eps_ptr[q], eps_ptr[q + 1]):
+            a = eps_arc[x]
+            d = S[N_NODE]
+            S[WORK] += 1
+            if fire(a, -1, E, j, d, R) == 1:
+                R[d, N_S] = R[j, N_S]
+                R[d, N_M] = R[j, N_M]
+                R[d, N_Q] = dst[a]
+                X[d, X_LE] = le
+                X[d, X_NEXT] = -1
+                X[d, X_EPS] = -1
+                X[d, X_SIB] = -1
+                X[d, X_CONT] = 0
+                X[d, X_MARK] = 0
+                if prev < 0:
+                    X[j, X_EPS] = d
+                else:
+                    X[prev, X_SIB] = d
+                prev = d
+                S[N_NODE] = d + 1
+        j = first if j == c else j + 1
+        if j >= S[N_NODE]:
+            break
+
+
+@njit(cache=True)
+def emit_ids(S, R, O, T, nt, sign, le, final, W):
+    o = S[N_OUT]
+    for x in range(nt):
+        j = T[x]
+        if final[R[j, N_Q]]:
+            O[o, O_SIGN] = sign
+            O[o, O_LE] = le
+            O[o, O_RE] = R[j, N_M]
+            for y in range(HEAD, W):
+                O[o, y] = R[j, y]
+            o += 1
+    S[N_OUT] = o
+
+
+@njit(cache=True)
+def drop(S, K, R, X, L, O, head, final):
+    """Remove the nodes of the list starting at `head` and everything they derive from their entries,
+    retracting the final ones (at their entries' LE); returns O (grown when needed)."""
+    n = 0
+    stack = np.empty(16, np.int64)
+    lo_le = INF
+    hi_le = MINF
+    h = head
+    while h >= 0:
+        stack, n = push(stack, n, h)
+        h = X[h, X_SIB]
+    dead = np.empty(16, np.int64)
+    nd = 0
+    while n > 0:
+        n -= 1
+        j = stack[n]
+        dead, nd = push(dead, nd, j)
+        X[j, X_MARK] = 1
+        if X[j, X_LE] < lo_le:
+            lo_le = X[j, X_LE]
+        if X[j, X_LE] > hi_le:
+            hi_le = X[j, X_LE]
+        h = X[j, X_EPS]
+        while h >= 0:
+            stack, n = push(stack, n, h)
+            h = X[h, X_SIB]
+        h = X[j, X_NEXT]
+        while h >= 0:
+            stack, n = push(stack, n, h)
+            h = X[h, X_SIB]
+    # retract the final ones
+    if S[N_OUT] + nd > O.shape[0]:
+        O = grow_rows(O, S[N_OUT] + nd)
+    for x in range(nd):
+        j = dead[x]
+        if final[R[j, N_Q]]:
+            o = S[N_OUT]
+            O[o, O_SIGN] = -1
+            O[o, O_LE] = X[j, X_LE]
+            O[o, O_RE] = R[j, N_M]
+            for y in range(HEAD, R.shape[1]):
+                O[o, y] = R[j, y]
+            S[N_OUT] = o + 1
+    # filter the entries between the lowest and highest LE of the dead nodes
+    n_ent = S[N_ENT]
+    for i in range(n_ent):
+        k = K[i, K_KEY]
+        if k < lo_le or k > hi_le:
+            continue
+        off, cnt = K[i, K_OFF], K[i, K_CNT]
+        w = off
+        for x in range(off, off + cnt):
+            if X[L[x, 0], X_MARK] != 1:
+                L[w, 0] = L[x, 0]
+                w += 1
+        K[i, K_CNT] = w - off
+    for x in range(nd):
+        X[dead[x], X_MARK] = 0
+    return O
+
+
+@njit(cache=True)
+def compact(S, K, R, X, L, E):
+    """Renumber the live nodes (those in the entries' lists, and the start closure) into fresh tables."""
+    n_ent = S[N_ENT]
+    ns = S[N_START]
+    live = ns
+    for i in range(n_ent):
+        live += K[i, K_CNT]
+    new_id = np.full(S[N_NODE], -1, np.int64)
+    for j in range(ns):
+        new_id[j] = j
+    w = ns
+    for i in range(n_ent):
+        for x in range(K[i, K_OFF], K[i, K_OFF] + K[i, K_CNT]):
+            j = L[x, 0]
+            if new_id[j] < 0:
+                new_id[j] = w
+                w += 1
+    size = max(2 * w, 1024)
+    R2 = np.empty((size, R.shape[1]), np.int64)
+    X2 = np.empty((size, X.shape[1]), np.int64)
+    for j in range(S[N_NODE]):
+        v = new_id[j]
+        if v < 0:
+            continue
+        for y in range(R.shape[1]):
+            R2[v, y] = R[j, y]
+        for y in range(X.shape[1]):
+            X2[v, y] = X[j, y]
+        for y in (X_NEXT, X_EPS, X_SIB):
+            t = X[j, y]
+            X2[v, y] = new_id[t] if t >= 0 else -1
+    L2 = np.empty((max(2 * live, 1024), 1), np.int64)
+    u = 0
+    E2 = np.empty((max(2 * n_ent, 1024), E.shape[1]), np.int64)
+    v = 0
+    for i in range(n_ent):
+        off, cnt = K[i, K_OFF], K[i, K_CNT]
+        K[i, K_OFF] = u
+        for x in range(off, off + cnt):
+            L2[u, 0] = new_id[L[x, 0]]
+            u += 1
+        e = K[i, K_EV]
+        if e >= 0:
+            for y in range(E.shape[1]):
+                E2[v, y] = E[e, y]
+            K[i, K_EV] = v
+            v += 1
+    S[N_NODE] = w
+    S[N_L] = u
+    S[N_EV] = v
+    return R2, X2, L2, E2
+
+
+@njit(RUN_SIG, cache=True)
+def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, ign, fan):
+    """Apply the batch's elements in order (AFA+ignore); returns the possibly reallocated arrays. `fan` bounds
+    the nodes one node derives from one event, and the nodes of one epsilon-closure."""
+    n = len(BK)
+    W = R.shape[1]
+    S[STATUS] = OK
+    T = np.empty(64, np.int64)      # scratch: node ids (at_e, then to_extend, then a drop stack)
+    for b in range(n):
+        kind = BK[b]
+        le = B[b, E_LE]
+        if kind == PUNCTUATE:
+            if le > S[T_E]:
+                S[T_E] = le
+            tp = S[T_E]
+            if tp <= S[T_P]:
+                continue
+            S[T_P] = tp
+            if S[N_PUNCT] + 1 > P.shape[0]:
+                P = grow_rows(P, S[N_PUNCT] + 1)
+            P[S[N_PUNCT], 0] = tp
+            P[S[N_PUNCT], 1] = S[N_OUT]
+            S[N_PUNCT] += 1
+            n_ent = S[N_ENT]
+            lo, hi = 0, n_ent
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if K[mid, K_KEY] < tp:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            c = lo - 1
+            if c > 0:
+                for i in range(c, n_ent):
+                    for x in range(5):
+                        K[i - c, x] = K[i, x]
+                S[N_ENT] = n_ent - c
+            if c >= 0:
+                K[0, K_EV] = -1
+            live = S[N_START]
+            for i in range(S[N_ENT]):
+                live += K[i, K_CNT]
+            if S[N_NODE] > 2 * live + 8192 or S[N_L] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
+                R, X, L, E = compact(S, K, R, X, L, E)
+            continue
+        re = B[b, E_RE]
+        n_ent = S[N_ENT]
+        if le < S[T_E]:
+            S[STATUS] = ERR_BELOW
+            S[AT] = b
+            return K, R, X, L, E, O, P
+        lo, hi = 0, n_ent
+        if n_ent > 0 and K[n_ent - 1, K_KEY] < le:
+            lo = n_ent
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if K[mid, K_KEY] < le:
+                lo = mid + 1
+            else:
+                hi = mid
+        i = lo
+        present = i < n_ent and K[i, K_KEY] == le
+        if kind == INSERT:
+            if not le < re:
+                S[STATUS] = ERR_EMPTY
+                S[AT] = b
+                return K, R, X, L, E, O, P
+            if present:
+                S[STATUS] = ERR_DUPLICATE
+                S[AT] = b
+                return K, R, X, L, E, O, P
+        else:
+            ok = present and K[i, K_EV] >= 0
+            if ok:
+                e = K[i, K_EV]
+                for x in range(1, E.shape[1]):
+                    if E[e, x] != B[b, x]:
+                        ok = False
+            if not ok:
+                S[STATUS] = ERR_NEVER
+                S[AT] = b
+                return K, R, X, L, E, O, P
+        # ---- the element is valid: from here on it is applied
+        nt = 0          # T[0:nt]: at_e (insert) ; the extend list follows in T2
+        T2 = np.empty(16, np.int64)
+        n2 = 0
+        if kind == INSERT:
+            if S[N_EV] + 1 > E.shape[0]:
+                E = grow_rows(E, S[N_EV] + 1)
+            ev = S[N_EV]
+            for x in range(E.shape[1]):
+                E[ev, x] = B[b, x]
+            S[N_EV] = ev + 1
+            plo, phi = 0, 0
+            if i > 0:
+                plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+            for pi in range(plo, phi):
+                p = L[pi, 0]
+                old = X[p, X_NEXT]
+                R, X = _new(R, X, S, fan + 1)
+                first = S[N_NODE]
+                children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, True)
+                last = S[N_NODE]
+                cont = -1
+                for c in range(first, last):
+                    if X[c, X_CONT] == 1:
+                        cont = c
+                if cont >= 0:
+                    X[cont, X_NEXT] = old
+                elif old >= 0:
+                    O = drop(S, K, R, X, L, O, old, final)
+                for c in range(first, last):
+                    c0 = S[N_NODE]
+                    R, X = _new(R, X, S, fan)
+                    close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst)
+                    T, nt = push(T, nt, c)
+                    for d in range(c0, S[N_NODE]):
+                        T, nt = push(T, nt, d)
+                    if c != cont:
+                        T2, n2 = push(T2, n2, c)
+                    for d in range(c0, S[N_NODE]):
+                        T2, n2 = push(T2, n2, d)
+            # NewTransition: the start closure's children (no parent links, no continuations)
+            ns = S[N_START]
+            for p in range(ns):
+                R[p, N_S] = le
+                R, X = _new(R, X, S, fan + 1)
+                first = S[N_NODE]
+                children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, False)
+                last = S[N_NODE]
+                for c in range(first, last):
+                    X[c, X_CONT] = 0
+                    c0 = S[N_NODE]
+                    R, X = _new(R, X, S, fan)
+                    close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst)
+                    T, nt = push(T, nt, c)
+                    T2, n2 = push(T2, n2, c)
+                    for d in range(c0, S[N_NODE]):
+                        T, nt = push(T, nt, d)
+                        T2, n2 = push(T2, n2, d)
+            if S[N_OUT] + nt > O.shape[0]:
+                O = grow_rows(O, S[N_OUT] + nt)
+            emit_ids(S, R, O, T, nt, 1, le, final, W)
+            # the entry
+            if S[N_L] + nt > L.shape[0]:
+                L = grow_rows(L, S[N_L] + nt)
+            base = S[N_L]
+            for x in range(nt):
+                L[base + x, 0] = T[x]
+            S[N_L] = base + nt
+            if n_ent + 1 > K.shape[0]:
+                K = grow_rows(K, n_ent + 1)
+            for j in range(n_ent, i, -1):
+                for x in range(5):
+                    K[j, x] = K[j - 1, x]
+            K[i, K_KEY] = le
+            K[i, K_EV] = ev
+            K[i, K_OFF] = base
+            K[i, K_CNT] = nt
+            n_ent += 1
+            S[N_ENT] = n_ent
+            if le > S[MAX_LE]:
+                S[MAX_LE] = le
+            start = i
+        else:
+            plo, phi = 0, 0
+            if i > 0:
+                plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+            off, cnt = K[i, K_OFF], K[i, K_CNT]
+            for x in range(off, off + cnt):
+                X[L[x, 0], X_MARK] = 0
+            for pi in range(plo, phi):
+                p = L[pi, 0]
+                cont = -1
+                c = X[p, X_NEXT]
+                while c >= 0:
+                    if X[c, X_CONT] == 1:
+                        cont = c
+                        break
+                    c = X[c, X_SIB]
+                if cont >= 0:
+                    X[p, X_NEXT] = X[cont, X_NEXT]   # the continuation's derivations go back to p
+                    X[cont, X_MARK] = 2              # kept
+                else:
+                    X[p, X_NEXT] = -1
+                    T2, n2 = push(T2, n2, p)
+            if S[N_OUT] + cnt > O.shape[0]:
+                O = grow_rows(O, S[N_OUT] + cnt)
+            o = S[N_OUT]
+            for x in range(off, off + cnt):
+                j = L[x, 0]
+                if final[R[j, N_Q]]:
+                    O[o, O_SIGN] = -1
+                    O[o, O_LE] = le
+                    O[o, O_RE] = R[j, N_M]
+                    for y in range(HEAD, W):
+                        O[o, y] = R[j, y]
+                    o += 1
+            S[N_OUT] = o
+            for x in range(off, off + cnt):
+                j = L[x, 0]
+                if X[j, X_MARK] != 2 and X[j, X_NEXT] >= 0:
+                    O = drop(S, K, R, X, L, O, X[j, X_NEXT], final)
+            for x in range(off, off + cnt):
+                X[L[x, 0], X_MARK] = 0
+            for j in range(i, n_ent - 1):
+                for x in range(5):
+                    K[j, x] = K[j + 1, x]
+            n_ent -= 1
+            S[N_ENT] = n_ent
+            start = i - 1
+        if start >= 0 and n2 > 0:
+            # PropagateInsert of T2 (nodes at entry `start`) along the following entries
+            y = start
+            while n2 > 0 and y + 1 < n_ent:
+                y += 1
+                e = K[y, K_EV]
+                key = K[y, K_KEY]
+                ere = E[e, E_RE]
+                nt = 0
+                for zi in range(n2):
+                    p = T2[zi]
+                    R, X = _new(R, X, S, fan + 1)
+                    first = S[N_NODE]
+                    children(fire, S, R, X, E, p, e, key, ere, ev_ptr, ev_arc, dst, ign, True)
+                    last = S[N_NODE]
+                    for c in range(first, last):
+                        c0 = S[N_NODE]
+                        R, X = _new(R, X, S, fan)
+                        close(fire, S, R, X, E, c, key, eps_ptr, eps_arc, dst)
+                        T, nt = push(T, nt, c)
+                        for d in range(c0, S[N_NODE]):
+                            T, nt = push(T, nt, d)
+                if S[N_OUT] + nt > O.shape[0]:
+                    O = grow_rows(O, S[N_OUT] + nt)
+                emit_ids(S, R, O, T, nt, 1, key, final, W)
+                old, cnt = K[y, K_OFF], K[y, K_CNT]
+                if S[N_L] + nt + cnt > L.shape[0]:
+                    L = grow_rows(L, S[N_L] + nt + cnt)
+                base = S[N_L]
+                for x in range(nt):
+                    L[base + x, 0] = T[x]
+                for x in range(cnt):
+                    L[base + nt + x, 0] = L[old + x, 0]
+                S[N_L] = base + nt + cnt
+                K[y, K_OFF] = base
+                K[y, K_CNT] = nt + cnt
+                if T2.shape[0] < nt:
+                    T2 = np.empty(2 * nt, np.int64)
+                for x in range(nt):
+                    T2[x] = T[x]
+                n2 = nt
+    return K, R, X, L, E, O, P

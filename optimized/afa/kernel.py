@@ -1,0 +1,668 @@
+"""Algorithm 1 (spec/003 §5 with the errata of §5.9) over typed arrays, compiled once by Numba.
+
+State (optimized/afa/state.py): the entries K, ordered by LE (the paper's time-ordered index: a sorted array,
+binary-searched; an in-order event is appended), each an event row and the range of its pmatch nodes in the
+node pool, ordered by StartLE; the node pool R (StartLE, MinRE, state, register); the event store E; the
+output rows O since the last hand-over; the output punctuations P; and the scalars S. A node list is a
+contiguous range of the pool: removing the nodes a late event invalidates cuts a prefix off the range;
+PropagateInsert writes a new range (the derived nodes, then the kept ones). Punctuations drop the entries
+before the cover and, when the pool or the store holds mostly garbage, compact them.
+
+Rows are packed (few arrays: every array argument costs reference counting on each call): an event row is
+LE, RE, payload hash, then (tag, numerator, denominator) per attribute slot; a node row StartLE, MinRE,
+state, then (tag, numerator, denominator) per register field; an output row sign, LE, RE, then the register.
+
+`run` applies a batch of elements in order. Each element is checked before it changes anything; the first
+one that breaks the protocol stops the batch with its status (ERR_*) and position, the state and the output
+being those after the elements before it (the reference's atomicity per element). Fences and transfers are
+the generated `fire` (optimized/afa/exprgen.py), called as a first-class function.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from optimized.afa.exprgen import FIRE_SIG, HEAD
+
+INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
+MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
+INSERT, RETRACT, PUNCTUATE = 0, 1, 2
+REDIFF = 4   # not an input element: re-derive the lists an explicit arc lifetime touches (row: lo, hi, closed)
+OK, ERR_BELOW, ERR_EMPTY, ERR_DUPLICATE, ERR_NEVER = 0, 1, 2, 3, 4
+ERR_NO_SEQ, ERR_SEQ_USED, ERR_SEQ_ORDER, ERR_RETRACT_SEQ = 5, 6, 7, 8   # AFA+O (reference/afa/seqop.py)
+ERR_RELEASED_EMPTY = 9   # Cleanse: a buffered insertion with an empty lifetime, released by a punctuation
+BASIC, SEQ, CLEANSE = 0, 1, 2   # the flavours the kernel runs
+# the scalars in S
+(N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX,
+ N_RESV) = range(16)
+# arc lifetimes (dynamic patterns): LT[arc] = lo, lo_open, hi, hi_closed
+LT_LO, LT_LO_OPEN, LT_HI, LT_HI_CLOSED = 0, 1, 2, 3
+# columns of the entries K, event rows, node rows and output rows
+K_KEY, K_EV, K_OFF, K_CNT, K_SEQ = 0, 1, 2, 3, 4
+E_LE, E_RE, E_HASH, E_SEQ, E_HAS_SEQ = 0, 1, 2, 3, 4
+N_S, N_M, N_Q = 0, 1, 2
+O_SIGN, O_LE, O_RE = 0, 1, 2
+
+# explicit signatures: `fire` is a first-class function, so the kernel compiles once for every AFA
+FN = types.FunctionType(FIRE_SIG)
+VEC = types.Array(types.int64, 1, "C")
+MAT = types.Array(types.int64, 2, "C")
+_GROWN = types.Tuple((MAT, MAT, MAT, MAT, MAT, MAT))   # K, R, E, O, P, Q
+_I8 = types.Array(types.int8, 1, "C")
+_BOOL = types.Array(types.bool_, 1, "C")
+_I = types.int64
+RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, _I8, MAT, VEC, VEC, VEC, VEC, VEC, _BOOL, _I, _I, _I, _I, _I,
+                 VEC, MAT, _I)
+INIT_SIG = types.void(FN, VEC, MAT, MAT, types.int64, VEC, VEC, VEC, VEC, MAT, types.int64)
+
+
+@njit(cache=True)
+def grow_rows(a, need):
+    """`a` (2-D) with room for `need` rows."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def copy_row(A, i, B, j, lo):
+    """A[i, lo:] = B[j, lo:] without slicing (no array views in the hot loop)."""
+    for x in range(lo, A.shape[1]):
+        A[i, x] = B[j, x]
+
+
+@njit(cache=True)
+def bisect_left(K, n, t):
+    """The first entry position with key >= t."""
+    if n == 0 or K[n - 1, K_KEY] < t:
+        return n
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if K[mid, K_KEY] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def alive(LT, a, t):
+    """Whether arc a's lifetime contains t (spec/003 §6)."""
+    if LT[a, LT_LO_OPEN] == 1:
+        if not t > LT[a, LT_LO]:
+            return False
+    elif not t >= LT[a, LT_LO]:
+        return False
+    if LT[a, LT_HI_CLOSED] == 1:
+        return t <= LT[a, LT_HI]
+    return t < LT[a, LT_HI]
+
+
+@njit(cache=True)
+def close_eps(fire, S, R, E, first, eps_ptr, eps_arc, dst, branch, LT, dyn, le):
+    """Add the epsilon-closure of the nodes from `first` on (one node per path), breadth first; with `dyn`,
+    only the arcs whose lifetime contains le."""
+    j = first
+    while j < S[N_NODE]:
+        q = R[j, N_Q]
+        for x in range(eps_ptr[q], eps_ptr[q + 1]):
+            a = eps_arc[x]
+            if dyn == 1 and not alive(LT, a, le):
+                continue
+            d = S[N_NODE]
+            S[WORK] += 1
+            if fire(branch[a], -1, E, j, d, R) == 1:
+                R[d, N_S] = R[j, N_S]
+                R[d, N_M] = R[j, N_M]
+                R[d, N_Q] = dst[a]
+                S[N_NODE] = d + 1
+        j += 1
+
+
+@njit(INIT_SIG, cache=True)
+def init_starts(fire, S, R, E, start, eps_ptr, eps_arc, dst, branch, LT, dyn):
+    """The start node and its epsilon-closure: pool rows 0..n_start-1 (recomputed per event under dynamic
+    patterns, whose epsilon-arcs have lifetimes)."""
+    R[0, N_S] = 0
+    R[0, N_M] = INF
+    R[0, N_Q] = start
+    S[N_NODE] = 1
+    close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, 0)
+    S[N_START] = S[N_NODE]
+
+
+@njit(cache=True)
+def compact(S, K, R, E):
+    """Copy the live node ranges and event rows to fresh arrays (after punctuations dropped entries)."""
+    n_ent = S[N_ENT]
+    live = S[N_RESV]
+    for i in range(n_ent):
+        live += K[i, K_CNT]
+    R2 = np.empty((max(2 * live, 1024), R.shape[1]), np.int64)
+    w = S[N_RESV]
+    R2[:w] = R[:w]
+    E2 = np.empty((max(2 * n_ent, 1024), E.shape[1]), np.int64)
+    v = 0
+    for i in range(n_ent):
+        off, cnt = K[i, K_OFF], K[i, K_CNT]
+        R2[w:w + cnt] = R[off:off + cnt]
+        K[i, K_OFF] = w
+        w += cnt
+        e = K[i, K_EV]
+        if e >= 0:
+            copy_row(E2, v, E, e, 0)
+            K[i, K_EV] = v
+            v += 1
+    S[N_NODE] = w
+    S[N_EV] = v
+    return R2, E2
+
+
+@njit(cache=True)
+def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, branch, LT,
+           dyn):
+    """The reference's `_rediff` (explicit arc lifetimes): recompute the node lists from the first entry with
+    LE >= lo with the current arcs, emitting the difference of their final (register, MinRE) multisets at
+    each entry (retractions, then insertions); stop at the first entry past `beyond` (> beyond, or
+    >= beyond when not `closed`) whose list is unchanged. Returns R and O (grown when needed)."""
+    W = R.shape[1]
+    n_ent = S[N_ENT]
+    i = bisect_left(K, n_ent, lo)
+    plo, phi = 0, 0
+    if i > 0:
+        plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+    while i < n_ent:
+        k = K[i, K_KEY]
+        e = K[i, K_EV]
+        re = E[e, E_RE]
+        keep = S[N_NODE]
+        S[N_NODE] = 1
+        close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, k)
+        ns = S[N_NODE]
+        S[N_START] = ns
+        S[N_NODE] = keep
+        for j in range(ns):
+            R[j, N_S] = k
+        need = S[N_NODE] + (phi - plo + ns) * fan
+        if need > R.shape[0]:
+            R = grow_rows(R, need)
+        base = S[N_NODE]
+        for src in range(2):
+            a0, a1 = (plo, phi) if src == 0 else (0, ns)
+            for p in range(a0, a1):
+                m = R[p, N_M]
+                if m <= k:
+                    continue
+                q = R[p, N_Q]
+                for x in range(ev_ptr[q], ev_ptr[q + 1]):
+                    a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, k):
+                        continue
+                    d = S[N_NODE]
+                    S[WORK] += 1
+                    if fire(branch[a], e, E, p, d, R) == 1:
+                        R[d, N_S] = R[p, N_S]
+                        R[d, N_M] = m if m < re else re
+                        R[d, N_Q] = dst[a]
+                        S[N_NODE] = d + 1
+                        if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, k)
+        top = S[N_NODE]
+        old, cnt = K[i, K_OFF], K[i, K_CNT]
+        past = k > beyond or (k == beyond and closed == 0)
+        if past and top - base == cnt:
+            same = True
+            for x in range(cnt):
+                for c in range(W):
+                    if R[old + x, c] != R[base + x, c]:
+                        same = False
+                        break
+                if not same:
+                    break
+            if same:
+                S[N_NODE] = base
+                return R, O
+        # the difference of the final (register, MinRE) multisets: match equal rows pairwise
+        if S[N_OUT] + cnt + (top - base) > O.shape[0]:
+            O = grow_rows(O, S[N_OUT] + cnt + (top - base))
+        used = np.zeros(top - base, np.bool_)
+        o = S[N_OUT]
+        for x in range(old, old + cnt):
+            if not final[R[x, N_Q]]:
+                continue
+            hit = False
+            for y in range(base, top):
+                if used[y - base] or not final[R[y, N_Q]] or R[y, N_M] != R[x, N_M]:
+                    continue
+                eq = True
+                for c in range(HEAD, W):
+                    if R[y, c] != R[x, c]:
+                        eq = False
+                        break
+                if eq:
+                    used[y - base] = True
+                    hit = True
+                    break
+            if not hit:
+                O[o, O_SIGN] = -1
+                O[o, O_LE] = k
+                O[o, O_RE] = R[x, N_M]
+                for c in range(HEAD, W):
+                    O[o, c] = R[x, c]
+                o += 1
+        for y in range(base, top):
+            if final[R[y, N_Q]] and not used[y - base]:
+                O[o, O_SIGN] = 1
+                O[o, O_LE] = k
+                O[o, O_RE] = R[y, N_M]
+                for c in range(HEAD, W):
+                    O[o, c] = R[y, c]
+                o += 1
+        S[N_OUT] = o
+        K[i, K_OFF] = base
+        K[i, K_CNT] = top - base
+        plo, phi = base, top
+        i += 1
+    return R, O
+
+
+@njit(cache=True)
+def seq_check(K, n_ent, B, b, le, re, i, present, kind):
+    """AFA+O's checks of an element (after the punctuation's), in the reference's order."""
+    if kind == RETRACT:
+        return ERR_RETRACT_SEQ
+    if not le < re:
+        return ERR_EMPTY
+    if B[b, E_HAS_SEQ] == 0:
+        return ERR_NO_SEQ
+    seq = B[b, E_SEQ]
+    lo, hi = 0, n_ent      # the entries are in sequence order too
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if K[mid, K_SEQ] < seq:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n_ent and K[lo, K_SEQ] == seq:
+        return ERR_SEQ_USED
+    if present:
+        return ERR_DUPLICATE
+    if (i > 0 and K[i - 1, K_SEQ] > seq) or (i < n_ent and K[i, K_SEQ] < seq):
+        return ERR_SEQ_ORDER
+    return OK
+
+
+@njit(RUN_SIG, cache=True)
+def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, fan, flavor, sigma,
+        sigma_inf, flush, branch, LT, dyn):
+    """Apply the batch's elements (kinds BK, event rows B) in order; returns the possibly reallocated arrays.
+
+    flavor BASIC: Algorithm 1. SEQ: AFA+O (spec/003 §5.8, reference/afa/seqop.py): an event is extended only
+    from the entry with the previous sequence number and extends the entries with the following ones; the
+    entries stay in LE order, which is sequence order (an insertion that breaks it is refused), so both are
+    found by binary search; no retractions (refused). CLEANSE: Cleanse(sigma) in front of Algorithm 1
+    (reference/afa/cleanse.py): an event passes at once only if LE < t + sigma (t the latest punctuation;
+    sigma_inf: always); the others wait in Q (rows Q_HEAD..Q_TAIL-1, in LE order) until a punctuation lets
+    them pass, before it; a retraction of a waiting insertion cancels it; `flush` releases them all at the
+    end of the batch (close). Arc k of the CSR runs branch[k] of `fire`; with `dyn` (dynamic patterns) an arc
+    applies only within its lifetime LT[k], and the start closure is rebuilt per event. A row of kind REDIFF
+    re-derives the lists an explicit arc lifetime touches (`rediff`)."""
+    n = len(BK)
+    W = R.shape[1]
+    S[STATUS] = OK
+    b = 0
+    pending = 0     # Cleanse: waiting insertions still to release (before punctuation b, or at the flush)
+    released = -1   # the punctuation whose waiting insertions were released
+    while True:
+        if pending > 0:
+            X = Q
+            xb = S[Q_HEAD]
+            S[Q_HEAD] += 1
+            pending -= 1
+            kind = INSERT
+        else:
+            if b >= n:
+                if flush == 1 and S[Q_TAIL] > S[Q_HEAD]:
+                    for h in range(S[Q_HEAD], S[Q_TAIL]):
+                        if not Q[h, E_LE] < Q[h, E_RE]:
+                            S[STATUS] = ERR_RELEASED_EMPTY
+                            S[AT] = -1
+                            S[AUX] = Q[h, E_LE]
+                            return K, R, E, O, P, Q
+                    pending = S[Q_TAIL] - S[Q_HEAD]
+                    continue
+                break
+            X = B
+            xb = b
+            kind = BK[b]
+            if flavor == CLEANSE:
+                le = B[b, E_LE]
+                if kind == PUNCTUATE:
+                    if released != b:
+                        released = b
+                        tnew = le if le > S[T_E] else S[T_E]
+                        h = S[Q_HEAD]
+                        while h < S[Q_TAIL] and (sigma_inf == 1 or Q[h, E_LE] < tnew + sigma):
+                            if not Q[h, E_LE] < Q[h, E_RE]:
+                                S[STATUS] = ERR_RELEASED_EMPTY
+                                S[AT] = b
+                                S[AUX] = Q[h, E_LE]
+                                return K, R, E, O, P, Q
+                            h += 1
+                        pending = h - S[Q_HEAD]
+                        if pending > 0:
+                            continue
+                else:
+                    if le < S[T_E]:
+                        S[STATUS] = ERR_BELOW
+                        S[AT] = b
+                        return K, R, E, O, P, Q
+                    qh, qt = S[Q_HEAD], S[Q_TAIL]
+                    lo, hi = qh, qt
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if Q[mid, E_LE] < le:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    waiting = lo < qt and Q[lo, E_LE] == le
+                    if kind == RETRACT and waiting:
+                        same = True
+                        for x in range(Q.shape[1]):
+                            if Q[lo, x] != B[b, x]:
+                                same = False
+                        if same:   # the retraction cancels the waiting insertion
+                            for j in range(lo, qt - 1):
+                                for x in range(Q.shape[1]):
+                                    Q[j, x] = Q[j + 1, x]
+                            S[Q_TAIL] = qt - 1
+                            b += 1
+                            continue
+                    if kind == INSERT:
+                        i0 = bisect_left(K, S[N_ENT], le)
+                        if waiting or (i0 < S[N_ENT] and K[i0, K_KEY] == le):
+                            S[STATUS] = ERR_DUPLICATE
+                            S[AT] = b
+                            return K, R, E, O, P, Q
+                    if not (sigma_inf == 1 or (S[T_E] > MINF and le < S[T_E] + sigma)):
+                        if kind == RETRACT:
+                            S[STATUS] = ERR_NEVER
+                            S[AT] = b
+                            return K, R, E, O, P, Q
+                        if qt + 1 > Q.shape[0]:   # room at the tail: move to the front, or grow
+                            if qh > 0:
+                                for j in range(qh, qt):
+                                    for x in range(Q.shape[1]):
+                                        Q[j - qh, x] = Q[j, x]
+                                lo -= qh
+                                qt -= qh
+                                qh = 0
+                                S[Q_HEAD] = 0
+                            else:
+                                Q = grow_rows(Q, qt + 1)
+                        for j in range(qt, lo, -1):
+                            for x in range(Q.shape[1]):
+                                Q[j, x] = Q[j - 1, x]
+                        for x in range(Q.shape[1]):
+                            Q[lo, x] = B[b, x]
+                        S[Q_TAIL] = qt + 1
+                        b += 1
+                        continue
+            b += 1
+        le = X[xb, E_LE]
+        if kind == PUNCTUATE:
+            if le > S[T_E]:
+                S[T_E] = le
+            tp = S[T_E]
+            if tp <= S[T_P]:
+                continue
+            S[T_P] = tp
+            if S[N_PUNCT] + 1 > P.shape[0]:
+                P = grow_rows(P, S[N_PUNCT] + 1)
+            P[S[N_PUNCT], 0] = tp
+            P[S[N_PUNCT], 1] = S[N_OUT]   # the output rows before it
+            S[N_PUNCT] += 1
+            n_ent = S[N_ENT]
+            c = bisect_left(K, n_ent, tp) - 1   # the cover: the latest entry with LE < t_p
+            if c > 0:
+                for i in range(c, n_ent):
+                    for x in range(5):
+                        K[i - c, x] = K[i, x]
+                S[N_ENT] = n_ent - c
+            if c >= 0:
+                K[0, K_EV] = -1                  # the cover keeps its node list only
+            if S[N_NODE] > 8192 or S[N_EV] > 8192:
+                live = S[N_RESV]
+                for i in range(S[N_ENT]):
+                    live += K[i, K_CNT]
+                if S[N_NODE] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
+                    R, E = compact(S, K, R, E)
+            continue
+        if kind == REDIFF:
+            R, O = rediff(fire, S, K, R, E, O, le, X[xb, E_RE], X[xb, E_HASH], ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
+                          final, fan, branch, LT, dyn)
+            continue
+        re = X[xb, E_RE]
+        n_ent = S[N_ENT]
+        if flavor == SEQ and kind == RETRACT:
+            S[STATUS] = ERR_RETRACT_SEQ
+            S[AT] = xb
+            return K, R, E, O, P, Q
+        if le < S[T_E]:
+            S[STATUS] = ERR_BELOW
+            S[AT] = xb
+            return K, R, E, O, P, Q
+        if n_ent == 0 or K[n_ent - 1, K_KEY] < le:
+            i = n_ent   # in order: appended (no call)
+        else:
+            i = bisect_left(K, n_ent, le)
+        present = i < n_ent and K[i, K_KEY] == le
+        if flavor == SEQ:
+            err = seq_check(K, n_ent, X, xb, le, re, i, present, kind)
+            if err != OK:
+                S[STATUS] = err
+                S[AT] = xb
+                return K, R, E, O, P, Q
+        elif kind == INSERT:
+            if not le < re:
+                S[STATUS] = ERR_EMPTY
+                S[AT] = xb
+                return K, R, E, O, P, Q
+            if present:
+                S[STATUS] = ERR_DUPLICATE
+                S[AT] = xb
+                return K, R, E, O, P, Q
+        else:
+            ok = present and K[i, K_EV] >= 0
+            if ok:
+                e = K[i, K_EV]
+                for x in range(1, E.shape[1]):   # RE, the payload hash and the attributes
+                    if E[e, x] != X[xb, x]:
+                        ok = False
+            if not ok:
+                S[STATUS] = ERR_NEVER
+                S[AT] = xb
+                return K, R, E, O, P, Q
+        # ---- the element is valid: from here on it is applied
+        ooo = kind == RETRACT or (n_ent > 0 and le < K[n_ent - 1, K_KEY])
+        seq = X[xb, E_SEQ]
+        if ooo and flavor != SEQ:
+            # RemoveInvalidated(le): cut the nodes spanning le (StartLE <= le) off every later list
+            live = 0
+            for j in range(i, n_ent):
+                live += K[j, K_CNT]
+            if S[N_OUT] + live > O.shape[0]:
+                O = grow_rows(O, S[N_OUT] + live)
+            for jj in range(i, n_ent):
+                off, cnt = K[jj, K_OFF], K[jj, K_CNT]
+                c = 0
+                while c < cnt and R[off + c, N_S] <= le:
+                    c += 1
+                if c == 0:
+                    break  # (Completeness): no later entry holds a node spanning le
+                o = S[N_OUT]
+                for j in range(off, off + c):
+                    if final[R[j, N_Q]]:
+                        O[o, O_SIGN] = -1
+                        O[o, O_LE] = K[jj, K_KEY]
+                        O[o, O_RE] = R[j, N_M]
+                        for x in range(HEAD, W):
+                            O[o, x] = R[j, x]
+                        o += 1
+                S[N_OUT] = o
+                K[jj, K_OFF] = off + c
+                K[jj, K_CNT] = cnt - c
+        if kind == INSERT:
+            # the new entry: MakeTransitions from the previous entry's list, then NewTransition
+            if S[N_EV] + 1 > E.shape[0]:
+                E = grow_rows(E, S[N_EV] + 1)
+            e = S[N_EV]
+            for x in range(E.shape[1]):
+                E[e, x] = X[xb, x]
+            S[N_EV] = e + 1
+            plo, phi = 0, 0
+            if i > 0 and (flavor != SEQ or K[i - 1, K_SEQ] == seq - 1):
+                plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
+            if dyn == 1:   # the start closure at this LE (into the reserved rows 0..N_RESV-1)
+                keep = S[N_NODE]
+                S[N_NODE] = 1
+                close_eps(fire, S, R, E, 0, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
+                S[N_START] = S[N_NODE]
+                S[N_NODE] = keep
+            ns = S[N_START]
+            need = S[N_NODE] + (phi - plo + ns) * fan
+            if need > R.shape[0]:
+                R = grow_rows(R, need)
+            base = S[N_NODE]
+            for p in range(plo, phi):
+                m = R[p, N_M]
+                if m <= le:
+                    continue  # the lifetimes of the match and of the event do not intersect
+                q = R[p, N_Q]
+                for x in range(ev_ptr[q], ev_ptr[q + 1]):
+                    a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, le):
+                        continue
+                    d = S[N_NODE]
+                    S[WORK] += 1
+                    if fire(branch[a], e, E, p, d, R) == 1:
+                        R[d, N_S] = R[p, N_S]
+                        R[d, N_M] = m if m < re else re
+                        R[d, N_Q] = dst[a]
+                        S[N_NODE] = d + 1
+                        if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
+            for j in range(ns):
+                R[j, N_S] = le
+            for p in range(0, ns):
+                m = R[p, N_M]
+                if m <= le:
+                    continue  # the lifetimes of the match and of the event do not intersect
+                q = R[p, N_Q]
+                for x in range(ev_ptr[q], ev_ptr[q + 1]):
+                    a = ev_arc[x]
+                    if dyn == 1 and not alive(LT, a, le):
+                        continue
+                    d = S[N_NODE]
+                    S[WORK] += 1
+                    if fire(branch[a], e, E, p, d, R) == 1:
+                        R[d, N_S] = R[p, N_S]
+                        R[d, N_M] = m if m < re else re
+                        R[d, N_Q] = dst[a]
+                        S[N_NODE] = d + 1
+                        if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
+                            close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
+            top = S[N_NODE]
+            if S[N_OUT] + top - base > O.shape[0]:
+                O = grow_rows(O, S[N_OUT] + top - base)
+            o = S[N_OUT]
+            for j in range(base, top):
+                if final[R[j, N_Q]]:
+                    O[o, O_SIGN] = 1
+                    O[o, O_LE] = le
+                    O[o, O_RE] = R[j, N_M]
+                    for x in range(HEAD, W):
+                        O[o, x] = R[j, x]
+                    o += 1
+            S[N_OUT] = o
+            if n_ent + 1 > K.shape[0]:
+                K = grow_rows(K, n_ent + 1)
+            for j in range(n_ent, i, -1):
+                for x in range(5):
+                    K[j, x] = K[j - 1, x]
+            K[i, K_KEY] = le
+            K[i, K_EV] = e
+            K[i, K_OFF] = base
+            K[i, K_CNT] = top - base
+            K[i, K_SEQ] = seq
+            n_ent += 1
+            S[N_ENT] = n_ent
+            if le > S[MAX_LE]:
+                S[MAX_LE] = le
+            start = i
+        else:
+            for j in range(i, n_ent - 1):
+                for x in range(5):
+                    K[j, x] = K[j + 1, x]
+            n_ent -= 1
+            S[N_ENT] = n_ent
+            start = i - 1
+        if (ooo or flavor == SEQ) and start >= 0:
+            # PropagateInsert from entry `start`: extend its nodes along the following entries (AFA+O: along
+            # the following sequence numbers)
+            zlo, zhi = K[start, K_OFF], K[start, K_OFF] + K[start, K_CNT]
+            y = start
+            while zhi > zlo and y + 1 < n_ent:
+                if flavor == SEQ and K[y + 1, K_SEQ] != K[y, K_SEQ] + 1:
+                    break
+                y += 1
+                e = K[y, K_EV]
+                key = K[y, K_KEY]
+                old, cnt = K[y, K_OFF], K[y, K_CNT]
+                need = S[N_NODE] + (zhi - zlo) * fan + cnt
+                if need > R.shape[0]:
+                    R = grow_rows(R, need)
+                base = S[N_NODE]
+                ere = E[e, E_RE]
+                for p in range(zlo, zhi):
+                    m = R[p, N_M]
+                    if m <= key:
+                        continue  # the lifetimes of the match and of the event do not intersect
+                    q = R[p, N_Q]
+                    for x in range(ev_ptr[q], ev_ptr[q + 1]):
+                        a = ev_arc[x]
+                        if dyn == 1 and not alive(LT, a, key):
+                            continue
+                        d = S[N_NODE]
+                        S[WORK] += 1
+                        if fire(branch[a], e, E, p, d, R) == 1:
+                            R[d, N_S] = R[p, N_S]
+                            R[d, N_M] = m if m < ere else ere
+                            R[d, N_Q] = dst[a]
+                            S[N_NODE] = d + 1
+                            if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
+                                close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, key)
+                top = S[N_NODE]
+                if S[N_OUT] + top - base > O.shape[0]:
+                    O = grow_rows(O, S[N_OUT] + top - base)
+                o = S[N_OUT]
+                for j in range(base, top):
+                    if final[R[j, N_Q]]:
+                        O[o, O_SIGN] = 1
+                        O[o, O_LE] = key
+                        O[o, O_RE] = R[j, N_M]
+                        for x in range(HEAD, W):
+                            O[o, x] = R[j, x]
+                        o += 1
+                S[N_OUT] = o
+                for x in range(cnt):
+                    for c in range(W):
+                        R[top + x, c] = R[old + x, c]
+                S[N_NODE] = top + cnt
+                K[y, K_OFF] = base
+                K[y, K_CNT] = top - base + cnt
+                zlo, zhi = base, top
+    return K, R, E, O, P, Q
