@@ -8,7 +8,7 @@ from cepkit.cli import main
 
 @pytest.mark.parametrize("argv, message", [
     (["--engine", "nope"], "--engine nope: no such engine"),
-    (["--engine", "optimized", "--language", "afa"], "--engine optimized runs no afa vectors"),
+    (["--engine", "gpu", "--language", "afa"], "--engine gpu runs no afa vectors"),
     (["--engine", "reference", "--adapter", "x:Y"], "not allowed with argument"),
     (["--adapter", "no_such_module:Engine"], "cannot load it: ModuleNotFoundError"),
     (["--adapter", "json"], "--adapter takes module:Class"),
