@@ -1,0 +1,160 @@
+"""The lazy chain NFA in Numba (spec/001 §4.10; reference/lazy/chain.py is the definition): per branch,
+states follow the frequency order. Each event is first offered to the instances waiting at a state whose
+variable it can bind (and to the start state), then stored in the buffers of the variables it qualifies
+for. Entering state i searches variable i's buffer between the bound predecessors and successors; an
+instance with no bound successor of variable i also waits there for it to come from the stream.
+
+Instances waiting: rows WT[k] = [branch, state, positions...]. Matches: rows OUT[k] = [branch, -, positions...].
+cnt[0] counts partial matches created (states 1..n-1 entered), cnt[1] clauses evaluated.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from optimized.lazy.common import (INF, NONE, add_row, below, evict, first_of, fits, holds_on, inside, lower, push,
+                                   qualify)
+
+
+@njit(cache=True)
+def _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt):
+    """The non-unary checks first decidable at state i hold on m."""
+    for k in range(CST[b, i, 0]):
+        c = CST[b, i, 1 + k]
+        if not holds_on(CHK[b, c, 0], m, CHK[b, c, 1], R, T, E, base, stk, cnt):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V):
+    """The index range of state i's buffer between m's bound predecessors and successors of its variable."""
+    lo = -1
+    hi = INF
+    for u in range(V):
+        if LO[b, i] >> u & 1 and m[u] > lo:
+            lo = m[u]
+        if HI[b, i] >> u & 1 and m[u] < hi:
+            hi = m[u]
+    s = b * V + ORD[b, i]
+    a = lower(BUF[s], BS[s], BE[s], lo)
+    e = BE[s] if hi == INF else below(BUF[s], a, BE[s], hi)
+    return a, e
+
+
+@njit(cache=True)
+def _advance(b, i0, m, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt,
+             fs, fa, fe):
+    """Enter state i0 with m (depth-first over the buffered candidates of every later state)."""
+    V = m.shape[0]
+    n = npos[b]
+    d = 0
+    i = i0
+    while True:
+        # enter state i with m
+        if i == n:
+            OUT = add_row(OUT, nout, b, 0, m)
+            nout += 1
+        else:
+            cnt[0] += 1
+            a, e = _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V)
+            if HI[b, i] == 0:
+                WT = add_row(WT, nw, b, i, m)
+                nw += 1
+            fs[d] = i
+            fa[d] = a
+            fe[d] = e
+            d += 1
+        # next candidate of the deepest open state
+        i = -1
+        while d > 0:
+            j = fs[d - 1]
+            v = ORD[b, j]
+            m[v] = NONE
+            if fa[d - 1] >= fe[d - 1]:
+                d -= 1
+                continue
+            y = BUF[b * V + v, fa[d - 1]]
+            fa[d - 1] += 1
+            used = False
+            for u in range(V):
+                if m[u] == y:
+                    used = True
+            if used:
+                continue
+            m[v] = y
+            if fits(W, E, base, m) and _state_ok(b, j, m, CST, CHK, R, T, E, base, stk, cnt):
+                i = j + 1
+                break
+        if i < 0:
+            break
+    return WT, nw, OUT, nout
+
+
+@njit(cache=True)
+def _take(b, i, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt,
+          fs, fa, fe):
+    """The stream event at p taken at state i by m."""
+    V = m.shape[0]
+    for u in range(V):
+        if LO[b, i] >> u & 1 and m[u] >= p:
+            return WT, nw, OUT, nout
+    v = ORD[b, i]
+    m[v] = p
+    if fits(W, E, base, m) and _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt):
+        WT, nw, OUT, nout = _advance(b, i + 1, m, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT,
+                                     nw, OUT, nout, stk, cnt, fs, fa, fe)
+    m[v] = NONE
+    return WT, nw, OUT, nout
+
+
+@njit(cache=True)
+def run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, T, BUF, BS, BE, WT, nw, OUT, nout, cnt,
+        live_max):
+    """Events start..end-1; returns (next position, BUF, WT, nw, OUT, nout). Stops early (after an event)
+    once more than live_max instances wait (live_max < 0: never)."""
+    B = npos.shape[0]
+    V = UN.shape[1]
+    R = np.zeros((1, 1, 3 + 3 * V), np.int64)
+    stk = np.zeros((3, max(64, T[1, 2])), np.int64)
+    m = np.full(V, NONE, np.int64)
+    one = np.full(V, NONE, np.int64)
+    fs = np.zeros(V + 1, np.int64)
+    fa = np.zeros(V + 1, np.int64)
+    fe = np.zeros(V + 1, np.int64)
+    qual = np.zeros(B, np.int64)
+    p = start
+    while p < end:
+        evict(BUF, BS, BE, W, E, base, p)
+        for b in range(B):
+            qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
+        # instances that left the window go; the rest are offered the event (not those it creates)
+        k = 0
+        for r in range(nw):
+            mrow = WT[r, 2:]
+            if W[0] == 0 or inside(W, E, base, first_of(mrow), p):
+                if k != r:
+                    WT[k] = WT[r]
+                k += 1
+        nw = k
+        alive = nw
+        for b in range(B):
+            if qual[b] >> ORD[b, 0] & 1:
+                m[:] = NONE
+                WT, nw, OUT, nout = _take(b, 0, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE,
+                                          WT, nw, OUT, nout, stk, cnt, fs, fa, fe)
+        for r in range(alive):
+            b = WT[r, 0]
+            i = WT[r, 1]
+            if qual[b] >> ORD[b, i] & 1:
+                m[:] = WT[r, 2:]
+                WT, nw, OUT, nout = _take(b, i, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE,
+                                          WT, nw, OUT, nout, stk, cnt, fs, fa, fe)
+        for b in range(B):
+            for v in range(V):
+                if qual[b] >> v & 1:
+                    BUF = push(BUF, BS, BE, b * V + v, p)
+        p += 1
+        if 0 <= live_max < nw:
+            break
+    return p, BUF, WT, nw, OUT, nout

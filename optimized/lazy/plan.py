@@ -1,0 +1,134 @@
+"""A query's pattern model (reference.pattern.model, front end) as int64 arrays for the kernels.
+
+Variables get one global index (their place in `Pattern.variables`); an assignment is an int64 row of
+stream positions per global variable, -1 where unbound. WHERE checks become formulas of one table
+(optimized.bytecode), evaluated on a run row of the NFA^b kernel's layout (first / last / length per
+variable) by the shared evaluator (optimized.kernel.holds) or its generated form (optimized.codegen).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+from optimized import kernel as K
+from optimized.bytecode import FormulaCompiler
+from reference.errors import Unsupported
+from reference.language import ast as A
+from reference.nfab.compile import Formula
+from reference.pattern.model import BEGIN, Pattern
+
+MAX_VARS = 62  # bound sets are int64 bit masks
+
+
+@dataclass
+class Plan:
+    """The arrays of one pattern: per branch b and global variable v (rows b, columns v unless said)."""
+
+    names: tuple[str, ...]        # global variables, text order
+    inb: np.ndarray               # (B,) mask of b's positive variables
+    npos: np.ndarray              # (B,) how many
+    text: np.ndarray              # (B, V) place in b's text order (-1: not in b)
+    pred: np.ndarray              # (B, V) mask of the variables that must precede v
+    succ: np.ndarray              # (B, V) mask of the variables that must follow v
+    unary: np.ndarray             # (B, V) formula of v's one-event filter (-1: none)
+    checks: np.ndarray            # (B, C, 4) [formula, variable, needs mask, unary] in b's check order
+    nchecks: np.ndarray           # (B,)
+    tables: np.ndarray            # the packed formula tables (optimized.kernel.pack)
+    table_dict: dict              # the same tables unpacked (for optimized.codegen)
+    width: int                    # run row width: K.HDR + 3 V
+
+    @property
+    def nvars(self) -> int:
+        return len(self.names)
+
+
+def refuse(engine: str, construct: str, node) -> Unsupported:
+    pos = getattr(node, "pos", None)
+    return Unsupported(engine, construct, (pos.line or None) if pos else None, (pos.column or None) if pos else None)
+
+
+def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], engine: str) -> Plan:
+    """The plan, or Unsupported (by construct name) for what the kernels do not run."""
+    q = pattern.query
+    for b in pattern.branches:
+        for v in b.positives:
+            if v.kleene:
+                raise refuse(engine, "Kleene closure", v)
+        for v in b.negations:
+            raise refuse(engine, "negation", v)
+    if q.returns:
+        raise refuse(engine, "RETURN", q.returns[0])
+    if q.dialect == "rfid":
+        raise refuse(engine, "RFID dialect", q)
+    names = pattern.variables
+    if len(names) > MAX_VARS:
+        raise refuse(engine, f"patterns of more than {MAX_VARS} variables", q)
+    gi = {n: i for i, n in enumerate(names)}
+    V, B = len(names), len(pattern.branches)
+    fake = SimpleNamespace(query=q, components=[SimpleNamespace(var=n) for n in names], negations=())
+    fc = FormulaCompiler(fake, attrs, strings)
+    C = max([len(b.checks) for b in pattern.branches] + [1])
+    inb = np.zeros(B, np.int64)
+    npos = np.zeros(B, np.int64)
+    text = np.full((B, V), -1, np.int64)
+    pred = np.zeros((B, V), np.int64)
+    succ = np.zeros((B, V), np.int64)
+    unary = np.full((B, V), -1, np.int64)
+    checks = np.zeros((B, C, 4), np.int64)
+    nchecks = np.zeros(B, np.int64)
+    for bi, b in enumerate(pattern.branches):
+        npos[bi] = len(b.positives)
+        for v in b.positives:
+            g = gi[v.name]
+            inb[bi] |= 1 << g
+            text[bi, g] = v.text_index
+            pred[bi, g] = _mask(gi, b.preds(v.name))
+            succ[bi, g] = _mask(gi, b.succs(v.name))
+        for c, ch in enumerate(b.checks):
+            fid = fc.formula(Formula(None, ch.clauses), ch.var)
+            is_unary = ch.kind == BEGIN and ch.needs == {ch.var}
+            checks[bi, c] = (fid, gi[ch.var], _mask(gi, ch.needs), 1 if is_unary else 0)
+            if is_unary:
+                unary[bi, gi[ch.var]] = fid
+        nchecks[bi] = len(b.checks)
+    t = fc.arrays()
+    tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+    return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V)
+
+
+def _mask(gi: dict[str, int], names) -> int:
+    m = 0
+    for n in names:
+        m |= 1 << gi[n]
+    return m
+
+
+def chain_arrays(plan: Plan, orders: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per branch and state i of its chain: the variable (ORD), the bound predecessors (LO) and successors
+    (HI) that filter its candidates, and the non-unary checks first decidable there (CST: count, then
+    check indices)."""
+    B, V = len(orders), plan.nvars
+    gi = {n: i for i, n in enumerate(plan.names)}
+    ORD = np.full((B, V), -1, np.int64)
+    LO = np.zeros((B, V), np.int64)
+    HI = np.zeros((B, V), np.int64)
+    CST = np.zeros((B, V, int(plan.checks.shape[1]) + 1), np.int64)
+    for b, order in enumerate(orders):
+        idx = [gi[n] for n in order]
+        for i, g in enumerate(idx):
+            ORD[b, i] = g
+            before = 0
+            for u in idx[:i]:
+                before |= 1 << u
+            LO[b, i] = plan.pred[b, g] & before
+            HI[b, i] = plan.succ[b, g] & before
+        for c in range(int(plan.nchecks[b])):
+            fid, var, needs, is_unary = (int(x) for x in plan.checks[b, c])
+            if is_unary:
+                continue
+            i = max(idx.index(u) for u in range(V) if needs >> u & 1)
+            CST[b, i, 1 + CST[b, i, 0]] = c
+            CST[b, i, 0] += 1
+    return ORD, LO, HI, CST

@@ -1,0 +1,140 @@
+"""The tree NFA in Numba (spec/001 §5; reference/lazy/tree.py is the definition): each instance chooses
+its next variable from its own buffer counts. An instance's buffer of unbound variable v is the branch's
+buffer of v after the instance's cut for v, less the events the instance binds (what the reference keeps
+per instance, without the copies). After an event is stored, an instance whose every unbound variable
+has a buffered event takes its rarest one (fewest events, ties by text order): it spawns a child per
+candidate that passes the ordering filters, the window and the checks, evaluated at once, and moves its
+cut for that variable to the current event.
+
+Instances: rows TI[k] = [branch, -, positions (V), cuts (V)]. cnt[0] counts partial matches created.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from optimized.lazy.common import INF, NONE, bound_mask, evict, first_of, fits, holds_on, inside, lower, push, qualify
+
+
+@njit(cache=True)
+def _count(BUF, BS, BE, s, cut, inst, V):
+    """Events of buffer s after cut that the instance does not bind."""
+    a = lower(BUF[s], BS[s], BE[s], cut)
+    k = BE[s] - a
+    for u in range(V):
+        x = inst[u]
+        if x > cut:
+            j = lower(BUF[s], a, BE[s], x - 1)
+            if j < BE[s] and BUF[s, j] == x:
+                k -= 1
+    return k
+
+
+@njit(cache=True)
+def _grow(TI, n):
+    if n == TI.shape[0]:
+        grown = np.empty((2 * TI.shape[0], TI.shape[1]), np.int64)
+        grown[:n] = TI
+        return grown
+    return TI
+
+
+@njit(cache=True)
+def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF, BS, BE, TI, nt, OUT, nout, cnt,
+        live_max):
+    """Events start..end-1; returns (next position, BUF, TI, nt, OUT, nout)."""
+    B = inb.shape[0]
+    V = UN.shape[1]
+    R = np.zeros((1, 1, 3 + 3 * V), np.int64)
+    stk = np.zeros((3, max(64, T[1, 2])), np.int64)
+    one = np.full(V, NONE, np.int64)
+    m = np.full(V, NONE, np.int64)
+    p = start
+    while p < end:
+        evict(BUF, BS, BE, W, E, base, p)
+        for b in range(B):  # store first (spec/001 §10 A11)
+            q = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
+            for v in range(V):
+                if q >> v & 1:
+                    BUF = push(BUF, BS, BE, b * V + v, p)
+        k = 0
+        for r in range(nt):
+            if bound_mask(TI[r, 2: 2 + V]) == 0 or W[0] == 0 or inside(W, E, base, first_of(TI[r, 2: 2 + V]), p):
+                if k != r:
+                    TI[k] = TI[r]
+                k += 1
+        nt = k
+        r = 0
+        while r < nt:  # children are appended and evaluated in turn
+            b = TI[r, 0]
+            inst = TI[r, 2: 2 + V]
+            have = bound_mask(inst)
+            best = -1
+            bestn = INF
+            ne = True
+            for v in range(V):
+                if not (inb[b] >> v & 1) or have >> v & 1:
+                    continue
+                c = _count(BUF, BS, BE, b * V + v, TI[r, 2 + V + v], inst, V)
+                if c == 0:
+                    ne = False
+                    break
+                if c < bestn or (c == bestn and text[b, v] < text[b, best]):
+                    best = v
+                    bestn = c
+            if not ne:
+                r += 1
+                continue
+            lo = -1
+            hi = INF
+            for u in range(V):
+                if pred[b, best] >> u & 1 and inst[u] >= 0 and inst[u] > lo:
+                    lo = inst[u]
+                if succ[b, best] >> u & 1 and inst[u] >= 0 and inst[u] < hi:
+                    hi = inst[u]
+            s = b * V + best
+            now = have | (1 << best)
+            a = lower(BUF[s], BS[s], BE[s], TI[r, 2 + V + best])
+            e = BE[s]
+            TI[r, 2 + V + best] = p  # none of these can be taken by this instance again
+            for j in range(a, e):
+                y = BUF[s, j]
+                if not (lo < y < hi):
+                    continue
+                used = False
+                for u in range(V):
+                    if TI[r, 2 + u] == y:
+                        used = True
+                if used:
+                    continue
+                m[:] = TI[r, 2: 2 + V]
+                m[best] = y
+                if not fits(W, E, base, m):
+                    continue
+                ok = True
+                for c in range(nchk[b]):
+                    needs = CHK[b, c, 2]
+                    if CHK[b, c, 3] == 0 and needs >> best & 1 and needs & now == needs:
+                        if not holds_on(CHK[b, c, 0], m, CHK[b, c, 1], R, T, E, base, stk, cnt):
+                            ok = False
+                            break
+                if not ok:
+                    continue
+                if now == inb[b]:
+                    if nout == OUT.shape[0]:
+                        OUT = _grow(OUT, nout)
+                    OUT[nout, 0] = b
+                    OUT[nout, 1] = 0
+                    OUT[nout, 2: 2 + V] = m
+                    nout += 1
+                else:
+                    cnt[0] += 1
+                    TI = _grow(TI, nt)
+                    TI[nt] = TI[r]
+                    TI[nt, 2: 2 + V] = m
+                    nt += 1
+            r += 1
+        p += 1
+        if 0 <= live_max < nt:
+            break
+    return p, BUF, TI, nt, OUT, nout
