@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.lazy.common import (INF, NONE, add_row, below, evict, first_of, fits, holds_on, inside, lower, push,
-                                   qualify)
+from optimized.lazy.common import INF, NONE, add_row, below, evict, expire, fits, holds_on, lower, push, qualify
 
 
 @njit(cache=True)
@@ -123,20 +122,14 @@ def run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, T, BUF
     fa = np.zeros(V + 1, np.int64)
     fe = np.zeros(V + 1, np.int64)
     qual = np.zeros(B, np.int64)
+    oldest = -1  # unknown: the first expire() call computes it
     p = start
     while p < end:
         evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):
             qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
         # instances that left the window go; the rest are offered the event (not those it creates)
-        k = 0
-        for r in range(nw):
-            mrow = WT[r, 2:]
-            if W[0] == 0 or inside(W, E, base, first_of(mrow), p):
-                if k != r:
-                    WT[k] = WT[r]
-                k += 1
-        nw = k
+        nw, oldest = expire(WT, nw, W, E, base, p, oldest)
         alive = nw
         for b in range(B):
             if qual[b] >> ORD[b, 0] & 1:

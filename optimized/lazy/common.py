@@ -161,3 +161,25 @@ def add_row(A, n, head0, head1, m):
     A[n, 1] = head1
     A[n, 2: 2 + m.shape[0]] = m
     return A
+
+
+@njit(cache=True)
+def expire(A, n, W, E, base, p, oldest):
+    """Rows of A[:n] (positions from column 2) whose events no longer fit a window with p are dropped,
+    keeping order; skipped while `oldest` (a lower bound of their first positions, -1: unknown) still fits.
+    Returns (n, oldest). Rows added later start no earlier than the one they extend, or at p."""
+    if W[0] == 0 or n == 0:
+        return n, -1
+    if oldest >= 0 and inside(W, E, base, oldest, p):
+        return n, oldest
+    k = 0
+    oldest = INF
+    for r in range(n):
+        f = first_of(A[r, 2:])
+        if f == INF or inside(W, E, base, f, p):
+            if k != r:
+                A[k] = A[r]
+            k += 1
+            if f < oldest:
+                oldest = f
+    return k, (-1 if oldest == INF else oldest)

@@ -1,26 +1,27 @@
 """The eager NFA in Numba (spec/001 §3; reference/pattern/eager.py is the definition): every event is
 applied to every instance in arrival order. An event may be taken by a variable of the instance's branch
 whose pattern predecessors are all bound and whose successors are not; each instance also survives by
-ignoring it. The checks that become decidable with the new binding are evaluated then.
+ignoring it (it stays in place: the instances that leave the window are compacted out, new ones appended).
+The checks that become decidable with the new binding are evaluated then.
 
-Instances: rows I[k] = [branch, -, positions...]. cnt[0] counts partial matches created, cnt[1] clauses.
+Instances: rows I[k] = [branch, bound mask, positions...]. cnt[0] counts partial matches created, cnt[1]
+clauses evaluated.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from optimized.lazy.common import NONE, add_row, bound_mask, first_of, fits, holds_on, inside
+from optimized.lazy.common import NONE, add_row, expire, fits, holds_on
 
 
 @njit(cache=True)
-def _step(b, m, p, TM, inb, pred, succ, CHK, nchk, R, T, E, base, W, NI, nn, OUT, nout, stk, cnt):
-    """Every take of the event at p by instance m of branch b (new instances into NI, matches into OUT)."""
+def _step(b, m, have, cand, p, inb, pred, succ, CHK, nchk, R, T, E, base, W, I, ni, OUT, nout, stk, cnt):
+    """Every take of the event at p by instance m (bound mask `have`) of branch b, by the variables in
+    `cand` (unbound, of p's type): new instances appended to I, matches to OUT."""
     V = m.shape[0]
-    code = E[0][p - base]
-    have = bound_mask(m)
     for v in range(V):
-        if not (inb[b] >> v & 1) or have >> v & 1 or not TM[v, code]:
+        if not cand >> v & 1:
             continue
         if pred[b, v] & have != pred[b, v] or succ[b, v] & have:
             continue
@@ -40,39 +41,45 @@ def _step(b, m, p, TM, inb, pred, succ, CHK, nchk, R, T, E, base, W, NI, nn, OUT
                 nout += 1
             else:
                 cnt[0] += 1
-                NI = add_row(NI, nn, b, 0, m)
-                nn += 1
+                I = add_row(I, ni, b, now, m)
+                ni += 1
         m[v] = NONE
-    return NI, nn, OUT, nout
+    return I, ni, OUT, nout
 
 
 @njit(cache=True)
-def run(start, end, base, E, W, TM, inb, pred, succ, CHK, nchk, T, I, ni, NI, OUT, nout, cnt, live_max):
-    """Events start..end-1; returns (next position, I, ni, NI, OUT, nout) with I the live instances (NI the
-    spare array they alternate with). Stops after an event once more than live_max instances live."""
+def run(start, end, base, E, W, TM, inb, pred, succ, CHK, nchk, T, I, ni, OUT, nout, cnt, live_max):
+    """Events start..end-1; returns (next position, I, ni, OUT, nout). Stops after an event once more than
+    live_max instances live (live_max < 0: never)."""
     B = inb.shape[0]
     V = TM.shape[0]
     R = np.zeros((1, 1, 3 + 3 * V), np.int64)
     stk = np.zeros((3, max(64, T[1, 2])), np.int64)
     m = np.full(V, NONE, np.int64)
+    oldest = -1  # unknown: the first expire() call computes it
     p = start
     while p < end:
-        nn = 0
-        for b in range(B):
-            m[:] = NONE
-            NI, nn, OUT, nout = _step(b, m, p, TM, inb, pred, succ, CHK, nchk, R, T, E, base, W, NI, nn, OUT, nout,
-                                      stk, cnt)
-        for r in range(ni):
-            m[:] = I[r, 2:]
-            if W[0] != 0 and not inside(W, E, base, first_of(m), p):
-                continue  # timeout: no later event fits either
-            NI = add_row(NI, nn, I[r, 0], 0, m)
-            nn += 1
-            NI, nn, OUT, nout = _step(I[r, 0], m, p, TM, inb, pred, succ, CHK, nchk, R, T, E, base, W, NI, nn, OUT,
-                                      nout, stk, cnt)
-        I, NI = NI, I
-        ni = nn
+        code = E[0][p - base]
+        tmask = 0
+        for v in range(V):
+            if TM[v, code]:
+                tmask |= 1 << v
+        ni, oldest = expire(I, ni, W, E, base, p, oldest)  # timeout: no later event fits either
+        old = ni
+        if tmask:
+            for b in range(B):
+                if tmask & inb[b]:
+                    m[:] = NONE
+                    I, ni, OUT, nout = _step(b, m, 0, tmask & inb[b], p, inb, pred, succ, CHK, nchk, R, T, E, base,
+                                             W, I, ni, OUT, nout, stk, cnt)
+            for r in range(old):
+                b = I[r, 0]
+                cand = tmask & inb[b] & ~I[r, 1]
+                if cand:
+                    m[:] = I[r, 2:]
+                    I, ni, OUT, nout = _step(b, m, I[r, 1], cand, p, inb, pred, succ, CHK, nchk, R, T, E, base, W,
+                                             I, ni, OUT, nout, stk, cnt)
         p += 1
         if 0 <= live_max < ni:
             break
-    return p, I, ni, NI, OUT, nout
+    return p, I, ni, OUT, nout

@@ -125,14 +125,13 @@ class EagerProgram(PatternKernelProgram):
         super().__init__(pattern)
         V = self.plan.nvars
         self.I = np.zeros((64, 2 + V), np.int64)
-        self.NI = np.zeros((64, 2 + V), np.int64)
         self.ni = 0
 
     def _run(self, start, end, E, TM, live_max):
         p = self.plan
-        pos, self.I, self.ni, self.NI, self.OUT, self.nout = eager.run(
+        pos, self.I, self.ni, self.OUT, self.nout = eager.run(
             start, end, self.store.base, E, self.W, TM, p.inb, p.pred, p.succ, p.checks, p.nchecks, p.tables,
-            self.I, self.ni, self.NI, self.OUT, self.nout, self.cnt, live_max)
+            self.I, self.ni, self.OUT, self.nout, self.cnt, live_max)
         return pos
 
     def _keep_from(self) -> int:

@@ -31,6 +31,26 @@ def _count(BUF, BS, BE, s, cut, inst, V):
 
 
 @njit(cache=True)
+def _expire(TI, n, W, E, base, p, oldest, V):
+    """Instances whose events no longer fit a window with p are dropped (roots stay); returns (n, oldest)."""
+    if W[0] == 0 or n == 0:
+        return n, -1
+    if oldest >= 0 and inside(W, E, base, oldest, p):
+        return n, oldest
+    k = 0
+    oldest = INF
+    for r in range(n):
+        f = first_of(TI[r, 2: 2 + V])
+        if f == INF or inside(W, E, base, f, p):
+            if k != r:
+                TI[k] = TI[r]
+            k += 1
+            if f < oldest:
+                oldest = f
+    return k, (-1 if oldest == INF else oldest)
+
+
+@njit(cache=True)
 def _grow(TI, n):
     if n == TI.shape[0]:
         grown = np.empty((2 * TI.shape[0], TI.shape[1]), np.int64)
@@ -49,6 +69,7 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
     stk = np.zeros((3, max(64, T[1, 2])), np.int64)
     one = np.full(V, NONE, np.int64)
     m = np.full(V, NONE, np.int64)
+    oldest = -1  # unknown: the first _expire() call computes it
     p = start
     while p < end:
         evict(BUF, BS, BE, W, E, base, p)
@@ -57,13 +78,7 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
             for v in range(V):
                 if q >> v & 1:
                     BUF = push(BUF, BS, BE, b * V + v, p)
-        k = 0
-        for r in range(nt):
-            if bound_mask(TI[r, 2: 2 + V]) == 0 or W[0] == 0 or inside(W, E, base, first_of(TI[r, 2: 2 + V]), p):
-                if k != r:
-                    TI[k] = TI[r]
-                k += 1
-        nt = k
+        nt, oldest = _expire(TI, nt, W, E, base, p, oldest, V)
         r = 0
         while r < nt:  # children are appended and evaluated in turn
             b = TI[r, 0]
