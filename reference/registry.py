@@ -51,8 +51,8 @@ NON_OVERLAP = "non-overlap output (--selection non-overlap)"
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
-OPTIMIZED_PATTERNS = frozenset({"SEQ", "partition", "window", "AND(...)", "OR(...)", "ANY(...)", "nested pattern",
-                                "skip_till_any_match"})
+OPTIMIZED_PATTERNS = frozenset({"SEQ", "negation", "partition", "window", "AND(...)", "OR(...)", "ANY(...)",
+                                "nested pattern", "skip_till_any_match"})
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
@@ -93,10 +93,10 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
     EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
-                "Numba lazy chain NFA of spec/001 (rarest type first; no Kleene closure or negation yet)",
+                "Numba lazy chain NFA of spec/001 (rarest type first; no Kleene closure yet)",
                 OPTIMIZED_PATTERNS),
     EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
-                "Numba tree NFA of spec/001 (adaptive order; no Kleene closure or negation yet)",
+                "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
                 OPTIMIZED_PATTERNS),
     EngineEntry("sase", "optimized-eager", "optimized.lazy.engines:OptimizedEagerEngine",
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",

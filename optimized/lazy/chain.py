@@ -1,11 +1,13 @@
 """The lazy chain NFA in Numba (spec/001 §4.10; reference/lazy/chain.py is the definition): per branch,
 states follow the frequency order. Each event is first offered to the instances waiting at a state whose
 variable it can bind (and to the start state), then stored in the buffers of the variables it qualifies
-for. Entering state i searches variable i's buffer between the bound predecessors and successors; an
-instance with no bound successor of variable i also waits there for it to come from the stream.
+for (negated ones: by type). Entering state i searches variable i's buffer between the bound predecessors
+and successors; an instance with no bound successor of variable i also waits there for it to come from
+the stream. First-chance negations are checked on entering the first state where all they depend on is
+bound; the others when the match is complete (optimized/lazy/negation.py).
 
-Instances waiting: rows WT[k] = [branch, state, positions...]. Matches: rows OUT[k] = [branch, -, positions...].
-cnt[0] counts partial matches created (states 1..n-1 entered), cnt[1] clauses evaluated.
+S holds the arrays of the query and state: see `run`. Instances waiting: rows WT[k] = [branch, state,
+positions...]. cnt[0] counts partial matches created (states 1..n-1 entered), cnt[1] clauses evaluated.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from optimized.lazy.common import INF, NONE, add_row, below, evict, expire, fits, holds_on, lower, push, qualify
+from optimized.lazy.negation import accept, fc_blocked, release
 
 
 @njit(cache=True)
@@ -42,28 +45,32 @@ def _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V):
 
 
 @njit(cache=True)
-def _advance(b, i0, m, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt,
-             fs, fa, fe):
+def _advance(b, i0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, TMN, KN, R, T, E, base, W,
+             BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, stk, cnt, fs, fa, fe):
     """Enter state i0 with m (depth-first over the buffered candidates of every later state)."""
     V = m.shape[0]
+    B = npos.shape[0]
     n = npos[b]
     d = 0
     i = i0
     while True:
         # enter state i with m
-        if i == n:
-            OUT = add_row(OUT, nout, b, 0, m)
-            nout += 1
-        else:
+        if i < n:
             cnt[0] += 1
-            a, e = _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V)
-            if HI[b, i] == 0:
-                WT = add_row(WT, nw, b, i, m)
-                nw += 1
-            fs[d] = i
-            fa[d] = a
-            fe[d] = e
-            d += 1
+        if FCS[b, i] == 0 or not fc_blocked(b, FCS[b, i], m, NEG, TMN, BUF, BS, BE, B * V, KN, W, E, base, R, T,
+                                            stk, cnt):
+            if i == n:
+                OUT, nout, PEND, npend = accept(b, PPM[b], m, p, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt,
+                                                OUT, nout, PEND, npend)
+            else:
+                a, e = _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V)
+                if HI[b, i] == 0:
+                    WT = add_row(WT, nw, b, i, m)
+                    nw += 1
+                fs[d] = i
+                fa[d] = a
+                fe[d] = e
+                d += 1
         # next candidate of the deepest open state
         i = -1
         while d > 0:
@@ -87,33 +94,17 @@ def _advance(b, i0, m, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, B
                 break
         if i < 0:
             break
-    return WT, nw, OUT, nout
+    return WT, nw, OUT, nout, PEND, npend
 
 
 @njit(cache=True)
-def _take(b, i, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt,
-          fs, fa, fe):
-    """The stream event at p taken at state i by m."""
-    V = m.shape[0]
-    for u in range(V):
-        if LO[b, i] >> u & 1 and m[u] >= p:
-            return WT, nw, OUT, nout
-    v = ORD[b, i]
-    m[v] = p
-    if fits(W, E, base, m) and _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt):
-        WT, nw, OUT, nout = _advance(b, i + 1, m, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE, WT,
-                                     nw, OUT, nout, stk, cnt, fs, fa, fe)
-    m[v] = NONE
-    return WT, nw, OUT, nout
-
-
-@njit(cache=True)
-def run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, T, BUF, BS, BE, WT, nw, OUT, nout, cnt,
-        live_max):
-    """Events start..end-1; returns (next position, BUF, WT, nw, OUT, nout). Stops early (after an event)
-    once more than live_max instances wait (live_max < 0: never)."""
+def run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, T,
+        BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, cnt, live_max):
+    """Events start..end-1 (now: the end of the store); returns (next position, BUF, WT, nw, OUT, nout, PEND,
+    npend). Stops early (after an event) once more than live_max instances wait or are held (< 0: never)."""
     B = npos.shape[0]
     V = UN.shape[1]
+    KN = NEG.shape[1]
     R = np.zeros((1, 1, 3 + 3 * V), np.int64)
     stk = np.zeros((3, max(64, T[1, 2])), np.int64)
     m = np.full(V, NONE, np.int64)
@@ -125,6 +116,8 @@ def run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, T, BUF
     oldest = -1  # unknown: the first expire() call computes it
     p = start
     while p < end:
+        if npend:
+            OUT, nout, npend = release(p, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout, m)
         evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):
             qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
@@ -134,20 +127,44 @@ def run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, T, BUF
         for b in range(B):
             if qual[b] >> ORD[b, 0] & 1:
                 m[:] = NONE
-                WT, nw, OUT, nout = _take(b, 0, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE,
-                                          WT, nw, OUT, nout, stk, cnt, fs, fa, fe)
+                WT, nw, OUT, nout, PEND, npend = _take(b, 0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
+                                                       nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT,
+                                                       nout, PEND, npend, stk, cnt, fs, fa, fe)
         for r in range(alive):
             b = WT[r, 0]
             i = WT[r, 1]
             if qual[b] >> ORD[b, i] & 1:
                 m[:] = WT[r, 2:]
-                WT, nw, OUT, nout = _take(b, i, m, p, npos, ORD, LO, HI, CST, CHK, R, T, E, base, W, BUF, BS, BE,
-                                          WT, nw, OUT, nout, stk, cnt, fs, fa, fe)
+                WT, nw, OUT, nout, PEND, npend = _take(b, i, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
+                                                       nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT,
+                                                       nout, PEND, npend, stk, cnt, fs, fa, fe)
+        code = E[0][p - base]
         for b in range(B):
             for v in range(V):
                 if qual[b] >> v & 1:
                     BUF = push(BUF, BS, BE, b * V + v, p)
+            for k in range(nneg[b]):
+                if TMN[NEG[b, k, 0], code]:
+                    BUF = push(BUF, BS, BE, B * V + b * KN + k, p)
         p += 1
-        if 0 <= live_max < nw:
+        if 0 <= live_max < nw + npend:
             break
-    return p, BUF, WT, nw, OUT, nout
+    return p, BUF, WT, nw, OUT, nout, PEND, npend
+
+
+@njit(cache=True)
+def _take(b, i, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, TMN, KN, R, T, E, base, W,
+          BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, stk, cnt, fs, fa, fe):
+    """The stream event at p taken at state i by m."""
+    V = m.shape[0]
+    for u in range(V):
+        if LO[b, i] >> u & 1 and m[u] >= p:
+            return WT, nw, OUT, nout, PEND, npend
+    v = ORD[b, i]
+    m[v] = p
+    if fits(W, E, base, m) and _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt):
+        WT, nw, OUT, nout, PEND, npend = _advance(b, i + 1, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
+                                                  nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout,
+                                                  PEND, npend, stk, cnt, fs, fa, fe)
+    m[v] = NONE
+    return WT, nw, OUT, nout, PEND, npend

@@ -66,6 +66,12 @@ def bound_mask(m):
 def holds_on(fid, m, cur, R, T, E, base, stk, cnt):
     """Whether formula fid holds with m's variables bound and the event of variable `cur` tested (each
     clause evaluated counts in cnt[1])."""
+    return holds_at(fid, m, m[cur], R, T, E, base, stk, cnt)
+
+
+@njit(cache=True)
+def holds_at(fid, m, p, R, T, E, base, stk, cnt):
+    """Whether formula fid holds with m's variables bound and the event at p tested."""
     V = m.shape[0]
     for v in range(V):
         o = HDR + 3 * v
@@ -75,7 +81,7 @@ def holds_on(fid, m, cur, R, T, E, base, stk, cnt):
             R[0, 0, o + 2] = 1
         else:
             R[0, 0, o + 2] = 0
-    return K.holds(fid, R, 0, 0, m[cur], T, E, base, V, stk, cnt)
+    return K.holds(fid, R, 0, 0, p, T, E, base, V, stk, cnt)
 
 
 @njit(cache=True)

@@ -7,8 +7,8 @@ import numpy as np
 
 from optimized.lazy import chain, eager, tree
 from optimized.lazy.order import estimated_orders, rates
-from optimized.lazy.plan import chain_arrays
-from optimized.lazy.program import PatternKernelProgram
+from optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
+from optimized.lazy.program import PatternKernelProgram, rows_floor
 from reference.contract import Engine
 from reference.errors import QueryError, Unsupported
 from reference.events import EventBatch
@@ -29,14 +29,9 @@ def _buffer_floor(BUF, BS, BE) -> int | None:
     return int(BUF[np.flatnonzero(live), BS[live]].min()) if live.any() else None
 
 
-def _rows_floor(rows: np.ndarray) -> int | None:
-    pos = rows[:, 2:]
-    pos = pos[pos >= 0]
-    return int(pos.min()) if len(pos) else None
-
-
-def _floor(end: int, *floors) -> int:
-    return min([end] + [f for f in floors if f is not None])
+def _lowest(*floors) -> int | None:
+    found = [f for f in floors if f is not None]
+    return min(found) if found else None
 
 
 class ChainProgram(PatternKernelProgram):
@@ -46,13 +41,14 @@ class ChainProgram(PatternKernelProgram):
         super().__init__(pattern)
         if negation not in NEGATION_STRATEGIES:
             raise QueryError(f"unknown negation strategy '{negation}'", expected=["post-processing", "first-chance"])
+        self.fc = fc_dependencies(pattern, self.engine_name) if NEGATION_STRATEGIES[negation] == "fc" else None
         names = parse_order(order)
         self.preferred = resolve_names(pattern, names) if names is not None else None
         if not isinstance(estimate_prefix, int) or estimate_prefix < 1:
             raise QueryError(f"estimate_prefix must be a positive number of events, got {estimate_prefix!r}")
         self.estimate_prefix = estimate_prefix
-        B, V = len(pattern.branches), self.plan.nvars
-        self.BUF, self.BS, self.BE = _buffers(B * V)
+        B, V, KN = len(pattern.branches), self.plan.nvars, self.plan.neg.shape[1]
+        self.BUF, self.BS, self.BE = _buffers(B * (V + KN))
         self.WT = np.zeros((64, 2 + V), np.int64)
         self.nw = 0
         self.chains = None
@@ -61,7 +57,7 @@ class ChainProgram(PatternKernelProgram):
 
     def _set_orders(self, orders) -> None:
         self.chains = [tuple(o) for o in orders]
-        self.ORD, self.LO, self.HI, self.CST = chain_arrays(self.plan, self.chains)
+        self.ORD, self.LO, self.HI, self.CST, self.FCS, self.PPM = chain_arrays(self.plan, self.chains, self.fc)
 
     @property
     def orders(self) -> list[tuple[str, ...]]:
@@ -75,15 +71,16 @@ class ChainProgram(PatternKernelProgram):
                            p.unary, p.inb, p.tables)
             self._set_orders(estimated_orders(self.pattern, list(p.names), counts, self.preferred))
 
-    def _run(self, start, end, E, TM, live_max):
+    def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        pos, self.BUF, self.WT, self.nw, self.OUT, self.nout = chain.run(
-            start, end, self.store.base, E, self.W, TM, p.unary, p.inb, p.npos, self.ORD, self.LO, self.HI, self.CST,
-            p.checks, p.tables, self.BUF, self.BS, self.BE, self.WT, self.nw, self.OUT, self.nout, self.cnt, live_max)
+        (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = chain.run(
+            start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
+            self.LO, self.HI, self.CST, p.checks, self.FCS, self.PPM, p.neg, p.nneg, p.tables, self.BUF, self.BS,
+            self.BE, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
         return pos
 
-    def _keep_from(self) -> int:
-        return _floor(self.store.end, _buffer_floor(self.BUF, self.BS, self.BE), _rows_floor(self.WT[: self.nw]))
+    def _floor(self) -> int | None:
+        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), rows_floor(self.WT[: self.nw]))
 
     def live_count(self) -> int:
         return self.nw
@@ -103,16 +100,17 @@ class TreeProgram(PatternKernelProgram):
         self.TI[:B, 0] = np.arange(B)
         self.nt = B
 
-    def _run(self, start, end, E, TM, live_max):
+    def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        pos, self.BUF, self.TI, self.nt, self.OUT, self.nout = tree.run(
-            start, end, self.store.base, E, self.W, TM, p.unary, p.inb, p.text, p.pred, p.succ, p.checks, p.nchecks,
-            p.tables, self.BUF, self.BS, self.BE, self.TI, self.nt, self.OUT, self.nout, self.cnt, live_max)
+        (pos, self.BUF, self.TI, self.nt, self.OUT, self.nout, self.PEND, self.npend) = tree.run(
+            start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.text, p.pred, p.succ,
+            p.checks, p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.BUF, self.BS, self.BE, self.TI,
+            self.nt, self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
         return pos
 
-    def _keep_from(self) -> int:
+    def _floor(self) -> int | None:
         V = self.plan.nvars
-        return _floor(self.store.end, _buffer_floor(self.BUF, self.BS, self.BE), _rows_floor(self.TI[: self.nt, : 2 + V]))
+        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), rows_floor(self.TI[: self.nt, : 2 + V]))
 
     def live_count(self) -> int:
         return self.nt
@@ -127,15 +125,16 @@ class EagerProgram(PatternKernelProgram):
         self.I = np.zeros((64, 2 + V), np.int64)
         self.ni = 0
 
-    def _run(self, start, end, E, TM, live_max):
+    def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        pos, self.I, self.ni, self.OUT, self.nout = eager.run(
-            start, end, self.store.base, E, self.W, TM, p.inb, p.pred, p.succ, p.checks, p.nchecks, p.tables,
-            self.I, self.ni, self.OUT, self.nout, self.cnt, live_max)
+        pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = eager.run(
+            start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.checks,
+            p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni, self.OUT, self.nout, self.PEND,
+            self.npend, self.cnt, live_max)
         return pos
 
-    def _keep_from(self) -> int:
-        return _floor(self.store.end, _rows_floor(self.I[: self.ni]))
+    def _floor(self) -> int | None:
+        return rows_floor(self.I[: self.ni])
 
     def live_count(self) -> int:
         return self.ni

@@ -14,7 +14,7 @@ import numpy as np
 
 from optimized import kernel as K
 from optimized.bytecode import FormulaCompiler
-from reference.errors import Unsupported
+from reference.errors import QueryError, Unsupported
 from reference.language import ast as A
 from reference.nfab.compile import Formula
 from reference.pattern.model import BEGIN, Pattern
@@ -38,6 +38,9 @@ class Plan:
     tables: np.ndarray            # the packed formula tables (optimized.kernel.pack)
     table_dict: dict              # the same tables unpacked (for optimized.codegen)
     width: int                    # run row width: K.HDR + 3 V
+    neg_names: tuple[str, ...]    # negated variables (a global index each)
+    neg: np.ndarray               # (B, K, 5) per negation k of b: [negated variable, formula, pred mask, succ mask, open-ended]
+    nneg: np.ndarray              # (B,)
 
     @property
     def nvars(self) -> int:
@@ -56,8 +59,6 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
         for v in b.positives:
             if v.kleene:
                 raise refuse(engine, "Kleene closure", v)
-        for v in b.negations:
-            raise refuse(engine, "negation", v)
     if q.returns:
         raise refuse(engine, "RETURN", q.returns[0])
     if q.dialect == "rfid":
@@ -93,9 +94,21 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
             if is_unary:
                 unary[bi, gi[ch.var]] = fid
         nchecks[bi] = len(b.checks)
+    neg_names = tuple(dict.fromkeys(v.name for b in pattern.branches for v in b.negations))
+    KN = max([len(b.negations) for b in pattern.branches] + [1])
+    neg = np.zeros((B, KN, 5), np.int64)
+    nneg = np.zeros(B, np.int64)
+    for bi, b in enumerate(pattern.branches):
+        for k, v in enumerate(b.negations):
+            ch = b.neg_checks[v.name]
+            fid = fc.formula(Formula(None, ch.clauses), v.name)
+            neg[bi, k] = (neg_names.index(v.name), fid, _mask(gi, b.preds(v.name)), _mask(gi, b.succs(v.name)),
+                          0 if b.succs(v.name) else 1)
+        nneg[bi] = len(b.negations)
     t = fc.arrays()
     tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
-    return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V)
+    return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V,
+                neg_names, neg, nneg)
 
 
 def _mask(gi: dict[str, int], names) -> int:
@@ -105,12 +118,43 @@ def _mask(gi: dict[str, int], names) -> int:
     return m
 
 
-def chain_arrays(plan: Plan, orders: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def all_negations(plan: Plan) -> np.ndarray:
+    """Per branch, the mask of every negation (what the eager and tree NFAs decide on a candidate match)."""
+    return (np.left_shift(1, plan.nneg) - 1).astype(np.int64)
+
+
+def fc_dependencies(pattern: Pattern, engine: str) -> list[list[frozenset[str]]]:
+    """Per branch and negation, the positive variables first-chance negation waits for (spec/001 §4.5.2 with
+    the §10 A4 fix: a window-bounded leading negation depends on every positive); QueryError for a
+    negation no positive follows."""
+    out = []
+    for b in pattern.branches:
+        deps = []
+        for v in b.negations:
+            if not b.succs(v.name):
+                raise QueryError(f"first-chance negation cannot check !{v.name}: no positive event follows it, so "
+                                 f"its absence is known only when the window closes; use post-processing "
+                                 f"(spec/001 §4.5.1)", v.pos.line or None, v.pos.column or None)
+            dep = set(b.preds(v.name)) | set(b.succs(v.name)) | set(b.neg_checks[v.name].needs)
+            if not b.preds(v.name):
+                dep |= set(b.names)
+            deps.append(frozenset(dep))
+        out.append(deps)
+    return out
+
+
+def chain_arrays(plan: Plan, orders: list[tuple[str, ...]], fc: list | None = None):
     """Per branch and state i of its chain: the variable (ORD), the bound predecessors (LO) and successors
-    (HI) that filter its candidates, and the non-unary checks first decidable there (CST: count, then
-    check indices)."""
+    (HI) that filter its candidates, the non-unary checks first decidable there (CST: count, then check
+    indices), the first-chance negations checked on entering it (FCS, a mask; states 0..n), and per branch
+    the negations decided at acceptance (PPM, a mask). fc: fc_dependencies(), or None for post-processing."""
     B, V = len(orders), plan.nvars
+    FCS = np.zeros((B, V + 1), np.int64)
+    PPM = all_negations(plan) if fc is None else np.zeros(B, np.int64)
     gi = {n: i for i, n in enumerate(plan.names)}
+    for b, order in enumerate(orders):
+        for k, dep in enumerate(fc[b] if fc is not None else ()):
+            FCS[b, max((order.index(v) + 1 for v in dep), default=0)] |= 1 << k
     ORD = np.full((B, V), -1, np.int64)
     LO = np.zeros((B, V), np.int64)
     HI = np.zeros((B, V), np.int64)
@@ -131,4 +175,4 @@ def chain_arrays(plan: Plan, orders: list[tuple[str, ...]]) -> tuple[np.ndarray,
             i = max(idx.index(u) for u in range(V) if needs >> u & 1)
             CST[b, i, 1 + CST[b, i, 0]] = c
             CST[b, i, 0] += 1
-    return ORD, LO, HI, CST
+    return ORD, LO, HI, CST, FCS, PPM

@@ -44,6 +44,9 @@ class PatternKernelProgram(Program):
         self.W = np.zeros(3, np.int64)
         V = self.plan.nvars
         self.OUT = np.zeros((64, 2 + V), np.int64)
+        self.PEND = np.zeros((16, 2 + V), np.int64)   # matches held for an open-ended negation
+        self.npend = 0
+        self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
         self.cnt = np.zeros(2, np.int64)
         names = self.plan.names
         self.name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # rank of each name in sorted order
@@ -68,23 +71,49 @@ class PatternKernelProgram(Program):
         ticks = window_ticks(self.window)
         self.W[:] = (0, 0, 0) if ticks is None else (1, 1 if self.window.by == "pos" else 0, ticks)
 
-    def _type_matrix(self) -> np.ndarray:
-        """TM[v, code]: whether events of the type with that store code can bind variable v."""
-        codes = [tuple(self.store.type_code(t) for t in self.types.get(n, ())) for n in self.plan.names]
-        TM = np.zeros((self.plan.nvars, len(self.store.type_codes)), np.bool_)
+    def _type_matrix(self, names=None) -> np.ndarray:
+        """TM[v, code]: whether events of the type with that store code can bind variable v (of `names`,
+        default the positive variables)."""
+        names = self.plan.names if names is None else names
+        codes = [tuple(self.store.type_code(t) for t in self.types.get(n, ())) for n in names]
+        TM = np.zeros((max(1, len(names)), len(self.store.type_codes) + 1), np.bool_)
         for v, cs in enumerate(codes):
             TM[v, list(cs)] = True
         return TM
 
     # ------------------------------------------------------------------ engine hooks
     def _keep_from(self) -> int:
-        """The first stream position the kernel state may still read."""
+        """The first stream position the kernel state may still read: its own floor, held matches, and for
+        a negation the events that share a window with them (all, without a window)."""
+        floor = rows_floor(self.PEND[: self.npend])
+        own = self._floor()
+        floor = own if floor is None else floor if own is None else min(floor, own)
+        if floor is None:
+            floor = self.store.end
+        if self.plan.neg_names:
+            floor = self._window_floor(floor)
+        return min(floor, self.store.end)
+
+    def _window_floor(self, pos: int) -> int:
+        """The first position that can share a window with the event at pos (0 without a window)."""
+        if self.W[0] == 0:
+            return 0
+        if self.W[1] == 1:
+            return max(0, pos - int(self.W[2]))
+        s = self.store
+        if pos >= s.end:
+            return self._window_floor(s.end - 1) if s.end > s.base else pos
+        lowest = int(s.ts[pos - s.base]) - int(self.W[2])
+        return s.base + int(np.searchsorted(s.ts, lowest, side="left"))
+
+    def _floor(self) -> int | None:
+        """The first stream position the engine's own state may still read (None: none)."""
         raise NotImplementedError
 
     def _start(self, batch: EventBatch, start: int) -> None:
         """Before the first kernel call of a batch (e.g. estimate an order)."""
 
-    def _run(self, start: int, end: int, E: tuple, TM: np.ndarray, live_max: int) -> int:
+    def _run(self, start: int, end: int, E: tuple, TM: np.ndarray, TMN: np.ndarray, live_max: int) -> int:
         """Run the kernel over positions start..end-1 (stopping early past live_max); returns where it stopped."""
         raise NotImplementedError
 
@@ -100,6 +129,7 @@ class PatternKernelProgram(Program):
         s = self.store
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         TM = self._type_matrix()
+        TMN = self._type_matrix(self.plan.neg_names)
         self._start(batch, start)
         self.nout = 0
         budget = self.budget
@@ -107,17 +137,21 @@ class PatternKernelProgram(Program):
         pos = start
         while pos < end:
             self.cnt[:] = 0
-            pos = self._run(pos, min(end, pos + STEP), E, TM, live_max)
+            pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
             self.counters.partial_matches += int(self.cnt[0])
             self.counters.predicate_evaluations += int(self.cnt[1])
-            budget.check_state(self.live_count(), self._grown)
+            budget.check_state(self.live_count() + self.npend, self._grown)
             if progress is not None:
                 progress(pos - start, end - start)
         return self._table(self.OUT[: self.nout])
 
     def _close(self) -> MatchTable:
+        """End of stream: the matches held for a negation, after everything else."""
         self._reset()
-        return MatchTable.empty(self.layout)
+        held = self.PEND[: self.npend].copy()
+        held[:, 1] = 2 * self.store.end
+        self.npend = 0
+        return self._table(held)
 
     def _reset(self) -> None:
         """Drop the live state at the end of the stream."""
@@ -127,13 +161,16 @@ class PatternKernelProgram(Program):
 
     # ------------------------------------------------------------------ output
     def _table(self, rows: np.ndarray) -> MatchTable:
-        """Match rows [branch, -, positions...] as a MatchTable, in the reference's order, OR-deduplicated."""
+        """Match rows [branch, order key, positions...] as a MatchTable in the reference's order; an OR
+        pattern outputs an assignment once."""
         if not len(rows):
             return MatchTable.empty(self.layout)
-        P = rows[:, 2:]
+        rows = rows[_reference_order(rows, self.name_rank)]
+        P = np.ascontiguousarray(rows[:, 2:])
         if len(self.pattern.branches) > 1:
-            P = np.unique(P, axis=0)
-        P = P[_reference_order(P, self.name_rank)]
+            P = self._first_time(P)
+            if not len(P):
+                return MatchTable.empty(self.layout)
         s = self.store
         bindings = {}
         for v, name in enumerate(self.plan.names):
@@ -147,10 +184,34 @@ class PatternKernelProgram(Program):
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
         return MatchTable.from_columns(self.layout, bindings, ts)
 
+    def _first_time(self, P: np.ndarray) -> np.ndarray:
+        """The rows (in order) whose assignment was not output before (kept while it can recur: its events
+        are still in the store)."""
+        both = np.concatenate([self.emitted, P])
+        view = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
+        _, first = np.unique(view, return_index=True)
+        keep = np.zeros(len(both), bool)
+        keep[first] = True
+        keep = keep[len(self.emitted):]
+        P = P[keep]
+        self.emitted = np.concatenate([self.emitted, P])
+        low = np.where(self.emitted >= 0, self.emitted, np.iinfo(np.int64).max).min(axis=1)
+        self.emitted = self.emitted[low >= self._keep_from()]
+        return P
 
-def _reference_order(P: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
-    """The permutation that sorts assignments as the reference does: by last position, then by the sorted
-    (variable name, position) items (a shorter list first when one is a prefix of the other)."""
+
+def rows_floor(rows: np.ndarray) -> int | None:
+    """The first stream position rows [.., .., positions...] bind (None: none)."""
+    pos = rows[:, 2:]
+    pos = pos[pos >= 0]
+    return int(pos.min()) if len(pos) else None
+
+
+def _reference_order(rows: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
+    """The permutation that sorts match rows as the reference outputs them: by order key (the event that
+    output it, released before confirmed), then by last position, then by the sorted (variable name,
+    position) items (a shorter list first when one is a prefix of the other)."""
+    P = rows[:, 2:]
     V = P.shape[1]
     by_name = np.argsort(name_rank)
     Q = P[:, by_name]                            # positions in name order
@@ -162,5 +223,5 @@ def _reference_order(P: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
     keys = []
     for j in range(V - 1, -1, -1):
         keys += [kp[:, j], kr[:, j]]
-    keys.append(P.max(axis=1))
+    keys += [P.max(axis=1), rows[:, 1]]
     return np.lexsort(keys)

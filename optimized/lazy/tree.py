@@ -4,7 +4,7 @@ buffer of v after the instance's cut for v, less the events the instance binds (
 per instance, without the copies). After an event is stored, an instance whose every unbound variable
 has a buffered event takes its rarest one (fewest events, ties by text order): it spawns a child per
 candidate that passes the ordering filters, the window and the checks, evaluated at once, and moves its
-cut for that variable to the current event.
+cut for that variable to the current event. Negations are decided on complete matches (post-processing).
 
 Instances: rows TI[k] = [branch, -, positions (V), cuts (V)]. cnt[0] counts partial matches created.
 """
@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from optimized.lazy.common import INF, NONE, bound_mask, evict, first_of, fits, holds_on, inside, lower, push, qualify
+from optimized.lazy.negation import accept, release
 
 
 @njit(cache=True)
@@ -60,9 +61,10 @@ def _grow(TI, n):
 
 
 @njit(cache=True)
-def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF, BS, BE, TI, nt, OUT, nout, cnt,
-        live_max):
-    """Events start..end-1; returns (next position, BUF, TI, nt, OUT, nout)."""
+def run(start, end, now, base, E, W, TM, TMN, UN, inb, text, pred, succ, CHK, nchk, NEG, nneg, ALL, T, BUF, BS, BE,
+        TI, nt, OUT, nout, PEND, npend, cnt, live_max):
+    """Events start..end-1 (now: the end of the store); returns (next position, BUF, TI, nt, OUT, nout, PEND,
+    npend)."""
     B = inb.shape[0]
     V = UN.shape[1]
     R = np.zeros((1, 1, 3 + 3 * V), np.int64)
@@ -72,6 +74,8 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
     oldest = -1  # unknown: the first _expire() call computes it
     p = start
     while p < end:
+        if npend:
+            OUT, nout, npend = release(p, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout, m)
         evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):  # store first (spec/001 §10 A11)
             q = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
@@ -108,7 +112,7 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
                 if succ[b, best] >> u & 1 and inst[u] >= 0 and inst[u] < hi:
                     hi = inst[u]
             s = b * V + best
-            now = have | (1 << best)
+            bound = have | (1 << best)
             a = lower(BUF[s], BS[s], BE[s], TI[r, 2 + V + best])
             e = BE[s]
             TI[r, 2 + V + best] = p  # none of these can be taken by this instance again
@@ -129,19 +133,15 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
                 ok = True
                 for c in range(nchk[b]):
                     needs = CHK[b, c, 2]
-                    if CHK[b, c, 3] == 0 and needs >> best & 1 and needs & now == needs:
+                    if CHK[b, c, 3] == 0 and needs >> best & 1 and needs & bound == needs:
                         if not holds_on(CHK[b, c, 0], m, CHK[b, c, 1], R, T, E, base, stk, cnt):
                             ok = False
                             break
                 if not ok:
                     continue
-                if now == inb[b]:
-                    if nout == OUT.shape[0]:
-                        OUT = _grow(OUT, nout)
-                    OUT[nout, 0] = b
-                    OUT[nout, 1] = 0
-                    OUT[nout, 2: 2 + V] = m
-                    nout += 1
+                if bound == inb[b]:
+                    OUT, nout, PEND, npend = accept(b, ALL[b], m, p, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt,
+                                                    OUT, nout, PEND, npend)
                 else:
                     cnt[0] += 1
                     TI = _grow(TI, nt)
@@ -150,6 +150,6 @@ def run(start, end, base, E, W, TM, UN, inb, text, pred, succ, CHK, nchk, T, BUF
                     nt += 1
             r += 1
         p += 1
-        if 0 <= live_max < nt:
+        if 0 <= live_max < nt + npend:
             break
-    return p, BUF, TI, nt, OUT, nout
+    return p, BUF, TI, nt, OUT, nout, PEND, npend
