@@ -47,10 +47,19 @@ def _range(b, i, m, ORD, LO, HI, BUF, BS, BE, V):
 @njit(cache=True)
 def _advance(b, i0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, TMN, KN, R, T, E, base, W,
              BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, stk, cnt, fs, fa, fe):
-    """Enter state i0 with m (depth-first over the buffered candidates of every later state)."""
+    """The stream event at p taken at state i0 - 1 by m; if it fits and passes that state's checks, enter
+    state i0 (depth-first over the buffered candidates of every later state)."""
     V = m.shape[0]
     B = npos.shape[0]
     n = npos[b]
+    t = ORD[b, i0 - 1]
+    for u in range(V):
+        if LO[b, i0 - 1] >> u & 1 and m[u] >= p:
+            return WT, nw, OUT, nout, PEND, npend
+    m[t] = p
+    if not (fits(W, E, base, m) and _state_ok(b, i0 - 1, m, CST, CHK, R, T, E, base, stk, cnt)):
+        m[t] = NONE
+        return WT, nw, OUT, nout, PEND, npend
     d = 0
     i = i0
     while True:
@@ -67,10 +76,11 @@ def _advance(b, i0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg,
                 if HI[b, i] == 0:
                     WT = add_row(WT, nw, b, i, m)
                     nw += 1
-                fs[d] = i
-                fa[d] = a
-                fe[d] = e
-                d += 1
+                if a < e:
+                    fs[d] = i
+                    fa[d] = a
+                    fe[d] = e
+                    d += 1
         # next candidate of the deepest open state
         i = -1
         while d > 0:
@@ -94,6 +104,7 @@ def _advance(b, i0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg,
                 break
         if i < 0:
             break
+    m[t] = NONE
     return WT, nw, OUT, nout, PEND, npend
 
 
@@ -118,26 +129,28 @@ def run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, C
     while p < end:
         if npend:
             OUT, nout, npend = release(p, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout, m)
-        evict(BUF, BS, BE, W, E, base, p)
+        if p & 63 == 0:  # a buffered event out of p's window is never a candidate (fits() refuses it)
+            evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):
             qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
         # instances that left the window go; the rest are offered the event (not those it creates)
         nw, oldest = expire(WT, nw, W, E, base, p, oldest)
         alive = nw
-        for b in range(B):
-            if qual[b] >> ORD[b, 0] & 1:
-                m[:] = NONE
-                WT, nw, OUT, nout, PEND, npend = _take(b, 0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
-                                                       nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT,
-                                                       nout, PEND, npend, stk, cnt, fs, fa, fe)
-        for r in range(alive):
-            b = WT[r, 0]
-            i = WT[r, 1]
+        for r in range(-B, alive):  # the start state of each branch, then the waiting instances
+            if r < 0:
+                b = r + B
+                i = 0
+            else:
+                b = WT[r, 0]
+                i = WT[r, 1]
             if qual[b] >> ORD[b, i] & 1:
-                m[:] = WT[r, 2:]
-                WT, nw, OUT, nout, PEND, npend = _take(b, i, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
-                                                       nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT,
-                                                       nout, PEND, npend, stk, cnt, fs, fa, fe)
+                if r < 0:
+                    m[:] = NONE
+                else:
+                    m[:] = WT[r, 2:]
+                WT, nw, OUT, nout, PEND, npend = _advance(b, i + 1, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM,
+                                                          NEG, nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw,
+                                                          OUT, nout, PEND, npend, stk, cnt, fs, fa, fe)
         code = E[0][p - base]
         for b in range(B):
             for v in range(V):
@@ -152,19 +165,3 @@ def run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, C
     return p, BUF, WT, nw, OUT, nout, PEND, npend
 
 
-@njit(cache=True)
-def _take(b, i, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, TMN, KN, R, T, E, base, W,
-          BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, stk, cnt, fs, fa, fe):
-    """The stream event at p taken at state i by m."""
-    V = m.shape[0]
-    for u in range(V):
-        if LO[b, i] >> u & 1 and m[u] >= p:
-            return WT, nw, OUT, nout, PEND, npend
-    v = ORD[b, i]
-    m[v] = p
-    if fits(W, E, base, m) and _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt):
-        WT, nw, OUT, nout, PEND, npend = _advance(b, i + 1, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG,
-                                                  nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw, OUT, nout,
-                                                  PEND, npend, stk, cnt, fs, fa, fe)
-    m[v] = NONE
-    return WT, nw, OUT, nout, PEND, npend
