@@ -2,7 +2,7 @@
 ratios 1, 10, 100 and 1000 (spec/001 §8), with the reference engines on a smaller stream for the ratio.
 
     python -m benchmarks.lazy_optimized [--events 1000000] [--reference-events 10000] [--ratios 1 10 100 1000]
-                                        [--window 20] [--repeat 3] [--json] [--rss 1000000 10000000]
+                                        [--window 20] [--repeat 3] [--json] [--codegen] [--rss 1000000 10000000]
 
 The stream (benchmarks/workloads/skewed.py) has types A : B : C at r : r : 1 and x uniform in 0..9; the
 query is SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN w (ts = position). optimized-lazy estimates its order
@@ -34,14 +34,15 @@ def batch(n: int, ratio: int, seed: int = 0):
     return from_pandas(generate(n, common=ratio, seed=seed))
 
 
-def measure(engine: str, text: str, events, repeat: int = 1) -> dict:
-    """Best wall time of compile + run over `events`, with the counters and matches of that run."""
+def measure(engine: str, text: str, events, repeat: int = 1, codegen: bool = False) -> dict:
+    """Best wall time of compile + run over `events`, with the counters and matches of that run (codegen:
+    the optimized engines' generated WHERE clauses)."""
     from cepkit import compile
 
     best = None
     for _ in range(repeat):
         started = time.perf_counter()
-        program = compile(text, engine=engine)
+        program = compile(text, engine=engine, **({"codegen": True} if codegen and engine in FAST else {}))
         table = program.run(events)
         seconds = time.perf_counter() - started
         if best is None or seconds < best["seconds"]:
@@ -54,15 +55,15 @@ def measure(engine: str, text: str, events, repeat: int = 1) -> dict:
     return best
 
 
-def run(events: int, reference_events: int, ratios, window: int, repeat: int) -> list[dict]:
+def run(events: int, reference_events: int, ratios, window: int, repeat: int, codegen: bool = False) -> list[dict]:
     text = QUERY.format(window=window)
     rows = []
     for ratio in ratios:
         big = batch(events, ratio)
         small = big.slice(0, min(len(big), reference_events))
         for engine in FAST:
-            measure(engine, text, big.slice(0, 2000))  # warm: load the cached kernels
-        results = {e: measure(e, text, big, repeat) for e in FAST}
+            measure(engine, text, big.slice(0, 2000), codegen=codegen)  # warm: load (or compile) the kernels
+        results = {e: measure(e, text, big, repeat, codegen) for e in FAST}
         refs = {e: measure(e, text, small) for e in SLOW}
         same = {e: measure(e, text, small) for e in FAST}
         want = sorted(m.key() for m in refs["reference-eager"]["table"])
@@ -71,7 +72,7 @@ def run(events: int, reference_events: int, ratios, window: int, repeat: int) ->
             assert sorted(m.key() for m in same[e]["table"]) == want, (e, ratio)
         eager, lazy, tree = (results[e] for e in FAST)
         rows.append({
-            "ratio": ratio, "events": events, "window": window, "matches": eager["matches"],
+            "ratio": ratio, "events": events, "window": window, "codegen": codegen, "matches": eager["matches"],
             "order": ",".join(lazy["order"][0]),
             **{f"{e}_events_per_second": round(results[e]["events_per_second"]) for e in FAST},
             **{f"{e}_partial_matches": results[e]["partial_matches"] for e in FAST},
@@ -114,6 +115,7 @@ def main(argv=None) -> None:
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="print one JSON object per row")
+    ap.add_argument("--codegen", action="store_true", help="the optimized engines with generated WHERE clauses")
     ap.add_argument("--rss", type=int, nargs="*", help="peak memory fed this many events in chunks instead")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -128,12 +130,13 @@ def main(argv=None) -> None:
                                       "100000", "100", str(args.window)], capture_output=True, text=True, check=True)
                 print(out.stdout.strip(), flush=True)
         return
-    rows = run(args.events, args.reference_events, args.ratios, args.window, args.repeat)
+    rows = run(args.events, args.reference_events, args.ratios, args.window, args.repeat, args.codegen)
     if args.json:
         for row in rows:
             print(json.dumps(row))
         return
-    print(f"{QUERY.format(window=args.window)}; {args.events:,} events (reference: {args.reference_events:,})")
+    print(f"{QUERY.format(window=args.window)}; {args.events:,} events (reference: {args.reference_events:,})"
+          + ("; generated WHERE clauses" if args.codegen else ""))
     print("ratio  order   eager ev/s   lazy ev/s   tree ev/s  lazy/eager  eager PM    lazy PM  PM ratio  matches")
     for r in rows:
         print(f"{r['ratio']:>5}  {r['order']:<6} {r['optimized-eager_events_per_second']:>11,} "

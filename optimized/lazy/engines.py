@@ -3,10 +3,13 @@
 against). Each program keeps its kernel state in NumPy arrays between `feed` calls."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from optimized.lazy import chain, eager, tree
-from optimized.lazy.order import estimated_orders, rates
+from optimized.lazy import order as order_module
+from optimized.lazy.order import estimated_orders
 from optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
 from optimized.lazy.program import PatternKernelProgram, rows_floor
 from reference.contract import Engine
@@ -37,8 +40,9 @@ def _lowest(*floors) -> int | None:
 class ChainProgram(PatternKernelProgram):
     engine_name = "optimized-lazy"
 
-    def __init__(self, pattern, order=None, negation="post-processing", estimate_prefix=DEFAULT_PREFIX):
-        super().__init__(pattern)
+    def __init__(self, pattern, order=None, negation="post-processing", estimate_prefix=DEFAULT_PREFIX,
+                 codegen=False):
+        super().__init__(pattern, codegen)
         if negation not in NEGATION_STRATEGIES:
             raise QueryError(f"unknown negation strategy '{negation}'", expected=["post-processing", "first-chance"])
         self.fc = fc_dependencies(pattern, self.engine_name) if NEGATION_STRATEGIES[negation] == "fc" else None
@@ -67,13 +71,13 @@ class ChainProgram(PatternKernelProgram):
         if self.chains is None:
             k = min(len(batch), self.estimate_prefix)
             s, p = self.store, self.plan
-            counts = rates(start, start + k, s.base, (s.etype, s.ts, s.vn, s.vd, s.vt), self._type_matrix(),
+            counts = self.kernel("order", order_module).rates(start, start + k, s.base, (s.etype, s.ts, s.vn, s.vd, s.vt), self._type_matrix(),
                            p.unary, p.inb, p.tables)
             self._set_orders(estimated_orders(self.pattern, list(p.names), counts, self.preferred))
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = chain.run(
+        (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = self.kernel("chain", chain).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
             self.LO, self.HI, self.CST, p.checks, self.FCS, self.PPM, p.neg, p.nneg, p.tables, self.BUF, self.BS,
             self.BE, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
@@ -92,8 +96,8 @@ class ChainProgram(PatternKernelProgram):
 class TreeProgram(PatternKernelProgram):
     engine_name = "optimized-tree"
 
-    def __init__(self, pattern):
-        super().__init__(pattern)
+    def __init__(self, pattern, codegen=False):
+        super().__init__(pattern, codegen)
         B, V = len(pattern.branches), self.plan.nvars
         self.BUF, self.BS, self.BE = _buffers(B * V)
         self.TI = np.full((max(64, B), 2 + 2 * V), -1, np.int64)
@@ -102,7 +106,7 @@ class TreeProgram(PatternKernelProgram):
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        (pos, self.BUF, self.TI, self.nt, self.OUT, self.nout, self.PEND, self.npend) = tree.run(
+        (pos, self.BUF, self.TI, self.nt, self.OUT, self.nout, self.PEND, self.npend) = self.kernel("tree", tree).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.text, p.pred, p.succ,
             p.checks, p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.BUF, self.BS, self.BE, self.TI,
             self.nt, self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
@@ -119,15 +123,15 @@ class TreeProgram(PatternKernelProgram):
 class EagerProgram(PatternKernelProgram):
     engine_name = "optimized-eager"
 
-    def __init__(self, pattern):
-        super().__init__(pattern)
+    def __init__(self, pattern, codegen=False):
+        super().__init__(pattern, codegen)
         V = self.plan.nvars
         self.I = np.zeros((64, 2 + V), np.int64)
         self.ni = 0
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
-        pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = eager.run(
+        pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = self.kernel("eager", eager).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.checks,
             p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni, self.OUT, self.nout, self.PEND,
             self.npend, self.cnt, live_max)
@@ -153,6 +157,12 @@ def _pattern(engine: str, q: A.Query, selection: str):
     return compile_pattern(q)
 
 
+def _codegen(codegen: bool | None) -> bool:
+    """codegen=True compiles the query's WHERE clauses to Numba code (seconds the first time, cached on disk);
+    False evaluates them from tables in kernels compiled once. Default: $CEPKIT_CODEGEN=1, else tables."""
+    return os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0") if codegen is None else bool(codegen)
+
+
 class OptimizedLazyEngine(Engine):
     """The lazy chain NFA in Numba; options as reference-lazy's: order, negation, estimate_prefix."""
 
@@ -161,8 +171,8 @@ class OptimizedLazyEngine(Engine):
     counts_state = True  # waiting instances
 
     def build(self, q: A.Query, selection: str = "all", order=None, negation: str = "post-processing",
-              estimate_prefix: int = DEFAULT_PREFIX):
-        return ChainProgram(_pattern(self.name, q, selection), order, negation, estimate_prefix)
+              estimate_prefix: int = DEFAULT_PREFIX, codegen: bool | None = None):
+        return ChainProgram(_pattern(self.name, q, selection), order, negation, estimate_prefix, _codegen(codegen))
 
 
 class OptimizedTreeEngine(Engine):
@@ -172,8 +182,8 @@ class OptimizedTreeEngine(Engine):
     language = "sase"
     counts_state = True  # instances
 
-    def build(self, q: A.Query, selection: str = "all"):
-        return TreeProgram(_pattern(self.name, q, selection))
+    def build(self, q: A.Query, selection: str = "all", codegen: bool | None = None):
+        return TreeProgram(_pattern(self.name, q, selection), _codegen(codegen))
 
 
 class OptimizedEagerEngine(Engine):
@@ -183,5 +193,5 @@ class OptimizedEagerEngine(Engine):
     language = "sase"
     counts_state = True  # instances
 
-    def build(self, q: A.Query, selection: str = "all"):
-        return EagerProgram(_pattern(self.name, q, selection))
+    def build(self, q: A.Query, selection: str = "all", codegen: bool | None = None):
+        return EagerProgram(_pattern(self.name, q, selection), _codegen(codegen))

@@ -31,8 +31,10 @@ class PatternKernelProgram(Program):
 
     language = "sase"
 
-    def __init__(self, pattern: Pattern):
+    def __init__(self, pattern: Pattern, codegen: bool = False):
         self.pattern = pattern
+        self.codegen = codegen  # generated WHERE clauses (optimized/lazy/generated.py) while values are integral
+        self.modules: dict = {}
         self.attrs = sorted(attribute_uses(pattern.query))
         self.strings: dict[str, int] = {"": 0}
         self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name)
@@ -81,6 +83,16 @@ class PatternKernelProgram(Program):
             TM[v, list(cs)] = True
         return TM
 
+    def kernel(self, kind: str, static):
+        """The kernel module of `kind`: the generated one for this query (codegen) or the shared `static` one."""
+        if not self.codegen:
+            return static
+        if kind not in self.modules:
+            from optimized.lazy.generated import module
+
+            self.modules[kind] = module(kind, self.plan, _query_text(self.query), self.query.conventions.null_logic)
+        return self.modules[kind]
+
     # ------------------------------------------------------------------ engine hooks
     def _keep_from(self) -> int:
         """The first stream position the kernel state may still read: its own floor, held matches, and for
@@ -127,6 +139,8 @@ class PatternKernelProgram(Program):
         self.store.add(batch, self._keep_from())
         end = self.store.end
         s = self.store
+        if self.codegen and (s.vd[:, start - s.base:] != 1).any():
+            self.codegen = False  # generated clauses assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         TM = self._type_matrix()
         TMN = self._type_matrix(self.plan.neg_names)
@@ -198,6 +212,12 @@ class PatternKernelProgram(Program):
         low = np.where(self.emitted >= 0, self.emitted, np.iinfo(np.int64).max).min(axis=1)
         self.emitted = self.emitted[low >= self._keep_from()]
         return P
+
+
+def _query_text(q: A.Query) -> str:
+    from reference.language.printer import query_to_text
+
+    return query_to_text(q)
 
 
 def rows_floor(rows: np.ndarray) -> int | None:
