@@ -148,6 +148,31 @@ def run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, C
                     m[:] = NONE
                 else:
                     m[:] = WT[r, 2:]
+                if FCS[b, i + 1] == 0:  # fast path: the next state completes the match or has no candidate
+                    ok = True
+                    for u in range(V):
+                        if LO[b, i] >> u & 1 and m[u] >= p:
+                            ok = False
+                    if not ok:
+                        continue
+                    m[ORD[b, i]] = p
+                    last = i + 1 == npos[b]
+                    a = e = 0
+                    if not last:
+                        a, e = _range(b, i + 1, m, ORD, LO, HI, BUF, BS, BE, V)
+                    if last or a == e:
+                        if not (fits(W, E, base, m) and _state_ok(b, i, m, CST, CHK, R, T, E, base, stk, cnt)):
+                            continue
+                        if last:
+                            OUT, nout, PEND, npend = accept(b, PPM[b], m, p, now, NEG, nneg, TMN, W, E, base, R, T,
+                                                            stk, cnt, OUT, nout, PEND, npend)
+                        else:
+                            cnt[0] += 1
+                            if HI[b, i + 1] == 0:
+                                WT = add_row(WT, nw, b, i + 1, m)
+                                nw += 1
+                        continue
+                    m[ORD[b, i]] = NONE
                 WT, nw, OUT, nout, PEND, npend = _advance(b, i + 1, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM,
                                                           NEG, nneg, TMN, KN, R, T, E, base, W, BUF, BS, BE, WT, nw,
                                                           OUT, nout, PEND, npend, stk, cnt, fs, fa, fe)
