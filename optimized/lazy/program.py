@@ -17,6 +17,7 @@ from optimized.lazy.plan import Plan, compile_plan
 from optimized.store import Store
 from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from reference.contract import Program
+from reference.errors import EventError
 from reference.events import EventBatch
 from reference.language import ast as A
 from reference.match_table import Layout, MatchTable
@@ -151,7 +152,12 @@ class PatternKernelProgram(Program):
         pos = start
         while pos < end:
             self.cnt[:] = 0
-            pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
+            try:
+                pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
+            except OverflowError as exc:  # the program's state is then undefined: feed no more
+                raise EventError(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
+                                 "the optimized engines work on 64-bit integers, the reference engines are "
+                                 "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
             self.counters.partial_matches += int(self.cnt[0])
             self.counters.predicate_evaluations += int(self.cnt[1])
             budget.check_state(self.live_count() + self.npend, self._grown)

@@ -44,3 +44,15 @@ def test_kleene_is_refused_by_name(tmp_path, capsys):
     query.write_text("PATTERN SEQ(Login l, Transfer+ t[], Alert a) WITHIN 30")
     assert main(["run", str(query), EVENTS, "--engine", "optimized-tree"]) == 2
     assert "does not support Kleene closure" in capsys.readouterr().err
+
+
+def test_overflow_is_an_event_error():
+    import pandas as pd
+
+    from cepkit import compile
+    from reference.errors import EventError
+    from reference.readers import from_pandas
+
+    frame = pd.DataFrame({"id": [1, 2], "type": ["A", "B"], "ts": [1, 2], "x": [2**62, 2**62]})
+    with pytest.raises(EventError, match="64-bit"):
+        compile("PATTERN SEQ(A a, B b) WHERE a.x * b.x > 0", engine="optimized-lazy").run(from_pandas(frame))
