@@ -89,6 +89,9 @@ class ChainProgram(PatternKernelProgram):
     def live_count(self) -> int:
         return self.nw
 
+    def _live_rows(self) -> np.ndarray:
+        return self.WT[: self.nw]
+
     def _reset(self) -> None:
         self.nw = 0
 
@@ -119,6 +122,9 @@ class TreeProgram(PatternKernelProgram):
     def live_count(self) -> int:
         return self.nt
 
+    def _live_rows(self) -> np.ndarray:
+        return self.TI[: self.nt]
+
 
 class EagerProgram(PatternKernelProgram):
     engine_name = "optimized-eager"
@@ -142,6 +148,9 @@ class EagerProgram(PatternKernelProgram):
 
     def live_count(self) -> int:
         return self.ni
+
+    def _live_rows(self) -> np.ndarray:
+        return self.I[: self.ni]
 
     def _reset(self) -> None:
         self.ni = 0

@@ -176,8 +176,17 @@ class PatternKernelProgram(Program):
     def _reset(self) -> None:
         """Drop the live state at the end of the stream."""
 
+    def _live_rows(self) -> np.ndarray:
+        """The engine's live instances as rows [.., .., positions...]."""
+        raise NotImplementedError
+
     def _grown(self) -> str:
-        return self.plan.names[-1]
+        """The variable most live partial matches bound last (named by the max_state refusal)."""
+        P = self._live_rows()[:, 2: 2 + self.plan.nvars]
+        P = P[(P >= 0).any(axis=1)]
+        if not len(P):
+            return self.plan.names[0]
+        return self.plan.names[int(np.bincount(P.argmax(axis=1), minlength=self.plan.nvars).argmax())]
 
     # ------------------------------------------------------------------ output
     def _table(self, rows: np.ndarray) -> MatchTable:

@@ -56,3 +56,20 @@ def test_overflow_is_an_event_error():
     frame = pd.DataFrame({"id": [1, 2], "type": ["A", "B"], "ts": [1, 2], "x": [2**62, 2**62]})
     with pytest.raises(EventError, match="64-bit"):
         compile("PATTERN SEQ(A a, B b) WHERE a.x * b.x > 0", engine="optimized-lazy").run(from_pandas(frame))
+
+
+@pytest.mark.parametrize("fast, ref", [("optimized-lazy", "reference-lazy"), ("optimized-tree", "reference-tree"),
+                                       ("optimized-eager", "reference-eager")])
+def test_max_state_gives_the_reference_error(fast, ref):
+    from cepkit import compile
+    from reference.errors import ResourceLimit
+    from reference.readers import read_events
+
+    batch = read_events(EVENTS)
+    text = open(QUERY).read()
+    errors = []
+    for engine in (fast, ref):
+        with pytest.raises(ResourceLimit) as exc:
+            compile(text, engine=engine, max_state=1 if engine.endswith("lazy") else 5).run(batch)
+        errors.append(str(exc.value))
+    assert errors[0] == errors[1]
