@@ -15,7 +15,6 @@ import numpy as np
 from optimized import kernel as K
 from optimized.bytecode import FormulaCompiler
 from reference.errors import QueryError, Unsupported
-from reference.language import ast as A
 from reference.nfab.compile import Formula
 from reference.pattern.model import BEGIN, Pattern
 
