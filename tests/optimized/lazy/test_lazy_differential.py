@@ -120,3 +120,28 @@ def test_lazy_and_eager_give_the_same_matches(frame, data):
     if "AND(A a, !(B b)" not in text:  # first-chance negation needs a positive after the negated one
         assert _run(text, frame, "optimized-lazy", chunks, order=order, negation="first-chance")[0] == eager
     assert _run(text, frame, "optimized-tree", chunks)[0] == eager
+
+
+@settings(max_examples=int(os.environ.get("LAZY_EXAMPLES", 6)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_long_streams_equal_the_reference(data):
+    """Streams of a few hundred events, fed in chunks of up to 90: buffers evicted, moved and grown, the store
+    trimmed between feeds, held matches and OR duplicates carried across them."""
+    import numpy as np
+
+    text = data.draw(st.sampled_from((
+        "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 12",
+        "PATTERN OR(SEQ(A a, !(B b), C c), SEQ(C d, A e), SEQ(A a, C c)) WHERE a.g = c.g AND d.x <= e.x WITHIN 9",
+        "PATTERN AND(A a, SEQ(B b, !(D d))) WHERE a.x = b.x WITHIN 15 EVENTS",
+    )))
+    seed = data.draw(st.integers(0, 2**16))
+    weights = np.array(data.draw(st.lists(st.sampled_from((1, 10, 100)), min_size=4, max_size=4)), float)
+    rng = np.random.default_rng(seed)
+    n = data.draw(st.integers(100, 400))
+    frame = pd.DataFrame({"id": np.arange(n), "type": rng.choice(list(STREAM_TYPES), size=n, p=weights / weights.sum()),
+                          "ts": np.cumsum(rng.integers(0, 3, size=n)), "x": rng.integers(0, 3, size=n),
+                          "g": rng.integers(0, 2, size=n)})
+    chunks = data.draw(st.lists(st.integers(1, 90), min_size=1, max_size=3))
+    for fast, ref in (("optimized-lazy", "reference-lazy"), *PAIRS):
+        assert _run(text, frame, fast, chunks) == _run(text, frame, ref, chunks), fast
