@@ -50,6 +50,9 @@ SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window
 NON_OVERLAP = "non-overlap output (--selection non-overlap)"
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
+# what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
+OPTIMIZED_PATTERNS = frozenset({"SEQ", "negation", "partition", "window", "AND(...)", "OR(...)", "ANY(...)",
+                                "nested pattern", "skip_till_any_match"})
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
@@ -89,6 +92,15 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sase", "reference-ssc", "reference.rfid.engine:SSCEngine",
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
+    EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
+                "Numba lazy chain NFA of spec/001 (rarest type first; no Kleene closure yet)",
+                OPTIMIZED_PATTERNS),
+    EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
+                "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
+                OPTIMIZED_PATTERNS),
+    EngineEntry("sase", "optimized-eager", "optimized.lazy.engines:OptimizedEagerEngine",
+                "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
+                OPTIMIZED_PATTERNS),
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences)",
                 SASE_CORE | STRATEGIES | {NON_OVERLAP}),

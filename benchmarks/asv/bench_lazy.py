@@ -50,3 +50,35 @@ class LazyVsEager:
 
     def track_matches(self, window):
         return counters("reference-lazy", self.batch, window, order=LAZY_ORDER)[0]
+
+
+class OptimizedLazyVsEager:
+    """The optimized (Numba) engines on the stream of benchmarks/lazy_optimized.py: types A : B : C at
+    r : r : 1 for r in 1, 10, 100, 1000, SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 20. Engine-only timing of
+    compile + run (the batch is built in setup, the kernels loaded by a warm-up run);
+    `python -m benchmarks.lazy_optimized` prints the same as a table."""
+
+    params = (["optimized-eager", "optimized-lazy", "optimized-tree"], [1, 10, 100, 1000], [100_000])
+    param_names = ["engine", "ratio", "events"]
+    timeout = 600
+
+    def setup(self, engine, ratio, events):
+        from benchmarks import lazy_optimized as L
+
+        self.L = L
+        self.text = L.QUERY.format(window=20)
+        self.batch = L.batch(events, ratio)
+        L.measure(engine, self.text, self.batch.slice(0, 2000))  # Numba kernels: compiled once, cached on disk
+
+    def time_run(self, engine, ratio, events):
+        self.L.measure(engine, self.text, self.batch)
+
+    def track_events_per_second(self, engine, ratio, events):
+        return self.L.measure(engine, self.text, self.batch, 3)["events_per_second"]
+
+    track_events_per_second.unit = "events/s"
+
+    def track_partial_matches(self, engine, ratio, events):
+        return self.L.measure(engine, self.text, self.batch)["partial_matches"]
+
+    track_partial_matches.unit = "partial matches"

@@ -9,14 +9,17 @@ from cepkit import options
 from reference.errors import QueryError
 
 
+LAZY_ENGINES = ("reference-lazy", "optimized-lazy")  # the chain NFAs: they take --order and --negation
+
+
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--selection", default="all", choices=("all", "non-overlap"),
                        help="all matches (default) or the non-overlap output format")
     group.add_argument("--order", type=options.names,
-                       help="reference-lazy: frequency order, rarest first, as event types or "
+                       help="reference-lazy, optimized-lazy: frequency order, rarest first, as event types or "
                        "variables (e.g. C,B,A); default: estimated from the first events")
     group.add_argument("--negation", choices=("post-processing", "first-chance"),
-                       help="reference-lazy: how negation is checked (default post-processing)")
+                       help="reference-lazy, optimized-lazy: how negation is checked (default post-processing)")
     group.add_argument("--chunk-size", type=options.positive, metavar="N",
                        help="read and feed the events N at a time (memory bounded by the window, not the "
                        "file); JSON lines output is written as matches complete")
@@ -36,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)
     lazy = {k: v for k, v in (("order", args.order), ("negation", args.negation)) if v is not None}
-    if lazy and engine != "reference-lazy":
-        raise QueryError(f"--{next(iter(lazy))} applies to --engine reference-lazy only, not {engine}")
+    if lazy and engine not in LAZY_ENGINES:
+        raise QueryError(f"--{next(iter(lazy))} applies to --engine {' or '.join(LAZY_ENGINES)} only, not {engine}")
     if args.no_merge:
         if engine != "optimized":
             raise QueryError(f"--no-merge applies to --engine optimized only, not {engine}")

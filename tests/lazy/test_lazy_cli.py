@@ -52,7 +52,7 @@ def test_counters_and_order_on_the_command_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "4 matches" in err and "counters: 3 partial matches" in err and "order c,b,a" in err
     assert main(["run", str(query), str(events), "--order", "C,B,A"]) == 2
-    assert "applies to --engine reference-lazy only" in capsys.readouterr().err
+    assert "applies to --engine reference-lazy or optimized-lazy only" in capsys.readouterr().err
 
 
 def test_explain_shows_alternatives_order_and_negations(tmp_path, capsys):

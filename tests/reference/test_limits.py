@@ -91,7 +91,8 @@ def test_every_engine_counts_its_state_or_refuses_max_state():
             cls.check_budget(max_state=5)
         assert cls.check_budget(limit=5) == (5, None)
     assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
-                                              "optimized")} | {("sql", "reference"), ("sql", "optimized")}
+                                              "optimized", "optimized-eager", "optimized-lazy", "optimized-tree")} \
+        | {("sql", "reference"), ("sql", "optimized")}
 
 
 SQL_ALL_MATCHES = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n ALL MATCHES "

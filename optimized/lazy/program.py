@@ -1,0 +1,262 @@
+"""The Program of the optimized pattern engines: binds batches, keeps the store and the kernel state
+across `feed` calls, and builds one MatchTable per feed from the kernels' match rows (no Python per event
+or per match). Subclasses (chain, tree, eager) own their kernel state and call their kernel.
+
+Output is in the reference's order: by the position of the match's last event, then by its bindings
+(variable name, position), and an OR pattern gives an assignment two alternatives find once.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+
+from optimized.engine import window_ticks
+from optimized.lazy.plan import Plan, compile_plan
+from optimized.store import Store
+from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from reference.contract import Program
+from reference.errors import EventError
+from reference.events import EventBatch
+from reference.language import ast as A
+from reference.match_table import Layout, MatchTable
+from reference.pattern.counters import Counters
+from reference.pattern.model import Pattern
+
+STEP = 1 << 16  # events per kernel call (the live state is checked against the budget between calls)
+
+
+class PatternKernelProgram(Program):
+    """Base of the optimized chain, tree and eager programs."""
+
+    language = "sase"
+
+    def __init__(self, pattern: Pattern, codegen: bool = False):
+        self.pattern = pattern
+        self.codegen = codegen  # generated WHERE clauses (optimized/lazy/generated.py) while values are integral
+        self.modules: dict = {}
+        self.attrs = sorted(attribute_uses(pattern.query))
+        self.strings: dict[str, int] = {"": 0}
+        self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name)
+        self.store = Store(self.attrs, self.strings)
+        self.counters = Counters()
+        self.types: dict | None = None
+        self.window: WindowBound | None = None
+        self.ts_unit: str | None = None
+        self.W = np.zeros(3, np.int64)
+        V = self.plan.nvars
+        self.OUT = np.zeros((64, 2 + V), np.int64)
+        self.PEND = np.zeros((16, 2 + V), np.int64)   # matches held for an open-ended negation
+        self.npend = 0
+        self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
+        self.cnt = np.zeros(2, np.int64)
+        names = self.plan.names
+        self.name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # rank of each name in sorted order
+
+    @property
+    def query(self) -> A.Query:
+        return self.pattern.query
+
+    @property
+    def variables(self) -> list[str]:
+        return list(self.plan.names)
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(tuple(self.plan.names), ())
+
+    # ------------------------------------------------------------------ binding
+    def _bind(self, batch: EventBatch) -> None:
+        q = self.query
+        types = {c.var: tuple(resolve_type(t, batch.type_names, c.pos) for t in c.types) for c in A.leaves(q.pattern)}
+        bind_batch(self, q, batch, types, int(self.store.ts[-1]) if self.store.end else None)
+        ticks = window_ticks(self.window)
+        self.W[:] = (0, 0, 0) if ticks is None else (1, 1 if self.window.by == "pos" else 0, ticks)
+
+    def _type_matrix(self, names=None) -> np.ndarray:
+        """TM[v, code]: whether events of the type with that store code can bind variable v (of `names`,
+        default the positive variables)."""
+        names = self.plan.names if names is None else names
+        codes = [tuple(self.store.type_code(t) for t in self.types.get(n, ())) for n in names]
+        TM = np.zeros((max(1, len(names)), len(self.store.type_codes) + 1), np.bool_)
+        for v, cs in enumerate(codes):
+            TM[v, list(cs)] = True
+        return TM
+
+    def kernel(self, kind: str, static):
+        """The kernel module of `kind`: the generated one for this query (codegen) or the shared `static` one."""
+        if not self.codegen:
+            return static
+        if kind not in self.modules:
+            from optimized.lazy.generated import module
+
+            self.modules[kind] = module(kind, self.plan, _query_text(self.query), self.query.conventions.null_logic)
+        return self.modules[kind]
+
+    # ------------------------------------------------------------------ engine hooks
+    def _keep_from(self) -> int:
+        """The first stream position the kernel state may still read: its own floor, held matches, and for
+        a negation the events that share a window with them (all, without a window)."""
+        floor = rows_floor(self.PEND[: self.npend])
+        own = self._floor()
+        floor = own if floor is None else floor if own is None else min(floor, own)
+        if floor is None:
+            floor = self.store.end
+        if self.plan.neg_names:
+            floor = self._window_floor(floor)
+        return min(floor, self.store.end)
+
+    def _window_floor(self, pos: int) -> int:
+        """The first position that can share a window with the event at pos (0 without a window)."""
+        if self.W[0] == 0:
+            return 0
+        if self.W[1] == 1:
+            return max(0, pos - int(self.W[2]))
+        s = self.store
+        if pos >= s.end:
+            return self._window_floor(s.end - 1) if s.end > s.base else pos
+        lowest = int(s.ts[pos - s.base]) - int(self.W[2])
+        return s.base + int(np.searchsorted(s.ts, lowest, side="left"))
+
+    def _floor(self) -> int | None:
+        """The first stream position the engine's own state may still read (None: none)."""
+        raise NotImplementedError
+
+    def _start(self, batch: EventBatch, start: int) -> None:
+        """Before the first kernel call of a batch (e.g. estimate an order)."""
+
+    def _run(self, start: int, end: int, E: tuple, TM: np.ndarray, TMN: np.ndarray, live_max: int) -> int:
+        """Run the kernel over positions start..end-1 (stopping early past live_max); returns where it stopped."""
+        raise NotImplementedError
+
+    def live_count(self) -> int:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ stream interface
+    def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
+        self._bind(batch)
+        start = self.store.end
+        self.store.add(batch, self._keep_from())
+        end = self.store.end
+        s = self.store
+        if self.codegen and (s.vd[:, start - s.base:] != 1).any():
+            self.codegen = False  # generated clauses assume integral values; the tables handle fractions
+        E = (s.etype, s.ts, s.vn, s.vd, s.vt)
+        TM = self._type_matrix()
+        TMN = self._type_matrix(self.plan.neg_names)
+        self._start(batch, start)
+        self.nout = 0
+        budget = self.budget
+        live_max = -1 if budget.max_state is None else int(budget.max_state)
+        pos = start
+        while pos < end:
+            self.cnt[:] = 0
+            try:
+                pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
+            except OverflowError as exc:  # the program's state is then undefined: feed no more
+                raise EventError(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
+                                 "the optimized engines work on 64-bit integers, the reference engines are "
+                                 "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
+            self.counters.partial_matches += int(self.cnt[0])
+            self.counters.predicate_evaluations += int(self.cnt[1])
+            budget.check_state(self.live_count() + self.npend, self._grown)
+            if progress is not None:
+                progress(pos - start, end - start)
+        return self._table(self.OUT[: self.nout])
+
+    def _close(self) -> MatchTable:
+        """End of stream: the matches held for a negation, after everything else."""
+        self._reset()
+        held = self.PEND[: self.npend].copy()
+        held[:, 1] = 2 * self.store.end
+        self.npend = 0
+        return self._table(held)
+
+    def _reset(self) -> None:
+        """Drop the live state at the end of the stream."""
+
+    def _live_rows(self) -> np.ndarray:
+        """The engine's live instances as rows [.., .., positions...]."""
+        raise NotImplementedError
+
+    def _grown(self) -> str:
+        """The variable most live partial matches bound last (named by the max_state refusal)."""
+        P = self._live_rows()[:, 2: 2 + self.plan.nvars]
+        P = P[(P >= 0).any(axis=1)]
+        if not len(P):
+            return self.plan.names[0]
+        return self.plan.names[int(np.bincount(P.argmax(axis=1), minlength=self.plan.nvars).argmax())]
+
+    # ------------------------------------------------------------------ output
+    def _table(self, rows: np.ndarray) -> MatchTable:
+        """Match rows [branch, order key, positions...] as a MatchTable in the reference's order; an OR
+        pattern outputs an assignment once."""
+        if not len(rows):
+            return MatchTable.empty(self.layout)
+        rows = rows[_reference_order(rows, self.name_rank)]
+        P = np.ascontiguousarray(rows[:, 2:])
+        if len(self.pattern.branches) > 1:
+            P = self._first_time(P)
+            if not len(P):
+                return MatchTable.empty(self.layout)
+        s = self.store
+        bindings = {}
+        for v, name in enumerate(self.plan.names):
+            col = P[:, v]
+            bound = col >= 0
+            offsets = np.concatenate([[0], np.cumsum(bound)]).astype(np.int64)
+            ids = s.ids[col[bound] - s.base]
+            if ids.dtype.kind not in "iu":
+                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+            bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
+        ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
+        return MatchTable.from_columns(self.layout, bindings, ts)
+
+    def _first_time(self, P: np.ndarray) -> np.ndarray:
+        """The rows (in order) whose assignment was not output before (kept while it can recur: its events
+        are still in the store)."""
+        both = np.concatenate([self.emitted, P])
+        view = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
+        _, first = np.unique(view, return_index=True)
+        keep = np.zeros(len(both), bool)
+        keep[first] = True
+        keep = keep[len(self.emitted):]
+        P = P[keep]
+        self.emitted = np.concatenate([self.emitted, P])
+        low = np.where(self.emitted >= 0, self.emitted, np.iinfo(np.int64).max).min(axis=1)
+        self.emitted = self.emitted[low >= self._keep_from()]
+        return P
+
+
+def _query_text(q: A.Query) -> str:
+    from reference.language.printer import query_to_text
+
+    return query_to_text(q)
+
+
+def rows_floor(rows: np.ndarray) -> int | None:
+    """The first stream position rows [.., .., positions...] bind (None: none)."""
+    pos = rows[:, 2:]
+    pos = pos[pos >= 0]
+    return int(pos.min()) if len(pos) else None
+
+
+def _reference_order(rows: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
+    """The permutation that sorts match rows as the reference outputs them: by order key (the event that
+    output it, released before confirmed), then by last position, then by the sorted (variable name,
+    position) items (a shorter list first when one is a prefix of the other)."""
+    P = rows[:, 2:]
+    V = P.shape[1]
+    by_name = np.argsort(name_rank)
+    Q = P[:, by_name]                            # positions in name order
+    bound = Q >= 0
+    shift = np.argsort(~bound, axis=1, kind="stable")   # bound columns first, in name order
+    ranks = np.broadcast_to(name_rank[by_name], Q.shape)
+    kr = np.where(np.take_along_axis(bound, shift, 1), np.take_along_axis(ranks, shift, 1), -1)
+    kp = np.where(np.take_along_axis(bound, shift, 1), np.take_along_axis(Q, shift, 1), -1)
+    keys = []
+    for j in range(V - 1, -1, -1):
+        keys += [kp[:, j], kr[:, j]]
+    keys += [P.max(axis=1), rows[:, 1]]
+    return np.lexsort(keys)
