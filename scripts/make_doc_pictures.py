@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         BENCH.mkdir(parents=True, exist_ok=True)
         for out, cmd in BENCH_RUNS.items():
             subprocess.run([sys.executable, "-m", *cmd, "--json", str(BENCH / out)], check=True, cwd=ROOT)
-    results = sorted(BENCH.glob("*.json"))
+    results = [BENCH / name for name in BENCH_RUNS if (BENCH / name).exists()]
     if results:
         from benchmarks.plot_optimized import main as plot_optimized
 
@@ -62,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("no benchmark results in docs/data/bench (run with --bench): docs/img/performance_quick.png left as it is",
               file=sys.stderr)
+    afa, lazy = BENCH / "afa.json", BENCH / "lazy.jsonl"   # benchmarks/plot_afa_lazy.py says how they are made
+    if afa.exists() or lazy.exists():
+        from benchmarks.plot_afa_lazy import main as plot_afa_lazy
+
+        plot_afa_lazy([*(["--afa", str(afa)] if afa.exists() else []), *(["--lazy", str(lazy)] if lazy.exists() else []),
+                       "--afa-out", str(IMG.parent / "afa.png"), "--lazy-out", str(IMG.parent / "lazy.png")])
     return 0
 
 
