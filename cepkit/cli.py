@@ -269,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--language", choices=sorted(LANGUAGES),
                    help="query language (default: from the query file's suffix, else sase)")
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
-    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines})")
+    needs = sorted({(n, x) for (lang, n) in registry.ENGINES if (x := registry.engine_extra(lang, n))})
+    extras = "".join(f"; {n} needs pip install 'cepkit[{x}]'" for n, x in needs)
+    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines}{extras})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
