@@ -74,8 +74,9 @@ def test_cepkit_spark_without_pyspark_names_the_spark_extra(blocker, tmp_path):
     ["run", "examples/sql/v_shape.sql", "examples/sql/ticker.csv", "--engine", "gpu"],
     ["run", "examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv", "--engine", "gpu"],
     ["run", "examples/sql/big_trades.win", "examples/sql/trades.csv", "--engine", "gpu"],
+    ["window", "filter", "examples/sql/trades.csv", "--where", "v > 3", "--engine", "gpu"],
     ["conformance", "--engine", "gpu"],
-], ids=["run-sql", "run-tpstream", "run-window", "conformance"])
+], ids=["run-sql", "run-tpstream", "run-window", "window-filter", "conformance"])
 def test_engine_gpu_without_pyopencl_names_the_gpu_extra(blocker, argv):
     done = _cepkit(blocker, "pyopencl", *argv)
     assert (done.returncode, done.stdout) == (2, "")
