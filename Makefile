@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,spark,gpu,plot,docs]"
 	bash scripts/ensure_opencl.sh $(PY)
 	bash scripts/ensure_chromium.sh
 	touch $@

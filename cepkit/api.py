@@ -48,7 +48,8 @@ def warn_unbounded(lang: str, query: Any) -> None:
 
 def compile(text: str, language: str | None = None, engine: str = "reference", **options: Any) -> Program:
     """A program for the query on the named engine; the language is found from the text unless given.
-    QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time.
+    QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
+    MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
     partial matches; default reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
     (CepkitWarning)."""

@@ -8,7 +8,7 @@ import time
 import warnings
 
 import cepkit.options as option_types
-from reference.errors import CepkitError, CepkitWarning, EventError, QueryError
+from reference.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -216,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
     if args.engine is not None:
         registry.engine_entry(lang.name, args.engine)  # QueryError naming the language's engines
+        registry.require_engine(lang.name, args.engine)  # MissingExtra before any event is read
     return lang.load("runner")(args)
 
 
@@ -268,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--language", choices=sorted(LANGUAGES),
                    help="query language (default: from the query file's suffix, else sase)")
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
-    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines})")
+    needs = sorted({(n, x) for (lang, n) in registry.ENGINES if (x := registry.engine_extra(lang, n))})
+    extras = "".join(f"; {n} needs pip install 'cepkit[{x}]'" for n, x in needs)
+    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines}{extras})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
@@ -334,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("always", CepkitWarning)
             warnings.showwarning = _show_warning
             return args.func(args)
+    except MissingExtra as exc:  # one line: what needs which extra, and the pip command
+        print(exc, file=sys.stderr)
+        return exc.exit_code
     except QueryError as exc:
         print(f"query error: {getattr(args, 'query', '')}: {exc}", file=sys.stderr)
         return 2

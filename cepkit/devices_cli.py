@@ -11,6 +11,9 @@ def register(sub) -> None:
 
 
 def _devices(args: argparse.Namespace) -> int:
+    from reference.errors import require_extra
+
+    require_extra("gpu", "cepkit devices")
     from gpu.device import list_devices, select_device
 
     for d in list_devices():

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference.errors import CepkitError, EventError, QueryError
+from reference.errors import CepkitError, EventError, QueryError, require_extra
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -101,6 +101,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         raise PlotError(f"--out {args.out}: the picture is written as .png or .html, not {out.suffix or 'no suffix'}")
     if not out.parent.is_dir():
         raise PlotError(f"--out {args.out}: no directory {out.parent}")
+    if kind == ".png":  # matplotlib is the plot extra; the HTML page needs nothing beyond the core
+        require_extra("plot", "cepkit plot --out FILE.png")
     plot = collect(args)
     import os
     import tempfile

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
+from reference.errors import require_extra
 
 
 def register(sub) -> None:
@@ -42,6 +43,7 @@ def register(sub) -> None:
 
 
 def _cmd_spark_run(args: argparse.Namespace) -> int:
+    require_extra("spark", "cepkit spark")
     from cepkit.cli import read_query
     from spark_jobs.job import run_job
     from spark_jobs.source import Columns

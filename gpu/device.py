@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from reference.errors import CepkitError, QueryError
+from reference.errors import CepkitError, MissingExtra, QueryError, missing_package
 
 ENV_VAR = "CEPKIT_OPENCL_DEVICE"
 INSTALL_HINT = 'install an OpenCL platform, for example PoCL for the CPU: pip install "pyopencl[pocl]"'
@@ -35,9 +35,12 @@ class GpuBuildError(CepkitError):
 
 
 def _cl():
+    package = missing_package("gpu")
+    if package is not None:  # pyopencl (or Mako) is the gpu extra
+        raise MissingExtra("the gpu engine", "gpu", package)
     try:
         import pyopencl as cl
-    except ImportError as exc:  # pragma: no cover - pyopencl is a dependency
+    except ImportError as exc:  # installed but broken (a missing shared library)
         raise NoOpenCL(f"pyopencl cannot be imported ({exc}); {INSTALL_HINT}") from None
     return cl
 

@@ -66,3 +66,43 @@ class ResourceLimit(CepkitError):
 
 class CepkitWarning(UserWarning):
     """A query that runs but may take unbounded time or memory (a Kleene closure without WITHIN)."""
+
+
+# ------------------------------------------------------------------------------------------- extras
+# `pip install cepkit` is the core (parsers, reference and optimized engines, CLI, conformance kit); these
+# extras (pyproject.toml [project.optional-dependencies]) add what each names. Checking one imports nothing.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "spark": ("pyspark",),            # cepkit spark, spark_jobs/
+    "gpu": ("pyopencl", "mako"),      # --engine gpu, cepkit devices, gpu/
+    "plot": ("matplotlib",),          # cepkit plot --out FILE.png
+}
+
+
+class MissingExtra(CepkitError):
+    """What was asked for needs an extra that is not installed: one line naming the pip command."""
+
+    exit_code = 2
+
+    def __init__(self, what: str, extra: str, package: str):
+        self.what, self.extra, self.package = what, extra, package
+        super().__init__(f"{what} needs the {extra} extra: pip install 'cepkit[{extra}]'")
+
+
+def missing_package(extra: str) -> str | None:
+    """The first package of the extra that cannot be found (without importing it), else None."""
+    import importlib.util
+
+    for package in EXTRAS[extra]:
+        try:
+            if importlib.util.find_spec(package) is None:
+                return package
+        except (ImportError, ValueError):  # a finder that refuses it, or a half-removed module
+            return package
+    return None
+
+
+def require_extra(extra: str, what: str) -> None:
+    """MissingExtra ("{what} needs the {extra} extra: pip install 'cepkit[{extra}]'") unless it is installed."""
+    package = missing_package(extra)
+    if package is not None:
+        raise MissingExtra(what, extra, package)

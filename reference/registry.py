@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from reference.errors import CepkitError, QueryError, Unsupported
+from reference.errors import CepkitError, QueryError, Unsupported, require_extra
 
 
 @dataclass(frozen=True)
@@ -173,8 +173,26 @@ def engine_entry(lang: str, name: str) -> EngineEntry:
     return ENGINES[(lang, name)]
 
 
+# The extra (reference/errors.py EXTRAS) an engine needs, by the top package of its "module:Class" target.
+ENGINE_EXTRAS: dict[str, str] = {"gpu": "gpu", "spark_jobs": "spark"}
+
+
+def engine_extra(lang: str, name: str) -> str | None:
+    """The extra the named engine needs beyond the core install, else None (imports nothing)."""
+    return ENGINE_EXTRAS.get(engine_entry(lang, name).target.partition(":")[0].split(".")[0])
+
+
+def require_engine(lang: str, name: str) -> None:
+    """MissingExtra (naming `pip install 'cepkit[EXTRA]'`) when the engine's extra is not installed."""
+    extra = engine_extra(lang, name)
+    if extra is not None:
+        require_extra(extra, f"engine '{name}'")
+
+
 def get_engine(lang: str, name: str):
-    """An instance of the named engine for the language (QueryError naming the ones there are)."""
+    """An instance of the named engine for the language (QueryError naming the ones there are; MissingExtra
+    when it needs an extra that is not installed)."""
+    require_engine(lang, name)
     return _load(engine_entry(lang, name).target)()
 
 

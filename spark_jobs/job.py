@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from reference import registry
 from reference.binding import attribute_uses, resolve_type, window_bound
-from reference.errors import EventError, QueryError
+from reference.errors import EventError, QueryError, require_extra
 from reference.numbers_text import NULL_WORDS
 from reference.language import parse
 from spark_jobs import commit as C
@@ -85,6 +85,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`.
     `fail_once_marker` and `fail_first_attempt` inject task failures, for tests of retry (tasks.TaskSpec)."""
     t0 = time.perf_counter()
+    if spark is None:
+        require_extra("spark", "the Spark job")  # MissingExtra naming cepkit[spark], not an ImportError later
     engine = engine or default_engine()
     if udf is not None and udf not in UDFS:
         raise QueryError(f"unknown task body '{udf}'", expected=list(UDFS))

@@ -56,6 +56,8 @@ def _engine(args: argparse.Namespace):
         if lang not in runs:
             args.parser.error(f"--engine {name} runs no {lang} vectors (the {lang} engines: "
                               f"{', '.join(registry.engines_for(lang))})")
+    for lang in args.language or runs:  # MissingExtra (cepkit[gpu]) before any vector, not one failure each
+        registry.require_engine(lang, name)
     return engine
 
 
