@@ -13,7 +13,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,spark,gpu,plot,docs]"
 	bash scripts/ensure_opencl.sh $(PY)
-	bash scripts/ensure_chromium.sh
+	bash scripts/ensure_system_tool.sh chromium chromium "the headless-browser test of 'cepkit plot --out FILE.html'"
+	bash scripts/ensure_system_tool.sh dot graphviz "the test of 'cepkit explain --format svg'"
 	touch $@
 
 venv install: $(VENV)/.installed

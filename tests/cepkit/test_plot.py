@@ -1,5 +1,5 @@
 """`cepkit plot`: the PNG is a real picture, the HTML page draws one mark group per match in a real headless
-browser (Chromium; `make install` installs it where it can: scripts/ensure_chromium.sh), errors are one line."""
+browser (Chromium; `make install` installs it where it can: scripts/ensure_system_tool.sh), errors are one line."""
 from __future__ import annotations
 
 import re
@@ -50,7 +50,7 @@ def _chromium() -> str:
     for name in ("chromium", "chromium-browser"):
         if shutil.which(name):
             return shutil.which(name)
-    pytest.skip("no chromium on PATH (make install runs scripts/ensure_chromium.sh, which needs apt-get and root): "
+    pytest.skip("no chromium on PATH (make install runs scripts/ensure_system_tool.sh, which needs apt-get and root): "
                 "the HTML plot cannot be checked in a browser here")
 
 
