@@ -93,14 +93,19 @@ class Pattern:
 
 
 def _order(node: A.PatternNode, alt: tuple[A.Component, ...]) -> frozenset[tuple[str, str]]:
-    """The precedence pairs the pattern tree puts on one alternative's leaves."""
-    names = {c.var for c in alt}
+    """The precedence pairs the pattern tree puts on one alternative's leaves.
+
+    A leaf belongs to the alternative by identity (`alternatives` returns the tree's own Component
+    objects), never by equality: AST equality ignores positions, so `A a` in `SEQ(A a, C c)` equals `A a`
+    in `SEQ(C c, A a)`, and matching by equality gave every alternative the other alternatives' orders
+    (`OR(SEQ(A a, C c), SEQ(C c, A a))` got both `a < c` and `c < a`, and matched nothing)."""
+    mine = {id(c) for c in alt}
     pairs: set[tuple[str, str]] = set()
 
     def visit(n: A.PatternNode) -> set[str]:
         """The variables of this alternative under n."""
         if isinstance(n, A.Component):
-            return {n.var} & names if n in alt else set()
+            return {n.var} if id(n) in mine else set()
         groups = [visit(child) for child in A.children(n)]
         if isinstance(n, A.Seq):
             for i, earlier in enumerate(groups):
