@@ -191,7 +191,21 @@ def compile_pattern(q: A.Query) -> Pattern:
                     raise QueryError("a negated start or end needs WITHIN in the SASE RFID language "
                                      "(spec/002 §2.3: it is of use only with a window)",
                                      c.pos.line or None, c.pos.column or None)
+    _one_type_set_per_name(q)
     return Pattern(q, tuple(_branch(q, alt) for alt in alternatives(q.pattern)))
+
+
+def _one_type_set_per_name(q: A.Query) -> None:
+    """QueryError for a variable name bound to different event types in different places (`OR(A x, C x)`):
+    the engines read one type set per name, so such a query would silently match one alternative's types."""
+    seen: dict[str, tuple] = {}
+    for c in A.leaves(q.pattern):
+        first = seen.setdefault(c.var, tuple(c.types))
+        if tuple(c.types) != first:
+            raise QueryError(f"variable '{c.var}' stands for {' | '.join(first)} in one place and "
+                             f"{' | '.join(c.types)} in another: a variable has one set of event types in the "
+                             f"whole pattern (use another name, or ANY({', '.join(dict.fromkeys(first + tuple(c.types)))}) "
+                             f"in both places; docs/semantics.md L6)", c.pos.line or None, c.pos.column or None)
 
 
 def describe_pattern(p: Pattern) -> str:

@@ -162,10 +162,12 @@ def test_or_alternatives_keep_their_own_order():
     assert [b.before for b in pattern.branches] == [{("a", "c")}, {("c", "a")}, set()]
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, not fixed here: a variable's accepted types are kept per "
-                   "name (reference/pattern/program.py _bind, optimized/lazy/program.py _type_matrix), so "
-                   "the last alternative's types win and `OR(A x, C x)` matches only C events")
-@pytest.mark.parametrize("engine", ["brute", "reference-eager", "optimized-eager"])
-def test_or_same_name_different_types(engine):
-    got = {m.key() for m in compile("PATTERN OR(A x, C x)", engine=engine).run(from_pandas(_stream("a1@1 c1@2")))}
-    assert got == {match_key({"x": ["a1"]}), match_key({"x": ["c1"]})}
+@pytest.mark.parametrize("engine", ["reference", "brute", "reference-eager", "reference-lazy", "reference-tree",
+                                    "optimized-eager", "optimized-lazy", "optimized-tree"])
+@pytest.mark.parametrize("pattern", ["OR(A x, C x)", "SEQ(A a, OR(B x, C x))", "OR(SEQ(A x, B b), SEQ(B b, ANY(A, C) x))"])
+def test_one_name_with_two_type_sets_is_refused(engine, pattern):
+    """The engines keep one type set per variable name, so `OR(A x, C x)` would silently match C events only
+    (semantics L6): every engine refuses it at compile time, naming the variable and its place."""
+    with pytest.raises(QueryError) as err:
+        compile(f"PATTERN {pattern}", engine=engine)
+    assert "variable 'x' stands for" in err.value.message and err.value.line == 1 and err.value.column
