@@ -15,23 +15,9 @@ from typing import Any
 from optimized.afa.exprgen import ENGINE
 from optimized.afa.program import OptimizedAfaProgram
 from reference.contract import Engine
+from reference.afa.constructs import sigma_value
 from reference.errors import QueryError
 
-def sigma_value(sigma: Any) -> Any:
-    """Cleanse's sigma as the reference reads it (reference/afa/engine.py): a non-negative number or inf."""
-    from fractions import Fraction
-
-    if isinstance(sigma, str):
-        text = sigma.strip().lower()
-        if text in ("inf", "infinity", ".inf"):
-            return math.inf
-        try:
-            sigma = Fraction(text)
-        except ValueError:
-            raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}") from None
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)) or not sigma >= 0:
-        raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}")
-    return sigma
 
 
 CONSTRUCTS = frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",

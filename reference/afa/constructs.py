@@ -58,3 +58,21 @@ def constructs(afa: Afa, flavor: str = "basic", **_options: Any) -> dict[str, An
     if afa.standby:
         out["standby arcs"] = at(afa.standby[0])
     return out
+
+
+def sigma_value(sigma: Any) -> Any:
+    """Cleanse's sigma (spec/003 §6): a non-negative number, or inf from text; a QueryError otherwise."""
+    import math
+    from fractions import Fraction
+
+    if isinstance(sigma, str):
+        text = sigma.strip().lower()
+        if text in ("inf", "infinity", ".inf"):
+            return math.inf
+        try:
+            sigma = Fraction(text)
+        except ValueError:
+            raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}") from None
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)) or not sigma >= 0:
+        raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}")
+    return sigma

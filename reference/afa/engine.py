@@ -15,11 +15,10 @@ rows: they are in `program.punctuations` (their times, in arrival order), and th
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 from reference.afa.afafile import payload_dict
-from reference.afa.constructs import FLAVORS, REFUSES, refused, runners
+from reference.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
 from reference.afa.driver import make_operator
 from reference.afa.eventfile import AfaInput, to_elements
 from reference.afa.model import Afa
@@ -40,20 +39,6 @@ class AfaEngine(Engine):
         return AfaProgram(afa, flavor, sigma)
 
 
-def _sigma(sigma: Any) -> Any:
-    if isinstance(sigma, str):
-        text = sigma.strip().lower()
-        if text in ("inf", "infinity", ".inf"):
-            return math.inf
-        try:
-            sigma = Fraction(text)
-        except ValueError:
-            raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}") from None
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)) or not sigma >= 0:
-        raise QueryError(f"sigma must be a non-negative number or inf, not {sigma!r}")
-    return sigma
-
-
 class AfaProgram(Program):
     """One AFA operator of the chosen flavour; feed elements, get its outputs as table rows."""
 
@@ -65,7 +50,7 @@ class AfaProgram(Program):
             raise QueryError(f"unknown AFA flavor '{flavor}'", expected=list(FLAVORS))
         self.afa = afa
         self.flavor = flavor
-        self.sigma = _sigma(sigma)
+        self.sigma = sigma_value(sigma)
         self.operator = make_operator(afa, flavor, self.sigma)
         self._sent = 0          # outputs of the operator already returned as rows
         self.elements = 0       # input elements consumed
