@@ -53,6 +53,7 @@ SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", 
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
 OPTIMIZED_PATTERNS = frozenset({"SEQ", "negation", "partition", "window", "AND(...)", "OR(...)", "ANY(...)",
                                 "nested pattern", "skip_till_any_match"})
+OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optimized-eager (no negation with Kleene)
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
@@ -100,7 +101,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 OPTIMIZED_PATTERNS),
     EngineEntry("sase", "optimized-eager", "optimized.lazy.engines:OptimizedEagerEngine",
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
-                OPTIMIZED_PATTERNS),
+                OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences)",
                 SASE_CORE | STRATEGIES | {NON_OVERLAP}),

@@ -7,11 +7,11 @@ import os
 
 import numpy as np
 
-from optimized.lazy import chain, eager, tree
+from optimized.lazy import chain, eager, kleene, tree
 from optimized.lazy import order as order_module
 from optimized.lazy.order import estimated_orders
 from optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
-from optimized.lazy.program import PatternKernelProgram, rows_floor
+from optimized.lazy.program import PatternKernelProgram, kleene_floor, rows_floor
 from reference.contract import Engine
 from reference.errors import QueryError, Unsupported
 from reference.events import EventBatch
@@ -128,15 +128,25 @@ class TreeProgram(PatternKernelProgram):
 
 class EagerProgram(PatternKernelProgram):
     engine_name = "optimized-eager"
+    kleene = True
 
     def __init__(self, pattern, codegen=False):
         super().__init__(pattern, codegen)
         V = self.plan.nvars
-        self.I = np.zeros((64, 2 + V), np.int64)
+        if self.plan.has_kleene:  # rows of variable length (optimized/lazy/kleene.py)
+            self.I = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+            self.OUT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+        else:
+            self.I = np.zeros((64, 2 + V), np.int64)
         self.ni = 0
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
+        if p.has_kleene:
+            pos, self.I, self.ni, self.OUT, self.nout = kleene.eager_run(
+                start, end, self.store.base, E, self.W, TM, p.inb, p.pred, p.succ, p.kleene, p.checks, p.kind,
+                p.nchecks, p.text, p.tables, self.I, self.ni, self.OUT, self.nout, self.cnt, live_max)
+            return pos
         pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = self.kernel("eager", eager).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.checks,
             p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni, self.OUT, self.nout, self.PEND,
@@ -144,7 +154,29 @@ class EagerProgram(PatternKernelProgram):
         return pos
 
     def _floor(self) -> int | None:
+        if self.plan.has_kleene:
+            return kleene_floor(self.I[: self.ni], self.plan.nvars)
         return rows_floor(self.I[: self.ni])
+
+    def _table(self, rows):
+        return self._kleene_table(rows) if self.plan.has_kleene else super()._table(rows)
+
+    def _grown(self) -> str:
+        if not self.plan.has_kleene:
+            return super()._grown()
+        from collections import Counter
+
+        V, last = self.plan.nvars, Counter()
+        for r in self.I[: self.ni]:
+            o, best = 2 + V, None
+            for v in range(V):
+                n = int(r[2 + v])
+                if n and (best is None or r[o + n - 1] > best[0]):
+                    best = (r[o + n - 1], v)
+                o += n
+            if best is not None:
+                last[self.plan.names[best[1]]] += 1
+        return last.most_common(1)[0][0] if last else self.plan.names[0]
 
     def live_count(self) -> int:
         return self.ni

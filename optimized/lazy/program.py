@@ -31,6 +31,7 @@ class PatternKernelProgram(Program):
     """Base of the optimized chain, tree and eager programs."""
 
     language = "sase"
+    kleene = False  # whether the engine runs Kleene closure (rows of variable length: optimized/lazy/kleene.py)
 
     def __init__(self, pattern: Pattern, codegen: bool = False):
         self.pattern = pattern
@@ -38,7 +39,7 @@ class PatternKernelProgram(Program):
         self.modules: dict = {}
         self.attrs = sorted(attribute_uses(pattern.query))
         self.strings: dict[str, int] = {"": 0}
-        self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name)
+        self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name, self.kleene)
         self.store = Store(self.attrs, self.strings)
         self.counters = Counters()
         self.types: dict | None = None
@@ -213,6 +214,51 @@ class PatternKernelProgram(Program):
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
         return MatchTable.from_columns(self.layout, bindings, ts)
 
+    def _kleene_table(self, rows: np.ndarray) -> MatchTable:
+        """Rows [branch, order key, len per variable, positions...] (optimized/lazy/kleene.py) as a MatchTable
+        in the reference's order; an OR pattern outputs an assignment once."""
+        if not len(rows):
+            return MatchTable.empty(self.layout)
+        V = self.plan.nvars
+        rows = rows[kleene_order(rows, V, self.name_rank)]
+        if len(self.pattern.branches) > 1:
+            rows = self._first_time_kleene(rows)
+            if not len(rows):
+                return MatchTable.empty(self.layout)
+        s = self.store
+        lens = rows[:, 2: 2 + V]
+        starts = 2 + V + np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
+        bindings = {}
+        for v, name in enumerate(self.plan.names):
+            n = lens[:, v]
+            offsets = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+            idx_r = np.repeat(np.arange(len(rows)), n)
+            idx_c = np.repeat(starts[:, v], n) + (np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], n))
+            pos = rows[idx_r, idx_c]
+            ids = s.ids[pos - s.base]
+            if ids.dtype.kind not in "iu":
+                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+            bound = n > 0
+            bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
+        ts = s.ts[kleene_last(rows, V) - s.base].astype(np.int64, copy=False)
+        return MatchTable.from_columns(self.layout, bindings, ts)
+
+    def _first_time_kleene(self, rows: np.ndarray) -> np.ndarray:
+        """The rows (in order) whose assignment was not output before (the same assignment is the same
+        lens and positions; kept while its events are in the store)."""
+        V = self.plan.nvars
+        keys = [tuple(r[2: 2 + V + int(r[2: 2 + V].sum())]) for r in rows]  # per batch, per OR match
+        if not hasattr(self, "emitted_k"):
+            self.emitted_k = {}
+        keep = np.zeros(len(rows), bool)
+        for i, k in enumerate(keys):
+            if k not in self.emitted_k:
+                self.emitted_k[k] = min(k[V:])
+                keep[i] = True
+        floor = self._keep_from()
+        self.emitted_k = {k: f for k, f in self.emitted_k.items() if f >= floor}
+        return rows[keep]
+
     def _first_time(self, P: np.ndarray) -> np.ndarray:
         """The rows (in order) whose assignment was not output before (kept while it can recur: its events
         are still in the store)."""
@@ -260,3 +306,55 @@ def _reference_order(rows: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
         keys += [kp[:, j], kr[:, j]]
     keys += [P.max(axis=1), rows[:, 1]]
     return np.lexsort(keys)
+
+
+def kleene_last(rows: np.ndarray, V: int) -> np.ndarray:
+    """The last stream position of each variable-length row."""
+    used = 2 + V + rows[:, 2: 2 + V].sum(axis=1)
+    cols = np.arange(rows.shape[1])
+    return np.where((cols >= 2 + V) & (cols < used[:, None]), rows, -1).max(axis=1)
+
+
+def kleene_floor(rows: np.ndarray, V: int) -> int | None:
+    """The first stream position variable-length rows bind (None: none)."""
+    if not len(rows):
+        return None
+    used = 2 + V + rows[:, 2: 2 + V].sum(axis=1)
+    cols = np.arange(rows.shape[1])
+    pos = rows[(cols >= 2 + V) & (cols < used[:, None])]
+    return int(pos.min()) if len(pos) else None
+
+
+def kleene_order(rows: np.ndarray, V: int, name_rank: np.ndarray) -> np.ndarray:
+    """The reference's order of variable-length rows: by order key, last position, then the sorted
+    (variable name, positions) items, a tuple before any it is a prefix of. Rows that bind the same
+    variables sort by padded position columns; rows of OR alternatives binding different variables by a
+    Python key (per batch)."""
+    lens = rows[:, 2: 2 + V]
+    last = kleene_last(rows, V)
+    bound = lens > 0
+    if (bound == bound[0]).all():
+        starts = 2 + V + np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
+        keys = []
+        for v in np.argsort(name_rank):   # variables in name order
+            if not bound[0, v]:
+                continue
+            L = int(lens[:, v].max())
+            for j in range(L):
+                col = np.where(j < lens[:, v], rows[np.arange(len(rows)), np.minimum(starts[:, v] + j, rows.shape[1] - 1)], -1)
+                keys.append(col)
+        keys = keys[::-1] + [last, rows[:, 1]]
+        return np.lexsort(keys)
+    by_name = list(np.argsort(name_rank))
+
+    def key(i):
+        r = rows[i]
+        o = 2 + V
+        starts = {}
+        for v in range(V):
+            starts[v] = o
+            o += int(r[2 + v])
+        items = tuple((int(name_rank[v]), tuple(int(x) for x in r[starts[v]: starts[v] + int(r[2 + v])]))
+                      for v in by_name if r[2 + v] > 0)
+        return (int(r[1]), int(last[i]), items)
+    return np.array(sorted(range(len(rows)), key=key), dtype=np.int64)

@@ -1,0 +1,310 @@
+"""Kleene closure in Numba: the eager NFA (reference/pattern/eager.py is the definition) over assignments
+whose variables may bind several events.
+
+A row holds one assignment of variable length: [branch, key, len per global variable (0: unbound), then
+the positions of variable 0, of variable 1, ...] (each variable's positions in stream order). Row arrays
+are widened (more position columns) when an assignment outgrows them. WHERE checks are evaluated as the
+reference does (PatternProgram.check): BEGIN on the first element with the variables earlier in text
+order bound, TAKE on every element from the 2nd on with the closure's prefix bound, PROCEED on the whole
+closure; the run row R read by the shared evaluator (optimized.kernel.holds) gets first / last / length
+and the aggregate accumulators of every bound variable.
+
+KIND[b, c]: 0 BEGIN, 1 TAKE, 2 PROCEED; KL[b]: the mask of branch b's Kleene variables.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from optimized import kernel as K
+from optimized.lazy.common import INF, inside
+from optimized.values import rat_add, rat_less
+
+HDR = K.HDR
+AGGW = K.AGGW
+NUMV = 0
+
+
+@njit(cache=True)
+def total(row, V):
+    t = 0
+    for v in range(V):
+        t += row[2 + v]
+    return t
+
+
+@njit(cache=True)
+def offset(row, V, v):
+    o = 2 + V
+    for u in range(v):
+        o += row[2 + u]
+    return o
+
+
+@njit(cache=True)
+def span(row, V):
+    """(first, last) position of the row's events ((INF, -1) when none)."""
+    lo = INF
+    hi = -1
+    o = 2 + V
+    for k in range(o, o + total(row, V)):
+        x = row[k]
+        if x < lo:
+            lo = x
+        if x > hi:
+            hi = x
+    return lo, hi
+
+
+@njit(cache=True)
+def fits_row(W, E, base, row, V):
+    lo, hi = span(row, V)
+    return hi < 0 or inside(W, E, base, lo, hi)
+
+
+@njit(cache=True)
+def widen(A, width):
+    """A with at least `width` columns (doubled)."""
+    if A.shape[1] >= width:
+        return A
+    w = A.shape[1]
+    while w < width:
+        w *= 2
+    grown = np.full((A.shape[0], w), -1, np.int64)
+    grown[:, : A.shape[1]] = A
+    return grown
+
+
+@njit(cache=True)
+def put(A, n, row, key):
+    """Row n of A = row (with A's key column set to key); grows A (rows, columns) as needed."""
+    V_used = row.shape[0]
+    if n == A.shape[0]:
+        grown = np.full((2 * A.shape[0], A.shape[1]), -1, np.int64)
+        grown[:n] = A
+        A = grown
+    if A.shape[1] < V_used:
+        A = widen(A, V_used)
+    A[n, :V_used] = row
+    A[n, 1] = key
+    return A
+
+
+@njit(cache=True)
+def append(row, V, v, p, out):
+    """out = row with p appended to variable v (out must have a column more than the row uses)."""
+    t = total(row, V)
+    o = offset(row, V, v) + row[2 + v]
+    out[:o] = row[:o]
+    out[o] = p
+    out[o + 1: 2 + V + t + 1] = row[o: 2 + V + t]
+    out[2 + v] = row[2 + v] + 1
+
+
+@njit(cache=True)
+def _agg_add(dst, o, vn, vd):
+    if dst[o + 2] == 0:
+        dst[o] = vn
+        dst[o + 1] = vd
+        dst[o + 3] = vn
+        dst[o + 4] = vd
+        dst[o + 5] = vn
+        dst[o + 6] = vd
+    else:
+        rn, rd = rat_add(dst[o], dst[o + 1], vn, vd)
+        dst[o] = rn
+        dst[o + 1] = rd
+        if rat_less(vn, vd, dst[o + 3], dst[o + 4]):
+            dst[o + 3] = vn
+            dst[o + 4] = vd
+        if rat_less(dst[o + 5], dst[o + 6], vn, vd):
+            dst[o + 5] = vn
+            dst[o + 6] = vd
+    dst[o + 2] += 1
+
+
+@njit(cache=True)
+def bind_var(R, row, V, v, count, T, E, base):
+    """Variable v of R bound to the first `count` events of the row's closure (0: unbound)."""
+    o = HDR + 3 * v
+    if count == 0:
+        R[0, 0, o + 2] = 0
+    else:
+        s = offset(row, V, v)
+        R[0, 0, o] = row[s]
+        R[0, 0, o + 1] = row[s + count - 1]
+        R[0, 0, o + 2] = count
+    oa = T[1, 0]
+    for g in range(T[1, 1]):
+        if T[oa + g, 0] != v:
+            continue
+        a = T[oa + g, 1]
+        d = HDR + 3 * V + AGGW * g
+        R[0, 0, d] = 0
+        R[0, 0, d + 1] = 1
+        R[0, 0, d + 2] = 0
+        if count == 0:
+            continue
+        s = offset(row, V, v)
+        for k in range(s, s + count):
+            q = row[k] - base
+            if E[4][a, q] != 1:  # not NULL
+                _agg_add(R[0, 0], d, E[2][a, q], E[3][a, q])
+
+
+@njit(cache=True)
+def check(b, c, row, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
+    """Whether check c of branch b holds on the row's assignment (PatternProgram.check)."""
+    fid = CHK[b, c, 0]
+    var = CHK[b, c, 1]
+    j = TEXT[b, var]
+    for u in range(V):
+        if u != var and TEXT[b, u] >= 0 and TEXT[b, u] < j:
+            bind_var(R, row, V, u, row[2 + u], T, E, base)
+        else:
+            bind_var(R, row, V, u, 0, T, E, base)
+    s = offset(row, V, var)
+    n = row[2 + var]
+    kind = KIND[b, c]
+    if kind == 0:
+        return K.holds(fid, R, 0, 0, row[s], T, E, base, V, stk, cnt)
+    if kind == 1:
+        for i in range(1, n):
+            bind_var(R, row, V, var, i, T, E, base)
+            if not K.holds(fid, R, 0, 0, row[s + i], T, E, base, V, stk, cnt):
+                return False
+        return True
+    bind_var(R, row, V, var, n, T, E, base)
+    return K.holds(fid, R, 0, 0, row[s + n - 1], T, E, base, V, stk, cnt)
+
+
+@njit(cache=True)
+def _closed(b, have, KL, succ, V):
+    """Kleene variables (bound) that can take no more events: a successor is bound."""
+    c = 0
+    for v in range(V):
+        if KL[b] >> v & 1 and have >> v & 1 and succ[b, v] & have:
+            c |= 1 << v
+    return c
+
+
+@njit(cache=True)
+def _ready(b, c, have, closed, CHK, KIND, KL):
+    needs = CHK[b, c, 2]
+    if needs & have != needs:
+        return False
+    opn = needs & KL[b] & ~closed
+    return opn == 0 or (KIND[b, c] == 0 and opn == 1 << CHK[b, c, 1])
+
+
+@njit(cache=True)
+def bound_mask(row, V):
+    m = 0
+    for v in range(V):
+        if row[2 + v] > 0:
+            m |= 1 << v
+    return m
+
+
+@njit(cache=True)
+def _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, base, W, I, ni, OUT, nout, stk, cnt,
+          out):
+    """Every take of the event at p by the instance `row` of branch b (reference EagerProgram._step)."""
+    V = TM.shape[0]
+    code = E[0][p - base]
+    have = bound_mask(row, V)
+    closed_before = _closed(b, have, KL, succ, V)
+    for v in range(V):
+        if not (inb[b] >> v & 1) or not TM[v, code]:
+            continue
+        if have >> v & 1 and (not (KL[b] >> v & 1) or closed_before >> v & 1):
+            continue
+        if pred[b, v] & have != pred[b, v] or succ[b, v] & have:
+            continue
+        append(row, V, v, p, out)
+        if not fits_row(W, E, base, out, V):
+            continue
+        have2 = have | (1 << v)
+        closed = _closed(b, have2, KL, succ, V)
+        complete = have2 == inb[b]
+        ok = True
+        for c in range(nchk[b]):
+            was = _ready(b, c, have, closed_before, CHK, KIND, KL) and not (CHK[b, c, 2] >> v & 1)
+            now = _ready(b, c, have2, closed, CHK, KIND, KL)
+            if now and not was and not check(b, c, out, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
+                ok = False
+                break
+        if not ok:
+            continue
+        used = 2 + V + total(out, V)
+        if complete:
+            good = True
+            for c in range(nchk[b]):
+                if not _ready(b, c, have2, closed, CHK, KIND, KL):
+                    if not check(b, c, out, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
+                        good = False
+                        break
+            if good:
+                OUT = put(OUT, nout, out[:used], 2 * p + 1)
+                nout += 1
+            if KL[b] & ~closed & inb[b]:
+                I = put(I, ni, out[:used], 0)
+                ni += 1
+        else:
+            cnt[0] += 1
+            I = put(I, ni, out[:used], 0)
+            ni += 1
+    return I, ni, OUT, nout
+
+
+@njit(cache=True)
+def eager_run(start, end, base, E, W, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, T, I, ni, OUT, nout, cnt,
+              live_max):
+    """Events start..end-1; returns (next position, I, ni, OUT, nout). Matches go to OUT rows with key
+    2 * position + 1 (the event that completed them). Stops after an event once more than live_max
+    instances live (< 0: never)."""
+    B = inb.shape[0]
+    V = TM.shape[0]
+    nagg = T[1, 1]
+    R = np.zeros((1, 1, HDR + 3 * V + AGGW * nagg + 1), np.int64)
+    stk = np.zeros((3, max(64, T[1, 2])), np.int64)
+    p = start
+    while p < end:
+        width = max(I.shape[1], OUT.shape[1]) + 1
+        row = np.full(width, 0, np.int64)
+        out = np.full(width + 1, 0, np.int64)
+        # timeout: instances whose first event no longer shares a window with p go (order kept)
+        k = 0
+        for r in range(ni):
+            lo, hi = span(I[r], V)
+            if W[0] == 0 or inside(W, E, base, lo, p):
+                if k != r:
+                    I[k] = I[r]
+                k += 1
+        ni = k
+        old = ni
+        code = E[0][p - base]
+        any_type = False
+        for v in range(V):
+            if TM[v, code]:
+                any_type = True
+        if any_type:
+            for b in range(B):
+                row[:] = 0
+                row[0] = b
+                if out.shape[0] < 2 + V + 1:
+                    out = np.full(2 + V + 2, 0, np.int64)
+                I, ni, OUT, nout = _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, base,
+                                         W, I, ni, OUT, nout, stk, cnt, out)
+            for r in range(old):
+                if row.shape[0] < I.shape[1] + 1:
+                    row = np.full(I.shape[1] + 1, 0, np.int64)
+                    out = np.full(I.shape[1] + 2, 0, np.int64)
+                row[:] = 0
+                row[: I.shape[1]] = I[r]
+                I, ni, OUT, nout = _step(I[r, 0], row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E,
+                                         base, W, I, ni, OUT, nout, stk, cnt, out)
+        p += 1
+        if 0 <= live_max < ni:
+            break
+    return p, I, ni, OUT, nout
