@@ -53,7 +53,7 @@ SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", 
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
 OPTIMIZED_PATTERNS = frozenset({"SEQ", "negation", "partition", "window", "AND(...)", "OR(...)", "ANY(...)",
                                 "nested pattern", "skip_till_any_match"})
-OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optimized-eager (no negation with Kleene)
+OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optimized-lazy / -eager (not with negation)
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
@@ -94,8 +94,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
     EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
-                "Numba lazy chain NFA of spec/001 (rarest type first; no Kleene closure yet)",
-                OPTIMIZED_PATTERNS),
+                "Numba lazy chain NFA of spec/001 (rarest type first; Kleene closure without negation)",
+                OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
                 "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
                 OPTIMIZED_PATTERNS),

@@ -39,6 +39,7 @@ def _lowest(*floors) -> int | None:
 
 class ChainProgram(PatternKernelProgram):
     engine_name = "optimized-lazy"
+    kleene = True
 
     def __init__(self, pattern, order=None, negation="post-processing", estimate_prefix=DEFAULT_PREFIX,
                  codegen=False):
@@ -54,6 +55,9 @@ class ChainProgram(PatternKernelProgram):
         B, V, KN = len(pattern.branches), self.plan.nvars, self.plan.neg.shape[1]
         self.BUF, self.BS, self.BE = _buffers(B * (V + KN))
         self.WT = np.zeros((64, 2 + V), np.int64)
+        if self.plan.has_kleene:  # rows of variable length (optimized/lazy/kleene.py)
+            self.WT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+            self.OUT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
         self.nw = 0
         self.chains = None
         if self.preferred is not None:
@@ -77,6 +81,12 @@ class ChainProgram(PatternKernelProgram):
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
+        if p.has_kleene:
+            pos, self.BUF, self.WT, self.nw, self.OUT, self.nout = kleene.chain_run(
+                start, end, self.store.base, E, self.W, TM, p.unary, p.inb, p.npos, self.ORD, self.LO, self.HI,
+                self.CST, p.checks, p.kind, p.text, p.kleene, p.tables, self.BUF, self.BS, self.BE, self.WT, self.nw,
+                self.OUT, self.nout, self.cnt, live_max)
+            return pos
         (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = self.kernel("chain", chain).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
             self.LO, self.HI, self.CST, p.checks, self.FCS, self.PPM, p.neg, p.nneg, p.tables, self.BUF, self.BS,
@@ -84,7 +94,9 @@ class ChainProgram(PatternKernelProgram):
         return pos
 
     def _floor(self) -> int | None:
-        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), rows_floor(self.WT[: self.nw]))
+        rows = self.WT[: self.nw]
+        live = kleene_floor(rows, self.plan.nvars) if self.plan.has_kleene else rows_floor(rows)
+        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), live)
 
     def live_count(self) -> int:
         return self.nw
@@ -158,25 +170,7 @@ class EagerProgram(PatternKernelProgram):
             return kleene_floor(self.I[: self.ni], self.plan.nvars)
         return rows_floor(self.I[: self.ni])
 
-    def _table(self, rows):
-        return self._kleene_table(rows) if self.plan.has_kleene else super()._table(rows)
 
-    def _grown(self) -> str:
-        if not self.plan.has_kleene:
-            return super()._grown()
-        from collections import Counter
-
-        V, last = self.plan.nvars, Counter()
-        for r in self.I[: self.ni]:
-            o, best = 2 + V, None
-            for v in range(V):
-                n = int(r[2 + v])
-                if n and (best is None or r[o + n - 1] > best[0]):
-                    best = (r[o + n - 1], v)
-                o += n
-            if best is not None:
-                last[self.plan.names[best[1]]] += 1
-        return last.most_common(1)[0][0] if last else self.plan.names[0]
 
     def live_count(self) -> int:
         return self.ni

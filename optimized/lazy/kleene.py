@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from optimized import kernel as K
-from optimized.lazy.common import INF, inside
+from optimized.lazy.common import INF, below, evict, inside, lower, push, qualify
 from optimized.values import rat_add, rat_less
 
 HDR = K.HDR
@@ -308,3 +308,188 @@ def eager_run(start, end, base, E, W, TM, inb, pred, succ, KL, CHK, KIND, nchk, 
         if 0 <= live_max < ni:
             break
     return p, I, ni, OUT, nout
+
+
+# ---------------------------------------------------------------------------------------- the chain NFA
+@njit(cache=True)
+def _first_last(row, V, v):
+    s = offset(row, V, v)
+    return row[s], row[s + row[2 + v] - 1]
+
+
+@njit(cache=True)
+def _cands(b, i, row, V, hi_cap, ORD, LO, HI, BUF, BS, BE):
+    """State i's buffered candidates between the row's bound predecessors and successors of its variable
+    (and below hi_cap), not already bound by the row."""
+    lo = -1
+    hi = hi_cap
+    for u in range(V):
+        if row[2 + u] == 0:
+            continue
+        f, la = _first_last(row, V, u)
+        if LO[b, i] >> u & 1 and la > lo:
+            lo = la
+        if HI[b, i] >> u & 1 and f < hi:
+            hi = f
+    s = b * V + ORD[b, i]
+    a = lower(BUF[s], BS[s], BE[s], lo)
+    e = BE[s] if hi == INF else below(BUF[s], a, BE[s], hi)
+    out = np.empty(max(0, e - a), np.int64)
+    n = 0
+    t = total(row, V)
+    for k in range(a, e):
+        y = BUF[s, k]
+        used = False
+        for j in range(2 + V, 2 + V + t):
+            if row[j] == y:
+                used = True
+                break
+        if not used:
+            out[n] = y
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def set_var(row, V, v, ps, out):
+    """out = row (v unbound) with v bound to the positions ps."""
+    t = total(row, V)
+    o = offset(row, V, v)
+    k = ps.shape[0]
+    out[:o] = row[:o]
+    out[o: o + k] = ps
+    out[o + k: 2 + V + t + k] = row[o: 2 + V + t]
+    out[2 + v] = k
+
+
+@njit(cache=True)
+def _bind(b, i, row, ps, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base, W, BUF, BS, BE, WT, nw,
+          OUT, nout, stk, cnt):
+    """The row with state i's variable bound to ps: if it fits and passes state i's checks, state i + 1 is
+    entered (reference _bind_and_advance, then _advance)."""
+    V = TEXT.shape[1]
+    new = np.empty(2 + V + total(row, V) + ps.shape[0], np.int64)
+    set_var(row, V, ORD[b, i], ps, new)
+    if not fits_row(W, E, base, new, V):
+        return WT, nw, OUT, nout
+    for k in range(CST[b, i, 0]):
+        if not check(b, CST[b, i, 1 + k], new, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
+            return WT, nw, OUT, nout
+    # enter state i + 1
+    j = i + 1
+    n = npos[b]
+    if j == n:
+        OUT = put(OUT, nout, new, 2 * p + 1)
+        nout += 1
+        return WT, nw, OUT, nout
+    cnt[0] += 1
+    cands = _cands(b, j, new, V, INF, ORD, LO, HI, BUF, BS, BE)
+    c = cands.shape[0]
+    if KL[b] >> ORD[b, j] & 1:
+        if c > 62:
+            raise ValueError("a Kleene state with more than 62 buffered candidates (over 2^62 subsets)")
+        for mask in range(1, 1 << c):
+            k = 0
+            for x in range(c):
+                if mask >> x & 1:
+                    k += 1
+            sub = np.empty(k, np.int64)
+            k = 0
+            for x in range(c):
+                if mask >> x & 1:
+                    sub[k] = cands[x]
+                    k += 1
+            WT, nw, OUT, nout = _bind(b, j, new, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base,
+                                      W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+    else:
+        one = np.empty(1, np.int64)
+        for x in range(c):
+            one[0] = cands[x]
+            WT, nw, OUT, nout = _bind(b, j, new, one, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base,
+                                      W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+    if HI[b, j] == 0:
+        WT = put(WT, nw, new, j)
+        nw += 1
+    return WT, nw, OUT, nout
+
+
+@njit(cache=True)
+def chain_run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, T, BUF, BS, BE, WT,
+              nw, OUT, nout, cnt, live_max):
+    """The lazy chain NFA (reference/lazy/chain.py) over variable-length rows, events start..end-1; waiting
+    instances are rows [branch, state, lens, positions...]. Returns (next position, BUF, WT, nw, OUT, nout)."""
+    B = npos.shape[0]
+    V = UN.shape[1]
+    nagg = T[1, 1]
+    R = np.zeros((1, 1, HDR + 3 * V + AGGW * nagg + 1), np.int64)
+    stk = np.zeros((3, max(64, T[1, 2])), np.int64)
+    one = np.full(V, -1, np.int64)
+    qual = np.zeros(B, np.int64)
+    empty = np.zeros(2 + V, np.int64)
+    p = start
+    while p < end:
+        evict(BUF, BS, BE, W, E, base, p)
+        for b in range(B):
+            qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
+        k = 0
+        for r in range(nw):  # instances that left the window go
+            lo, hi = span(WT[r], V)
+            if W[0] == 0 or inside(W, E, base, lo, p):
+                if k != r:
+                    WT[k] = WT[r]
+                k += 1
+        nw = k
+        alive = nw
+        for r in range(-B, alive):  # the start state of each branch, then the waiting instances
+            if r < 0:
+                b = r + B
+                i = 0
+                row = empty.copy()
+                row[0] = b
+            else:
+                b = WT[r, 0]
+                i = WT[r, 1]
+                row = WT[r, : 2 + V + total(WT[r], V)].copy()
+            v = ORD[b, i]
+            if not qual[b] >> v & 1:
+                continue
+            lo = -1
+            for u in range(V):
+                if LO[b, i] >> u & 1 and row[2 + u] > 0:
+                    f, la = _first_last(row, V, u)
+                    if la > lo:
+                        lo = la
+            if not lo < p:
+                continue
+            if KL[b] >> v & 1:
+                cands = _cands(b, i, row, V, p, ORD, LO, HI, BUF, BS, BE)
+                c = cands.shape[0]
+                if c > 62:
+                    raise ValueError("a Kleene state with more than 62 buffered candidates (over 2^62 subsets)")
+                for mask in range(0, 1 << c):
+                    kk = 1
+                    for x in range(c):
+                        if mask >> x & 1:
+                            kk += 1
+                    sub = np.empty(kk, np.int64)
+                    kk = 0
+                    for x in range(c):
+                        if mask >> x & 1:
+                            sub[kk] = cands[x]
+                            kk += 1
+                    sub[kk] = p
+                    WT, nw, OUT, nout = _bind(b, i, row, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T,
+                                              E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+            else:
+                sub = np.empty(1, np.int64)
+                sub[0] = p
+                WT, nw, OUT, nout = _bind(b, i, row, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E,
+                                          base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+        for b in range(B):
+            for v in range(V):
+                if qual[b] >> v & 1:
+                    BUF = push(BUF, BS, BE, b * V + v, p)
+        p += 1
+        if 0 <= live_max < nw:
+            break
+    return p, BUF, WT, nw, OUT, nout

@@ -183,6 +183,8 @@ class PatternKernelProgram(Program):
 
     def _grown(self) -> str:
         """The variable most live partial matches bound last (named by the max_state refusal)."""
+        if self.plan.has_kleene:
+            return self._kleene_grown()
         P = self._live_rows()[:, 2: 2 + self.plan.nvars]
         P = P[(P >= 0).any(axis=1)]
         if not len(P):
@@ -193,6 +195,8 @@ class PatternKernelProgram(Program):
     def _table(self, rows: np.ndarray) -> MatchTable:
         """Match rows [branch, order key, positions...] as a MatchTable in the reference's order; an OR
         pattern outputs an assignment once."""
+        if self.plan.has_kleene:
+            return self._kleene_table(rows)
         if not len(rows):
             return MatchTable.empty(self.layout)
         rows = rows[_reference_order(rows, self.name_rank)]
@@ -213,6 +217,21 @@ class PatternKernelProgram(Program):
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
         return MatchTable.from_columns(self.layout, bindings, ts)
+
+    def _kleene_grown(self) -> str:
+        from collections import Counter
+
+        V, last = self.plan.nvars, Counter()
+        for r in self._live_rows():
+            o, best = 2 + V, None
+            for v in range(V):
+                n = int(r[2 + v])
+                if n and (best is None or r[o + n - 1] > best[0]):
+                    best = (r[o + n - 1], v)
+                o += n
+            if best is not None:
+                last[self.plan.names[best[1]]] += 1
+        return last.most_common(1)[0][0] if last else self.plan.names[0]
 
     def _kleene_table(self, rows: np.ndarray) -> MatchTable:
         """Rows [branch, order key, len per variable, positions...] (optimized/lazy/kleene.py) as a MatchTable
