@@ -166,16 +166,20 @@ def check(b, c, row, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
     s = offset(row, V, var)
     n = row[2 + var]
     kind = KIND[b, c]
-    if kind == 0:
-        return K.holds(fid, R, 0, 0, row[s], T, E, base, V, stk, cnt)
-    if kind == 1:
-        for i in range(1, n):
+    a, e = 0, 1                      # BEGIN: the first element, the variable itself unbound
+    if kind == 1:                    # TAKE: every element from the 2nd on, with the closure's prefix bound
+        a, e = 1, n
+    for i in range(a, e):            # one call site of the evaluator (its code is large)
+        q = row[s]
+        if kind == 1:
             bind_var(R, row, V, var, i, T, E, base)
-            if not K.holds(fid, R, 0, 0, row[s + i], T, E, base, V, stk, cnt):
-                return False
-        return True
-    bind_var(R, row, V, var, n, T, E, base)
-    return K.holds(fid, R, 0, 0, row[s + n - 1], T, E, base, V, stk, cnt)
+            q = row[s + i]
+        elif kind == 2:              # PROCEED: the whole closure
+            bind_var(R, row, V, var, n, T, E, base)
+            q = row[s + n - 1]
+        if not K.holds(fid, R, 0, 0, q, T, E, base, V, stk, cnt):
+            return False
+    return True
 
 
 @njit(cache=True)
