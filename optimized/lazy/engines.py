@@ -82,10 +82,11 @@ class ChainProgram(PatternKernelProgram):
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
         if p.has_kleene:
-            pos, self.BUF, self.WT, self.nw, self.OUT, self.nout = kleene.chain_run(
-                start, end, self.store.base, E, self.W, TM, p.unary, p.inb, p.npos, self.ORD, self.LO, self.HI,
-                self.CST, p.checks, p.kind, p.text, p.kleene, p.tables, self.BUF, self.BS, self.BE, self.WT, self.nw,
-                self.OUT, self.nout, self.cnt, live_max)
+            pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend = kleene.chain_run(
+                start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
+                self.LO, self.HI, self.CST, p.checks, p.kind, p.text, p.kleene, self.FCS, self.PPM, p.neg, p.nneg,
+                p.tables, self.BUF, self.BS, self.BE, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend,
+                self.cnt, live_max)
             return pos
         (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = self.kernel("chain", chain).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
@@ -155,9 +156,10 @@ class EagerProgram(PatternKernelProgram):
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
         if p.has_kleene:
-            pos, self.I, self.ni, self.OUT, self.nout = kleene.eager_run(
-                start, end, self.store.base, E, self.W, TM, p.inb, p.pred, p.succ, p.kleene, p.checks, p.kind,
-                p.nchecks, p.text, p.tables, self.I, self.ni, self.OUT, self.nout, self.cnt, live_max)
+            pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = kleene.eager_run(
+                start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.kleene,
+                p.checks, p.kind, p.nchecks, p.text, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni,
+                self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
             return pos
         pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = self.kernel("eager", eager).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.checks,

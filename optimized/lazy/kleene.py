@@ -211,8 +211,8 @@ def bound_mask(row, V):
 
 
 @njit(cache=True)
-def _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, base, W, I, ni, OUT, nout, stk, cnt,
-          out):
+def _step(b, row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, nneg, TMN, ALL, R, T, E, base, W, I,
+          ni, OUT, nout, PEND, npend, stk, cnt, out):
     """Every take of the event at p by the instance `row` of branch b (reference EagerProgram._step)."""
     V = TM.shape[0]
     code = E[0][p - base]
@@ -249,8 +249,8 @@ def _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, ba
                         good = False
                         break
             if good:
-                OUT = put(OUT, nout, out[:used], 2 * p + 1)
-                nout += 1
+                OUT, nout, PEND, npend = kaccept(b, ALL[b], out[:used], V, p, now, NEG, nneg, TMN, W, E, base, R, T,
+                                                 stk, cnt, OUT, nout, PEND, npend)
             if KL[b] & ~closed & inb[b]:
                 I = put(I, ni, out[:used], 0)
                 ni += 1
@@ -258,12 +258,12 @@ def _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, ba
             cnt[0] += 1
             I = put(I, ni, out[:used], 0)
             ni += 1
-    return I, ni, OUT, nout
+    return I, ni, OUT, nout, PEND, npend
 
 
 @njit(cache=True)
-def eager_run(start, end, base, E, W, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, T, I, ni, OUT, nout, cnt,
-              live_max):
+def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, nneg, ALL, T, I,
+              ni, OUT, nout, PEND, npend, cnt, live_max):
     """Events start..end-1; returns (next position, I, ni, OUT, nout). Matches go to OUT rows with key
     2 * position + 1 (the event that completed them). Stops after an event once more than live_max
     instances live (< 0: never)."""
@@ -274,6 +274,8 @@ def eager_run(start, end, base, E, W, TM, inb, pred, succ, KL, CHK, KIND, nchk, 
     stk = np.zeros((3, max(64, T[1, 2])), np.int64)
     p = start
     while p < end:
+        if npend:
+            OUT, nout, npend = krelease(p, V, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout)
         width = max(I.shape[1], OUT.shape[1]) + 1
         row = np.full(width, 0, np.int64)
         out = np.full(width + 1, 0, np.int64)
@@ -298,20 +300,22 @@ def eager_run(start, end, base, E, W, TM, inb, pred, succ, KL, CHK, KIND, nchk, 
                 row[0] = b
                 if out.shape[0] < 2 + V + 1:
                     out = np.full(2 + V + 2, 0, np.int64)
-                I, ni, OUT, nout = _step(b, row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E, base,
-                                         W, I, ni, OUT, nout, stk, cnt, out)
+                I, ni, OUT, nout, PEND, npend = _step(b, row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT,
+                                                      NEG, nneg, TMN, ALL, R, T, E, base, W, I, ni, OUT, nout, PEND,
+                                                      npend, stk, cnt, out)
             for r in range(old):
                 if row.shape[0] < I.shape[1] + 1:
                     row = np.full(I.shape[1] + 1, 0, np.int64)
                     out = np.full(I.shape[1] + 2, 0, np.int64)
                 row[:] = 0
                 row[: I.shape[1]] = I[r]
-                I, ni, OUT, nout = _step(I[r, 0], row, p, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, R, T, E,
-                                         base, W, I, ni, OUT, nout, stk, cnt, out)
+                I, ni, OUT, nout, PEND, npend = _step(I[r, 0], row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk,
+                                                      TEXT, NEG, nneg, TMN, ALL, R, T, E, base, W, I, ni, OUT, nout,
+                                                      PEND, npend, stk, cnt, out)
         p += 1
-        if 0 <= live_max < ni:
+        if 0 <= live_max < ni + npend:
             break
-    return p, I, ni, OUT, nout
+    return p, I, ni, OUT, nout, PEND, npend
 
 
 # ---------------------------------------------------------------------------------------- the chain NFA
@@ -367,26 +371,30 @@ def set_var(row, V, v, ps, out):
 
 
 @njit(cache=True)
-def _bind(b, i, row, ps, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base, W, BUF, BS, BE, WT, nw,
-          OUT, nout, stk, cnt):
+def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FCS, PPM, NEG, nneg, TMN, R, T, E, base,
+          W, BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, stk, cnt):
     """The row with state i's variable bound to ps: if it fits and passes state i's checks, state i + 1 is
     entered (reference _bind_and_advance, then _advance)."""
     V = TEXT.shape[1]
     new = np.empty(2 + V + total(row, V) + ps.shape[0], np.int64)
     set_var(row, V, ORD[b, i], ps, new)
     if not fits_row(W, E, base, new, V):
-        return WT, nw, OUT, nout
+        return WT, nw, OUT, nout, PEND, npend
     for k in range(CST[b, i, 0]):
         if not check(b, CST[b, i, 1 + k], new, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
-            return WT, nw, OUT, nout
+            return WT, nw, OUT, nout, PEND, npend
     # enter state i + 1
     j = i + 1
     n = npos[b]
+    if j < n:
+        cnt[0] += 1
+    if FCS[b, j] != 0 and kfc_blocked(b, FCS[b, j], new, V, NEG, TMN, BUF, BS, BE, npos.shape[0] * V, NEG.shape[1], W,
+                                      E, base, R, T, stk, cnt):
+        return WT, nw, OUT, nout, PEND, npend
     if j == n:
-        OUT = put(OUT, nout, new, 2 * p + 1)
-        nout += 1
-        return WT, nw, OUT, nout
-    cnt[0] += 1
+        OUT, nout, PEND, npend = kaccept(b, PPM[b], new, V, p, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT,
+                                         nout, PEND, npend)
+        return WT, nw, OUT, nout, PEND, npend
     cands = _cands(b, j, new, V, INF, ORD, LO, HI, BUF, BS, BE)
     c = cands.shape[0]
     if KL[b] >> ORD[b, j] & 1:
@@ -403,23 +411,25 @@ def _bind(b, i, row, ps, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E
                 if mask >> x & 1:
                     sub[k] = cands[x]
                     k += 1
-            WT, nw, OUT, nout = _bind(b, j, new, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base,
-                                      W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+            WT, nw, OUT, nout, PEND, npend = _bind(b, j, new, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL,
+                                                   FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT, nw,
+                                                   OUT, nout, PEND, npend, stk, cnt)
     else:
         one = np.empty(1, np.int64)
         for x in range(c):
             one[0] = cands[x]
-            WT, nw, OUT, nout = _bind(b, j, new, one, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E, base,
-                                      W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+            WT, nw, OUT, nout, PEND, npend = _bind(b, j, new, one, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL,
+                                                   FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT, nw,
+                                                   OUT, nout, PEND, npend, stk, cnt)
     if HI[b, j] == 0:
         WT = put(WT, nw, new, j)
         nw += 1
-    return WT, nw, OUT, nout
+    return WT, nw, OUT, nout, PEND, npend
 
 
 @njit(cache=True)
-def chain_run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, T, BUF, BS, BE, WT,
-              nw, OUT, nout, cnt, live_max):
+def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FCS, PPM, NEG,
+              nneg, T, BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, cnt, live_max):
     """The lazy chain NFA (reference/lazy/chain.py) over variable-length rows, events start..end-1; waiting
     instances are rows [branch, state, lens, positions...]. Returns (next position, BUF, WT, nw, OUT, nout)."""
     B = npos.shape[0]
@@ -430,8 +440,11 @@ def chain_run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, 
     one = np.full(V, -1, np.int64)
     qual = np.zeros(B, np.int64)
     empty = np.zeros(2 + V, np.int64)
+    KN = NEG.shape[1]
     p = start
     while p < end:
+        if npend:
+            OUT, nout, npend = krelease(p, V, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout)
         evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):
             qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
@@ -482,18 +495,138 @@ def chain_run(start, end, base, E, W, TM, UN, inb, npos, ORD, LO, HI, CST, CHK, 
                             sub[kk] = cands[x]
                             kk += 1
                     sub[kk] = p
-                    WT, nw, OUT, nout = _bind(b, i, row, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T,
-                                              E, base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+                    WT, nw, OUT, nout, PEND, npend = _bind(b, i, row, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT,
+                                                           KL, FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT,
+                                                           nw, OUT, nout, PEND, npend, stk, cnt)
             else:
                 sub = np.empty(1, np.int64)
                 sub[0] = p
-                WT, nw, OUT, nout = _bind(b, i, row, sub, p, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, R, T, E,
-                                          base, W, BUF, BS, BE, WT, nw, OUT, nout, stk, cnt)
+                WT, nw, OUT, nout, PEND, npend = _bind(b, i, row, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT,
+                                                       KL, FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT,
+                                                       nw, OUT, nout, PEND, npend, stk, cnt)
         for b in range(B):
             for v in range(V):
                 if qual[b] >> v & 1:
                     BUF = push(BUF, BS, BE, b * V + v, p)
+            for k in range(nneg[b]):
+                if TMN[NEG[b, k, 0], E[0][p - base]]:
+                    BUF = push(BUF, BS, BE, B * V + b * KN + k, p)
         p += 1
-        if 0 <= live_max < nw:
+        if 0 <= live_max < nw + npend:
             break
-    return p, BUF, WT, nw, OUT, nout
+    return p, BUF, WT, nw, OUT, nout, PEND, npend
+
+
+# ---------------------------------------------------------------------------------------- negation
+@njit(cache=True)
+def kblocks(b, k, row, V, y, NEG, TMN, W, E, base, R, T, stk, cnt):
+    """Whether the event at y is a forbidden event of negation k of branch b for the row (reference
+    PatternProgram.blocks: strictly between the bound predecessors' last and successors' first events, not
+    one of the row's events, in one window with them, and the negation's clauses hold with every bound
+    variable's closure)."""
+    if not TMN[NEG[b, k, 0], E[0][y - base]]:
+        return False
+    lo = -1
+    hi = INF
+    for u in range(V):
+        if row[2 + u] == 0:
+            continue
+        f, la = _first_last(row, V, u)
+        if NEG[b, k, 2] >> u & 1 and la > lo:
+            lo = la
+        if NEG[b, k, 3] >> u & 1 and f < hi:
+            hi = f
+    if not (lo < y < hi):
+        return False
+    o = 2 + V
+    for j in range(o, o + total(row, V)):
+        if row[j] == y:
+            return False
+    first, last = span(row, V)
+    if y < first:
+        first = y
+    if y > last:
+        last = y
+    if not inside(W, E, base, first, last):
+        return False
+    for u in range(V):
+        bind_var(R, row, V, u, row[2 + u], T, E, base)
+    return K.holds(NEG[b, k, 1], R, 0, 0, y, T, E, base, V, stk, cnt)
+
+
+@njit(cache=True)
+def kverdict(b, sel, row, V, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt):
+    """1: the negations in `sel` hold on the row; 0: an event up to position now-1 blocks it; 2: wait."""
+    wait = False
+    for k in range(nneg[b]):
+        if not sel >> k & 1:
+            continue
+        lo = -1
+        hi = INF
+        for u in range(V):
+            if row[2 + u] == 0:
+                continue
+            f, la = _first_last(row, V, u)
+            if NEG[b, k, 2] >> u & 1 and la > lo:
+                lo = la
+            if NEG[b, k, 3] >> u & 1 and f < hi:
+                hi = f
+        stop = min(hi, now)
+        for y in range(max(lo + 1, base), stop):
+            if kblocks(b, k, row, V, y, NEG, TMN, W, E, base, R, T, stk, cnt):
+                return 0
+        if NEG[b, k, 4]:
+            wait = True
+    return 2 if wait else 1
+
+
+@njit(cache=True)
+def kaccept(b, sel, row, V, p, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout, PEND, npend):
+    """A candidate match found at event p: confirmed into OUT (key 2p + 1), held in PEND (key: sel), or
+    dropped."""
+    v = kverdict(b, sel, row, V, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt) if sel else 1
+    if v == 1:
+        OUT = put(OUT, nout, row, 2 * p + 1)
+        nout += 1
+    elif v == 2:
+        PEND = put(PEND, npend, row, sel)
+        npend += 1
+    return OUT, nout, PEND, npend
+
+
+@njit(cache=True)
+def krelease(p, V, PEND, npend, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT, nout):
+    """Held rows at event p: released (key 2p) when p leaves their window, dropped when p blocks one of
+    their open-ended negations, kept otherwise (in order)."""
+    k = 0
+    for r in range(npend):
+        b = PEND[r, 0]
+        row = PEND[r, : 2 + V + total(PEND[r], V)].copy()
+        first, last = span(row, V)
+        if W[0] != 0 and not inside(W, E, base, first, p):
+            OUT = put(OUT, nout, row, 2 * p)
+            nout += 1
+            continue
+        hit = False
+        for j in range(nneg[b]):
+            if NEG[b, j, 4] and kblocks(b, j, row, V, p, NEG, TMN, W, E, base, R, T, stk, cnt):
+                hit = True
+                break
+        if not hit:
+            if k != r:
+                PEND[k] = PEND[r]
+            k += 1
+    return OUT, nout, k
+
+
+@njit(cache=True)
+def kfc_blocked(b, sel, row, V, NEG, TMN, BUF, BS, BE, slot0, KN, W, E, base, R, T, stk, cnt):
+    """First-chance: whether a buffered event of one of the negations in `sel` blocks the row."""
+    for k in range(KN):
+        if not sel >> k & 1:
+            continue
+        s = slot0 + b * KN + k
+        for j in range(BS[s], BE[s]):
+            if kblocks(b, k, row, V, BUF[s, j], NEG, TMN, W, E, base, R, T, stk, cnt):
+                return True
+    return False

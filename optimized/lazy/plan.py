@@ -60,14 +60,12 @@ def refuse(engine: str, construct: str, node) -> Unsupported:
 def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], engine: str,
                  kleene: bool = False) -> Plan:
     """The plan, or Unsupported (by construct name) for what the kernels do not run (kleene: whether the
-    engine runs Kleene closure, without negation in the same alternative)."""
+    engine runs Kleene closure)."""
     q = pattern.query
     for b in pattern.branches:
         for v in b.positives:
             if v.kleene and not kleene:
                 raise refuse(engine, "Kleene closure", v)
-            if v.kleene and b.negations:
-                raise refuse(engine, "Kleene closure with negation", v)
     if q.returns:
         raise refuse(engine, "RETURN", q.returns[0])
     if q.dialect == "rfid":

@@ -99,7 +99,8 @@ class PatternKernelProgram(Program):
     def _keep_from(self) -> int:
         """The first stream position the kernel state may still read: its own floor, held matches, and for
         a negation the events that share a window with them (all, without a window)."""
-        floor = rows_floor(self.PEND[: self.npend])
+        held = self.PEND[: self.npend]
+        floor = kleene_floor(held, self.plan.nvars) if self.plan.has_kleene else rows_floor(held)
         own = self._floor()
         floor = own if floor is None else floor if own is None else min(floor, own)
         if floor is None:
