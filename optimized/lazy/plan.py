@@ -66,8 +66,6 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
         for v in b.positives:
             if v.kleene and not kleene:
                 raise refuse(engine, "Kleene closure", v)
-    if q.returns:
-        raise refuse(engine, "RETURN", q.returns[0])
     if q.dialect == "rfid":
         raise refuse(engine, "RFID dialect", q)
     names = pattern.variables

@@ -52,6 +52,15 @@ class PatternKernelProgram(Program):
         self.npend = 0
         self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
         self.cnt = np.zeros(2, np.int64)
+        self.returns = None
+        if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
+            from types import SimpleNamespace
+
+            from optimized.returns import ReturnProgram
+
+            fake = SimpleNamespace(query=pattern.query, n=self.plan.nvars, negations=(),
+                                   components=[SimpleNamespace(var=n) for n in self.plan.names])
+            self.returns = ReturnProgram(fake, self.attrs, self.strings)
         names = self.plan.names
         self.name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # rank of each name in sorted order
 
@@ -65,7 +74,32 @@ class PatternKernelProgram(Program):
 
     @property
     def layout(self) -> Layout:
-        return Layout(tuple(self.plan.names), ())
+        return Layout(tuple(self.plan.names), tuple(r.name for r in self.query.returns))
+
+    def _payload(self, comps: np.ndarray, poss: np.ndarray, offs: np.ndarray) -> dict | None:
+        """RETURN columns of the matches whose bindings are (variable, position) pairs comps / poss in the
+        ranges offs (items the tables cannot give exactly: the reference evaluator per match)."""
+        if self.returns is None:
+            return None
+        from optimized.returns import column
+        from reference.evaluate import Env, evaluate
+
+        s = self.store
+        names = self.plan.names
+        comps = np.ascontiguousarray(comps, np.int64)
+        poss = np.ascontiguousarray(poss, np.int64)
+        offs = np.ascontiguousarray(offs, np.int64)
+
+        def per_match(j: int, i: int):
+            env: dict = {}
+            for x in range(int(offs[j]), int(offs[j + 1])):
+                env.setdefault(names[int(comps[x])], []).append(int(poss[x]))
+            env = {k: tuple(v) for k, v in env.items()}
+            return evaluate(self.query.returns[i].expr,
+                            Env(env, s.value, missing_true=False, null_logic=self.query.conventions.null_logic))
+
+        cols = self.returns.columns(s, comps, poss, offs, per_match, np.arange(len(offs) - 1))
+        return {name: column(part, s) for name, part in cols.items()}
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
@@ -217,7 +251,13 @@ class PatternKernelProgram(Program):
                 ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
-        return MatchTable.from_columns(self.layout, bindings, ts)
+        payload = None
+        if self.returns is not None:
+            bound = P >= 0
+            comps = np.broadcast_to(np.arange(P.shape[1]), P.shape)[bound]
+            offs = np.concatenate([[0], np.cumsum(bound.sum(axis=1))])
+            payload = self._payload(comps, P[bound], offs)
+        return MatchTable.from_columns(self.layout, bindings, ts, payload)
 
     def _kleene_grown(self) -> str:
         from collections import Counter
@@ -261,7 +301,15 @@ class PatternKernelProgram(Program):
             bound = n > 0
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[kleene_last(rows, V) - s.base].astype(np.int64, copy=False)
-        return MatchTable.from_columns(self.layout, bindings, ts)
+        payload = None
+        if self.returns is not None:
+            tot = lens.sum(axis=1)
+            offs = np.concatenate([[0], np.cumsum(tot)]).astype(np.int64)
+            r_idx = np.repeat(np.arange(len(rows)), tot)
+            c_idx = 2 + V + np.arange(int(offs[-1])) - np.repeat(offs[:-1], tot)
+            comps = np.repeat(np.tile(np.arange(V), len(rows)), lens.ravel())
+            payload = self._payload(comps, rows[r_idx, c_idx], offs)
+        return MatchTable.from_columns(self.layout, bindings, ts, payload)
 
     def _first_time_kleene(self, rows: np.ndarray) -> np.ndarray:
         """The rows (in order) whose assignment was not output before (the same assignment is the same
