@@ -94,7 +94,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
     EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
-                "Numba lazy chain NFA of spec/001 (rarest type first; Kleene closure without negation)",
+                "Numba lazy chain NFA of spec/001 (rarest type first; Kleene closure included)",
                 OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
                 "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
