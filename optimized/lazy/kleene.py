@@ -234,8 +234,8 @@ def _step(b, row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, n
         ok = True
         for c in range(nchk[b]):
             was = _ready(b, c, have, closed_before, CHK, KIND, KL) and not (CHK[b, c, 2] >> v & 1)
-            now = _ready(b, c, have2, closed, CHK, KIND, KL)
-            if now and not was and not check(b, c, out, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
+            ready = _ready(b, c, have2, closed, CHK, KIND, KL)
+            if ready and not was and not check(b, c, out, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
                 ok = False
                 break
         if not ok:
