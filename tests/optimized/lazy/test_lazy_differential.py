@@ -228,3 +228,22 @@ def test_kleene_return_payloads_equal_the_reference():
                         rows += [(m.key(), m.ts, m.payload) for m in program.feed(batch.slice(i, min(n, i + size)))]
                     rows += [(m.key(), m.ts, m.payload) for m in program.close()]
                 assert got == want and got, (fast, text, size)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_kleene_long_streams_equal_the_reference(seed):
+    """A few hundred events with Kleene closures, negation (open-ended: held and released), OR, fed whole and
+    in chunks (store trimmed between feeds): optimized-lazy and -eager equal the reference."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = 150
+    frame = pd.DataFrame({"id": np.arange(n), "type": rng.choice(list("ABCD"), size=n, p=[.2, .4, .2, .2]),
+                          "ts": np.cumsum(rng.integers(0, 3, size=n)), "x": rng.integers(0, 3, size=n),
+                          "g": rng.integers(0, 2, size=n)})
+    for text in ("PATTERN SEQ(A a, B+ b[], C c) WHERE b[i].x >= b[i-1].x WITHIN 6",
+                 "PATTERN OR(SEQ(A a, !(D d), B+ b[]), SEQ(B+ b[], C c)) WHERE sum(b[].x) <= 3 WITHIN 5 EVENTS",
+                 "PATTERN AND(A a, SEQ(B+ b[], !(D d))) WHERE a.x = b[1].x WITHIN 6"):
+        for fast, ref in (("optimized-lazy", "reference-lazy"), ("optimized-eager", "reference-eager")):
+            for chunks in ([n], [37, 5, 90]):
+                assert _run(text, frame, fast, chunks) == _run(text, frame, ref, chunks), (fast, text, chunks)
