@@ -313,18 +313,29 @@ class PatternKernelProgram(Program):
 
     def _first_time_kleene(self, rows: np.ndarray) -> np.ndarray:
         """The rows (in order) whose assignment was not output before (the same assignment is the same
-        lens and positions; kept while its events are in the store)."""
+        lengths and positions; kept while its events are in the store)."""
         V = self.plan.nvars
-        keys = [tuple(r[2: 2 + V + int(r[2: 2 + V].sum())]) for r in rows]  # per batch, per OR match
-        if not hasattr(self, "emitted_k"):
-            self.emitted_k = {}
-        keep = np.zeros(len(rows), bool)
-        for i, k in enumerate(keys):
-            if k not in self.emitted_k:
-                self.emitted_k[k] = min(k[V:])
-                keep[i] = True
-        floor = self._keep_from()
-        self.emitted_k = {k: f for k, f in self.emitted_k.items() if f >= floor}
+        lens = rows[:, 2: 2 + V]
+        tot = lens.sum(axis=1)
+        width = V + int(tot.max())
+        cols = np.arange(width - V)
+        keys = np.full((len(rows), width), -1, np.int64)
+        keys[:, :V] = lens
+        src = np.minimum(2 + V + cols, rows.shape[1] - 1)
+        keys[:, V:] = np.where(cols < tot[:, None], rows[:, src], -1)
+        old = getattr(self, "emitted_k", np.zeros((0, width), np.int64))
+        w = max(width, old.shape[1])
+        both = np.full((len(old) + len(keys), w), -1, np.int64)
+        both[: len(old), : old.shape[1]] = old
+        both[len(old):, :width] = keys
+        view = np.ascontiguousarray(both).view(np.dtype((np.void, 8 * w))).ravel()
+        _, first = np.unique(view, return_index=True)
+        keep = np.zeros(len(both), bool)
+        keep[first] = True
+        keep = keep[len(old):]
+        both = np.concatenate([both[: len(old)], both[len(old):][keep]])
+        low = np.where(both[:, V:] >= 0, both[:, V:], np.iinfo(np.int64).max).min(axis=1)
+        self.emitted_k = both[low >= self._keep_from()]
         return rows[keep]
 
     def _first_time(self, P: np.ndarray) -> np.ndarray:
