@@ -406,34 +406,26 @@ def kleene_floor(rows: np.ndarray, V: int) -> int | None:
 
 def kleene_order(rows: np.ndarray, V: int, name_rank: np.ndarray) -> np.ndarray:
     """The reference's order of variable-length rows: by order key, last position, then the sorted
-    (variable name, positions) items, a tuple before any it is a prefix of. Rows that bind the same
-    variables sort by padded position columns; rows of OR alternatives binding different variables by a
-    Python key (per batch)."""
+    (variable name, positions) items, a tuple before any it is a prefix of, a shorter list of items
+    before a longer one it begins (rows of OR alternatives binding different variables)."""
+    n = len(rows)
     lens = rows[:, 2: 2 + V]
     last = kleene_last(rows, V)
-    bound = lens > 0
-    if (bound == bound[0]).all():
-        starts = 2 + V + np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
-        keys = []
-        for v in np.argsort(name_rank):   # variables in name order
-            if not bound[0, v]:
-                continue
-            L = int(lens[:, v].max())
-            for j in range(L):
-                col = np.where(j < lens[:, v], rows[np.arange(len(rows)), np.minimum(starts[:, v] + j, rows.shape[1] - 1)], -1)
-                keys.append(col)
-        keys = keys[::-1] + [last, rows[:, 1]]
-        return np.lexsort(keys)
-    by_name = list(np.argsort(name_rank))
-
-    def key(i):
-        r = rows[i]
-        o = 2 + V
-        starts = {}
-        for v in range(V):
-            starts[v] = o
-            o += int(r[2 + v])
-        items = tuple((int(name_rank[v]), tuple(int(x) for x in r[starts[v]: starts[v] + int(r[2 + v])]))
-                      for v in by_name if r[2 + v] > 0)
-        return (int(r[1]), int(last[i]), items)
-    return np.array(sorted(range(len(rows)), key=key), dtype=np.int64)
+    starts = 2 + V + np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
+    by_name = np.argsort(name_rank)
+    bound = lens[:, by_name] > 0
+    shift = np.argsort(~bound, axis=1, kind="stable")      # bound variables first, in name order
+    var = by_name[shift]                                     # (n, V) global variable of each item slot
+    has = np.take_along_axis(bound, shift, 1)
+    L = int(lens.max()) if n else 0
+    r = np.arange(n)
+    keys = []
+    for j in range(V):
+        g = var[:, j]
+        keys.append(np.where(has[:, j], name_rank[g], -1))
+        for k in range(L):
+            ok = has[:, j] & (k < lens[r, g])
+            col = np.minimum(starts[r, g] + k, rows.shape[1] - 1)
+            keys.append(np.where(ok, rows[r, col], -1))
+    keys = keys[::-1] + [last, rows[:, 1]]
+    return np.lexsort(keys)
