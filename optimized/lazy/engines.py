@@ -76,7 +76,7 @@ class ChainProgram(PatternKernelProgram):
             k = min(len(batch), self.estimate_prefix)
             s, p = self.store, self.plan
             counts = self.kernel("order", order_module).rates(start, start + k, s.base, (s.etype, s.ts, s.vn, s.vd, s.vt), self._type_matrix(),
-                           p.unary, p.inb, p.tables)
+                           p.rate_unary, p.inb, p.tables)
             self._set_orders(estimated_orders(self.pattern, list(p.names), counts, self.preferred))
 
     def _run(self, start, end, E, TM, TMN, live_max):

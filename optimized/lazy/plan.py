@@ -42,6 +42,8 @@ class Plan:
     nneg: np.ndarray              # (B,)
     kind: np.ndarray | None = None    # (B, C) check kind: 0 BEGIN, 1 TAKE, 2 PROCEED
     kleene: np.ndarray | None = None  # (B,) mask of b's Kleene variables
+    rate_unary: np.ndarray | None = None  # (B, V) as unary, Kleene variables' one-event BEGIN checks included
+                                          # (what the order estimate counts, as reference-lazy's _estimate)
 
     @property
     def has_kleene(self) -> bool:
@@ -82,6 +84,7 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
     pred = np.zeros((B, V), np.int64)
     succ = np.zeros((B, V), np.int64)
     unary = np.full((B, V), -1, np.int64)
+    rate_unary = np.full((B, V), -1, np.int64)
     checks = np.zeros((B, C, 4), np.int64)
     kinds = np.zeros((B, C), np.int64)
     kl = np.zeros(B, np.int64)
@@ -99,6 +102,8 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
         for c, ch in enumerate(b.checks):
             fid = fc.formula(Formula(None, ch.clauses), ch.var)
             is_unary = ch.kind == BEGIN and ch.needs == {ch.var} and not b.var(ch.var).kleene
+            if ch.kind == BEGIN and ch.needs == {ch.var}:
+                rate_unary[bi, gi[ch.var]] = fid
             kinds[bi, c] = (BEGIN, TAKE, PROCEED).index(ch.kind)
             checks[bi, c] = (fid, gi[ch.var], _mask(gi, ch.needs), 1 if is_unary else 0)
             if is_unary:
@@ -118,7 +123,7 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
     t = fc.arrays()
     tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
     return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V,
-                neg_names, neg, nneg, kinds, kl)
+                neg_names, neg, nneg, kinds, kl, rate_unary)
 
 
 def _mask(gi: dict[str, int], names) -> int:
