@@ -159,10 +159,8 @@ def check(b, c, row, V, CHK, KIND, TEXT, R, T, E, base, stk, cnt):
     var = CHK[b, c, 1]
     j = TEXT[b, var]
     for u in range(V):
-        if u != var and TEXT[b, u] >= 0 and TEXT[b, u] < j:
-            bind_var(R, row, V, u, row[2 + u], T, E, base)
-        else:
-            bind_var(R, row, V, u, 0, T, E, base)
+        count = row[2 + u] if u != var and TEXT[b, u] >= 0 and TEXT[b, u] < j else row[2 + u] * 0
+        bind_var(R, row, V, u, count, T, E, base)  # one signature (no literal 0)
     s = offset(row, V, var)
     n = row[2 + var]
     kind = KIND[b, c]
@@ -395,7 +393,7 @@ def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FC
         OUT, nout, PEND, npend = kaccept(b, PPM[b], new, V, p, now, NEG, nneg, TMN, W, E, base, R, T, stk, cnt, OUT,
                                          nout, PEND, npend)
         return WT, nw, OUT, nout, PEND, npend
-    cands = _cands(b, j, new, V, INF, ORD, LO, HI, BUF, BS, BE)
+    cands = _cands(b, j, new, V, max(p, INF), ORD, LO, HI, BUF, BS, BE)  # not a literal: one signature
     c = cands.shape[0]
     if KL[b] >> ORD[b, j] & 1:
         if c > 62:
@@ -448,7 +446,7 @@ def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, 
         evict(BUF, BS, BE, W, E, base, p)
         for b in range(B):
             qual[b] = qualify(b, p, TM, UN, inb, T, E, base, R, stk, cnt, one)
-        k = 0
+        k = nw * 0  # int64, not a literal (one signature of _bind)
         for r in range(nw):  # instances that left the window go
             lo, hi = span(WT[r], V)
             if W[0] == 0 or inside(W, E, base, lo, p):
