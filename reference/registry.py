@@ -52,7 +52,8 @@ STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
 OPTIMIZED_PATTERNS = frozenset({"SEQ", "negation", "partition", "window", "AND(...)", "OR(...)", "ANY(...)",
-                                "nested pattern", "skip_till_any_match"})
+                                "nested pattern", "skip_till_any_match", "RETURN"})
+OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optimized-lazy / -eager
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
@@ -93,14 +94,14 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
     EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
-                "Numba lazy chain NFA of spec/001 (rarest type first; no Kleene closure yet)",
-                OPTIMIZED_PATTERNS),
+                "Numba lazy chain NFA of spec/001 (rarest type first; Kleene closure included)",
+                OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
                 "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
                 OPTIMIZED_PATTERNS),
     EngineEntry("sase", "optimized-eager", "optimized.lazy.engines:OptimizedEagerEngine",
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
-                OPTIMIZED_PATTERNS),
+                OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences)",
                 SASE_CORE | STRATEGIES | {NON_OVERLAP}),

@@ -7,11 +7,11 @@ import os
 
 import numpy as np
 
-from optimized.lazy import chain, eager, tree
+from optimized.lazy import chain, eager, kleene, tree
 from optimized.lazy import order as order_module
 from optimized.lazy.order import estimated_orders
 from optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
-from optimized.lazy.program import PatternKernelProgram, rows_floor
+from optimized.lazy.program import PatternKernelProgram, kleene_floor, rows_floor
 from reference.contract import Engine
 from reference.errors import QueryError, Unsupported
 from reference.events import EventBatch
@@ -39,6 +39,7 @@ def _lowest(*floors) -> int | None:
 
 class ChainProgram(PatternKernelProgram):
     engine_name = "optimized-lazy"
+    kleene = True
 
     def __init__(self, pattern, order=None, negation="post-processing", estimate_prefix=DEFAULT_PREFIX,
                  codegen=False):
@@ -54,6 +55,9 @@ class ChainProgram(PatternKernelProgram):
         B, V, KN = len(pattern.branches), self.plan.nvars, self.plan.neg.shape[1]
         self.BUF, self.BS, self.BE = _buffers(B * (V + KN))
         self.WT = np.zeros((64, 2 + V), np.int64)
+        if self.plan.has_kleene:  # rows of variable length (optimized/lazy/kleene.py)
+            self.WT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+            self.OUT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
         self.nw = 0
         self.chains = None
         if self.preferred is not None:
@@ -72,11 +76,18 @@ class ChainProgram(PatternKernelProgram):
             k = min(len(batch), self.estimate_prefix)
             s, p = self.store, self.plan
             counts = self.kernel("order", order_module).rates(start, start + k, s.base, (s.etype, s.ts, s.vn, s.vd, s.vt), self._type_matrix(),
-                           p.unary, p.inb, p.tables)
+                           p.rate_unary, p.inb, p.tables)
             self._set_orders(estimated_orders(self.pattern, list(p.names), counts, self.preferred))
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
+        if p.has_kleene:
+            pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend = kleene.chain_run(
+                start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
+                self.LO, self.HI, self.CST, p.checks, p.kind, p.text, p.kleene, self.FCS, self.PPM, p.neg, p.nneg,
+                p.tables, self.BUF, self.BS, self.BE, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend,
+                self.cnt, live_max)
+            return pos
         (pos, self.BUF, self.WT, self.nw, self.OUT, self.nout, self.PEND, self.npend) = self.kernel("chain", chain).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.unary, p.inb, p.npos, self.ORD,
             self.LO, self.HI, self.CST, p.checks, self.FCS, self.PPM, p.neg, p.nneg, p.tables, self.BUF, self.BS,
@@ -84,7 +95,9 @@ class ChainProgram(PatternKernelProgram):
         return pos
 
     def _floor(self) -> int | None:
-        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), rows_floor(self.WT[: self.nw]))
+        rows = self.WT[: self.nw]
+        live = kleene_floor(rows, self.plan.nvars) if self.plan.has_kleene else rows_floor(rows)
+        return _lowest(_buffer_floor(self.BUF, self.BS, self.BE), live)
 
     def live_count(self) -> int:
         return self.nw
@@ -128,15 +141,26 @@ class TreeProgram(PatternKernelProgram):
 
 class EagerProgram(PatternKernelProgram):
     engine_name = "optimized-eager"
+    kleene = True
 
     def __init__(self, pattern, codegen=False):
         super().__init__(pattern, codegen)
         V = self.plan.nvars
-        self.I = np.zeros((64, 2 + V), np.int64)
+        if self.plan.has_kleene:  # rows of variable length (optimized/lazy/kleene.py)
+            self.I = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+            self.OUT = np.full((64, 2 + 2 * V + 2), -1, np.int64)
+        else:
+            self.I = np.zeros((64, 2 + V), np.int64)
         self.ni = 0
 
     def _run(self, start, end, E, TM, TMN, live_max):
         p = self.plan
+        if p.has_kleene:
+            pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = kleene.eager_run(
+                start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.kleene,
+                p.checks, p.kind, p.nchecks, p.text, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni,
+                self.OUT, self.nout, self.PEND, self.npend, self.cnt, live_max)
+            return pos
         pos, self.I, self.ni, self.OUT, self.nout, self.PEND, self.npend = self.kernel("eager", eager).run(
             start, end, self.store.end, self.store.base, E, self.W, TM, TMN, p.inb, p.pred, p.succ, p.checks,
             p.nchecks, p.neg, p.nneg, all_negations(p), p.tables, self.I, self.ni, self.OUT, self.nout, self.PEND,
@@ -144,7 +168,11 @@ class EagerProgram(PatternKernelProgram):
         return pos
 
     def _floor(self) -> int | None:
+        if self.plan.has_kleene:
+            return kleene_floor(self.I[: self.ni], self.plan.nvars)
         return rows_floor(self.I[: self.ni])
+
+
 
     def live_count(self) -> int:
         return self.ni

@@ -16,7 +16,7 @@ from optimized import kernel as K
 from optimized.bytecode import FormulaCompiler
 from reference.errors import QueryError, Unsupported
 from reference.nfab.compile import Formula
-from reference.pattern.model import BEGIN, Pattern
+from reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
 
 MAX_VARS = 62  # bound sets are int64 bit masks
 
@@ -40,6 +40,14 @@ class Plan:
     neg_names: tuple[str, ...]    # negated variables (a global index each)
     neg: np.ndarray               # (B, K, 5) per negation k of b: [negated variable, formula, pred mask, succ mask, open-ended]
     nneg: np.ndarray              # (B,)
+    kind: np.ndarray | None = None    # (B, C) check kind: 0 BEGIN, 1 TAKE, 2 PROCEED
+    kleene: np.ndarray | None = None  # (B,) mask of b's Kleene variables
+    rate_unary: np.ndarray | None = None  # (B, V) as unary, Kleene variables' one-event BEGIN checks included
+                                          # (what the order estimate counts, as reference-lazy's _estimate)
+
+    @property
+    def has_kleene(self) -> bool:
+        return bool(self.kleene is not None and self.kleene.any())
 
     @property
     def nvars(self) -> int:
@@ -51,15 +59,15 @@ def refuse(engine: str, construct: str, node) -> Unsupported:
     return Unsupported(engine, construct, (pos.line or None) if pos else None, (pos.column or None) if pos else None)
 
 
-def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], engine: str) -> Plan:
-    """The plan, or Unsupported (by construct name) for what the kernels do not run."""
+def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], engine: str,
+                 kleene: bool = False) -> Plan:
+    """The plan, or Unsupported (by construct name) for what the kernels do not run (kleene: whether the
+    engine runs Kleene closure)."""
     q = pattern.query
     for b in pattern.branches:
         for v in b.positives:
-            if v.kleene:
+            if v.kleene and not kleene:
                 raise refuse(engine, "Kleene closure", v)
-    if q.returns:
-        raise refuse(engine, "RETURN", q.returns[0])
     if q.dialect == "rfid":
         raise refuse(engine, "RFID dialect", q)
     names = pattern.variables
@@ -76,19 +84,27 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
     pred = np.zeros((B, V), np.int64)
     succ = np.zeros((B, V), np.int64)
     unary = np.full((B, V), -1, np.int64)
+    rate_unary = np.full((B, V), -1, np.int64)
     checks = np.zeros((B, C, 4), np.int64)
+    kinds = np.zeros((B, C), np.int64)
+    kl = np.zeros(B, np.int64)
     nchecks = np.zeros(B, np.int64)
     for bi, b in enumerate(pattern.branches):
         npos[bi] = len(b.positives)
         for v in b.positives:
             g = gi[v.name]
             inb[bi] |= 1 << g
+            if v.kleene:
+                kl[bi] |= 1 << g
             text[bi, g] = v.text_index
             pred[bi, g] = _mask(gi, b.preds(v.name))
             succ[bi, g] = _mask(gi, b.succs(v.name))
         for c, ch in enumerate(b.checks):
             fid = fc.formula(Formula(None, ch.clauses), ch.var)
-            is_unary = ch.kind == BEGIN and ch.needs == {ch.var}
+            is_unary = ch.kind == BEGIN and ch.needs == {ch.var} and not b.var(ch.var).kleene
+            if ch.kind == BEGIN and ch.needs == {ch.var}:
+                rate_unary[bi, gi[ch.var]] = fid
+            kinds[bi, c] = (BEGIN, TAKE, PROCEED).index(ch.kind)
             checks[bi, c] = (fid, gi[ch.var], _mask(gi, ch.needs), 1 if is_unary else 0)
             if is_unary:
                 unary[bi, gi[ch.var]] = fid
@@ -107,7 +123,7 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
     t = fc.arrays()
     tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
     return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V,
-                neg_names, neg, nneg)
+                neg_names, neg, nneg, kinds, kl, rate_unary)
 
 
 def _mask(gi: dict[str, int], names) -> int:

@@ -31,6 +31,7 @@ class PatternKernelProgram(Program):
     """Base of the optimized chain, tree and eager programs."""
 
     language = "sase"
+    kleene = False  # whether the engine runs Kleene closure (rows of variable length: optimized/lazy/kleene.py)
 
     def __init__(self, pattern: Pattern, codegen: bool = False):
         self.pattern = pattern
@@ -38,7 +39,7 @@ class PatternKernelProgram(Program):
         self.modules: dict = {}
         self.attrs = sorted(attribute_uses(pattern.query))
         self.strings: dict[str, int] = {"": 0}
-        self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name)
+        self.plan: Plan = compile_plan(pattern, self.attrs, self.strings, self.engine_name, self.kleene)
         self.store = Store(self.attrs, self.strings)
         self.counters = Counters()
         self.types: dict | None = None
@@ -51,6 +52,15 @@ class PatternKernelProgram(Program):
         self.npend = 0
         self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
         self.cnt = np.zeros(2, np.int64)
+        self.returns = None
+        if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
+            from types import SimpleNamespace
+
+            from optimized.returns import ReturnProgram
+
+            fake = SimpleNamespace(query=pattern.query, n=self.plan.nvars, negations=(),
+                                   components=[SimpleNamespace(var=n) for n in self.plan.names])
+            self.returns = ReturnProgram(fake, self.attrs, self.strings)
         names = self.plan.names
         self.name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # rank of each name in sorted order
 
@@ -64,7 +74,32 @@ class PatternKernelProgram(Program):
 
     @property
     def layout(self) -> Layout:
-        return Layout(tuple(self.plan.names), ())
+        return Layout(tuple(self.plan.names), tuple(r.name for r in self.query.returns))
+
+    def _payload(self, comps: np.ndarray, poss: np.ndarray, offs: np.ndarray) -> dict | None:
+        """RETURN columns of the matches whose bindings are (variable, position) pairs comps / poss in the
+        ranges offs (items the tables cannot give exactly: the reference evaluator per match)."""
+        if self.returns is None:
+            return None
+        from optimized.returns import column
+        from reference.evaluate import Env, evaluate
+
+        s = self.store
+        names = self.plan.names
+        comps = np.ascontiguousarray(comps, np.int64)
+        poss = np.ascontiguousarray(poss, np.int64)
+        offs = np.ascontiguousarray(offs, np.int64)
+
+        def per_match(j: int, i: int):
+            env: dict = {}
+            for x in range(int(offs[j]), int(offs[j + 1])):
+                env.setdefault(names[int(comps[x])], []).append(int(poss[x]))
+            env = {k: tuple(v) for k, v in env.items()}
+            return evaluate(self.query.returns[i].expr,
+                            Env(env, s.value, missing_true=False, null_logic=self.query.conventions.null_logic))
+
+        cols = self.returns.columns(s, comps, poss, offs, per_match, np.arange(len(offs) - 1))
+        return {name: column(part, s) for name, part in cols.items()}
 
     # ------------------------------------------------------------------ binding
     def _bind(self, batch: EventBatch) -> None:
@@ -98,7 +133,8 @@ class PatternKernelProgram(Program):
     def _keep_from(self) -> int:
         """The first stream position the kernel state may still read: its own floor, held matches, and for
         a negation the events that share a window with them (all, without a window)."""
-        floor = rows_floor(self.PEND[: self.npend])
+        held = self.PEND[: self.npend]
+        floor = kleene_floor(held, self.plan.nvars) if self.plan.has_kleene else rows_floor(held)
         own = self._floor()
         floor = own if floor is None else floor if own is None else min(floor, own)
         if floor is None:
@@ -182,6 +218,8 @@ class PatternKernelProgram(Program):
 
     def _grown(self) -> str:
         """The variable most live partial matches bound last (named by the max_state refusal)."""
+        if self.plan.has_kleene:
+            return self._kleene_grown()
         P = self._live_rows()[:, 2: 2 + self.plan.nvars]
         P = P[(P >= 0).any(axis=1)]
         if not len(P):
@@ -192,6 +230,8 @@ class PatternKernelProgram(Program):
     def _table(self, rows: np.ndarray) -> MatchTable:
         """Match rows [branch, order key, positions...] as a MatchTable in the reference's order; an OR
         pattern outputs an assignment once."""
+        if self.plan.has_kleene:
+            return self._kleene_table(rows)
         if not len(rows):
             return MatchTable.empty(self.layout)
         rows = rows[_reference_order(rows, self.name_rank)]
@@ -211,7 +251,92 @@ class PatternKernelProgram(Program):
                 ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
-        return MatchTable.from_columns(self.layout, bindings, ts)
+        payload = None
+        if self.returns is not None:
+            bound = P >= 0
+            comps = np.broadcast_to(np.arange(P.shape[1]), P.shape)[bound]
+            offs = np.concatenate([[0], np.cumsum(bound.sum(axis=1))])
+            payload = self._payload(comps, P[bound], offs)
+        return MatchTable.from_columns(self.layout, bindings, ts, payload)
+
+    def _kleene_grown(self) -> str:
+        from collections import Counter
+
+        V, last = self.plan.nvars, Counter()
+        for r in self._live_rows():
+            o, best = 2 + V, None
+            for v in range(V):
+                n = int(r[2 + v])
+                if n and (best is None or r[o + n - 1] > best[0]):
+                    best = (r[o + n - 1], v)
+                o += n
+            if best is not None:
+                last[self.plan.names[best[1]]] += 1
+        return last.most_common(1)[0][0] if last else self.plan.names[0]
+
+    def _kleene_table(self, rows: np.ndarray) -> MatchTable:
+        """Rows [branch, order key, len per variable, positions...] (optimized/lazy/kleene.py) as a MatchTable
+        in the reference's order; an OR pattern outputs an assignment once."""
+        if not len(rows):
+            return MatchTable.empty(self.layout)
+        V = self.plan.nvars
+        rows = rows[kleene_order(rows, V, self.name_rank)]
+        if len(self.pattern.branches) > 1:
+            rows = self._first_time_kleene(rows)
+            if not len(rows):
+                return MatchTable.empty(self.layout)
+        s = self.store
+        lens = rows[:, 2: 2 + V]
+        starts = 2 + V + np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
+        bindings = {}
+        for v, name in enumerate(self.plan.names):
+            n = lens[:, v]
+            offsets = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+            idx_r = np.repeat(np.arange(len(rows)), n)
+            idx_c = np.repeat(starts[:, v], n) + (np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], n))
+            pos = rows[idx_r, idx_c]
+            ids = s.ids[pos - s.base]
+            if ids.dtype.kind not in "iu":
+                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+            bound = n > 0
+            bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
+        ts = s.ts[kleene_last(rows, V) - s.base].astype(np.int64, copy=False)
+        payload = None
+        if self.returns is not None:
+            tot = lens.sum(axis=1)
+            offs = np.concatenate([[0], np.cumsum(tot)]).astype(np.int64)
+            r_idx = np.repeat(np.arange(len(rows)), tot)
+            c_idx = 2 + V + np.arange(int(offs[-1])) - np.repeat(offs[:-1], tot)
+            comps = np.repeat(np.tile(np.arange(V), len(rows)), lens.ravel())
+            payload = self._payload(comps, rows[r_idx, c_idx], offs)
+        return MatchTable.from_columns(self.layout, bindings, ts, payload)
+
+    def _first_time_kleene(self, rows: np.ndarray) -> np.ndarray:
+        """The rows (in order) whose assignment was not output before (the same assignment is the same
+        lengths and positions; kept while its events are in the store)."""
+        V = self.plan.nvars
+        lens = rows[:, 2: 2 + V]
+        tot = lens.sum(axis=1)
+        width = V + int(tot.max())
+        cols = np.arange(width - V)
+        keys = np.full((len(rows), width), -1, np.int64)
+        keys[:, :V] = lens
+        src = np.minimum(2 + V + cols, rows.shape[1] - 1)
+        keys[:, V:] = np.where(cols < tot[:, None], rows[:, src], -1)
+        old = getattr(self, "emitted_k", np.zeros((0, width), np.int64))
+        w = max(width, old.shape[1])
+        both = np.full((len(old) + len(keys), w), -1, np.int64)
+        both[: len(old), : old.shape[1]] = old
+        both[len(old):, :width] = keys
+        view = np.ascontiguousarray(both).view(np.dtype((np.void, 8 * w))).ravel()
+        _, first = np.unique(view, return_index=True)
+        keep = np.zeros(len(both), bool)
+        keep[first] = True
+        keep = keep[len(old):]
+        both = np.concatenate([both[: len(old)], both[len(old):][keep]])
+        low = np.where(both[:, V:] >= 0, both[:, V:], np.iinfo(np.int64).max).min(axis=1)
+        self.emitted_k = both[low >= self._keep_from()]
+        return rows[keep]
 
     def _first_time(self, P: np.ndarray) -> np.ndarray:
         """The rows (in order) whose assignment was not output before (kept while it can recur: its events
@@ -259,4 +384,48 @@ def _reference_order(rows: np.ndarray, name_rank: np.ndarray) -> np.ndarray:
     for j in range(V - 1, -1, -1):
         keys += [kp[:, j], kr[:, j]]
     keys += [P.max(axis=1), rows[:, 1]]
+    return np.lexsort(keys)
+
+
+def kleene_last(rows: np.ndarray, V: int) -> np.ndarray:
+    """The last stream position of each variable-length row."""
+    used = 2 + V + rows[:, 2: 2 + V].sum(axis=1)
+    cols = np.arange(rows.shape[1])
+    return np.where((cols >= 2 + V) & (cols < used[:, None]), rows, -1).max(axis=1)
+
+
+def kleene_floor(rows: np.ndarray, V: int) -> int | None:
+    """The first stream position variable-length rows bind (None: none)."""
+    if not len(rows):
+        return None
+    used = 2 + V + rows[:, 2: 2 + V].sum(axis=1)
+    cols = np.arange(rows.shape[1])
+    pos = rows[(cols >= 2 + V) & (cols < used[:, None])]
+    return int(pos.min()) if len(pos) else None
+
+
+def kleene_order(rows: np.ndarray, V: int, name_rank: np.ndarray) -> np.ndarray:
+    """The reference's order of variable-length rows: by order key, last position, then the sorted
+    (variable name, positions) items, a tuple before any it is a prefix of, a shorter list of items
+    before a longer one it begins (rows of OR alternatives binding different variables)."""
+    n = len(rows)
+    lens = rows[:, 2: 2 + V]
+    last = kleene_last(rows, V)
+    starts = 2 + V + np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(lens, axis=1)[:, :-1]], axis=1)
+    by_name = np.argsort(name_rank)
+    bound = lens[:, by_name] > 0
+    shift = np.argsort(~bound, axis=1, kind="stable")      # bound variables first, in name order
+    var = by_name[shift]                                     # (n, V) global variable of each item slot
+    has = np.take_along_axis(bound, shift, 1)
+    L = int(lens.max()) if n else 0
+    r = np.arange(n)
+    keys = []
+    for j in range(V):
+        g = var[:, j]
+        keys.append(np.where(has[:, j], name_rank[g], -1))
+        for k in range(L):
+            ok = has[:, j] & (k < lens[r, g])
+            col = np.minimum(starts[r, g] + k, rows.shape[1] - 1)
+            keys.append(np.where(ok, rows[r, col], -1))
+    keys = keys[::-1] + [last, rows[:, 1]]
     return np.lexsort(keys)

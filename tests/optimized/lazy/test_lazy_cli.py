@@ -73,3 +73,16 @@ def test_max_state_gives_the_reference_error(fast, ref):
             compile(text, engine=engine, max_state=1 if engine.endswith("lazy") else 5).run(batch)
         errors.append(str(exc.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("fast, ref", [("optimized-lazy", "reference-lazy"), ("optimized-eager", "reference-eager")])
+def test_kleene_with_return_prints_the_reference_output(tmp_path, capsys, fast, ref):
+    query = tmp_path / "k.sase"
+    query.write_text("PATTERN SEQ(Login l, Transfer+ t[], Alert a) WHERE [user] AND t[i].amount >= t[i-1].amount "
+                     "WITHIN 30 RETURN l.user AS user, sum(t[].amount) AS total, t.LEN AS n")
+    outs = []
+    for engine in (fast, ref):
+        assert main(["run", str(query), EVENTS, "--engine", engine, "--counters", "--chunk-size", "50"]) == 0
+        out, err = capsys.readouterr()
+        outs.append((out, err.splitlines()[-1]))
+    assert outs[0] == outs[1] and outs[0][0].count("\n") > 5
