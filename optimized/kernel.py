@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
-from optimized.values import cmp_vals, rat_add, rat_div, rat_less, rat_mod, rat_mul, rat_sub, sub64
+from optimized.values import agg_add, cmp_vals, rat_add, rat_div, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
 FIRST, ITER = 0, 1
@@ -327,26 +327,7 @@ def extend_run(R, dpl, dix, spl, six, j, phase, node, comp, p, begin, n, aggs, E
         t = E[4][a, q]
         if t == NULL:
             continue
-        vn = E[2][a, q]
-        vd = E[3][a, q]
-        if dst[o + 2] == 0:
-            dst[o] = vn
-            dst[o + 1] = vd
-            dst[o + 3] = vn
-            dst[o + 4] = vd
-            dst[o + 5] = vn
-            dst[o + 6] = vd
-        else:
-            rn, rd = rat_add(dst[o], dst[o + 1], vn, vd)
-            dst[o] = rn
-            dst[o + 1] = rd
-            if rat_less(vn, vd, dst[o + 3], dst[o + 4]):
-                dst[o + 3] = vn
-                dst[o + 4] = vd
-            if rat_less(dst[o + 5], dst[o + 6], vn, vd):
-                dst[o + 5] = vn
-                dst[o + 6] = vd
-        dst[o + 2] += 1
+        agg_add(dst, o, E[2][a, q], E[3][a, q])
 
 
 @njit(cache=True)

@@ -123,3 +123,26 @@ def cmp_vals(op, at, an, ad, bt, bn, bd):
     if op == 4:
         return rat_less(bn, bd, an, ad)
     return not rat_less(an, ad, bn, bd)
+
+
+@njit(cache=True)
+def agg_add(dst, o, vn, vd):
+    """Add the rational vn/vd to the aggregate slots dst[o:o+7]: sum (num, den), count, min, max."""
+    if dst[o + 2] == 0:
+        dst[o] = vn
+        dst[o + 1] = vd
+        dst[o + 3] = vn
+        dst[o + 4] = vd
+        dst[o + 5] = vn
+        dst[o + 6] = vd
+    else:
+        rn, rd = rat_add(dst[o], dst[o + 1], vn, vd)
+        dst[o] = rn
+        dst[o + 1] = rd
+        if rat_less(vn, vd, dst[o + 3], dst[o + 4]):
+            dst[o + 3] = vn
+            dst[o + 4] = vd
+        if rat_less(dst[o + 5], dst[o + 6], vn, vd):
+            dst[o + 5] = vn
+            dst[o + 6] = vd
+    dst[o + 2] += 1

@@ -18,7 +18,7 @@ from numba import njit
 
 from optimized import kernel as K
 from optimized.lazy.common import INF, below, evict, inside, lower, push, qualify
-from optimized.values import rat_add, rat_less
+from optimized.values import agg_add
 
 HDR = K.HDR
 AGGW = K.AGGW
@@ -102,28 +102,6 @@ def append(row, V, v, p, out):
 
 
 @njit(cache=True)
-def _agg_add(dst, o, vn, vd):
-    if dst[o + 2] == 0:
-        dst[o] = vn
-        dst[o + 1] = vd
-        dst[o + 3] = vn
-        dst[o + 4] = vd
-        dst[o + 5] = vn
-        dst[o + 6] = vd
-    else:
-        rn, rd = rat_add(dst[o], dst[o + 1], vn, vd)
-        dst[o] = rn
-        dst[o + 1] = rd
-        if rat_less(vn, vd, dst[o + 3], dst[o + 4]):
-            dst[o + 3] = vn
-            dst[o + 4] = vd
-        if rat_less(dst[o + 5], dst[o + 6], vn, vd):
-            dst[o + 5] = vn
-            dst[o + 6] = vd
-    dst[o + 2] += 1
-
-
-@njit(cache=True)
 def bind_var(R, row, V, v, count, T, E, base):
     """Variable v of R bound to the first `count` events of the row's closure (0: unbound)."""
     o = HDR + 3 * v
@@ -149,7 +127,7 @@ def bind_var(R, row, V, v, count, T, E, base):
         for k in range(s, s + count):
             q = row[k] - base
             if E[4][a, q] != 1:  # not NULL
-                _agg_add(R[0, 0], d, E[2][a, q], E[3][a, q])
+                agg_add(R[0, 0], d, E[2][a, q], E[3][a, q])
 
 
 @njit(cache=True)
