@@ -21,7 +21,8 @@ from optimized.afa.exprgen import HEAD
 from optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
                                   K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
                                   N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
-                                  FN, MAT, VEC, grow_rows)
+                                  FN, MAT, VEC)
+from optimized.arrays import grow2
 
 X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
 N_L = 14   # S[N_L]: the used length of the id pool (S[AUX] in kernel.py, free under this flavour)
@@ -36,8 +37,8 @@ RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(types.i
 def _new(R, X, S, need):
     """Room for `need` more nodes (R and X grow together)."""
     if S[N_NODE] + need > R.shape[0]:
-        R = grow_rows(R, S[N_NODE] + need)
-        X = grow_rows(X, R.shape[0])
+        R = grow2(R, S[N_NODE] + need)
+        X = grow2(X, R.shape[0])
     return R, X
 
 
@@ -173,7 +174,7 @@ def drop(S, K, R, X, L, O, head, final):
             h = X[h, X_SIB]
     # retract the final ones
     if S[N_OUT] + nd > O.shape[0]:
-        O = grow_rows(O, S[N_OUT] + nd)
+        O = grow2(O, S[N_OUT] + nd)
     for x in range(nd):
         j = dead[x]
         if final[R[j, N_Q]]:
@@ -275,7 +276,7 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
                 continue
             S[T_P] = tp
             if S[N_PUNCT] + 1 > P.shape[0]:
-                P = grow_rows(P, S[N_PUNCT] + 1)
+                P = grow2(P, S[N_PUNCT] + 1)
             P[S[N_PUNCT], 0] = tp
             P[S[N_PUNCT], 1] = S[N_OUT]
             S[N_PUNCT] += 1
@@ -344,7 +345,7 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
         n2 = 0
         if kind == INSERT:
             if S[N_EV] + 1 > E.shape[0]:
-                E = grow_rows(E, S[N_EV] + 1)
+                E = grow2(E, S[N_EV] + 1)
             ev = S[N_EV]
             for x in range(E.shape[1]):
                 E[ev, x] = B[b, x]
@@ -397,17 +398,17 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
                         T, nt = push(T, nt, d)
                         T2, n2 = push(T2, n2, d)
             if S[N_OUT] + nt > O.shape[0]:
-                O = grow_rows(O, S[N_OUT] + nt)
+                O = grow2(O, S[N_OUT] + nt)
             emit_ids(S, R, O, T, nt, 1, le, final, W)
             # the entry
             if S[N_L] + nt > L.shape[0]:
-                L = grow_rows(L, S[N_L] + nt)
+                L = grow2(L, S[N_L] + nt)
             base = S[N_L]
             for x in range(nt):
                 L[base + x, 0] = T[x]
             S[N_L] = base + nt
             if n_ent + 1 > K.shape[0]:
-                K = grow_rows(K, n_ent + 1)
+                K = grow2(K, n_ent + 1)
             for j in range(n_ent, i, -1):
                 for x in range(5):
                     K[j, x] = K[j - 1, x]
@@ -443,7 +444,7 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
                     X[p, X_NEXT] = -1
                     T2, n2 = push(T2, n2, p)
             if S[N_OUT] + cnt > O.shape[0]:
-                O = grow_rows(O, S[N_OUT] + cnt)
+                O = grow2(O, S[N_OUT] + cnt)
             o = S[N_OUT]
             for x in range(off, off + cnt):
                 j = L[x, 0]
@@ -490,11 +491,11 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
                         for d in range(c0, S[N_NODE]):
                             T, nt = push(T, nt, d)
                 if S[N_OUT] + nt > O.shape[0]:
-                    O = grow_rows(O, S[N_OUT] + nt)
+                    O = grow2(O, S[N_OUT] + nt)
                 emit_ids(S, R, O, T, nt, 1, key, final, W)
                 old, cnt = K[y, K_OFF], K[y, K_CNT]
                 if S[N_L] + nt + cnt > L.shape[0]:
-                    L = grow_rows(L, S[N_L] + nt + cnt)
+                    L = grow2(L, S[N_L] + nt + cnt)
                 base = S[N_L]
                 for x in range(nt):
                     L[base + x, 0] = T[x]

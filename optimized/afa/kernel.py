@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, types
 
 from optimized.afa.exprgen import FIRE_SIG, HEAD
+from optimized.arrays import grow2
 
 INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
 MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element
@@ -54,16 +55,6 @@ _I = types.int64
 RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, _I8, MAT, VEC, VEC, VEC, VEC, VEC, _BOOL, _I, _I, _I, _I, _I,
                  VEC, MAT, _I)
 INIT_SIG = types.void(FN, VEC, MAT, MAT, types.int64, VEC, VEC, VEC, VEC, MAT, types.int64)
-
-
-@njit(cache=True)
-def grow_rows(a, need):
-    """`a` (2-D) with room for `need` rows."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 @njit(cache=True)
@@ -188,7 +179,7 @@ def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps
             R[j, N_S] = k
         need = S[N_NODE] + (phi - plo + ns) * fan
         if need > R.shape[0]:
-            R = grow_rows(R, need)
+            R = grow2(R, need)
         base = S[N_NODE]
         for src in range(2):
             a0, a1 = (plo, phi) if src == 0 else (0, ns)
@@ -227,7 +218,7 @@ def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps
                 return R, O
         # the difference of the final (register, MinRE) multisets: match equal rows pairwise
         if S[N_OUT] + cnt + (top - base) > O.shape[0]:
-            O = grow_rows(O, S[N_OUT] + cnt + (top - base))
+            O = grow2(O, S[N_OUT] + cnt + (top - base))
         used = np.zeros(top - base, np.bool_)
         o = S[N_OUT]
         for x in range(old, old + cnt):
@@ -402,7 +393,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                                 qh = 0
                                 S[Q_HEAD] = 0
                             else:
-                                Q = grow_rows(Q, qt + 1)
+                                Q = grow2(Q, qt + 1)
                         for j in range(qt, lo, -1):
                             for x in range(Q.shape[1]):
                                 Q[j, x] = Q[j - 1, x]
@@ -421,7 +412,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                 continue
             S[T_P] = tp
             if S[N_PUNCT] + 1 > P.shape[0]:
-                P = grow_rows(P, S[N_PUNCT] + 1)
+                P = grow2(P, S[N_PUNCT] + 1)
             P[S[N_PUNCT], 0] = tp
             P[S[N_PUNCT], 1] = S[N_OUT]   # the output rows before it
             S[N_PUNCT] += 1
@@ -495,7 +486,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             for j in range(i, n_ent):
                 live += K[j, K_CNT]
             if S[N_OUT] + live > O.shape[0]:
-                O = grow_rows(O, S[N_OUT] + live)
+                O = grow2(O, S[N_OUT] + live)
             for jj in range(i, n_ent):
                 off, cnt = K[jj, K_OFF], K[jj, K_CNT]
                 c = 0
@@ -518,7 +509,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
         if kind == INSERT:
             # the new entry: MakeTransitions from the previous entry's list, then NewTransition
             if S[N_EV] + 1 > E.shape[0]:
-                E = grow_rows(E, S[N_EV] + 1)
+                E = grow2(E, S[N_EV] + 1)
             e = S[N_EV]
             for x in range(E.shape[1]):
                 E[e, x] = X[xb, x]
@@ -535,7 +526,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             ns = S[N_START]
             need = S[N_NODE] + (phi - plo + ns) * fan
             if need > R.shape[0]:
-                R = grow_rows(R, need)
+                R = grow2(R, need)
             base = S[N_NODE]
             for p in range(plo, phi):
                 m = R[p, N_M]
@@ -577,7 +568,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                             close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
             top = S[N_NODE]
             if S[N_OUT] + top - base > O.shape[0]:
-                O = grow_rows(O, S[N_OUT] + top - base)
+                O = grow2(O, S[N_OUT] + top - base)
             o = S[N_OUT]
             for j in range(base, top):
                 if final[R[j, N_Q]]:
@@ -589,7 +580,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                     o += 1
             S[N_OUT] = o
             if n_ent + 1 > K.shape[0]:
-                K = grow_rows(K, n_ent + 1)
+                K = grow2(K, n_ent + 1)
             for j in range(n_ent, i, -1):
                 for x in range(5):
                     K[j, x] = K[j - 1, x]
@@ -624,7 +615,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                 old, cnt = K[y, K_OFF], K[y, K_CNT]
                 need = S[N_NODE] + (zhi - zlo) * fan + cnt
                 if need > R.shape[0]:
-                    R = grow_rows(R, need)
+                    R = grow2(R, need)
                 base = S[N_NODE]
                 ere = E[e, E_RE]
                 for p in range(zlo, zhi):
@@ -647,7 +638,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                                 close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, key)
                 top = S[N_NODE]
                 if S[N_OUT] + top - base > O.shape[0]:
-                    O = grow_rows(O, S[N_OUT] + top - base)
+                    O = grow2(O, S[N_OUT] + top - base)
                 o = S[N_OUT]
                 for j in range(base, top):
                     if final[R[j, N_Q]]:

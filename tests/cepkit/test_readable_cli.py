@@ -9,20 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.cepkit.test_cli import jsonl, run_cli
+
 from cepkit.cli import compression, main, sniff_format, version
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 
 
-def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def jsonl(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def test_table_aligns_and_truncates_long_id_lists(capsys):

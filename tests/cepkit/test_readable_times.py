@@ -2,12 +2,13 @@
 format (docs/semantics.md TS-1..TS-3)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+
+from tests.cepkit.test_cli import jsonl, run_cli
 
 from cepkit.cli import main
 
@@ -16,14 +17,6 @@ EX = ROOT / "examples"
 SASE = "PATTERN SEQ(A a, B b)\nRETURN a.v AS av\n"
 
 
-def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def jsonl(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 @pytest.fixture
