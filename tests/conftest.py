@@ -1,6 +1,7 @@
 """Hypothesis profiles: bounded in CI (CI=true), more examples locally (HYPOTHESIS_PROFILE=thorough for more)."""
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=1000, deadline=None, derandomize=True,
@@ -9,3 +10,19 @@ settings.register_profile("dev", max_examples=300, deadline=None, suppress_healt
 settings.register_profile("thorough", max_examples=3000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under `-n` (make test): every test of tests/spark in one worker, so one SparkSession (one JVM) serves
+    them all; every other test is balanced on its own. (`--dist loadgroup` would do this, but it stopped
+    grouping with pytest 9.2: pytest-xdist issue #1386.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SparkInOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/spark" if nodeid.startswith("tests/spark/") else nodeid
+
+    return SparkInOneWorker(config, log)

@@ -1,5 +1,8 @@
 """One SparkSession for every Spark test (starting one costs 10-25 s): local[2,2], so that a failed
-task is retried once (spark.task.maxFailures = 2 in local mode)."""
+task is retried once (spark.task.maxFailures = 2 in local mode).
+
+Under `make test` (pytest-xdist) every test here runs in one worker against this one session, one JVM per
+suite run (tests/conftest.py, pytest_xdist_make_scheduler)."""
 from __future__ import annotations
 
 import pytest
