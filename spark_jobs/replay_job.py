@@ -27,6 +27,7 @@ from spark_jobs.index_table import IndexedEvents
 from spark_jobs.job import write_matches
 
 JOB = "spark replay"
+BLOCKS_PER_TASK = 16
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,12 @@ def run_replay(spark, text: str, events: IndexedEvents, out_dir: str, intervals:
                                ST.StructField("b", ST.LongType()), ST.StructField("extend", ST.LongType()),
                                ST.StructField("blocks", ST.ArrayType(ST.LongType()))])
     rows = [(k, u.a, u.b, u.extend, list(u.blocks)) for k, u in enumerate(units)]
+    read = len({k for u in units for k in u.blocks})
+    # consecutive units per task (they share row groups), at least BLOCKS_PER_TASK row groups a task
+    parts = max(1, min(len(rows), 4 * parallelism, -(-read // BLOCKS_PER_TASK)))
     t0 = time.perf_counter()
-    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, min(len(rows), 4 * parallelism))),
-                                  unit_type)
+    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, parts), unit_type)
     out = frame.mapInArrow(T.call(R.replay_units, spec), from_arrow_schema(schema))
     matches = write_matches(out, out_dir)
-    read = len({k for u in units for k in u.blocks})
     return ReplaySummary(events.events, matches, mode, len(units), read, len(blocks), time.perf_counter() - t0)
 
