@@ -9,6 +9,7 @@ import shutil
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -102,6 +103,12 @@ def test_missing_paths_and_unplannable_queries_are_clear_errors(store, tmp_path,
     query.write_text(QUERY)
     assert main(["spark", "index", str(tmp_path / "nowhere")]) == 3
     assert "does not exist" in capsys.readouterr().err
+    unordered = tmp_path / "unordered"
+    unordered.mkdir()
+    pq.write_table(pa.table({"ts": [1, 3, 2], "id": [1, 2, 3], "p": [5, 6, 7]}), unordered / "a.parquet")
+    assert main(["spark", "index", str(unordered)]) == 3
+    assert "row group 0, row 3: events are not in timestamp order" in capsys.readouterr().err
+    assert not (unordered / "_cepkit_index").exists()
     bare = tmp_path / "bare"
     bare.mkdir()
     shutil.copy(root / "part-00000.parquet", bare / "part-00000.parquet")
