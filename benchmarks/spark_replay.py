@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     for method in ("pareto", "none"):
         for run in range(args.repeat):
             t0 = time.perf_counter()
-            summary, plan = spark_replay(text, events, os.path.join(work, f"out-{method}"), method, engine, spark)
+            summary, _ = spark_replay(text, events, os.path.join(work, f"out-{method}"), method, engine, spark)
             total = time.perf_counter() - t0
             label = "index replay" if method != "none" else "full scan"
             print(f"{label:12} run {run + 1}: {summary.matches:,} matches, blocks read {summary.blocks_read:,} of "

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -211,7 +211,7 @@ def _check_order(root: str, stats: pa.Table, files, groups) -> bool:
         if s["id_nulls"][k]:
             raise EventError(f"{where}: missing event id ({s['id_nulls'][k]} rows)", column=ID)
         if s["unsorted_at"][k] >= 0 or (prev is not None and s["t_first"][k] < prev):
-            at = s["unsorted_at"][k] if s["unsorted_at"][k] >= 0 else 0
+            at = max(s["unsorted_at"][k], 0)
             raise EventError(f"{where}, row {at + 1}: events are not in timestamp order (replay needs the files, "
                              "row groups and rows in timestamp order)", column=TS)
         strict = strict and s["strict"][k] and (prev is None or s["t_first"][k] > prev)

@@ -28,7 +28,8 @@ def data_files(root: str) -> list[str]:
     manifest = os.path.join(root, STORE_MANIFEST)
     if os.path.exists(manifest):
         try:
-            files = list(json.loads(open(manifest, encoding="utf-8").read())["files"])
+            with open(manifest, encoding="utf-8") as fh:
+                files = list(json.load(fh)["files"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise EventError(f"'{manifest}' is unreadable: {exc}") from None
     else:
@@ -48,7 +49,8 @@ def data_files(root: str) -> list[str]:
 def store_ts_unit(root: str) -> str | None:
     """The time unit a reference store's manifest records (None elsewhere)."""
     try:
-        return json.loads(open(os.path.join(root, STORE_MANIFEST), encoding="utf-8").read()).get("ts_unit")
+        with open(os.path.join(root, STORE_MANIFEST), encoding="utf-8") as fh:
+            return json.load(fh).get("ts_unit")
     except (OSError, ValueError, AttributeError):
         return None
 

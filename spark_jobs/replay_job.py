@@ -5,8 +5,9 @@ matches. The replay intervals come from reference.replay's planner over spark_jo
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from itertools import pairwise
 
 import numpy as np
 import pyarrow as pa
@@ -100,7 +101,7 @@ def scan_units(ranges: BlockRanges, window: int, count: int) -> list[Unit]:
         return []
     cuts = np.unique(np.linspace(0, n, min(count, n) + 1).astype(np.int64))
     units = []
-    for i, j in zip(cuts[:-1], cuts[1:]):
+    for i, j in pairwise(cuts):
         a = int(ranges.t_min[i])
         b = int(ranges.t_min[j]) - 1 if j < n else int(ranges.t_max[-1])
         if a <= b:

@@ -8,8 +8,8 @@ every match starting in the slice is its own. Rows read before and after the ran
 NEXT); a match starting or ending in them belongs to another unit."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import pandas as pd
