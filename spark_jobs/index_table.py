@@ -83,7 +83,10 @@ class KeyIndex:
                 cond = cond & ((key >= lo) if lo_incl else (key > lo))
             if hi is not None:
                 cond = cond & ((key <= hi) if hi_incl else (key < hi))
-        table = ds.dataset(self.path, format="parquet").to_table(columns=["seq", "t"], filter=cond)
+        data = ds.dataset(self.path, format="parquet")
+        if "seq" not in data.schema.names:   # no part file: no entry (a column of nulls)
+            return []
+        table = data.to_table(columns=["seq", "t"], filter=cond)
         seq, t = table.column("seq").to_numpy(), table.column("t").to_numpy()
         order = np.argsort(seq, kind="stable")
         return list(zip(seq[order].tolist(), t[order].tolist()))
