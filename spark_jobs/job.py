@@ -260,6 +260,9 @@ def _write(out, out_dir: str) -> int:
     return matches
 
 
+write_matches = _write   # the public name, for the other Spark jobs (spark_jobs.replay_job)
+
+
 def _session(master: str | None):
     from spark_jobs.session import get_session
 
