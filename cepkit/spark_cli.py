@@ -40,6 +40,9 @@ def register(sub) -> None:
     r.add_argument("--partitions", type=options.positive,
                    help="number of Spark partitions (default: from the parallelism)")
     r.set_defaults(func=_cmd_spark_run)
+    from cepkit.spark_stream_cli import register_stream
+
+    register_stream(actions)
 
 
 def _cmd_spark_run(args: argparse.Namespace) -> int:
