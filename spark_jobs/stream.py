@@ -78,9 +78,9 @@ def default_engine() -> str:
 def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str, *, engine: str | None = None,
                watermark: int | None = None, columns: S.Columns = S.Columns(), ts_unit: str | None = None,
                once: bool = False, partitions: int | None = None, trigger_seconds: float | None = None, timeout: float | None = None,
-               spark=None, master: str | None = None,
+               until: Callable[[], bool] | None = None, spark=None, master: str | None = None,
                report: Callable[[str], None] | None = None) -> StreamSummary:
-    """Run the streaming query until it is stopped (Ctrl-C, or `timeout` seconds), or with `once` until
+    """Run the streaming query until it is stopped (Ctrl-C, `timeout` seconds, or `until()` true), or with `once` until
     the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in ticks (default:
     the query's window context). `partitions`: the state's partitions (a new checkpoint only; default: the
     session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch (default: stderr)."""
@@ -154,7 +154,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
     try:
-        _follow(running, summary, report, timeout)
+        _follow(running, summary, report, timeout, until)
     finally:
         if running.isActive:
             running.stop()
@@ -185,13 +185,13 @@ def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | Non
     return ST.StreamSpec(task, context, query_types)
 
 
-def _follow(running, summary: StreamSummary, report, timeout: float | None) -> None:
-    """Print each micro-batch's progress until the query ends (or `timeout` seconds pass)."""
+def _follow(running, summary: StreamSummary, report, timeout: float | None, until) -> None:
+    """Report each micro-batch's progress until the query ends (or `timeout` seconds pass, or `until()`)."""
     start = time.monotonic()
     while running.isActive:
         running.awaitTermination(0.2)
         _collect(running, summary, report)
-        if timeout is not None and time.monotonic() - start > timeout:
+        if (timeout is not None and time.monotonic() - start > timeout) or (until is not None and until()):
             break
     failure = running.exception()
     if failure is not None:
