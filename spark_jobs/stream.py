@@ -110,7 +110,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     spark = spark or _session(master)
     if source.kafka:
         R.require_kafka(spark)
-        fmt, schema = None, _ddl_schema(spark, source.schema)
+        fmt, schema = None, R.ddl_schema(spark, source.schema)
     else:
         fmt = R.file_format(source, files)
         schema = R.file_schema(spark, source, fmt, files)
@@ -120,7 +120,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     if type_col is None and columns.default_type is None:
         raise EventError(f"the stream has no column '{columns.type}' (the event type); pass --default-type",
                          column=columns.type)
-    spec = stream_spec(query, engine, columns, type_col, id_is_int, ts_unit)
+    spec = stream_spec(query, engine, columns, type_col, id_is_int, ts_unit, delay)
     task = spec.task
     out_schema = _spark_schema(T.output_schema(task.variables, task.returns, id_is_int).append(
         pa.field(ST.LATE_COL, pa.int64())))
@@ -166,7 +166,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
 
 
 def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | None, id_is_int: bool,
-                ts_unit: str | None = None) -> ST.StreamSpec:
+                ts_unit: str | None = None, delay: int = 0) -> ST.StreamSpec:
     """What each key's step needs (the query is compiled and split by key: QueryError otherwise)."""
     q = parse(query)
     program = registry.get_engine("sase", engine).compile(query)
@@ -182,7 +182,7 @@ def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | Non
                       group_cols=keyed.keys, variables=tuple(program.variables),
                       returns=tuple(r.name for r in q.returns), id_is_int=id_is_int)
     context = P.window_in_ts_long(q, ts_unit) if q.window is not None else None
-    return ST.StreamSpec(task, context, query_types)
+    return ST.StreamSpec(task, context, query_types, delay)
 
 
 def _follow(running, summary: StreamSummary, report, timeout: float | None, until) -> None:
@@ -253,13 +253,6 @@ def _check_types(schema, columns: S.Columns) -> bool:
         return False
     raise EventError(f"the streaming job needs integer or text event ids, but column '{columns.id}' holds "
                      f"{id_type.simpleString()}", column=columns.id)
-
-
-def _ddl_schema(spark, ddl: str):
-    try:
-        return spark.createDataFrame([], ddl).schema
-    except Exception as exc:
-        raise EventError(f"cannot read the schema {ddl!r}: {str(exc).splitlines()[0]}") from None
 
 
 def _session(master: str | None):

@@ -71,14 +71,8 @@ def check_directory(src: StreamSource) -> list[str]:
 
 def file_schema(spark, src: StreamSource, fmt: str, files: list[str]):
     """The stream's Spark schema: given, else the first file's; every file already there must have it."""
-    from pyspark.sql import types as ST
-
     if src.schema is not None:
-        try:
-            schema = ST.StructType.fromDDL(src.schema) if hasattr(ST.StructType, "fromDDL") else \
-                spark.createDataFrame([], src.schema).schema
-        except Exception as exc:
-            raise EventError(f"cannot read the schema {src.schema!r}: {str(exc).splitlines()[0]}") from None
+        schema = ddl_schema(spark, src.schema)
     elif not files:
         raise EventError(f"'{src.describe()}' holds no file to take the stream's schema from; pass --schema "
                          "(a DDL string such as 'ts long, id long, type string, price double')")
@@ -90,6 +84,14 @@ def file_schema(spark, src: StreamSource, fmt: str, files: list[str]):
             raise EventError(f"the stream's schema changes: '{f}' has ({other.simpleString()[7:-1]}), the stream "
                              f"({schema.simpleString()[7:-1]})")
     return schema
+
+
+def ddl_schema(spark, ddl: str):
+    """The Spark schema of a DDL string ("ts long, id long, type string")."""
+    try:
+        return spark.createDataFrame([], ddl).schema
+    except Exception as exc:
+        raise EventError(f"cannot read the schema {ddl!r}: {str(exc).splitlines()[0]}") from None
 
 
 def one_schema(spark, path: str, fmt: str):

@@ -2,12 +2,14 @@
 until the watermark makes them final, feed the final ones in (ts, id) order to the key's program, and keep
 the program (pickled) and the buffer in Spark's state store. Plain Python, pandas and pyarrow.
 
-Finality (docs/spark.md, "Streaming"; semantics SP-S1..SP-S3): Spark drops an event whose timestamp is at
-or below the micro-batch's watermark W, and W never decreases, so once a micro-batch runs with W every
-buffered event with ts <= W is final: no event that could precede it is still to come. Those are fed, in
-(ts, id) order, exactly as the batch job feeds the whole stream. Once W >= (last fed ts) + the query's
-window context, no later event can join a run or a negation of this key's program: the program is closed
-(its close() matches are final) and dropped, and a later event of the key starts a new one.
+Finality (docs/spark.md, "Streaming"; semantics SP-S1..SP-S3): the step drops an event whose timestamp is
+at or below the micro-batch's watermark W, and W never decreases. The next micro-batch's watermark is at
+least (the largest timestamp read so far) - delay, which is at least F = (the largest timestamp of this
+key so far) - delay. So once a micro-batch runs with W, every buffered event with ts <= max(W, F) is final:
+no event that could precede it is still to come. Those are fed, in (ts, id) order, exactly as the batch job
+feeds the whole stream. Once max(W, F) >= (last fed ts) + the query's window context, no later event can join
+a run or a negation of this key's program: the program is closed (its close() matches are final) and
+dropped, and a later event of the key starts a new one.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ EVENT_TIME = "__cepkit_event_time"   # the timestamp as Spark event time: one ti
 # so timestamps down to -OFFSET (about -139 years of milliseconds) are on time in the first micro-batch
 OFFSET = 2**42
 OTHER_TYPE = "__cepkit_other_type"   # every event type the query does not name
-STATE_SCHEMA = "pending binary, program binary, last_fed long"
+STATE_SCHEMA = "pending binary, program binary, last_fed long, max_seen long"
 LATE_COL = "__cepkit_late"   # an extra output row per key and micro-batch that dropped late rows: their number
 NO_TS = -(2**63)
 
@@ -44,6 +46,7 @@ class StreamSpec:
     task: T.TaskSpec
     context: int | None          # ticks: once W >= last fed + context the key's program is closed
     query_types: tuple[str, ...]  # the event types the query names (others become OTHER_TYPE)
+    delay: int = 0               # the watermark delay in ticks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,13 +112,15 @@ class KeyState:
     pending: pa.Table | None     # events not yet final
     program: Any                 # the key's program, or None
     last_fed: int                # ts of the last event fed to the program (NO_TS: none)
+    max_seen: int = NO_TS        # the largest timestamp of the key read so far
 
 
 def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, watermark: int
          ) -> tuple[list, KeyState, int | None, int]:
     """Drop the new events at or below `watermark` (late: an event they might precede was fed already) and
     feed what `watermark` makes final; return (final matches, the state after, the timeout: the watermark
-    value past which the key must be called again, None when its state is empty; the late events' number)."""
+    value past which the key must be called again, None when nothing waits for the watermark; the late
+    events' number)."""
     task = spec.task
     late = 0
     if new is not None and new.num_rows:
@@ -126,7 +131,11 @@ def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, wa
     parts = [t for t in (state.pending, new) if t is not None and t.num_rows]
     events = pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0] if parts else None
     matches: list = []
-    program, last = state.program, state.last_fed
+    program, last, seen = state.program, state.last_fed, state.max_seen
+    if new is not None and new.num_rows:
+        seen = max(seen, int(new.column(task.ts_col).to_numpy(zero_copy_only=False).max()))
+    if seen != NO_TS:
+        watermark = max(watermark, seen - spec.delay)  # the next micro-batch's watermark is at least this
     pending = None
     if events is not None:
         ts = events.column(task.ts_col).to_numpy(zero_copy_only=False)
@@ -148,7 +157,7 @@ def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, wa
         timeouts.append(int(pending.column(task.ts_col).to_numpy(zero_copy_only=False).min()) - 1)
     if program is not None and spec.context is not None:
         timeouts.append(last + spec.context - 1)
-    return matches, KeyState(pending, program, last), (min(timeouts) if timeouts else None), late
+    return matches, KeyState(pending, program, last, seen), (min(timeouts) if timeouts else None), late
 
 
 def typed_events(spec: StreamSpec, table: pa.Table) -> pa.Table:
@@ -172,8 +181,8 @@ def call_step(spec: StreamSpec):
     def stateful(key, frames: Iterator[pd.DataFrame], group_state) -> Iterator[pd.DataFrame]:
         try:
             if group_state.exists:
-                pending, prog, last = group_state.get
-                state = KeyState(load_table(pending), load_program(prog) if prog else None, last)
+                pending, prog, last, seen = group_state.get
+                state = KeyState(load_table(pending), load_program(prog) if prog else None, last, seen)
             else:
                 state = KeyState(None, None, NO_TS)
             tables = [pa.Table.from_pandas(f.drop(columns=[EVENT_TIME]), preserve_index=False)
@@ -182,13 +191,14 @@ def call_step(spec: StreamSpec):
             watermark = int(group_state.getCurrentWatermarkMs()) - OFFSET
             key = tuple(k.item() if isinstance(k, np.generic) else k for k in key)
             matches, after, timeout, late = step(spec, key, state, new, watermark)
-            if timeout is None:
+            if after.pending is None and after.program is None:
                 group_state.remove()
             else:
                 group_state.update((dump_table(after.pending) if after.pending is not None else b"",
                                     dump_program(after.program) if after.program is not None else b"",
-                                    after.last_fed))
-                group_state.setTimeoutTimestamp(max(timeout, watermark) + OFFSET)
+                                    after.last_fed, after.max_seen))
+                if timeout is not None:  # none: a program without a window, kept until the key's next events
+                    group_state.setTimeoutTimestamp(max(timeout, watermark) + OFFSET)
         except CepkitError as exc:
             raise T.wrap_error(exc) from None
         out = T.matches_to_arrow(spec.task, matches).to_pandas()

@@ -5,6 +5,7 @@ is refused before Spark writes anything."""
 from __future__ import annotations
 
 import os
+import time
 
 import pandas as pd
 import pytest
@@ -41,8 +42,14 @@ def write_files(directory, frame: pd.DataFrame, cuts: list[int], shift: int = 10
     for i in range(len(bounds) - 1):
         name = os.path.join(directory, f"part-{i:03d}.parquet")
         frame[part == i].sample(frac=1, random_state=seed + i).to_parquet(name, index=False)
+        in_order(name, i)
         names.append(name)
     return names
+
+
+def in_order(path, i: int) -> None:
+    """Spark's file source takes new files oldest first: file i is i seconds younger than file 0."""
+    os.utime(path, (time.time() - 100 + i,) * 2)
 
 
 def stream_rows(spark, out, text: str) -> list:
@@ -96,6 +103,8 @@ def test_late_rows_are_counted_and_reported(spark, tmp_path):
     src.mkdir()
     on_time.to_parquet(src / "a.parquet", index=False)
     pd.concat([late, rest]).to_parquet(src / "b.parquet", index=False)
+    in_order(src / "a.parquet", 0)
+    in_order(src / "b.parquet", 1)
     lines: list[str] = []
     summary = run_stream(NEGATION, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
                          watermark=5, once=True, spark=spark, partitions=2, engine="reference", report=lines.append)
@@ -171,7 +180,7 @@ def test_key_step_keeps_state_across_micro_batches(text):
     from spark_jobs.stream import default_engine, stream_spec
 
     frame = generate(300, symbols=3, seed=7)
-    spec = stream_spec(text, default_engine(), Columns(), "type", id_is_int=True)
+    spec = stream_spec(text, default_engine(), Columns(), "type", id_is_int=True, delay=70)
     batches = [frame.iloc[i:i + 60].sample(frac=1, random_state=i) for i in range(0, 300, 60)]
     states: dict = {}
     found, seen_max = [], None
@@ -182,7 +191,7 @@ def test_key_step_keeps_state_across_micro_batches(text):
             state = states.get(key, ST.KeyState(None, None, ST.NO_TS))
             state = ST.KeyState(ST.load_table(ST.dump_table(state.pending)) if state.pending is not None else None,
                                 ST.load_program(ST.dump_program(state.program)) if state.program else None,
-                                state.last_fed)
+                                state.last_fed, state.max_seen)
             matches, states[key], _, late = ST.step(spec, (key,), state, pa.Table.from_pandas(
                 mine, preserve_index=False), watermark)
             found += matches
