@@ -22,6 +22,7 @@ from tests.spark.helpers import expected_rows, output_rows
 KLEENE = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
           "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
           "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
+UNBOUNDED = "PATTERN SEQ(stock a, stock b) WHERE skip_till_next_match { [symbol] and b.price > a.price + 3 }"
 NEGATION = ("PATTERN SEQ(stock a, stock b, !(stock n)) WHERE skip_till_any_match { [symbol] and "
             "a.price % 3 = 0 and b.price > a.price + 1 and n.volume > 900 } WITHIN 8")
 
@@ -92,19 +93,19 @@ def test_stream_equals_batch_and_restarts_from_checkpoint(spark, tmp_path):
 
 
 def test_late_rows_are_counted_and_reported(spark, tmp_path):
-    """Rows at or below the watermark are dropped, counted in the summary and reported; the output is the
-    single-process answer over the rows kept (trailing negation: a key's program closes once the watermark
-    passes its window)."""
+    """JSON-lines files. Rows at or below the watermark are dropped, counted in the summary and reported;
+    the output is the single-process answer over the rows kept (trailing negation: a key's program closes
+    once the watermark passes its window)."""
     frame = with_flush(generate(200, symbols=2, seed=3))
     src, out, ckpt = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt"
     early, rest = frame[frame.ts < 150], frame[frame.ts >= 150]
     late = early[early.ts < 100].sample(n=7, random_state=1)  # arrive after ts 150..: below the watermark
     on_time = early.drop(late.index)
     src.mkdir()
-    on_time.to_parquet(src / "a.parquet", index=False)
-    pd.concat([late, rest]).to_parquet(src / "b.parquet", index=False)
-    in_order(src / "a.parquet", 0)
-    in_order(src / "b.parquet", 1)
+    on_time.to_json(src / "a.jsonl", orient="records", lines=True)  # JSON lines: the schema from the first file
+    pd.concat([late, rest]).to_json(src / "b.jsonl", orient="records", lines=True)
+    in_order(src / "a.jsonl", 0)
+    in_order(src / "b.jsonl", 1)
     lines: list[str] = []
     summary = run_stream(NEGATION, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
                          watermark=5, once=True, spark=spark, partitions=2, engine="reference", report=lines.append)
@@ -169,10 +170,11 @@ def test_bad_input_is_refused_before_output(spark, tmp_path, capsys):
         assert code == 2 and "spark-sql-kafka-0-10_2.13" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("text", [KLEENE, NEGATION])
+@pytest.mark.parametrize("text", [KLEENE, NEGATION, UNBOUNDED])
 def test_key_step_keeps_state_across_micro_batches(text):
     """Without Spark: the per-key step over disordered micro-batches, its state pickled between batches (the
-    default engine's program included), gives the single-process answer once the watermark passes the end."""
+    default engine's program included), gives the single-process answer once the watermark passes the end (a
+    query without WITHIN keeps its programs)."""
     import pyarrow as pa
 
     from spark_jobs import stream_state as ST
@@ -197,6 +199,6 @@ def test_key_step_keeps_state_across_micro_batches(text):
             found += matches
             assert late == 0
         seen_max = max(seen_max or -10**9, int(chunk.ts.max())) if len(chunk) else seen_max
-    assert all(s.program is None and s.pending is None for s in states.values())
+    assert all(s.pending is None and (s.program is None) == (spec.context is not None) for s in states.values())
     got = sorted((m.key(), int(m.ts)) for m in found)
     assert got and got == sorted((row[0], row[1]) for row in expected_rows(text, frame))
