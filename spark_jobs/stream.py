@@ -4,6 +4,7 @@ with an event-time watermark, and appends the final matches to Parquet files und
 rows, spark_jobs.tasks.output_schema). Every check on the user's input runs before Spark writes anything."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -102,8 +103,8 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                              "(a DDL string such as 'ts long, id long, type string, price double')")
     elif source.schema is None:
         raise EventError("a Kafka stream needs --schema (a DDL string such as 'ts long, id long, type string')")
-    options = {"engine": engine, "watermark": delay, "keys": list(keyed.keys), "source": source.describe(),
-               "out": out_dir, "ts": columns.ts, "id": columns.id, "type": columns.type,
+    options = {"engine": engine, "watermark": delay, "keys": list(keyed.keys), "source": _where(source.describe()),
+               "out": _where(out_dir), "ts": columns.ts, "id": columns.id, "type": columns.type,
                "default_type": columns.default_type, "ts_unit": ts_unit}
     K.check(checkpoint, out_dir, query, options)
 
@@ -219,6 +220,11 @@ def _collect(running, summary: StreamSummary, report) -> None:
         summary.batches.append(b)
         seen.add(b.batch)
         report(b.line())
+
+
+def _where(path: str) -> str:
+    """A local path made absolute (the checkpoint records where the stream reads and writes)."""
+    return os.path.abspath(S.local_path(path)) if S.is_local(path) and not path.startswith("kafka ") else path
 
 
 def _observed(progress, name: str, field: str) -> int:

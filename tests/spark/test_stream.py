@@ -170,7 +170,7 @@ def test_bad_input_is_refused_before_output(spark, tmp_path, capsys):
         assert code == 2 and "spark-sql-kafka-0-10_2.13" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("text", [KLEENE, NEGATION, UNBOUNDED])
+@pytest.mark.parametrize("text", [KLEENE, NEGATION, UNBOUNDED], ids=["kleene", "negation", "no-window"])
 def test_key_step_keeps_state_across_micro_batches(text):
     """Without Spark: the per-key step over disordered micro-batches, its state pickled between batches (the
     default engine's program included), gives the single-process answer once the watermark passes the end (a
