@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import pyarrow as pa
 
@@ -78,12 +78,12 @@ def default_engine() -> str:
 
 def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str, *, engine: str | None = None,
                watermark: int | None = None, columns: S.Columns = S.Columns(), ts_unit: str | None = None,
-               once: bool = False, partitions: int | None = None, trigger_seconds: float | None = None, timeout: float | None = None,
-               until: Callable[[], bool] | None = None, spark=None, master: str | None = None,
-               report: Callable[[str], None] | None = None) -> StreamSummary:
-    """Run the streaming query until it is stopped (Ctrl-C, `timeout` seconds, or `until()` true), or with `once` until
-    the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in ticks (default:
-    the query's window context). `partitions`: the state's partitions (a new checkpoint only; default: the
+               once: bool = False, partitions: int | None = None, trigger_seconds: float | None = None,
+               timeout: float | None = None, until: Callable[[], bool] | None = None, spark=None,
+               master: str | None = None, report: Callable[[str], None] | None = None) -> StreamSummary:
+    """Run the streaming query until it is stopped (Ctrl-C, `timeout` seconds, or `until()` true), or with
+    `once` until the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in
+    ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint only; default: the
     session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch (default: stderr)."""
     if spark is None:
         require_extra("spark", "the streaming job")
@@ -234,12 +234,12 @@ def _observed(progress, name: str, field: str) -> int:
 
 def _ticks(iso: str | None) -> str:
     """Spark's watermark (an ISO time of ts + OFFSET milliseconds) in ticks; "-" before the first one."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     if not iso:
         return "-"
-    at = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    ms = round((at - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds() * 1000)
+    at = datetime.fromisoformat(iso)
+    ms = round((at - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds() * 1000)
     return "-" if ms <= 0 else str(ms - ST.OFFSET)
 
 

@@ -78,12 +78,12 @@ def test_stream_equals_batch_and_restarts_from_checkpoint(spark, tmp_path):
     for name in staged[:1]:
         os.rename(name, src / os.path.basename(name))
     source = StreamSource(path=str(src), max_files_per_trigger=1)
-    first = run_stream(KLEENE, source, str(out), str(ckpt), watermark=20, once=True, spark=spark, partitions=2, engine="reference",
-                       report=lines.append)
+    options = {"watermark": 20, "once": True, "spark": spark, "partitions": 2, "engine": "reference",
+               "report": lines.append}
+    first = run_stream(KLEENE, source, str(out), str(ckpt), **options)
     for name in staged[1:]:
         os.rename(name, src / os.path.basename(name))
-    second = run_stream(KLEENE, source, str(out), str(ckpt), watermark=20, once=True, spark=spark, partitions=2, engine="reference",
-                        report=lines.append)
+    second = run_stream(KLEENE, source, str(out), str(ckpt), **options)
     expected = expected_rows(KLEENE, frame)
     assert expected and stream_rows(spark, out, KLEENE) == expected
     assert first.rows_in + second.rows_in == len(frame)  # nothing read twice, nothing skipped
@@ -164,8 +164,8 @@ def test_bad_input_is_refused_before_output(spark, tmp_path, capsys):
         require_kafka(spark)
     except MissingConnector:
         code = main(["spark", "stream", str(query), str(tmp_path / "k-out"), "--checkpoint", str(tmp_path / "k-ckpt"),
-                     "--kafka", "localhost:9092", "--topic", "events", "--schema", "ts long, id long, type string, "
-                     "symbol long, price long, volume long"])
+                     "--kafka", "localhost:9092", "--topic", "events", "--schema",
+                     "ts long, id long, type string, symbol long, price long, volume long"])
         err = capsys.readouterr().err
         assert code == 2 and "spark-sql-kafka-0-10_2.13" in err and "Traceback" not in err
 
