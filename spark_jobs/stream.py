@@ -83,8 +83,9 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                master: str | None = None, report: Callable[[str], None] | None = None) -> StreamSummary:
     """Run the streaming query until it is stopped (Ctrl-C, `timeout` seconds, or `until()` true), or with
     `once` until the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in
-    ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint only; default: the
-    session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch (default: stderr)."""
+    ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint
+    only; default: the session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch
+    (default: stderr)."""
     if spark is None:
         require_extra("spark", "the streaming job")
     report = report or (lambda line: print(line, file=sys.stderr, flush=True))
