@@ -5,6 +5,7 @@ rows, spark_jobs.tasks.output_schema). Every check on the user's input runs befo
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from reference import registry
-from reference.errors import EventError, QueryError, require_extra
+from reference.errors import CepkitError, EventError, QueryError, require_extra
 from reference.language import parse
 from spark_jobs import plan as P
 from spark_jobs import source as S
@@ -191,19 +192,47 @@ def _follow(running, summary: StreamSummary, report, timeout: float | None, unti
     """Report each micro-batch's progress until the query ends (or `timeout` seconds pass, or `until()`)."""
     start = time.monotonic()
     while running.isActive:
-        running.awaitTermination(0.2)
+        try:
+            running.awaitTermination(0.2)
+        except Exception:  # noqa: BLE001 (the query failed: running.exception() below has it)
+            break
         _collect(running, summary, report)
         if (timeout is not None and time.monotonic() - start > timeout) or (until is not None and until()):
             break
     failure = running.exception()
     if failure is not None:
-        text = str(failure)
-        found = T.unwrap_error(text)
-        if found is not None:
-            raise found from None
-        if "FAILFAST" in text or "Malformed" in text or "schema" in text.lower():
-            raise EventError(f"a file of the stream does not fit its schema: {text.splitlines()[0][:300]}") from None
-        raise failure
+        raise stream_failure(_chain(failure)) from None
+
+
+def _chain(exc: BaseException) -> str:
+    """The text of a Spark exception and of its causes (pyspark keeps the JVM cause as `_cause`)."""
+    texts = []
+    while exc is not None and len(texts) < 8:
+        texts.append(str(exc))
+        exc = getattr(exc, "_cause", None) or exc.__cause__
+    return "\n".join(texts)
+
+
+_FILE = re.compile(r"while reading file (\S+?)\.?\s")
+_CAUSES = re.compile(r"\[(CANNOT_PARSE_JSON_FIELD|MALFORMED_RECORD_IN_PARSING[.\w]*|PARQUET_COLUMN_DATA_TYPE_MISMATCH|"
+                     r"FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH)\] (.*?)(?: SQLSTATE|\n|$)")
+
+
+def stream_failure(text: str) -> CepkitError:
+    """The cepkit error for a failed micro-batch (it committed nothing): a task's own error, a file that does
+    not fit the stream's schema (EventError naming it), or Spark's first line."""
+    found = T.unwrap_error(text)
+    if found is not None:
+        return found
+    causes = _CAUSES.findall(text)
+    where = _FILE.search(text)
+    if causes or where:
+        name = f"'{where.group(1)}'" if where else "a file"
+        why = f" ({causes[-1][1].strip()})" if causes else ""
+        return EventError(f"the stream's schema changes: {name} does not fit it{why}; the micro-batch that read "
+                          "it committed nothing")
+    first = (text.strip().splitlines() or ["(no message)"])[0]
+    return CepkitError(f"the streaming query failed: {first[:500]}")
 
 
 def _collect(running, summary: StreamSummary, report) -> None:

@@ -170,6 +170,21 @@ def test_bad_input_is_refused_before_output(spark, tmp_path, capsys):
         assert code == 2 and "spark-sql-kafka-0-10_2.13" in err and "Traceback" not in err
 
 
+def test_a_file_that_does_not_fit_the_schema_fails_its_micro_batch(spark, tmp_path):
+    """A JSON-lines file whose price turns to text: an EventError naming the file; nothing committed."""
+    frame = generate(60, symbols=2, seed=2)
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    frame.iloc[:30].to_json(src / "a.jsonl", orient="records", lines=True)
+    bad = frame.iloc[30:].astype({"price": str})
+    bad["price"] = "x" + bad["price"]
+    bad.to_json(src / "b.jsonl", orient="records", lines=True)
+    with pytest.raises(EventError, match="b.jsonl' does not fit it .*price"):
+        run_stream(KLEENE, StreamSource(path=str(src)), str(out), str(tmp_path / "ckpt"), once=True, spark=spark,
+                   partitions=2, engine="reference")
+    assert not (out / "_spark_metadata" / "0").exists()
+
+
 @pytest.mark.parametrize("text", [KLEENE, NEGATION, UNBOUNDED], ids=["kleene", "negation", "no-window"])
 def test_key_step_keeps_state_across_micro_batches(text):
     """Without Spark: the per-key step over disordered micro-batches, its state pickled between batches (the
