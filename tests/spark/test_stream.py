@@ -92,10 +92,10 @@ def test_stream_equals_batch_and_restarts_from_checkpoint(spark, tmp_path):
     assert any("rows in" in line and "matches out" in line for line in lines)
 
 
-def test_late_rows_are_counted_and_reported(spark, tmp_path):
-    """JSON-lines files. Rows at or below the watermark are dropped, counted in the summary and reported;
-    the output is the single-process answer over the rows kept (trailing negation: a key's program closes
-    once the watermark passes its window)."""
+def test_late_rows_are_counted_and_reported(spark, tmp_path, capsys):
+    """The command line over JSON-lines files. Rows at or below the watermark are dropped, counted in the
+    progress line and the summary, and reported; the output is the single-process answer over the rows
+    kept (trailing negation: a key's program closes once the watermark passes its window)."""
     frame = with_flush(generate(200, symbols=2, seed=3))
     src, out, ckpt = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt"
     early, rest = frame[frame.ts < 150], frame[frame.ts >= 150]
@@ -106,12 +106,14 @@ def test_late_rows_are_counted_and_reported(spark, tmp_path):
     pd.concat([late, rest]).to_json(src / "b.jsonl", orient="records", lines=True)
     in_order(src / "a.jsonl", 0)
     in_order(src / "b.jsonl", 1)
-    lines: list[str] = []
-    summary = run_stream(NEGATION, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
-                         watermark=5, once=True, spark=spark, partitions=2, engine="reference", report=lines.append)
-    assert summary.late_dropped == len(late)
-    assert any("7 late rows were dropped" in line for line in lines)
-    assert "7 late rows DROPPED" in summary.line()
+    query = tmp_path / "q.sase"
+    query.write_text(NEGATION)
+    code = main(["spark", "stream", str(query), str(src), str(out), "--checkpoint", str(ckpt), "--once",
+                 "--max-files-per-trigger", "1", "--watermark", "5", "--partitions", "2", "--engine", "reference"])
+    err = capsys.readouterr().err
+    assert code == 0 and len(late) == 7
+    assert "batch 1: " in err and ", 7 late rows dropped," in err  # the micro-batch's progress line
+    assert "warning: 7 late rows were dropped" in err and "7 late rows DROPPED" in err  # warning and summary
     expected = expected_rows(NEGATION, frame.drop(late.index))
     assert expected and stream_rows(spark, out, NEGATION) == expected
 
