@@ -11,6 +11,7 @@ from reference.errors import require_extra
 def register(sub) -> None:
     """Add the `spark` subcommand to the cepkit parser."""
     from cepkit.spark_replay_cli import register_replay
+    from cepkit.spark_stream_cli import register_stream
     from spark_jobs.job import UDFS, default_engine
     from spark_jobs.session import DEFAULT_MASTER
 
@@ -42,6 +43,7 @@ def register(sub) -> None:
                    help="number of Spark partitions (default: from the parallelism)")
     r.set_defaults(func=_cmd_spark_run)
     register_replay(actions)
+    register_stream(actions)
 
 
 def _cmd_spark_run(args: argparse.Namespace) -> int:

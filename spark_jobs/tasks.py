@@ -165,12 +165,14 @@ def _plain_key(value):
 class GroupRunner:
     """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
 
-    def __init__(self, spec: TaskSpec, key: tuple):
+    def __init__(self, spec: TaskSpec, key: tuple, program: Any = None):
+        """`program`: a program to go on with (a streaming key's, kept in Spark's state store), else a new one."""
         from reference import registry
 
         self.spec = spec
         self.key = key
-        self.program = registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
+        self.program = program if program is not None else \
+            registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
         self.matches: list[Match] = []
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []
