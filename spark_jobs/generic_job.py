@@ -43,7 +43,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         plan = L.plan_afa(key)
         need = {key: "the AFA's key (--key)"}
     elif lang == "sql":
-        plan = None  # the window needs the time unit, known once the timestamps are read
+        plan = L.plan_sql(q, None)  # refusals first; a slice's context needs the time unit, known once read
         need = {c.col: "PARTITION BY" for c in q.partition_by}
     elif lang == "tpstream":
         plan = L.plan_tpstream(q, dict(options).get("mode", "exact"))
@@ -119,6 +119,12 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                 resolve_type(c.event_type, type_names, c.pos)
         plan = L.plan_sase(q, selection, L.sase_window_ticks(q, stream_unit, ns_per_tick) if n else 1)
 
+    if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
+        from reference.match_table import Layout
+        from reference.sql.table import output_columns
+
+        attrs = [c for c in df.columns if c not in (ts_col, id_col)]
+        layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
     id_is_int = id_col is None or _is_int(df, id_col)
     schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa")
     used_text = tuple(c for c in text_cols if c not in (ts_col, id_col, type_col))
