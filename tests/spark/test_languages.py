@@ -38,8 +38,10 @@ def expected(table, key=None) -> list:
 
 def spark_rows(out: Path, table) -> list:
     """The Spark job's output rows in the same form (the layout of the single-process table)."""
-    layout = table.layout
-    frame = pd.read_parquet(out)
+    return frame_rows(pd.read_parquet(out), table.layout)
+
+
+def frame_rows(frame: pd.DataFrame, layout) -> list:
     rows = []
     for rec in frame.to_dict("records"):
         lifetime = (rec["lifetime_start"], rec["lifetime_end"]) if layout.speculative else None
@@ -173,3 +175,35 @@ def test_sase_refusal_without_window(spark, tmp_path):
     with pytest.raises(QueryError, match="no WITHIN window"):
         run_job("PATTERN AND(Login l, Alert a) WHERE [user]", str(EX / "lazy" / "fraud.csv"), str(tmp_path / "o"),
                 spark=spark)
+
+
+@pytest.mark.parametrize("name", list(SASE))
+@pytest.mark.parametrize("length", [2, 7])
+def test_slices_at_their_edges_without_spark(name, length):
+    """The task body alone over slices cut as the job cuts them (short slices: matches across every edge)."""
+    import pyarrow as pa
+
+    from reference import registry
+    from spark_jobs import generic_tasks as G
+    from spark_jobs import languages as L
+    from spark_jobs import plan as P
+    from reference.language import parse
+
+    frame = ordered(sase_events(80, 9))
+    q = parse(SASE[name])
+    table = cepkit.compile(SASE[name], engine="reference").run(from_pandas(frame))
+    program = registry.get_engine("sase", "reference").compile(SASE[name])
+    by_pos = q.window.kind == "events"
+    tick = np.arange(len(frame)) if by_pos else frame.ts.to_numpy()
+    sp = P.slice_plan(int(tick.min()), int(tick.max()), L.sase_window_ticks(q, None, 1), 4, length)
+    pieces = pd.DataFrame([dict(r, **{G.SLICE_COL: j, G.TICK_COL: int(t)})
+                           for r, t in zip(frame.to_dict("records"), tick) for j in sp.slices_of(int(t))]
+                          ).sort_values([G.SLICE_COL, "ts", "id"], kind="stable")  # as the job sorts them
+    spec = G.GenericSpec(lang="sase", engine="reference", query=SASE[name], options=(), ts_col="ts", id_col="id",
+                         type_col="type", default_type=None, ts_unit=None, type_names=tuple(sorted(set(frame.type))),
+                         group_cols=(G.SLICE_COL,), schema=G.output_schema(program.layout, pa.int64()),
+                         layout=program.layout, slice_length=sp.length, slice_t_min=sp.t_min)
+    batches = pa.Table.from_pandas(pieces, preserve_index=False).to_batches(max_chunksize=7)
+    out = pa.Table.from_batches(list(G.match_groups(spec, iter(batches))), schema=spec.schema).to_pandas()
+    assert sorted(frame_rows(out, table.layout), key=repr) == sorted(expected(table), key=repr)
+    assert len(table)
