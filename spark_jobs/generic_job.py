@@ -7,13 +7,13 @@ import time
 
 from reference import registry
 from reference.errors import EventError, QueryError
+from reference.numbers_text import NULL_WORDS
 from spark_jobs import commit as C
 from spark_jobs import generic_tasks as G
 from spark_jobs import languages as L
 from spark_jobs import plan as P
 from spark_jobs import source as S
 from spark_jobs import tasks as T
-from reference.numbers_text import NULL_WORDS
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 
@@ -27,6 +27,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     from spark_jobs.job import Summary
 
     t0 = t0 if t0 is not None else time.perf_counter()
+    if lang not in ("sase", "sql", "tpstream", "afa"):
+        raise QueryError(f"the Spark job does not run {registry.language(lang).title or lang} queries",
+                         expected=["sase", "sql", "tpstream", "afa"])
     q = registry.parse(lang, query)
     engine = engine or L.default_engine(lang, q)
     options = _options(lang, selection, flavor)
@@ -252,24 +255,24 @@ def _id_type(is_int: bool):
 
 
 def _offsets(df, counted):
-    """Consecutive numbers 0.. in partition order: Spark's monotonic id made dense with per-partition counts."""
+    """Consecutive numbers 0.. in partition order: Spark's monotonic id made dense with per-partition counts
+    (one counting pass; the ids of a file scan are the same when it is read again)."""
     from pyspark.sql import functions as F
 
     mono = df.withColumn("__cepkit_m", F.monotonically_increasing_id())
     part, local = F.shiftright(F.col("__cepkit_m"), 33), F.col("__cepkit_m").bitwiseAND((1 << 33) - 1)
-    counts = sorted((r[0], r[1]) for r in mono.groupBy(part.alias("p")).count().collect())
-    start, total = {}, 0
-    for p, c in counts:
-        start[p], total = total, total + c
-    base = F.lit(0).cast("long")
-    for p, s in start.items():
-        base = F.when(part == p, F.lit(s).cast("long")).otherwise(base)
+    counts = dict((r[0], r[1]) for r in mono.groupBy(part.alias("p")).count().collect())
+    starts, total = [], 0
+    for p in range(max(counts, default=-1) + 1):
+        starts.append(total)
+        total += counts.get(p, 0)
+    base = F.element_at(F.array(*[F.lit(s).cast("long") for s in starts or [0]]), (part + 1).cast("int"))
     return mono.withColumn(counted, base + local).drop("__cepkit_m")
 
 
 def _numbered(df):
     """ROW_COL: each row's number in read order (a single file: its row order)."""
-    return _offsets(df, G.ROW_COL).localCheckpoint()
+    return _offsets(df, G.ROW_COL)
 
 
 def _positioned(df, ts_col: str, id_col: str):

@@ -8,9 +8,11 @@ text); one list column of event ids per pattern variable (null where the match l
 column per RETURN / MEASURES item (JSON text of the value, as the flat SASE+ path writes them)."""
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,6 +78,14 @@ def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Arra
     col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if kind is None and pa.types.is_integer(col.type):
         return pc.fill_null(pc.cast(col, pa.string()), "null")
+    if kind is None and pa.types.is_boolean(col.type):
+        return pc.fill_null(pc.if_else(col, "true", "false"), "null")
+    if kind is None and pa.types.is_string(col.type) and len(col):
+        # text that json.dumps writes as it is between quotes (printable ASCII, no quote or backslash)
+        plain = pc.fill_null(pc.match_substring_regex(col, r'^[\x20-\x7e]*$'), False)
+        plain = pc.and_(plain, pc.invert(pc.fill_null(pc.match_substring_regex(col, r'["\\]'), True)))
+        if pc.all(plain).as_py():
+            return pc.binary_join_element_wise('"', col, '"', "")
     if kind is not None:
         from reference.match_table import decode
 
@@ -133,15 +143,10 @@ def program_input(spec: GenericSpec, rows: pa.Table, program) -> Any:
     kw = dict(type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col or ROW_COL, ts_unit=spec.ts_unit,
               default_type=spec.default_type)
     batch = from_columns(typed, rows.num_rows, **kw) if typed is not None else from_arrow(rows, **kw)
-    if spec.type_names is not None and len(batch):
-        import dataclasses
-
+    if spec.type_names is not None:  # SASE: the whole stream's type dictionary (type names bind alike)
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
-        batch = dataclasses.replace(batch, type_codes=remap[batch.type_codes], type_names=spec.type_names)
-    elif spec.type_names is not None:
-        import dataclasses
-
-        batch = dataclasses.replace(batch, type_names=spec.type_names)
+        codes = remap[batch.type_codes] if len(batch) else batch.type_codes
+        batch = dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
     from reference import registry
 
     return registry.read_input(spec.lang, spec.engine, batch, getattr(program, "query", None))

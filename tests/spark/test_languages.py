@@ -184,10 +184,10 @@ def test_slices_at_their_edges_without_spark(name, length):
     import pyarrow as pa
 
     from reference import registry
+    from reference.language import parse
     from spark_jobs import generic_tasks as G
     from spark_jobs import languages as L
     from spark_jobs import plan as P
-    from reference.language import parse
 
     frame = ordered(sase_events(80, 9))
     q = parse(SASE[name])
