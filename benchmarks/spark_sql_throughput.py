@@ -29,8 +29,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--query", default=str(ROOT / "examples" / "sql" / "v_shape.sql"))
     args = ap.parse_args(argv)
 
+    import warnings
+
     import cepkit
     from benchmarks.sql_optimized import ticker
+    from reference.errors import CepkitWarning
+
+    warnings.simplefilter("ignore", CepkitWarning)  # V shapes have no WITHIN (PARTITION BY bounds them)
     from reference import registry
     from spark_jobs.job import run_job
     from spark_jobs.session import get_session

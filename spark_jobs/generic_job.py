@@ -74,6 +74,8 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     S.check_columns(events, df.columns, need)
 
     ts_col = None if lang == "afa" else _ts_col(lang, q, columns, df.columns)
+    if ts_col is not None:
+        S.check_columns(events, df.columns, {ts_col: "the timestamp (--ts-col)"})
     id_col = columns.id if columns.id in df.columns and lang != "afa" else None
     if lang == "sase" and id_col is None:
         S.check_columns(events, df.columns, {columns.id: "the event id (the job orders events by timestamp, then id)"})
