@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import cepkit
-from reference.errors import QueryError
+from reference.errors import EventError, QueryError
 from reference.match import canonical_key, json_safe
 from reference.readers import from_pandas
 from spark_jobs.job import run_job
@@ -131,6 +131,9 @@ def test_afa_by_key(spark, tmp_path):
     check(spark, tmp_path, text, path, want, table, key="sym", partitions=2)
     with pytest.raises(QueryError, match="--key"):
         run_job(text, str(path), str(tmp_path / "o"), spark=spark)
+    with pytest.raises(EventError, match="no column 'nope'"):  # bad input, found before any output
+        run_job(text, str(path), str(tmp_path / "o"), spark=spark, key="nope")
+    assert not (tmp_path / "o").exists()
 
 
 SASE = {  # AND of a sequence and a type; OR nested in a sequence, with a count window (position slices)
