@@ -3,6 +3,7 @@ and turn its matches into Arrow rows. Plain Python and pyarrow, so it is testabl
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -168,6 +169,14 @@ def _plain_key(value):
     return None if isinstance(value, float) and value != value else value
 
 
+@functools.lru_cache(maxsize=8)
+def parsed(query: str):
+    """The query's AST, parsed once per worker process (a task compiles a program per group)."""
+    from reference import registry
+
+    return registry.parse("sase", query)
+
+
 class GroupRunner:
     """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
 
@@ -176,7 +185,7 @@ class GroupRunner:
 
         self.spec = spec
         self.key = key
-        self.program = registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
+        self.program = registry.get_engine("sase", spec.engine).compile(parsed(spec.query), selection=spec.selection)
         self.tables: list[MatchTable] = []   # the matches found so far, as the program returned them
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []
