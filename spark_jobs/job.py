@@ -109,7 +109,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     recovered = _recover_output(out_dir)
 
     t_start = time.perf_counter()
-    spark = spark or _session(master)
+    starting = None
+    if spark is None:
+        spark = _session(master)
+        starting = W.start_workers(spark)  # the Python workers start while the statistics pass runs
     t_read = time.perf_counter()
     if not S.is_local(out_dir):
         recovered = tuple(C.recover(out_dir, C.HadoopFS(spark)))
@@ -212,6 +215,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
     t_compile = time.perf_counter()
     W.warm(spec, stage_input.limit(W.SAMPLE_ROWS).toArrow())  # no task compiles the engine
+    if starting is not None:
+        starting.join()
     before = W.cache_snapshot()
     t1 = time.perf_counter()
     stamps: list[float] = []

@@ -7,8 +7,8 @@ import sys
 # all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
 DEFAULT_MASTER = "local[*,2]"
 # the Python workers' daemon: imports NumPy, pandas, pyarrow, Numba and the engine once, before it forks
-# each worker (spark_jobs/worker_daemon.py); "" keeps PySpark's own
-DAEMON_MODULE = "spark_jobs.worker_daemon"
+# each worker (spark_jobs/worker_daemon.py); $CEPKIT_SPARK_DAEMON overrides it ("" keeps PySpark's own)
+DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "spark_jobs.worker_daemon")
 
 
 def master_cores(master: str | None) -> int:
