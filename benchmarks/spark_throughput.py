@@ -2,7 +2,7 @@
 
     python -m benchmarks.spark_throughput N [--symbols 8] [--master local[2]] [--query-file examples/query3.sase]
                                             [--query p2s3 --window 500] [--engine NAME] [--udf arrow,pandas]
-                                            [--repeat 2]
+                                            [--repeat 2] [--task-body]
 
 The query is Query 3 (examples/query3.sase, `WITHIN 1 hour` over one event a minute, volumes up to 1010)
 unless --query names one of benchmarks.engine_compare's templates (with --window events).
@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--udf", default="arrow,pandas")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--keyless", action="store_true", help="drop [symbol]: the time-slice plan")
+    ap.add_argument("--task-body", action="store_true",
+                    help="also time the task body (tasks.match_partition) alone on the stream as one partition")
     args = ap.parse_args(argv)
 
     import cepkit
@@ -67,6 +69,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"single process: {args.n / single_s:,.0f} events/s engine only ({single_s:.2f} s), "
           f"{args.n / (single_s + read_s):,.0f} events/s with reading ({read_s:.2f} s); {len(single):,} matches")
 
+    if args.task_body and not args.keyless:
+        rate, seconds = task_body_rate(text, engine, events, ts_unit)
+        print(f"task body alone (one partition sorted by symbol, ts, id; batches of 100,000): {rate:,.0f} events/s "
+              f"({seconds:.2f} s)")
+
     spark = get_session(args.master, **{**job_settings(args.master, cache_env()), "spark.ui.enabled": "false"})
     cores = spark.sparkContext.defaultParallelism
     for udf in args.udf.split(","):
@@ -81,6 +88,29 @@ def main(argv: list[str] | None = None) -> None:
         print("  time: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in s.phases)
               + f"; Numba cache files written by the tasks: {s.task_compiles}")
     spark.stop()
+
+
+def task_body_rate(text: str, engine: str, events: Path, ts_unit: str | None) -> tuple[float, float]:
+    """events/s and seconds of tasks.match_partition over the whole stream as one by-key partition (best of 2)."""
+    import pyarrow.parquet as pq
+
+    import cepkit
+    from spark_jobs.tasks import TaskSpec, match_partition
+
+    table = pq.read_table(events).sort_by([("symbol", "ascending"), ("ts", "ascending"), ("id", "ascending")])
+    program = cepkit.compile(text, engine=engine)
+    spec = TaskSpec(query=text, engine=engine, selection="all", ts_col="ts", id_col="id", type_col="type",
+                    default_type=None, ts_unit=ts_unit, type_names=("stock",), group_cols=("symbol",),
+                    variables=tuple(program.variables), returns=tuple(r.name for r in program.query.returns),
+                    id_is_int=True)
+    batches = table.to_batches(max_chunksize=100_000)
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        for _ in match_partition(spec, iter(batches)):
+            pass
+        best = min(best, time.perf_counter() - t0)
+    return table.num_rows / best, best
 
 
 if __name__ == "__main__":
