@@ -15,8 +15,11 @@ from spark_jobs import languages as L
 from spark_jobs import plan as P
 from spark_jobs import source as S
 from spark_jobs import tasks as T
+from spark_jobs import warmup as W
 
 UDFS = ("arrow", "pandas")
+PARTITION_EVENTS = 100_000   # events per partition of the matching stage (partition_count)
+PARTITIONS_PER_CORE = 4
 
 
 def default_engine() -> str:
@@ -36,6 +39,10 @@ class Summary:
     match_seconds: float    # the matching stage: read, shuffle, sort, match, write
     total_seconds: float    # including the checks and statistics before it
     recovered: tuple[str, ...] = ()  # what a killed earlier run had left, and what was done with it
+    # where the time went, in order: start-up (SparkSession), read (input checks, statistics pass),
+    # compile (the engine warmed on a sample in the driver), match (the matching stage), commit
+    phases: tuple[tuple[str, float], ...] = ()
+    task_compiles: int | None = None  # Numba cache files written during the matching stage (0: no task compiled)
 
     @property
     def events_per_second(self) -> float:
@@ -116,7 +123,12 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         S.check_columns(events, local, need)
     recovered = _recover_output(out_dir)
 
-    spark = spark or _session(master)
+    t_start = time.perf_counter()
+    starting = None
+    if spark is None:
+        spark = _session(master)
+        starting = W.start_workers(spark)  # the Python workers start while the statistics pass runs
+    t_read = time.perf_counter()
     if not S.is_local(out_dir):
         recovered = tuple(C.recover(out_dir, C.HadoopFS(spark)))
     from pyspark.sql import functions as F
@@ -161,7 +173,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
         schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
         _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
-        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
+        return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
+                       (("start-up", t_read - t_start), ("read", time.perf_counter() - t_read)))
     stream_unit = "ns" if is_datetime else ts_unit
     for c in q.pattern.components:  # typos in type names and window units are query errors, found here
         resolve_type(c.event_type, type_names, c.pos)
@@ -177,6 +190,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism
+    wanted = partition_count(n, parallelism)  # few partitions for small data (docs/spark.md, "A fast first run")
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
     udf = udf or "arrow"
@@ -185,7 +199,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         keyed_df = df.withColumns({T.KEY_COL + str(i): _key_group(k) for i, k in enumerate(keys) if k in text_cols})
         group_cols = tuple(T.KEY_COL + str(i) if k in text_cols else k for i, k in enumerate(keys))
         spec = T.TaskSpec(group_cols=group_cols, **spec_args)
-        nparts = partitions or max(parallelism, 1)
+        nparts = partitions or wanted
+        stage_input = keyed_df
         if udf == "pandas":
             out = keyed_df.groupBy(*group_cols).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
         else:
@@ -194,7 +209,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
-        sp = P.slice_plan(stats["t_min"], stats["t_max"], window, 4 * parallelism, slice_length)
+        sp = P.slice_plan(stats["t_min"], stats["t_max"], window, wanted, slice_length)
         spec = T.TaskSpec(group_cols=(T.SLICE_COL,), slice_length=sp.length, slice_t_min=sp.t_min, **spec_args)
         # slices j with t_j - context <= t < t_{j+1} + context (SlicePlan.slices_of); d - context may be < 0
         d = f"({T.TICK_COL} - {sp.t_min}L)"
@@ -202,7 +217,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         hi = F.expr(f"LEAST({sp.count - 1}L, ({d} + {sp.context}L) div {sp.length}L)")
         sliced = (df.withColumn(T.TICK_COL, tick)
                   .withColumn(T.SLICE_COL, F.explode(F.sequence(lo.cast("long"), hi.cast("long")))))
-        nparts = partitions or min(sp.count, max(4 * parallelism, 1))
+        nparts = partitions or min(sp.count, wanted)
+        stage_input = sliced
         if udf == "pandas":
             out = sliced.groupBy(T.SLICE_COL).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
         else:
@@ -212,10 +228,26 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 
+    t_compile = time.perf_counter()
+    W.warm(spec, stage_input.limit(W.SAMPLE_ROWS).toArrow())  # no task compiles the engine
+    if starting is not None:
+        starting.join()
+    before = W.cache_snapshot()
     t1 = time.perf_counter()
-    matches = _write(out, out_dir)
-    t2 = time.perf_counter()
-    return Summary(n, matches, plan_text, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+    stamps: list[float] = []
+    matches = _write(out, out_dir, stamps)
+    t2 = stamps[0]
+    compiles = W.cache_writes(before)
+    t3 = time.perf_counter()
+    timing = (("start-up", t_read - t_start), ("read", t_compile - t_read), ("compile", t1 - t_compile),
+              ("match", t2 - t1), ("commit", t3 - t2))
+    return Summary(n, matches, plan_text, engine, groups, t2 - t1, t3 - t0, recovered, timing, compiles)
+
+
+def partition_count(events: int, parallelism: int) -> int:
+    """Partitions for the matching stage: one per PARTITION_EVENTS events, at most PARTITIONS_PER_CORE per
+    core (a few tasks per core balance uneven keys; more only add per-task cost)."""
+    return max(1, min(-(-events // PARTITION_EVENTS), PARTITIONS_PER_CORE * max(parallelism, 1)))
 
 
 def _first_action(events: str, action):
@@ -251,9 +283,10 @@ def _key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
-def _write(out, out_dir: str) -> int:
+def _write(out, out_dir: str, stamps: list[float] | None = None) -> int:
     """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
-    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was."""
+    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
+    `stamps` gets the time the matching stage ended (before the count and the swap)."""
     if S.is_local(out_dir):
         fs, target = C.LocalFS(), S.local_path(out_dir)
     else:
@@ -267,6 +300,8 @@ def _write(out, out_dir: str) -> int:
             if found is not None:
                 raise found from None
             raise
+        if stamps is not None:
+            stamps.append(time.perf_counter())
         matches = out.sparkSession.read.parquet(staging).count()
         C.swap(staging, target, fs)
     except BaseException:
@@ -279,9 +314,9 @@ write_matches = _write   # the public name, for the other Spark jobs (spark_jobs
 
 
 def _session(master: str | None):
-    from spark_jobs.session import get_session
+    from spark_jobs.session import get_session, job_settings
 
-    return get_session(master, **{"spark.sql.execution.arrow.maxRecordsPerBatch": "100000"})
+    return get_session(master, **job_settings(master, W.cache_env()))
 
 
 def _spark_schema(schema):

@@ -6,6 +6,35 @@ import sys
 
 # all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
 DEFAULT_MASTER = "local[*,2]"
+# the Python workers' daemon: imports NumPy, pandas, pyarrow, Numba and the engine once, before it forks
+# each worker (spark_jobs/worker_daemon.py); $CEPKIT_SPARK_DAEMON overrides it ("" keeps PySpark's own)
+DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "spark_jobs.worker_daemon")
+
+
+def master_cores(master: str | None) -> int:
+    """The cores a local master uses (local, local[N], local[N,F], local[*]); other masters: this machine's."""
+    import re
+
+    found = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\d+)?\])?", master or DEFAULT_MASTER)
+    if found is None or found.group(1) in (None, "*"):
+        return (os.cpu_count() or 1) if found is None or found.group(1) == "*" else 1
+    return max(1, int(found.group(1)))
+
+
+def job_settings(master: str | None, cache_env: dict[str, str]) -> dict[str, str]:
+    """The Spark job's session settings for a fast first run (docs/spark.md, "A fast first run"): Python
+    workers reused across tasks and started warm by DAEMON_MODULE; the shuffle of the statistics pass
+    in a few partitions, not 200; the caches the driver compiled into (`cache_env`) seen by the executors."""
+    cores = master_cores(master)
+    conf = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
+            "spark.python.worker.reuse": "true",
+            "spark.sql.shuffle.partitions": str(2 * cores),
+            "spark.sql.adaptive.enabled": "true",
+            "spark.sql.adaptive.coalescePartitions.enabled": "true"}
+    if DAEMON_MODULE:
+        conf["spark.python.daemon.module"] = DAEMON_MODULE
+    conf.update({f"spark.executorEnv.{k}": v for k, v in cache_env.items()})
+    return conf
 
 
 def prepare_environment(master: str | None) -> None:

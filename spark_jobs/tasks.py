@@ -3,6 +3,7 @@ and turn its matches into Arrow rows. Plain Python and pyarrow, so it is testabl
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -19,6 +20,8 @@ from reference.events import EventBatch, exact
 from reference.readers import from_arrow, from_columns, from_pandas
 from reference.typed_columns import text_cells, text_column
 from reference.match import Match, json_safe, plain
+from reference.match_table import MatchTable
+from spark_jobs.match_rows import output_batch
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
 TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
@@ -64,8 +67,12 @@ def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_i
     return pa.schema(fields)
 
 
-def matches_to_arrow(spec: TaskSpec, matches: list[Match]) -> pa.RecordBatch:
+def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.RecordBatch:
+    """The job's rows for `matches`: a match table column by column (spark_jobs.match_rows), Match rows one
+    by one."""
     schema = output_schema(spec.variables, spec.returns, spec.id_is_int)
+    if isinstance(matches, MatchTable):
+        return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema)
     data: dict[str, list] = {v: [] for v in spec.variables}
     data["ts"] = []
     for r in spec.returns:
@@ -162,6 +169,14 @@ def _plain_key(value):
     return None if isinstance(value, float) and value != value else value
 
 
+@functools.lru_cache(maxsize=8)
+def parsed(query: str):
+    """The query's AST, parsed once per worker process (a task compiles a program per group)."""
+    from reference import registry
+
+    return registry.parse("sase", query)
+
+
 class GroupRunner:
     """Feeds one group's events to a fresh program, chunk by chunk, and collects its matches."""
 
@@ -172,8 +187,8 @@ class GroupRunner:
         self.spec = spec
         self.key = key
         self.program = program if program is not None else \
-            registry.get_engine("sase", spec.engine).compile(spec.query, selection=spec.selection)
-        self.matches: list[Match] = []
+            registry.get_engine("sase", spec.engine).compile(parsed(spec.query), selection=spec.selection)
+        self.tables: list[MatchTable] = []   # the matches found so far, as the program returned them
         self.ids: list[np.ndarray] = []
         self.ticks: list[np.ndarray] = []
 
@@ -189,9 +204,17 @@ class GroupRunner:
         if spec.slice_length is not None:
             self.ids.append(np.asarray(batch.ids))
         try:
-            self.matches += self.program.feed(batch)
+            self.tables.append(self.program.feed(batch))
         except EventError as exc:
             raise _name_event(exc, events, spec.id_col) from None
+
+    @property
+    def matches(self) -> list[Match]:
+        """The matches found so far, as Match rows."""
+        return [m for t in self.tables for m in t]
+
+    def _found(self) -> int:
+        return sum(len(t) for t in self.tables)
 
     def _batch(self, events: pa.Table | pd.DataFrame) -> EventBatch:
         spec = self.spec
@@ -208,29 +231,45 @@ class GroupRunner:
         codes = remap[batch.type_codes] if len(batch) else batch.type_codes
         return dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
 
-    def drain(self, at_least: int = 10_000) -> list[Match]:
-        """Matches ready for output (by-key groups only; a slice filters them at its end)."""
-        if self.spec.slice_length is not None or len(self.matches) < at_least:
-            return []
-        out, self.matches = self.matches, []
+    def drain(self, at_least: int = 10_000) -> MatchTable | None:
+        """Matches ready for output (by-key groups only; a slice filters them at its end), or None."""
+        if self.spec.slice_length is not None or self._found() < at_least:
+            return None
+        out, self.tables = MatchTable.concat(self.program.layout, self.tables), []
         return out
 
-    def finish(self) -> list[Match]:
-        matches = self.matches + self.program.close()
-        if self.spec.slice_length is None or not matches:
+    def finish(self) -> MatchTable:
+        """The group's matches (a slice's: those that start inside it)."""
+        matches = MatchTable.concat(self.program.layout, [*self.tables, self.program.close()])
+        self.tables = []
+        if self.spec.slice_length is None or not len(matches):
             return matches
-        # keep the matches that start inside this slice
         j = self.key[0]
         lo = self.spec.slice_t_min + j * self.spec.slice_length
         hi = lo + self.spec.slice_length
-        index = pd.Index(np.concatenate(self.ids))
+        first = _first_positions(matches.to_arrow(), matches.layout.variables, pd.Index(np.concatenate(self.ids)))
         ticks = np.concatenate(self.ticks)
-        sizes = [sum(len(ids) for _, ids in m.bindings) for m in matches]
-        flat = [i for m in matches for _, ids in m.bindings for i in ids]
-        where = index.get_indexer(flat)  # every bound event is in this slice's input
-        first = np.minimum.reduceat(where, np.cumsum([0] + sizes[:-1]))
         inside = (ticks[first] >= lo) & (ticks[first] < hi)
-        return [m for m, k in zip(matches, inside) if k]
+        return MatchTable(matches.layout, arrow=matches.to_arrow().filter(pa.array(inside)))
+
+
+def _first_positions(table: pa.Table, variables, index: pd.Index) -> np.ndarray:
+    """Per match, the least position in `index` (a slice's input ids, in order) of the events it binds."""
+    first = np.full(table.num_rows, np.iinfo(np.int64).max, np.int64)
+    for v in variables:
+        col = table.column(v).combine_chunks()
+        if col.null_count:
+            col = pc.if_else(pc.is_null(col), pa.scalar([], col.type), col)
+        offsets = col.offsets.to_numpy()
+        values = col.flatten()
+        ids = values.to_numpy(zero_copy_only=False) if len(values) else np.array([], dtype=index.dtype)
+        where = index.get_indexer(ids).astype(np.int64)  # every bound event is in this slice's input
+        sizes = np.diff(offsets)
+        bound = sizes > 0
+        if bound.any():
+            least = np.minimum.reduceat(where, offsets[:-1][bound]) if len(where) else where
+            first[bound] = np.minimum(first[bound], least)
+    return first
 
 
 def _typed_text(events: pa.Table | pd.DataFrame, *, text_cols: tuple[str, ...], forms: dict[str, str],
@@ -335,7 +374,7 @@ def match_partition(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterat
     """mapInArrow body: rows arrive sorted by (group, ts, id); one program per group."""
     emitted = 0
 
-    def emit(matches: list[Match]) -> pa.RecordBatch:
+    def emit(matches: MatchTable) -> pa.RecordBatch:
         nonlocal emitted
         emitted += len(matches)
         return matches_to_arrow(spec, matches)
@@ -354,7 +393,7 @@ def match_partition(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterat
                     runner = GroupRunner(spec, key)
                 runner.feed(pa.Table.from_batches([rb.slice(start, stop - start)]))
                 ready = runner.drain()
-                if ready:
+                if ready is not None:
                     yield emit(ready)
                     _maybe_fail_first_attempt(spec, "after", emitted)
         if runner is not None:

@@ -1,0 +1,69 @@
+"""A fast first run, without Spark: the columnar output rows equal the row-by-row ones, the session
+settings, partition sizing, and the measure of what tasks compiled (spark_jobs.warmup.cache_writes)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from reference.match import json_safe
+from spark_jobs import job as J
+from spark_jobs import session as S
+from spark_jobs import warmup as W
+from spark_jobs.match_rows import float_json
+
+
+def test_float_json_is_json_dumps_of_each_value():
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.standard_normal(5000) * 10.0 ** rng.integers(-9, 22, 5000),
+                             [0.0, -0.0, 3.0, -7.0, 1e15, 1e16, 9999999999999998.0, 1e-4, 0.99999e-4, 2.0 ** 53,
+                              1 / 3, np.inf, -np.inf, np.nan]])
+    assert float_json(values).to_pylist() == [json.dumps(json_safe(float(v)), allow_nan=False) for v in values]
+
+
+@pytest.mark.parametrize("engine", ["optimized", "reference"])
+@pytest.mark.parametrize("id_is_int", [True, False])
+def test_columnar_rows_equal_row_by_row_rows(engine, id_is_int):
+    import cepkit
+    from benchmarks import spark_demo as demo
+    from benchmarks.workloads.stock import generate
+    from reference.readers import from_pandas
+    from spark_jobs.tasks import TaskSpec, matches_to_arrow
+
+    text = demo.QUERY3.read_text()
+    program = cepkit.compile(text, engine=engine)
+    table = program.run(from_pandas(generate(3000, symbols=2, seed=7, volume_max=1010), ts_unit="min"))
+    assert len(table) > 100
+    spec = TaskSpec(query=text, engine=engine, selection="all", ts_col="ts", id_col="id", type_col="type",
+                    default_type=None, ts_unit="min", type_names=("stock",), group_cols=("symbol",),
+                    variables=tuple(program.variables), returns=tuple(r.name for r in program.query.returns),
+                    id_is_int=id_is_int)
+    assert matches_to_arrow(spec, table).equals(matches_to_arrow(spec, list(table)))
+
+
+def test_partitions_follow_the_data_and_the_cores():
+    assert J.partition_count(4_000, 2) == 1
+    assert J.partition_count(200_000, 2) == 2
+    assert J.partition_count(10_000_000, 2) == 2 * J.PARTITIONS_PER_CORE
+
+
+def test_job_settings_reuse_warm_workers_and_share_the_caches():
+    conf = S.job_settings("local[3,2]", {"NUMBA_CACHE_DIR": "/c/numba", "CEPKIT_CACHE": "/c/gen"})
+    assert conf["spark.python.worker.reuse"] == "true"
+    assert conf["spark.python.daemon.module"] == "spark_jobs.worker_daemon"
+    assert conf["spark.sql.shuffle.partitions"] == "6"
+    assert conf["spark.executorEnv.NUMBA_CACHE_DIR"] == "/c/numba"
+    assert conf["spark.executorEnv.CEPKIT_CACHE"] == "/c/gen"
+    assert [S.master_cores(m) for m in ("local", "local[4]", "local[2,3]")] == [1, 4, 2]
+
+
+def test_cache_writes_counts_the_cache_files_written_since_a_snapshot(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    (tmp_path / "m.f-1.py311.nbi").write_bytes(b"old")
+    before = W.cache_snapshot()
+    assert W.cache_writes(before) == 0
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "m.g-2.py311.1.nbc").write_bytes(b"new")
+    (tmp_path / "notes.txt").write_text("not a cache file")
+    assert W.cache_writes(before) == 1
