@@ -7,12 +7,12 @@ import time
 
 from reference import registry
 from reference.errors import EventError, QueryError
-from reference.numbers_text import NULL_WORDS
 from spark_jobs import commit as C
 from spark_jobs import generic_tasks as G
 from spark_jobs import languages as L
 from spark_jobs import plan as P
 from spark_jobs import source as S
+from spark_jobs import spark_io as IO
 from spark_jobs import tasks as T
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
@@ -84,7 +84,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         raise EventError(f"'{events}' has no column '{columns.type}' (the event type); pass --default-type",
                          column=columns.type)
 
-    tick, ns_per_tick, is_datetime = (None, 1, False) if ts_col is None else _tick(df, ts_col)
+    tick, ns_per_tick, is_datetime = (None, 1, False) if ts_col is None else IO.tick_expr(df, ts_col)
     aggs = [F.count(F.lit(1)).alias("n")]
     if ts_col is not None:
         aggs += [F.count(ts_col).alias("n_ts"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
@@ -93,7 +93,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     if lang == "sase" and type_col is not None:
         aggs += [F.count(type_col).alias("n_type"),
                  F.collect_set(F.trim(F.col(type_col).cast("string"))).alias("types")]
-    stats = _first_action(events, lambda: df.agg(*aggs).collect()[0])
+    stats = IO.first_action(events, lambda: df.agg(*aggs).collect()[0])
     n = stats["n"]
     if ts_col is not None and stats["n_ts"] < n:
         raise EventError(f"'{events}': missing timestamp ({n - stats['n_ts']} rows)", column=ts_col)
@@ -130,17 +130,17 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
 
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
-    id_is_int = id_col is None or _is_int(df, id_col)
+    id_is_int = id_col is None or IO.id_is_int(df, id_col)
     schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa")
     used_text = tuple(c for c in text_cols if c not in (ts_col, id_col, type_col))
-    forms = _text_forms(events, df, used_text) if used_text and n else ()
+    forms = IO.text_forms(events, df, used_text) if used_text and n else ()
     spec_args = dict(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                      id_col=id_col, type_col=type_col, default_type=_default_type(lang, columns),
                      ts_unit=ts_unit, type_names=type_names, schema=schema, layout=layout,
                      text_cols=used_text, text_forms=forms)
-    spark_schema = _spark_schema(schema)
+    spark_schema = IO.spark_schema(schema)
     if n == 0:
-        matches = _write(spark.createDataFrame([], spark_schema), out_dir)
+        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir)
         return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     parallelism = max(spark.sparkContext.defaultParallelism, 1)
@@ -185,7 +185,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
     t1 = time.perf_counter()
-    matches = _write(out, out_dir)
+    matches = IO.write_matches(out, out_dir)
     t2 = time.perf_counter()
     return Summary(n, matches, plan.note, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
 
@@ -224,32 +224,6 @@ def _default_type(lang: str, columns: S.Columns) -> str | None:
     return {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
 
 
-def _tick(df, ts_col: str):
-    """The timestamp as whole ticks (Spark microseconds for datetimes), ns per tick, whether datetimes."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as ST
-
-    dtype = df.schema[ts_col].dataType
-    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
-        return F.col(ts_col).cast("long"), 1, False
-    if isinstance(dtype, (ST.TimestampType, ST.TimestampNTZType, ST.DateType)):
-        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
-    raise EventError(f"the Spark job needs integer or datetime timestamps, but column '{ts_col}' holds "
-                     f"{dtype.simpleString()}", column=ts_col)
-
-
-def _is_int(df, col: str) -> bool:
-    from pyspark.sql import types as ST
-
-    dtype = df.schema[col].dataType
-    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
-        return True
-    if isinstance(dtype, ST.StringType):
-        return False
-    raise EventError(f"the Spark job needs integer or text event ids, but column '{col}' holds "
-                     f"{dtype.simpleString()}", column=col)
-
-
 def _id_type(is_int: bool):
     import pyarrow as pa
 
@@ -283,61 +257,8 @@ def _positioned(df, ts_col: str, id_col: str):
 
 
 def _coarse(col: str, is_text: bool):
-    """A Spark group for a partition key: the value itself, or for CSV text a coarsening of the readers'
-    equality (null words null, whitespace dropped, numbers by their nearest double, text by its lower case)."""
+    """A Spark group for a partition key: the value itself, or for CSV text spark_io.key_group (a coarsening
+    of the readers' equality)."""
     from pyspark.sql import functions as F
 
-    if not is_text:
-        return F.col(f"`{col}`")
-    squeezed = F.regexp_replace(F.col(f"`{col}`"), r"(?U)[\s\x1c-\x1f]", "")
-    lowered = F.lower(squeezed)
-    number = squeezed.try_cast("double") + F.lit(0.0)
-    return (F.when(squeezed.isNull() | lowered.isin(*sorted({w.lower() for w in NULL_WORDS})), F.lit(None))
-            .otherwise(F.coalesce(number.cast("string"), lowered)))
-
-
-def _first_action(events: str, action):
-    try:
-        return action()
-    except Exception as exc:
-        found = S.malformed_csv(events, exc)
-        if found is not None:
-            raise found from None
-        raise
-
-
-def _text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """The form each CSV text column has over the whole file (tasks.combine_forms)."""
-    rows = _first_action(events, lambda: df.select(*used).mapInArrow(T.call(T.chunk_forms, used), T.FORM_SCHEMA)
-                         .collect())
-    return tuple((c, T.combine_forms((r["form"], r["nulls"], r["big"]) for r in rows if r["col"] == c))
-                 for c in used)
-
-
-def _write(out, out_dir: str) -> int:
-    """Write the rows to `out_dir`, replaced atomically (spark_jobs.commit); returns their number."""
-    if S.is_local(out_dir):
-        fs, target = C.LocalFS(), S.local_path(out_dir)
-    else:
-        fs, target = C.HadoopFS(out.sparkSession), out_dir
-    staging = C.stage(target, fs)
-    try:
-        try:
-            out.write.mode("append").parquet(staging)
-        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
-            found = T.unwrap_error(str(exc))
-            if found is not None:
-                raise found from None
-            raise
-        matches = out.sparkSession.read.parquet(staging).count()
-        C.swap(staging, target, fs)
-    except BaseException:
-        C.discard(staging, fs)
-        raise
-    return matches
-
-
-def _spark_schema(schema):
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(schema)
+    return IO.key_group(col) if is_text else F.col(f"`{col}`")

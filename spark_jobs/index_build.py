@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from reference.errors import CepkitError, EventError
 from spark_jobs import commit as C
 from spark_jobs import index_files as F
+from spark_jobs import spark_io as IO
 from spark_jobs import tasks as T
 
 INDEX_DIR = "_cepkit_index"
@@ -240,7 +241,7 @@ def build_index(spark, root: str, secondary: tuple[str, ...] = (), ts_unit: str 
     target = os.path.join(root, INDEX_DIR)
     C.recover(target)
     block_df = _block_frame(spark, len(blocks))
-    stats = _collect(block_df.mapInArrow(T.call(block_stats, spec), _spark_schema(stats_schema(stat_columns))),
+    stats = _collect(block_df.mapInArrow(T.call(block_stats, spec), IO.spark_schema(stats_schema(stat_columns))),
                      stats_schema(stat_columns))
     stats = stats.sort_by("block")
     strict = _check_order(root, stats, names, groups)
@@ -250,7 +251,7 @@ def build_index(spark, root: str, secondary: tuple[str, ...] = (), ts_unit: str 
         for attr in secondary:
             kspec = BlockSpec(root, spec.files, spec.row_groups, spec.first_seqs, (TS, attr),
                               ((attr, kinds[attr]),))
-            entries = block_df.mapInArrow(T.call(key_entries, kspec), _spark_schema(key_schema(kinds[attr])))
+            entries = block_df.mapInArrow(T.call(key_entries, kspec), IO.spark_schema(key_schema(kinds[attr])))
             out = os.path.join(staging, f"secondary-{attr}")
             entries.sort("key", "seq").write.option("parquet.block.size", KEY_ROW_GROUP_BYTES).parquet(out)
             parts = sorted(f for f in os.listdir(out) if f.endswith(".parquet"))
@@ -298,9 +299,3 @@ def _collect(df, schema: pa.Schema) -> pa.Table:
         if found is not None:
             raise found from None
         raise
-
-
-def _spark_schema(schema: pa.Schema):
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(schema)

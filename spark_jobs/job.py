@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from reference import registry
 from reference.binding import attribute_uses, resolve_type, window_bound
 from reference.errors import EventError, QueryError, require_extra
-from reference.numbers_text import NULL_WORDS
 from reference.language import parse
 from spark_jobs import commit as C
 from spark_jobs import languages as L
 from spark_jobs import plan as P
 from spark_jobs import source as S
+from spark_jobs import spark_io as IO
 from spark_jobs import tasks as T
 from spark_jobs import warmup as W
 
@@ -55,34 +55,6 @@ def _recover_output(out_dir: str) -> tuple[str, ...]:
     if not S.is_local(out_dir):
         return ()
     return tuple(C.recover(S.local_path(out_dir)))
-
-
-def _tick_expr(df, ts_col: str):
-    """The timestamp as whole ticks (Spark microseconds for datetimes), and nanoseconds per tick."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as ST
-
-    dtype = df.schema[ts_col].dataType
-    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
-        return F.col(ts_col).cast("long"), 1, False
-    if isinstance(dtype, (ST.TimestampType, ST.TimestampNTZType)):
-        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
-    if isinstance(dtype, ST.DateType):
-        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
-    raise EventError(f"the Spark job needs integer or datetime timestamps, but column '{ts_col}' holds "
-                     f"{dtype.simpleString()}", column=ts_col)
-
-
-def _id_is_int(df, id_col: str) -> bool:
-    from pyspark.sql import types as ST
-
-    dtype = df.schema[id_col].dataType
-    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
-        return True
-    if isinstance(dtype, ST.StringType):
-        return False
-    raise EventError(f"the Spark job needs integer or text event ids, but column '{id_col}' holds "
-                     f"{dtype.simpleString()}", column=id_col)
 
 
 def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None, master: str | None = None,
@@ -136,10 +108,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     df, text_cols = S.read(spark, events, fmt, columns)
     S.check_columns(events, df.columns, need)
     try:
-        tick, ns_per_tick, is_datetime = _tick_expr(df, columns.ts)
-        id_is_int = _id_is_int(df, columns.id)
+        tick, ns_per_tick, is_datetime = IO.tick_expr(df, columns.ts)
+        id_is_int = IO.id_is_int(df, columns.id)
     except EventError:
-        if _first_action(events, lambda: df.limit(1).count()):
+        if IO.first_action(events, lambda: df.limit(1).count()):
             raise
         # a header-only CSV (Spark infers text): no events, 0 matches, as the readers (semantics RD-9)
         tick, ns_per_tick, is_datetime, id_is_int = F.lit(None).cast("long"), 1, False, False
@@ -154,7 +126,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             F.count_distinct(columns.id).alias("n_distinct"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
     if type_col is not None:
         aggs += [F.count(type_col).alias("n_type"), F.collect_set(F.trim(F.col(type_col).cast("string"))).alias("types")]
-    stats = _first_action(events, lambda: df.agg(*aggs).collect()[0])  # a malformed CSV row fails it
+    stats = IO.first_action(events, lambda: df.agg(*aggs).collect()[0])  # a malformed CSV row fails it
     n = stats["n"]
     if stats["n_ts"] < n:
         raise EventError(f"'{events}': missing timestamp ({n - stats['n_ts']} rows)", column=columns.ts)
@@ -172,7 +144,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     type_names = tuple(types)
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
         schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
-        _write(spark.createDataFrame([], _spark_schema(schema)), out_dir)
+        IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir)
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
                        (("start-up", t_read - t_start), ("read", time.perf_counter() - t_read)))
     stream_unit = "ns" if is_datetime else ts_unit
@@ -181,7 +153,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     window_bound(q.window, stream_unit)
 
     used = [c for c in text_cols if c in attribute_uses(q)]
-    text_forms = _text_forms(events, df, tuple(used)) if used and n else ()
+    text_forms = IO.text_forms(events, df, tuple(used)) if used and n else ()
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
@@ -196,16 +168,16 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     udf = udf or "arrow"
     if keyed:
         # a key read as text is grouped by _key_group (events equal in the key stay together)
-        keyed_df = df.withColumns({T.KEY_COL + str(i): _key_group(k) for i, k in enumerate(keys) if k in text_cols})
+        keyed_df = df.withColumns({T.KEY_COL + str(i): IO.key_group(k) for i, k in enumerate(keys) if k in text_cols})
         group_cols = tuple(T.KEY_COL + str(i) if k in text_cols else k for i, k in enumerate(keys))
         spec = T.TaskSpec(group_cols=group_cols, **spec_args)
         nparts = partitions or wanted
         stage_input = keyed_df
         if udf == "pandas":
-            out = keyed_df.groupBy(*group_cols).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(T.call(T.match_group, spec), IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
-                   .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
+                   .mapInArrow(T.call(T.match_partition, spec), IO.spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
@@ -220,11 +192,11 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or min(sp.count, wanted)
         stage_input = sliced
         if udf == "pandas":
-            out = sliced.groupBy(T.SLICE_COL).applyInPandas(T.call(T.match_group, spec), _spark_schema(schema))
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(T.call(T.match_group, spec), IO.spark_schema(schema))
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-                   .mapInArrow(T.call(T.match_partition, spec), _spark_schema(schema)))
+                   .mapInArrow(T.call(T.match_partition, spec), IO.spark_schema(schema)))
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 
@@ -235,7 +207,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     before = W.cache_snapshot()
     t1 = time.perf_counter()
     stamps: list[float] = []
-    matches = _write(out, out_dir, stamps)
+    matches = IO.write_matches(out, out_dir, stamps)
     t2 = stamps[0]
     compiles = W.cache_writes(before)
     t3 = time.perf_counter()
@@ -250,76 +222,9 @@ def partition_count(events: int, parallelism: int) -> int:
     return max(1, min(-(-events // PARTITION_EVENTS), PARTITIONS_PER_CORE * max(parallelism, 1)))
 
 
-def _first_action(events: str, action):
-    """action(), with Spark's failure on a malformed CSV row as an EventError."""
-    try:
-        return action()
-    except Exception as exc:
-        found = S.malformed_csv(events, exc)
-        if found is not None:
-            raise found from None
-        raise
-
-
-def _text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """The form each CSV text column the query reads has over the whole file (tasks.combine_forms)."""
-    rows = _first_action(events, lambda: df.select(*used).mapInArrow(T.call(T.chunk_forms, used), T.FORM_SCHEMA)
-                         .collect())
-    return tuple((c, T.combine_forms((r["form"], r["nulls"], r["big"]) for r in rows if r["col"] == c))
-                 for c in used)
-
-
-def _key_group(col: str):
-    """The Spark group of a key column read as CSV text: a coarsening of the engine's equality on whatever
-    form `text_column` gives the column (cells with the same value share a group; different values may too).
-    Null words are null, whitespace is dropped, numbers are grouped by their nearest double (+0.0 makes -0
-    and 0 one group), other text by its lower case."""
-    from pyspark.sql import functions as F
-
-    squeezed = F.regexp_replace(F.col(f"`{col}`"), r"(?U)[\s\x1c-\x1f]", "")
-    lowered = F.lower(squeezed)
-    number = squeezed.try_cast("double") + F.lit(0.0)
-    return (F.when(squeezed.isNull() | lowered.isin(*sorted({w.lower() for w in NULL_WORDS})), F.lit(None))
-            .otherwise(F.coalesce(number.cast("string"), lowered)))
-
-
-def _write(out, out_dir: str, stamps: list[float] | None = None) -> int:
-    """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
-    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
-    `stamps` gets the time the matching stage ended (before the count and the swap)."""
-    if S.is_local(out_dir):
-        fs, target = C.LocalFS(), S.local_path(out_dir)
-    else:
-        fs, target = C.HadoopFS(out.sparkSession), out_dir
-    staging = C.stage(target, fs)
-    try:
-        try:
-            out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
-        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
-            found = T.unwrap_error(str(exc))
-            if found is not None:
-                raise found from None
-            raise
-        if stamps is not None:
-            stamps.append(time.perf_counter())
-        matches = out.sparkSession.read.parquet(staging).count()
-        C.swap(staging, target, fs)
-    except BaseException:
-        C.discard(staging, fs)
-        raise
-    return matches
-
-
-write_matches = _write   # the public name, for the other Spark jobs (spark_jobs.replay_job)
 
 
 def _session(master: str | None):
     from spark_jobs.session import get_session, job_settings
 
     return get_session(master, **job_settings(master, W.cache_env()))
-
-
-def _spark_schema(schema):
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(schema)

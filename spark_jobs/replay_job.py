@@ -25,7 +25,7 @@ from spark_jobs import replay_tasks as R
 from spark_jobs import source as SRC
 from spark_jobs import tasks as T
 from spark_jobs.index_table import IndexedEvents
-from spark_jobs.job import write_matches
+from spark_jobs.spark_io import write_matches
 
 JOB = "spark replay"
 BLOCKS_PER_TASK = 16

@@ -18,6 +18,7 @@ from reference.errors import CepkitError, EventError, QueryError, require_extra
 from reference.language import parse
 from spark_jobs import plan as P
 from spark_jobs import source as S
+from spark_jobs import spark_io as IO
 from spark_jobs import stream_checkpoint as K
 from spark_jobs import stream_source as R
 from spark_jobs import stream_state as ST
@@ -125,7 +126,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                          column=columns.type)
     spec = stream_spec(query, engine, columns, type_col, id_is_int, ts_unit, delay)
     task = spec.task
-    out_schema = _spark_schema(T.output_schema(task.variables, task.returns, id_is_int).append(
+    out_schema = IO.spark_schema(T.output_schema(task.variables, task.returns, id_is_int).append(
         pa.field(ST.LATE_COL, pa.int64())))
     K.record(checkpoint, query, options)
 
@@ -295,9 +296,3 @@ def _session(master: str | None):
     from spark_jobs.session import get_session
 
     return get_session(master, **{"spark.sql.shuffle.partitions": "8"})
-
-
-def _spark_schema(schema):
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(schema)

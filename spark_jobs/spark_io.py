@@ -1,0 +1,108 @@
+"""What every Spark job of cepkit shares on the driver: Spark's malformed-CSV failure as an EventError, the
+form of CSV text columns over the whole file, the Spark group of a key read as text, the atomic write of the
+output, and Arrow schemas as Spark's."""
+from __future__ import annotations
+
+import time
+
+from reference.errors import EventError
+from reference.numbers_text import NULL_WORDS
+from spark_jobs import commit as C
+from spark_jobs import source as S
+from spark_jobs import tasks as T
+
+
+def first_action(events: str, action):
+    """action(), with Spark's failure on a malformed CSV row as an EventError."""
+    try:
+        return action()
+    except Exception as exc:
+        found = S.malformed_csv(events, exc)
+        if found is not None:
+            raise found from None
+        raise
+
+
+def text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The form each CSV text column the query reads has over the whole file (tasks.combine_forms)."""
+    rows = first_action(events, lambda: df.select(*used).mapInArrow(T.call(T.chunk_forms, used), T.FORM_SCHEMA)
+                         .collect())
+    return tuple((c, T.combine_forms((r["form"], r["nulls"], r["big"]) for r in rows if r["col"] == c))
+                 for c in used)
+
+
+def key_group(col: str):
+    """The Spark group of a key column read as CSV text: a coarsening of the engine's equality on whatever
+    form `text_column` gives the column (cells with the same value share a group; different values may too).
+    Null words are null, whitespace is dropped, numbers are grouped by their nearest double (+0.0 makes -0
+    and 0 one group), other text by its lower case."""
+    from pyspark.sql import functions as F
+
+    squeezed = F.regexp_replace(F.col(f"`{col}`"), r"(?U)[\s\x1c-\x1f]", "")
+    lowered = F.lower(squeezed)
+    number = squeezed.try_cast("double") + F.lit(0.0)
+    return (F.when(squeezed.isNull() | lowered.isin(*sorted({w.lower() for w in NULL_WORDS})), F.lit(None))
+            .otherwise(F.coalesce(number.cast("string"), lowered)))
+
+
+def write_matches(out, out_dir: str, stamps: list[float] | None = None) -> int:
+    """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
+    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
+    `stamps` gets the time the matching stage ended (before the count and the swap)."""
+    if S.is_local(out_dir):
+        fs, target = C.LocalFS(), S.local_path(out_dir)
+    else:
+        fs, target = C.HadoopFS(out.sparkSession), out_dir
+    staging = C.stage(target, fs)
+    try:
+        try:
+            out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
+        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
+            found = T.unwrap_error(str(exc))
+            if found is not None:
+                raise found from None
+            raise
+        if stamps is not None:
+            stamps.append(time.perf_counter())
+        matches = out.sparkSession.read.parquet(staging).count()
+        C.swap(staging, target, fs)
+    except BaseException:
+        C.discard(staging, fs)
+        raise
+    return matches
+
+
+def spark_schema(schema):
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
+
+
+def tick_expr(df, ts_col: str):
+    """The timestamp as whole ticks (Spark microseconds for datetimes), nanoseconds per tick, and whether
+    the timestamps are datetimes."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as ST
+
+    dtype = df.schema[ts_col].dataType
+    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
+        return F.col(ts_col).cast("long"), 1, False
+    if isinstance(dtype, (ST.TimestampType, ST.TimestampNTZType)):
+        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
+    if isinstance(dtype, ST.DateType):
+        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
+    raise EventError(f"the Spark job needs integer or datetime timestamps, but column '{ts_col}' holds "
+                     f"{dtype.simpleString()}", column=ts_col)
+
+
+def id_is_int(df, id_col: str) -> bool:
+    """Whether the column holds integers (else text; EventError naming the column for any other type)."""
+    from pyspark.sql import types as ST
+
+    dtype = df.schema[id_col].dataType
+    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
+        return True
+    if isinstance(dtype, ST.StringType):
+        return False
+    raise EventError(f"the Spark job needs integer or text event ids, but column '{id_col}' holds "
+                     f"{dtype.simpleString()}", column=id_col)
