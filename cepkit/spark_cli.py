@@ -12,6 +12,7 @@ def register(sub) -> None:
     """Add the `spark` subcommand to the cepkit parser."""
     from cepkit.spark_replay_cli import register_replay
     from cepkit.spark_stream_cli import register_stream
+    from cepkit.spark_lang_cli import add_language_options
     from spark_jobs.job import UDFS, default_engine
     from spark_jobs.session import DEFAULT_MASTER
 
@@ -19,7 +20,7 @@ def register(sub) -> None:
     actions = spark.add_subparsers(dest="spark_command", required=True)
     r = actions.add_parser("run", help="match a query over Parquet/CSV events with Spark; write the matches "
                                        "as Parquet parts under OUT_DIR")
-    r.add_argument("query", help="SASE+ query file")
+    r.add_argument("query", help="query file: SASE+, MATCH_RECOGNIZE, TPStream or AFA (docs/spark.md)")
     r.add_argument("events", help="events: a .parquet file or directory, or a .csv file")
     r.add_argument("out_dir", help="output directory for the matches (Parquet), replaced only when the job "
                                    "succeeds")
@@ -41,6 +42,7 @@ def register(sub) -> None:
     r.add_argument("--slice-length", type=options.positive, help="time-slice length in ticks for queries without a key")
     r.add_argument("--partitions", type=options.positive,
                    help="number of Spark partitions (default: from the parallelism)")
+    add_language_options(r)
     r.set_defaults(func=_cmd_spark_run)
     register_replay(actions)
     register_stream(actions)
@@ -49,6 +51,7 @@ def register(sub) -> None:
 def _cmd_spark_run(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark")
     from cepkit.cli import read_query
+    from cepkit.spark_lang_cli import language_kwargs
     from spark_jobs.job import run_job
     from spark_jobs.source import Columns
 
@@ -58,7 +61,7 @@ def _cmd_spark_run(args: argparse.Namespace) -> int:
                       columns=Columns(ts=args.ts_col, id=args.id_col, type=args.type_col,
                                       default_type=args.default_type),
                       ts_unit=args.ts_unit, input_format=args.input_format, udf=args.udf,
-                      slice_length=args.slice_length, partitions=args.partitions)
+                      slice_length=args.slice_length, partitions=args.partitions, **language_kwargs(args))
     for line in summary.recovered:
         print(f"note: {line}", file=sys.stderr)
     print(f"{summary.events} events, {summary.matches} matches, engine {summary.engine}, split {summary.plan}; "

@@ -11,6 +11,7 @@ from reference.errors import EventError, QueryError, require_extra
 from reference.numbers_text import NULL_WORDS
 from reference.language import parse
 from spark_jobs import commit as C
+from spark_jobs import languages as L
 from spark_jobs import plan as P
 from spark_jobs import source as S
 from spark_jobs import tasks as T
@@ -81,12 +82,26 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             selection: str = "all", columns: S.Columns = S.Columns(), ts_unit: str | None = None,
             input_format: str | None = None, udf: str | None = None, slice_length: int | None = None,
             partitions: int | None = None, spark=None, fail_once_marker: str | None = None,
-            fail_first_attempt: tuple[str, str] | None = None) -> Summary:
+            fail_first_attempt: tuple[str, str] | None = None, language: str | None = None,
+            key: str | None = None, flavor: str | None = None) -> Summary:
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`.
-    `fail_once_marker` and `fail_first_attempt` inject task failures, for tests of retry (tasks.TaskSpec)."""
+    `fail_once_marker` and `fail_first_attempt` inject task failures, for tests of retry (tasks.TaskSpec).
+    Queries other than flat SASE+ sequences with a time window (language: named, else detected) go to
+    spark_jobs.generic_job (`key`, `flavor`: AFA)."""
     t0 = time.perf_counter()
     if spark is None:
         require_extra("spark", "the Spark job")  # MissingExtra naming cepkit[spark], not an ImportError later
+    lang = registry.language(language).name if language else registry.detect(query)
+    if lang != "sase" or L.needs_generic(lang, parse(query)) or key is not None or flavor is not None:
+        from spark_jobs.generic_job import run_generic
+
+        if udf is not None:
+            raise QueryError("--udf chooses the task body of flat SASE+ sequences; this query takes the "
+                             "generic path (docs/spark.md \"Every language on Spark\")")
+        return run_generic(lang, query, events, out_dir, engine=engine, spark_factory=lambda: _session(master),
+                           selection=selection, columns=columns, ts_unit=ts_unit, input_format=input_format,
+                           slice_length=slice_length, partitions=partitions, spark=spark, key=key, flavor=flavor,
+                           t0=t0)
     engine = engine or default_engine()
     if udf is not None and udf not in UDFS:
         raise QueryError(f"unknown task body '{udf}'", expected=list(UDFS))

@@ -1,0 +1,25 @@
+"""The options of `cepkit spark run` for queries in any language (spark_jobs.languages): the language, and
+the AFA's key and flavour."""
+from __future__ import annotations
+
+import argparse
+
+from cepkit import options
+
+
+def add_language_options(r: argparse.ArgumentParser) -> None:
+    """Add --language, --key and --flavor to the `spark run` parser."""
+    from reference.registry import LANGUAGES
+
+    r.add_argument("--language", choices=sorted(n for n in LANGUAGES if n != "window"),
+                   help="query language (default: from the query file's suffix, else from its text)")
+    r.add_argument("--key", type=options.column,
+                   help="AFA: the key column; one AFA runs per key value, punctuations and arc rows reach every key")
+    r.add_argument("--flavor", choices=("basic", "ignorable", "seq", "cleanse"), help="AFA: the operator's flavour")
+
+
+def language_kwargs(args: argparse.Namespace) -> dict:
+    """run_job's keywords from those options (the language by the query file's suffix unless named)."""
+    from reference import registry
+
+    return dict(language=args.language or registry.by_suffix(args.query), key=args.key, flavor=args.flavor)

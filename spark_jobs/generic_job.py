@@ -1,0 +1,343 @@
+"""The Spark job for every language (spark_jobs.languages plans the split, spark_jobs.generic_tasks runs the
+groups): read the events, number them where the plan needs it, partition and sort them in Spark, match
+inside the executors, write the match rows atomically (spark_jobs.commit)."""
+from __future__ import annotations
+
+import time
+
+from reference import registry
+from reference.errors import EventError, QueryError
+from reference.numbers_text import NULL_WORDS
+from spark_jobs import commit as C
+from spark_jobs import generic_tasks as G
+from spark_jobs import languages as L
+from spark_jobs import plan as P
+from spark_jobs import source as S
+from spark_jobs import tasks as T
+
+NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
+
+
+def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str | None, spark_factory,
+                selection: str = "all", columns: S.Columns = S.Columns(), ts_unit: str | None = None,
+                input_format: str | None = None, slice_length: int | None = None,
+                partitions: int | None = None, spark=None, key: str | None = None, flavor: str | None = None,
+                t0: float | None = None):
+    """Run a query of any language (spark_jobs.languages); returns spark_jobs.job.Summary."""
+    from spark_jobs.job import Summary
+
+    t0 = t0 if t0 is not None else time.perf_counter()
+    if lang not in ("sase", "sql", "tpstream", "afa"):
+        raise QueryError(f"the Spark job does not run {registry.language(lang).title or lang} queries",
+                         expected=["sase", "sql", "tpstream", "afa"])
+    q = registry.parse(lang, query)
+    engine = engine or L.default_engine(lang, q)
+    options = _options(lang, selection, flavor)
+    program = registry.get_engine(lang, engine).compile(query, **options)  # refusals before any Spark work
+    layout = program.layout
+    if key is not None and lang != "afa":
+        raise QueryError(f"--key is for AFA files; a {registry.language(lang).title} query is split by "
+                         "its own partitioning")
+    fmt = S.detect_format(events, input_format)
+    local = S.local_columns(events, fmt)
+
+    # The plan, and the columns it needs (those it can know before reading).
+    if lang == "afa":
+        plan = L.plan_afa(key)
+        need = {key: "the AFA's key (--key)"}
+    elif lang == "sql":
+        plan = L.plan_sql(q, None)  # refusals first; a slice's context needs the time unit, known once read
+        need = {c.col: "PARTITION BY" for c in q.partition_by}
+    elif lang == "tpstream":
+        plan = L.plan_tpstream(q, dict(options).get("mode", "exact"))
+        need = {a: "PARTITION BY" for a in q.partition_by}
+    else:
+        plan = None
+        L.plan_sase(q, selection, 1)  # refusals first
+        need = S.needed_columns(q, columns)
+    if local is not None:
+        S.check_columns(events, local, need)
+    recovered = tuple(C.recover(S.local_path(out_dir))) if S.is_local(out_dir) else ()
+
+    spark = spark or spark_factory()
+    if not S.is_local(out_dir):
+        recovered = tuple(C.recover(out_dir, C.HadoopFS(spark)))
+    from pyspark.sql import functions as F
+
+    if lang == "afa":  # every column typed by the readers' rule, as the AFA event file reader does
+        typed_cols = S.Columns(ts=NONE_COL, id=NONE_COL, type=None)
+    elif lang == "sase":
+        typed_cols = columns
+    else:
+        typed_cols = S.Columns(ts=_ts_col(lang, q, columns, local), id=columns.id, type=columns.type)
+    df, text_cols = S.read(spark, events, fmt, typed_cols)
+    S.check_columns(events, df.columns, need)
+
+    ts_col = None if lang == "afa" else _ts_col(lang, q, columns, df.columns)
+    if ts_col is not None:
+        S.check_columns(events, df.columns, {ts_col: "the timestamp (--ts-col)"})
+    id_col = columns.id if columns.id in df.columns and lang != "afa" else None
+    if lang == "sase" and id_col is None:
+        S.check_columns(events, df.columns, {columns.id: "the event id (the job orders events by timestamp, then id)"})
+    type_col = _type_col(lang, columns, df.columns)
+    if lang == "sase" and type_col is None and columns.default_type is None:
+        raise EventError(f"'{events}' has no column '{columns.type}' (the event type); pass --default-type",
+                         column=columns.type)
+
+    tick, ns_per_tick, is_datetime = (None, 1, False) if ts_col is None else _tick(df, ts_col)
+    aggs = [F.count(F.lit(1)).alias("n")]
+    if ts_col is not None:
+        aggs += [F.count(ts_col).alias("n_ts"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
+    if id_col is not None and lang != "afa":
+        aggs += [F.count(id_col).alias("n_id"), F.count_distinct(id_col).alias("n_distinct")]
+    if lang == "sase" and type_col is not None:
+        aggs += [F.count(type_col).alias("n_type"),
+                 F.collect_set(F.trim(F.col(type_col).cast("string"))).alias("types")]
+    stats = _first_action(events, lambda: df.agg(*aggs).collect()[0])
+    n = stats["n"]
+    if ts_col is not None and stats["n_ts"] < n:
+        raise EventError(f"'{events}': missing timestamp ({n - stats['n_ts']} rows)", column=ts_col)
+    if id_col is not None and lang != "afa":
+        if stats["n_id"] < n:
+            raise EventError(f"'{events}': missing event id ({n - stats['n_id']} rows)", column=id_col)
+        if stats["n_distinct"] < n:
+            raise EventError(f"'{events}': duplicate event ids ({n - stats['n_distinct']} rows repeat an id)",
+                             column=id_col)
+    type_names = None
+    if lang == "sase":
+        if type_col is not None:
+            type_names = tuple(sorted(set(stats["types"])))
+            if stats["n_type"] < n or "" in type_names:
+                raise EventError(f"'{events}': missing event type", column=type_col)
+        else:
+            type_names = (columns.default_type,)
+    stream_unit = "ns" if is_datetime else ts_unit
+    if lang == "sql":
+        plan = L.plan_sql(q, L.sql_window_ticks(q, stream_unit))
+        if plan.sliced and is_datetime:
+            plan = L.LanguagePlan(plan.kind, plan.keys, -(-plan.context // ns_per_tick), plan.note)
+    elif lang == "sase":
+        if n:
+            from reference.binding import resolve_type
+
+            for c in _components(q):
+                resolve_type(c.event_type, type_names, c.pos)
+        plan = L.plan_sase(q, selection, L.sase_window_ticks(q, stream_unit, ns_per_tick) if n else 1)
+
+    if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
+        from reference.match_table import Layout
+        from reference.sql.table import output_columns
+
+        attrs = [c for c in df.columns if c not in (ts_col, id_col)]
+        layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
+    id_is_int = id_col is None or _is_int(df, id_col)
+    schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa")
+    used_text = tuple(c for c in text_cols if c not in (ts_col, id_col, type_col))
+    forms = _text_forms(events, df, used_text) if used_text and n else ()
+    spec_args = dict(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
+                     id_col=id_col, type_col=type_col, default_type=_default_type(lang, columns),
+                     ts_unit=ts_unit, type_names=type_names, schema=schema, layout=layout,
+                     text_cols=used_text, text_forms=forms)
+    spark_schema = _spark_schema(schema)
+    if n == 0:
+        matches = _write(spark.createDataFrame([], spark_schema), out_dir)
+        return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
+
+    parallelism = max(spark.sparkContext.defaultParallelism, 1)
+    nparts = partitions or parallelism
+    if lang in ("sql", "tpstream", "afa"):
+        df = _numbered(df)  # the file row: the order of arrival (and the ids where the input has none)
+    order = ([ts_col] if ts_col else []) + ([G.ROW_COL] if G.ROW_COL in df.columns else [id_col])
+    if plan.kind == "partition":
+        coarse = {G.GROUP_COL + str(i): _coarse(k, k in text_cols) for i, k in enumerate(plan.keys)}
+        spec = G.GenericSpec(group_cols=(), **spec_args)
+        out = (df.withColumns(coarse).repartition(nparts, *coarse).drop(*coarse).sortWithinPartitions(*order)
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+        groups = nparts
+    elif plan.kind == "key":
+        kind = F.lower(F.trim(F.col("kind").cast("string"))) if "kind" in df.columns else F.lit("insert")
+        is_event = kind.isNull() | kind.isin("insert", "retract", "+", "-")
+        rows = df.withColumn(G.GROUP_COL, F.col(key).cast("string"))
+        data = rows.where(is_event)
+        keys = data.select(G.GROUP_COL).distinct()
+        control = rows.where(~is_event).drop(G.GROUP_COL).crossJoin(F.broadcast(keys))
+        spec = G.GenericSpec(group_cols=(G.GROUP_COL,), key_col=key, **spec_args)
+        out = (data.unionByName(control).repartition(nparts, G.GROUP_COL).sortWithinPartitions(G.GROUP_COL, G.ROW_COL)
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+        groups = nparts
+    else:
+        if plan.kind == "position-slice":
+            df = _positioned(df, ts_col, id_col)
+            tick_col, lo_t, hi_t = F.col(G.POS_COL), 0, n - 1
+        else:
+            tick_col, lo_t, hi_t = tick, stats["t_min"], stats["t_max"]
+        sp = P.slice_plan(lo_t, hi_t, plan.context, 4 * parallelism, slice_length)
+        d = f"({G.TICK_COL} - {sp.t_min}L)"
+        lo = F.expr(f"IF({d} < {sp.context}L, 0L, ({d} - {sp.context}L) div {sp.length}L)")
+        hi = F.expr(f"LEAST({sp.count - 1}L, ({d} + {sp.context}L) div {sp.length}L)")
+        sliced = (df.withColumn(G.TICK_COL, tick_col.cast("long"))
+                  .withColumn(G.SLICE_COL, F.explode(F.sequence(lo.cast("long"), hi.cast("long")))))
+        spec = G.GenericSpec(group_cols=(G.SLICE_COL,), slice_length=sp.length, slice_t_min=sp.t_min, **spec_args)
+        out = (sliced.repartitionByRange(partitions or min(sp.count, 4 * parallelism), G.SLICE_COL)
+               .sortWithinPartitions(G.SLICE_COL, *order)
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+        groups = sp.count
+        plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
+                              f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
+    t1 = time.perf_counter()
+    matches = _write(out, out_dir)
+    t2 = time.perf_counter()
+    return Summary(n, matches, plan.note, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+
+
+def _options(lang: str, selection: str, flavor: str | None) -> dict:
+    if flavor is not None and lang != "afa":
+        raise QueryError("--flavor is for AFA files")
+    if lang == "sase":
+        return {"selection": selection} if selection != "all" else {}
+    if selection != "all":
+        raise QueryError(f"--selection is for SASE+ queries, not {registry.language(lang).title}")
+    return {"flavor": flavor} if flavor else {}
+
+
+def _components(q):
+    from reference.language.ast import leaves
+
+    return leaves(q.pattern)
+
+
+def _ts_col(lang: str, q, columns: S.Columns, present) -> str:
+    """The timestamp column: the one named (default ts); for SQL, where the table has none, the first
+    ORDER BY column (as the single-process table reader)."""
+    if lang == "sql" and present is not None and columns.ts not in present and q.order_by:
+        return q.order_by[0].col.col
+    return columns.ts
+
+
+def _type_col(lang: str, columns: S.Columns, present) -> str | None:
+    if lang in ("sql", "afa"):
+        return None
+    return columns.type if columns.type is not None and columns.type in present else None
+
+
+def _default_type(lang: str, columns: S.Columns) -> str | None:
+    return {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
+
+
+def _tick(df, ts_col: str):
+    """The timestamp as whole ticks (Spark microseconds for datetimes), ns per tick, whether datetimes."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as ST
+
+    dtype = df.schema[ts_col].dataType
+    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
+        return F.col(ts_col).cast("long"), 1, False
+    if isinstance(dtype, (ST.TimestampType, ST.TimestampNTZType, ST.DateType)):
+        return F.unix_micros(F.col(ts_col).cast("timestamp")), 1000, True
+    raise EventError(f"the Spark job needs integer or datetime timestamps, but column '{ts_col}' holds "
+                     f"{dtype.simpleString()}", column=ts_col)
+
+
+def _is_int(df, col: str) -> bool:
+    from pyspark.sql import types as ST
+
+    dtype = df.schema[col].dataType
+    if isinstance(dtype, (ST.LongType, ST.IntegerType, ST.ShortType, ST.ByteType)):
+        return True
+    if isinstance(dtype, ST.StringType):
+        return False
+    raise EventError(f"the Spark job needs integer or text event ids, but column '{col}' holds "
+                     f"{dtype.simpleString()}", column=col)
+
+
+def _id_type(is_int: bool):
+    import pyarrow as pa
+
+    return pa.int64() if is_int else pa.string()
+
+
+def _offsets(df, counted):
+    """Consecutive numbers 0.. in partition order: Spark's monotonic id made dense with per-partition counts
+    (one counting pass; the ids of a file scan are the same when it is read again)."""
+    from pyspark.sql import functions as F
+
+    mono = df.withColumn("__cepkit_m", F.monotonically_increasing_id())
+    part, local = F.shiftright(F.col("__cepkit_m"), 33), F.col("__cepkit_m").bitwiseAND((1 << 33) - 1)
+    counts = dict((r[0], r[1]) for r in mono.groupBy(part.alias("p")).count().collect())
+    starts, total = [], 0
+    for p in range(max(counts, default=-1) + 1):
+        starts.append(total)
+        total += counts.get(p, 0)
+    base = F.element_at(F.array(*[F.lit(s).cast("long") for s in starts or [0]]), (part + 1).cast("int"))
+    return mono.withColumn(counted, base + local).drop("__cepkit_m")
+
+
+def _numbered(df):
+    """ROW_COL: each row's number in read order (a single file: its row order)."""
+    return _offsets(df, G.ROW_COL)
+
+
+def _positioned(df, ts_col: str, id_col: str):
+    """POS_COL: each event's position in (ts, id) order over the whole stream."""
+    return _offsets(df.orderBy(ts_col, id_col).localCheckpoint(), G.POS_COL).localCheckpoint()
+
+
+def _coarse(col: str, is_text: bool):
+    """A Spark group for a partition key: the value itself, or for CSV text a coarsening of the readers'
+    equality (null words null, whitespace dropped, numbers by their nearest double, text by its lower case)."""
+    from pyspark.sql import functions as F
+
+    if not is_text:
+        return F.col(f"`{col}`")
+    squeezed = F.regexp_replace(F.col(f"`{col}`"), r"(?U)[\s\x1c-\x1f]", "")
+    lowered = F.lower(squeezed)
+    number = squeezed.try_cast("double") + F.lit(0.0)
+    return (F.when(squeezed.isNull() | lowered.isin(*sorted({w.lower() for w in NULL_WORDS})), F.lit(None))
+            .otherwise(F.coalesce(number.cast("string"), lowered)))
+
+
+def _first_action(events: str, action):
+    try:
+        return action()
+    except Exception as exc:
+        found = S.malformed_csv(events, exc)
+        if found is not None:
+            raise found from None
+        raise
+
+
+def _text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The form each CSV text column has over the whole file (tasks.combine_forms)."""
+    rows = _first_action(events, lambda: df.select(*used).mapInArrow(T.call(T.chunk_forms, used), T.FORM_SCHEMA)
+                         .collect())
+    return tuple((c, T.combine_forms((r["form"], r["nulls"], r["big"]) for r in rows if r["col"] == c))
+                 for c in used)
+
+
+def _write(out, out_dir: str) -> int:
+    """Write the rows to `out_dir`, replaced atomically (spark_jobs.commit); returns their number."""
+    if S.is_local(out_dir):
+        fs, target = C.LocalFS(), S.local_path(out_dir)
+    else:
+        fs, target = C.HadoopFS(out.sparkSession), out_dir
+    staging = C.stage(target, fs)
+    try:
+        try:
+            out.write.mode("append").parquet(staging)
+        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
+            found = T.unwrap_error(str(exc))
+            if found is not None:
+                raise found from None
+            raise
+        matches = out.sparkSession.read.parquet(staging).count()
+        C.swap(staging, target, fs)
+    except BaseException:
+        C.discard(staging, fs)
+        raise
+    return matches
+
+
+def _spark_schema(schema):
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
