@@ -148,8 +148,9 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
         meta = F.col("_metadata")
         events = events.withColumns({KS.ARRIVAL[0]: meta.getField("file_modification_time").cast("long"),
                                      KS.ARRIVAL[1]: meta.getField("file_path"),
-                                     KS.ARRIVAL[2]: meta.getField("row_index")})
-        grouped = events.groupBy(F.col(key).cast("string").alias(G.GROUP_COL))
+                                     KS.ARRIVAL[2]: meta.getField("row_index"),
+                                     G.GROUP_COL: F.col(key).cast("string")})
+        grouped = events.groupBy(G.GROUP_COL)
         timeout_kind = GroupStateTimeout.NoTimeout
     else:
         events = events.withColumn(ST.EVENT_TIME, F.timestamp_millis(F.col(ts_col).cast("long") + ST.OFFSET))
