@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from reference.errors import CepkitError
+from reference.errors import CepkitError, EventError
 from reference.match_table import MatchTable
 from spark_jobs import generic_tasks as G
 from spark_jobs import stream_state as ST
@@ -33,6 +33,7 @@ from spark_jobs import tasks as T
 
 # arrival order of a file stream's rows (AFA): Spark's file metadata
 ARRIVAL = ("__cepkit_mtime", "__cepkit_file", "__cepkit_row_index")
+EVENT_KINDS = ("insert", "retract", "+", "-")
 
 
 @dataclass(frozen=True)
@@ -45,26 +46,20 @@ class KeyedSpec:
     delay: int = 0
 
 
-class _Pickler:
-    """Programs with closures (compiled fences, expressions) pickled by value; generated modules by file."""
-
-    @staticmethod
-    def dumps(program: Any) -> bytes:
-        from pyspark import cloudpickle
-
-        class P(cloudpickle.CloudPickler):
-            def reducer_override(self, obj):
-                if isinstance(obj, types.ModuleType):
-                    return ST.module_at, (obj.__name__, getattr(obj, "__file__", None))
-                return super().reducer_override(obj)
-
-        buf = io.BytesIO()
-        P(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(program)
-        return buf.getvalue()
-
-
 def dump_program(program: Any) -> bytes:
-    return _Pickler.dumps(program)
+    """A program pickled with Spark's cloudpickle (closures such as compiled fences by value), a module it
+    holds (a generated kernel module) as its name and file."""
+    from pyspark import cloudpickle
+
+    class Pickler(cloudpickle.CloudPickler):
+        def reducer_override(self, obj):
+            if isinstance(obj, types.ModuleType):
+                return ST.module_at, (obj.__name__, getattr(obj, "__file__", None))
+            return super().reducer_override(obj)
+
+    buf = io.BytesIO()
+    Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(program)
+    return buf.getvalue()
 
 
 def load_program(data: bytes) -> Any:
@@ -92,7 +87,9 @@ def step(ks: KeyedSpec, key: tuple, state: ST.KeyState, new: pa.Table | None, wa
         if state.program is not None:
             group.program = state.program
         if new is not None and new.num_rows:
-            group.feed(new.sort_by([(c, "ascending") for c in ARRIVAL]))
+            new = new.sort_by([(c, "ascending") for c in ARRIVAL])
+            check_event_rows(new)
+            group.feed(new)
         table = MatchTable.concat(group.program.layout, group.tables)
         return _output(spec, table, key), ST.KeyState(None, group.program, ST.NO_TS), None, 0
     late = 0
@@ -137,6 +134,21 @@ def step(ks: KeyedSpec, key: tuple, state: ST.KeyState, new: pa.Table | None, wa
     return out, after, (min(timeouts) if timeouts else None), late
 
 
+def check_event_rows(rows: pa.Table) -> None:
+    """EventError for an AFA control row (punctuation, arc row): it reaches every key's AFA, and the stream
+    keeps no list of keys to send it to (semantics SP-S12)."""
+    if "kind" not in rows.column_names:
+        return
+    import pyarrow.compute as pc
+
+    kind = pc.utf8_lower(pc.utf8_trim_whitespace(rows.column("kind").cast(pa.string())))
+    event = pc.fill_null(pc.is_in(kind, value_set=pa.array(EVENT_KINDS)), True)
+    if not pc.all(event).as_py():
+        bad = kind.filter(pc.invert(event))[0].as_py()
+        raise EventError(f"the AFA stream takes insert and retract rows; a '{bad}' row reaches every key's AFA, "
+                         "which the stream does not do yet (run it with cepkit spark run)", column="kind")
+
+
 def _output(spec: G.GenericSpec, table: MatchTable, key: tuple) -> pa.RecordBatch:
     return G.to_output(spec, table, key[0] if spec.key_col is not None and key else None)
 
@@ -153,8 +165,7 @@ def call_step(ks: KeyedSpec):
                 state = ST.KeyState(ST.load_table(pending), held, last, seen)
             else:
                 state = ST.KeyState(None, None, ST.NO_TS)
-            drop = [c for c in (ST.EVENT_TIME,)]
-            tables = [pa.Table.from_pandas(f.drop(columns=[c for c in drop if c in f.columns]), preserve_index=False)
+            tables = [pa.Table.from_pandas(f.drop(columns=[ST.EVENT_TIME], errors="ignore"), preserve_index=False)
                       for f in frames if len(f)]
             new = _concat(tables)
             watermark = (int(group_state.getCurrentWatermarkMs()) - ST.OFFSET) if ks.mode != "arrival" else 0

@@ -166,7 +166,7 @@ def _tpstream_context(q, ts_unit: str | None) -> int | None:
     """TPStream's WITHIN in whole timestamp ticks (the default watermark delay)."""
     import math
 
-    return int(math.ceil(q.within.ticks(ts_unit)))
+    return math.ceil(q.within.ticks(ts_unit))
 
 
 def _check_types(schema, ts_col: str, id_col: str) -> bool:

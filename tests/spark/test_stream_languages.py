@@ -8,11 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import cepkit
-from reference.errors import QueryError
+from reference.errors import EventError, QueryError
 from spark_jobs.stream import run_stream
+from spark_jobs.stream_keyed import check_event_rows
 from spark_jobs.stream_source import StreamSource
 from tests.spark.test_languages import expected, frame_rows
 from tests.spark.test_stream import in_order, write_files
@@ -60,7 +62,7 @@ def test_sql_partition_stream(spark, tmp_path):
                           "id": np.arange(n), "price": rng.integers(1, 10, n)})
     frame = flushed(frame, "symbol", price=1)
     table = cepkit.run(SQL, frame, language="sql", engine="reference")
-    out, summary = stream_files(spark, tmp_path, SQL, frame, [80, 160], language="sql", engine="reference")
+    out, summary = stream_files(spark, tmp_path, SQL, frame, [120], language="sql", engine="reference")
     want = sorted(expected(table), key=repr)
     assert len(want) > 5 and streamed(spark, out, table) == want
     assert summary.matches == len(want)
@@ -83,7 +85,7 @@ def test_tpstream_partition_stream(spark, tmp_path, early):
     frame = tpstream_input()
     mode = {"mode": "early"} if early else {}
     table = cepkit.run(text, frame, engine="optimized", read_options={"ts_unit": "s"}, **mode)
-    out, _ = stream_files(spark, tmp_path, text, frame, [150, 300], language="tpstream", ts_unit="s",
+    out, _ = stream_files(spark, tmp_path, text, frame, [240], language="tpstream", ts_unit="s",
                           early=early)
     want = sorted(expected(table), key=repr)
     assert want and streamed(spark, out, table) == want
@@ -139,3 +141,6 @@ def test_stream_refusals_by_name(spark, tmp_path):
         with pytest.raises(QueryError, match=message):
             run_stream(text, source, out, ckpt, spark=spark, language=lang, ts_unit="s", **kw)
     assert not os.path.exists(out) and not os.path.exists(ckpt)
+    punctuated = pa.table({"kind": ["insert", "punctuate"], "le": [1, 2], "sym": ["X", None]})
+    with pytest.raises(EventError, match="'punctuate' row reaches every key"):  # in the key's step (SP-S12)
+        check_event_rows(punctuated)
