@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import cepkit
+from cepkit.cli import main
 from reference.errors import EventError, QueryError
 from spark_jobs.stream import run_stream
 from spark_jobs.stream_keyed import check_event_rows
@@ -126,7 +127,7 @@ def test_afa_signed_rows_stream(spark, tmp_path):
     assert sum(b.matches_out > 0 for b in summary.batches) >= 2  # written as the micro-batches arrive
 
 
-def test_stream_refusals_by_name(spark, tmp_path):
+def test_stream_refusals_by_name(spark, tmp_path, capsys):
     src, out, ckpt = tmp_path / "src", str(tmp_path / "out"), str(tmp_path / "ckpt")
     source = StreamSource(path=str(src))
     cases = [(SQL.replace("PARTITION BY symbol", ""), "sql", {}, "no PARTITION BY"),
@@ -141,6 +142,11 @@ def test_stream_refusals_by_name(spark, tmp_path):
         with pytest.raises(QueryError, match=message):
             run_stream(text, source, out, ckpt, spark=spark, language=lang, ts_unit="s", **kw)
     assert not os.path.exists(out) and not os.path.exists(ckpt)
+    query = tmp_path / "q.sql"  # the command line: the language from the suffix, exit 2, no traceback
+    query.write_text(SQL.replace(" WITHIN 20", ""))
+    assert main(["spark", "stream", str(query), str(src), out, "--checkpoint", ckpt]) == 2
+    err = capsys.readouterr().err
+    assert "cannot run this MATCH_RECOGNIZE query: it has no WITHIN" in err and "Traceback" not in err
     punctuated = pa.table({"kind": ["insert", "punctuate"], "le": [1, 2], "sym": ["X", None]})
     with pytest.raises(EventError, match="'punctuate' row reaches every key"):  # in the key's step (SP-S12)
         check_event_rows(punctuated)
