@@ -131,10 +131,17 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
         id_is_int = _check_types(schema, ts_col, id_col)
     type_col = columns.type if lang == "tpstream" and columns.type in schema.fieldNames() else None
     default_type = {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
-    out_schema = G.output_schema(program.layout, pa.int64() if id_is_int else pa.string(), key=lang == "afa")
+    layout = program.layout
+    if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
+        from reference.match_table import Layout
+        from reference.sql.table import output_columns
+
+        attrs = [c for c in schema.fieldNames() if c not in (ts_col, id_col)]
+        layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
+    out_schema = G.output_schema(layout, pa.int64() if id_is_int else pa.string(), key=lang == "afa")
     spec = G.GenericSpec(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                          id_col=id_col, type_col=type_col, default_type=default_type, ts_unit=ts_unit,
-                         type_names=None, group_cols=plan.keys, schema=out_schema, layout=program.layout,
+                         type_names=None, group_cols=plan.keys, schema=out_schema, layout=layout,
                          key_col=key if lang == "afa" else None)
     ks = KS.KeyedSpec(spec, plan.mode, plan.context, delay)
     K.record(checkpoint, query, record)

@@ -41,7 +41,7 @@ def stream_files(spark, tmp_path, query: str, frame: pd.DataFrame, cuts: list[in
     """`frame` written as files (disordered within 3 ticks across and within them), streamed once."""
     src, out, ckpt = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt"
     write_files(src, frame, cuts, shift=3)
-    kw = {"watermark": 5, "once": True, "spark": spark, "partitions": 2, "report": lambda line: None, **kw}
+    kw = {"watermark": 5, "once": True, "spark": spark, "partitions": 1, "report": lambda line: None, **kw}
     summary = run_stream(query, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt), **kw)
     assert summary.rows_in == len(frame) and summary.late_dropped == 0
     return out, summary
@@ -119,7 +119,7 @@ def test_afa_signed_rows_stream(spark, tmp_path):
         table = cepkit.run(text, frame[frame.sym == key].reset_index(drop=True), engine="reference")
         want += expected(table, key)
     summary = run_stream(text, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
-                         once=True, spark=spark, partitions=2, report=lambda line: None, language="afa", key="sym",
+                         once=True, spark=spark, partitions=1, report=lambda line: None, language="afa", key="sym",
                          engine="reference")
     got = streamed(spark, out, table)
     assert got == sorted(want, key=repr) and summary.matches == len(want)
