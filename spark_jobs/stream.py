@@ -88,15 +88,16 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     `once` until the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in
     ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint
     only; default: the session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch
-    (default: stderr). `language` (default sase): MATCH_RECOGNIZE, TPStream (`early`: early output) and AFA
+    (default: stderr). `language` (default: detected from the text): MATCH_RECOGNIZE, TPStream (`early`: early output) and AFA
     (`key`, `flavor`) run through spark_jobs.stream_languages."""
     if spark is None:
         require_extra("spark", "the streaming job")
     report = report or (lambda line: print(line, file=sys.stderr, flush=True))
-    if language not in (None, "sase") or key is not None or flavor is not None or early:
+    language = registry.language(language).name if language else registry.detect(query)
+    if language != "sase" or key is not None or flavor is not None or early:
         from spark_jobs.stream_languages import run_language_stream
 
-        return run_language_stream(language or "sase", query, source, out_dir, checkpoint, engine=engine,
+        return run_language_stream(language, query, source, out_dir, checkpoint, engine=engine,
                                    watermark=watermark, columns=columns, ts_unit=ts_unit, once=once,
                                    partitions=partitions, trigger_seconds=trigger_seconds, timeout=timeout,
                                    until=until, spark=spark, master=master, report=report, key=key,
