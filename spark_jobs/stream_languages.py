@@ -124,6 +124,9 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
 
     spark = spark or M.stream_session(master)
     fmt = R.file_format(source, files)
+    if plan.mode == "arrival" and fmt != "parquet":
+        raise QueryError("the AFA stream reads Parquet files: a key's rows are fed in arrival order, and within a "
+                         f"file that is Spark's row index, which {fmt} files lack")
     schema = R.file_schema(spark, source, fmt, files)
     S.check_columns(source.describe(), schema.fieldNames(), need)
     id_is_int = True

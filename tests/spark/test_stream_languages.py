@@ -147,6 +147,11 @@ def test_stream_refusals_by_name(spark, tmp_path, capsys):
     assert main(["spark", "stream", str(query), str(src), out, "--checkpoint", ckpt]) == 2
     err = capsys.readouterr().err
     assert "cannot run this MATCH_RECOGNIZE query: it has no WITHIN" in err and "Traceback" not in err
+    src.mkdir()  # AFA's arrival order within a file is Spark's Parquet row index: JSON lines are refused
+    afa_input().iloc[:4].to_json(src / "a.jsonl", orient="records", lines=True)
+    with pytest.raises(QueryError, match="AFA stream reads Parquet files"):
+        run_stream((EX / "afa" / "q1.afa.yaml").read_text(), source, out, ckpt, spark=spark, key="sym")
+    assert not os.path.exists(out)
     punctuated = pa.table({"kind": ["insert", "punctuate"], "le": [1, 2], "sym": ["X", None]})
     with pytest.raises(EventError, match="'punctuate' row reaches every key"):  # in the key's step (SP-S12)
         check_event_rows(punctuated)
