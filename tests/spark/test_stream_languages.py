@@ -105,26 +105,32 @@ def afa_input() -> pd.DataFrame:
 def test_afa_signed_rows_stream(spark, tmp_path):
     """Each micro-batch's rows of a key are fed at once in arrival order; the speculative insertions and the
     retractions (sign -1) are written as the key's AFA gives them, so the rows equal the single-process
-    run over each key's rows in arrival order (SP-S11)."""
+    run over each key's rows in arrival order (SP-S11). Two runs on one checkpoint (one file, then two
+    more): the keys' AFAs come back from the state store."""
     text = (EX / "afa" / "q1.afa.yaml").read_text()
     frame = afa_input()
-    src, out, ckpt = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt"
+    src, out, ckpt, staged = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt", tmp_path / "staged"
     src.mkdir()
+    staged.mkdir()
     for i, part in enumerate(np.array_split(np.arange(len(frame)), 3)):
-        name = src / f"part-{i}.parquet"
-        frame.iloc[part].to_parquet(name, index=False)
-        in_order(name, i)
+        frame.iloc[part].to_parquet(staged / f"part-{i}.parquet", index=False)
     want = []
     for key in ("X", "Y"):
         table = cepkit.run(text, frame[frame.sym == key].reset_index(drop=True), engine="reference")
         want += expected(table, key)
-    summary = run_stream(text, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
-                         once=True, spark=spark, partitions=1, report=lambda line: None, language="afa", key="sym",
-                         engine="reference")
+    runs = []
+    for names in (["part-0.parquet"], ["part-1.parquet", "part-2.parquet"]):
+        for name in names:
+            os.rename(staged / name, src / name)
+            in_order(src / name, int(name[5]))
+        runs.append(run_stream(text, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt),
+                               once=True, spark=spark, partitions=1, report=lambda line: None, language="afa",
+                               key="sym", engine="reference"))
     got = streamed(spark, out, table)
-    assert got == sorted(want, key=repr) and summary.matches == len(want)
+    assert got == sorted(want, key=repr) and sum(r.matches for r in runs) == len(want)
     assert any(r[4] == -1 for r in got) and any(r[4] == 1 for r in got)  # retractions and insertions
-    assert sum(b.matches_out > 0 for b in summary.batches) >= 2  # written as the micro-batches arrive
+    assert sum(b.matches_out > 0 for r in runs for b in r.batches) >= 2  # written as the micro-batches arrive
+    assert runs[1].matches > 0 and sum(r.rows_in for r in runs) == len(frame)
 
 
 def test_stream_refusals_by_name(spark, tmp_path, capsys):
