@@ -10,11 +10,13 @@ from reference.errors import require_extra
 
 def register_stream(actions) -> None:
     """Add `stream` to the `cepkit spark` subcommands."""
+    from cepkit.spark_lang_cli import add_language_options
     from spark_jobs.session import DEFAULT_MASTER
 
     s = actions.add_parser("stream", help="match a keyed query over events as they arrive (Structured Streaming); "
                                           "append the final matches as Parquet under OUT")
-    s.add_argument("query", help="SASE+ query file (a query split by key: [attr] with s2, s3 or s4)")
+    s.add_argument("query", help="query file split by key: SASE+ ([attr] with s2, s3 or s4), MATCH_RECOGNIZE or "
+                                 "TPStream with PARTITION BY, AFA with --key")
     s.add_argument("source", nargs="?", help="a directory that Parquet or JSON-lines event files land in "
                                              "(not with --kafka)")
     s.add_argument("out_dir", help="output directory: Parquet parts appended as matches become final")
@@ -41,6 +43,8 @@ def register_stream(actions) -> None:
     s.add_argument("--default-type", help="event type for every row when there is no type column")
     s.add_argument("--id-col", default="id", type=options.column, help="column holding the event id")
     s.add_argument("--ts-col", default="ts", type=options.column, help="column holding the timestamp")
+    s.add_argument("--early", action="store_true", help="TPStream: early output (configurations as soon as known)")
+    add_language_options(s)
     s.set_defaults(func=_cmd_spark_stream)
 
 
@@ -49,6 +53,7 @@ def _cmd_spark_stream(args: argparse.Namespace) -> int:
 
     require_extra("spark", "cepkit spark stream")
     from cepkit.cli import read_query
+    from cepkit.spark_lang_cli import language_kwargs
     from spark_jobs.source import Columns
     from spark_jobs.stream import run_stream
     from spark_jobs.stream_source import StreamSource
@@ -67,7 +72,8 @@ def _cmd_spark_stream(args: argparse.Namespace) -> int:
                              columns=Columns(ts=args.ts_col, id=args.id_col, type=args.type_col,
                                              default_type=args.default_type),
                              ts_unit=args.ts_unit, once=args.once, trigger_seconds=args.trigger_seconds,
-                             partitions=args.partitions, master=args.master)
+                             partitions=args.partitions, master=args.master, early=args.early,
+                             **language_kwargs(args))
     except KeyboardInterrupt:
         print("stopped; start again with the same --checkpoint to go on", file=sys.stderr)
         return 130

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reference.binding import window_bound
-from reference.nfab.compile import is_nfab_query
 from reference.errors import QueryError
 from reference.language import ast as A
-from reference.nfab.compile import compile_nfab
+from reference.nfab.compile import compile_nfab, is_nfab_query
 
 _KEYED = {A.Strategy.PARTITION_CONTIGUITY, A.Strategy.SKIP_TILL_NEXT_MATCH, A.Strategy.SKIP_TILL_ANY_MATCH}
 

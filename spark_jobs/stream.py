@@ -82,15 +82,27 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                watermark: int | None = None, columns: S.Columns = S.Columns(), ts_unit: str | None = None,
                once: bool = False, partitions: int | None = None, trigger_seconds: float | None = None,
                timeout: float | None = None, until: Callable[[], bool] | None = None, spark=None,
-               master: str | None = None, report: Callable[[str], None] | None = None) -> StreamSummary:
+               master: str | None = None, report: Callable[[str], None] | None = None,
+               language: str | None = None, key: str | None = None, flavor: str | None = None,
+               early: bool = False) -> StreamSummary:
     """Run the streaming query until it is stopped (Ctrl-C, `timeout` seconds, or `until()` true), or with
     `once` until the files (or Kafka offsets) there at the start are processed. `watermark`: the delay in
     ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint
     only; default: the session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch
-    (default: stderr)."""
+    (default: stderr). `language` (default: detected from the text): MATCH_RECOGNIZE, TPStream (`early`: early output) and AFA
+    (`key`, `flavor`) run through spark_jobs.stream_languages."""
     if spark is None:
         require_extra("spark", "the streaming job")
     report = report or (lambda line: print(line, file=sys.stderr, flush=True))
+    language = registry.language(language).name if language else registry.detect(query)
+    if language != "sase" or key is not None or flavor is not None or early:
+        from spark_jobs.stream_languages import run_language_stream
+
+        return run_language_stream(language, query, source, out_dir, checkpoint, engine=engine,
+                                   watermark=watermark, columns=columns, ts_unit=ts_unit, once=once,
+                                   partitions=partitions, trigger_seconds=trigger_seconds, timeout=timeout,
+                                   until=until, spark=spark, master=master, report=report, key=key,
+                                   flavor=flavor, early=early)
     engine = engine or default_engine()
     q = parse(query)
     checked = stream_spec(query, engine, columns, columns.type, True, ts_unit)  # refusals before any Spark work
@@ -106,12 +118,12 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                              "(a DDL string such as 'ts long, id long, type string, price double')")
     elif source.schema is None:
         raise EventError("a Kafka stream needs --schema (a DDL string such as 'ts long, id long, type string')")
-    options = {"engine": engine, "watermark": delay, "keys": list(keyed.keys), "source": _where(source.describe()),
-               "out": _where(out_dir), "ts": columns.ts, "id": columns.id, "type": columns.type,
+    options = {"engine": engine, "watermark": delay, "keys": list(keyed.keys), "source": absolute_where(source.describe()),
+               "out": absolute_where(out_dir), "ts": columns.ts, "id": columns.id, "type": columns.type,
                "default_type": columns.default_type, "ts_unit": ts_unit}
     K.check(checkpoint, out_dir, query, options)
 
-    spark = spark or _session(master)
+    spark = spark or stream_session(master)
     if source.kafka:
         R.require_kafka(spark)
         fmt, schema = None, R.ddl_schema(spark, source.schema)
@@ -139,6 +151,18 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                .groupBy(*keyed.keys)
                .applyInPandasWithState(ST.call_step(spec), out_schema, ST.STATE_SCHEMA, "append",
                                        GroupStateTimeout.EventTimeTimeout))
+    summary = StreamSummary(watermark_delay=delay, keys=keyed.keys, engine=engine)
+    return write_and_follow(spark, matched, out_dir, checkpoint, summary, report, once=once,
+                            trigger_seconds=trigger_seconds, partitions=partitions, timeout=timeout, until=until)
+
+
+def write_and_follow(spark, matched, out_dir: str, checkpoint: str, summary: StreamSummary, report, *,
+                     once: bool, trigger_seconds: float | None, partitions: int | None, timeout: float | None,
+                     until) -> StreamSummary:
+    """Append the matched rows (LATE_COL: the late rows' count rows) as Parquet under `out_dir` and follow
+    the query until it ends (run_stream's options)."""
+    from pyspark.sql import functions as F
+
     late = F.col(ST.LATE_COL)
     matched = (matched.observe(MATCHES_METRIC, F.count(F.when(late.isNull(), 1)).alias("matches"),
                                F.sum(late).alias("late"))
@@ -149,7 +173,6 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
         writer = writer.trigger(availableNow=True)
     elif trigger_seconds:
         writer = writer.trigger(processingTime=f"{trigger_seconds} seconds")
-    summary = StreamSummary(watermark_delay=delay, keys=keyed.keys, engine=engine)
     before = spark.conf.get("spark.sql.shuffle.partitions")
     if partitions:  # fixed by the checkpoint's first run (Spark keeps it in the checkpoint's metadata)
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
@@ -158,14 +181,14 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
     try:
-        _follow(running, summary, report, timeout, until)
+        follow_query(running, summary, report, timeout, until)
     finally:
         if running.isActive:
             running.stop()
-    _collect(running, summary, report)
+    collect_progress(running, summary, report)
     if summary.late_dropped:
         report(f"warning: {summary.late_dropped} late rows were dropped: their timestamps were at or below the "
-               f"watermark (the largest timestamp seen minus {delay} ticks); raise --watermark to keep them")
+               f"watermark (the largest timestamp seen minus {summary.watermark_delay} ticks); raise --watermark to keep them")
     return summary
 
 
@@ -189,7 +212,7 @@ def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | Non
     return ST.StreamSpec(task, context, query_types, delay)
 
 
-def _follow(running, summary: StreamSummary, report, timeout: float | None, until) -> None:
+def follow_query(running, summary: StreamSummary, report, timeout: float | None, until) -> None:
     """Report each micro-batch's progress until the query ends (or `timeout` seconds pass, or `until()`)."""
     start = time.monotonic()
     while running.isActive:
@@ -197,7 +220,7 @@ def _follow(running, summary: StreamSummary, report, timeout: float | None, unti
             running.awaitTermination(0.2)
         except Exception:  # noqa: BLE001 (the query failed: running.exception() below has it)
             break
-        _collect(running, summary, report)
+        collect_progress(running, summary, report)
         if (timeout is not None and time.monotonic() - start > timeout) or (until is not None and until()):
             break
     failure = running.exception()
@@ -236,7 +259,7 @@ def stream_failure(text: str) -> CepkitError:
     return CepkitError(f"the streaming query failed: {first[:500]}")
 
 
-def _collect(running, summary: StreamSummary, report) -> None:
+def collect_progress(running, summary: StreamSummary, report) -> None:
     seen = {b.batch for b in summary.batches}
     for p in running.recentProgress:
         if p.batchId in seen:
@@ -253,7 +276,7 @@ def _collect(running, summary: StreamSummary, report) -> None:
         report(b.line())
 
 
-def _where(path: str) -> str:
+def absolute_where(path: str) -> str:
     """A local path made absolute (the checkpoint records where the stream reads and writes)."""
     return os.path.abspath(S.local_path(path)) if S.is_local(path) and not path.startswith("kafka ") else path
 
@@ -292,7 +315,7 @@ def _check_types(schema, columns: S.Columns) -> bool:
                      f"{id_type.simpleString()}", column=columns.id)
 
 
-def _session(master: str | None):
+def stream_session(master: str | None):
     from spark_jobs.session import get_session
 
     return get_session(master, **{"spark.sql.shuffle.partitions": "8"})

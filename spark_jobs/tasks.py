@@ -17,10 +17,10 @@ import pyarrow.compute as pc
 
 from reference.errors import CepkitError, EventError, QueryError
 from reference.events import EventBatch, exact
-from reference.readers import from_arrow, from_columns, from_pandas
-from reference.typed_columns import text_cells, text_column
 from reference.match import Match, json_safe, plain
 from reference.match_table import MatchTable
+from reference.readers import from_arrow, from_columns, from_pandas
+from reference.typed_columns import text_cells, text_column
 from spark_jobs.match_rows import output_batch
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
