@@ -99,7 +99,7 @@ def run_unit(spec: ReplaySpec, table: pa.Table, a: int, b: int, extend: int) -> 
     if not keep.any():
         return None
     kept = MatchTable(found.layout, arrow=found.to_arrow().filter(pa.array(keep)))
-    return T.matches_to_arrow(spec, kept.rows())
+    return T.matches_to_arrow(spec, kept)
 
 
 def replay_units(spec: ReplaySpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 
 from reference.errors import CepkitError, EventError
+from reference.match_table import MatchTable
 from spark_jobs import tasks as T
 
 EVENT_TIME = "__cepkit_event_time"   # the timestamp as Spark event time: one tick = one millisecond, + OFFSET
@@ -117,7 +118,7 @@ class KeyState:
 
 
 def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, watermark: int
-         ) -> tuple[list, KeyState, int | None, int]:
+         ) -> tuple[MatchTable | list, KeyState, int | None, int]:
     """Drop the new events at or below `watermark` (late: an event they might precede was fed already) and
     feed what `watermark` makes final; return (final matches, the state after, the timeout: the watermark
     value past which the key must be called again, None when nothing waits for the watermark; the late
@@ -131,7 +132,7 @@ def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, wa
             new = new.filter(pa.array(on_time))
     parts = [t for t in (state.pending, new) if t is not None and t.num_rows]
     events = pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0] if parts else None
-    matches: list = []
+    found: list[MatchTable] = []   # the engine's tables, turned into rows column by column
     program, last, seen = state.program, state.last_fed, state.max_seen
     if new is not None and new.num_rows:
         seen = max(seen, int(new.column(task.ts_col).to_numpy(zero_copy_only=False).max()))
@@ -146,18 +147,19 @@ def step(spec: StreamSpec, key: tuple, state: KeyState, new: pa.Table | None, wa
             ready = ready.sort_by([(task.ts_col, "ascending"), (task.id_col, "ascending")])
             runner = T.GroupRunner(task, key, program)
             runner.feed(typed_events(spec, ready))
-            matches += runner.matches
+            found += runner.tables
             program, last = runner.program, int(ts[final].max())
         if not final.all():
             pending = events.filter(pa.array(~final))
     if program is not None and spec.context is not None and watermark >= last + spec.context:
-        matches += list(program.close())  # no later event reaches this program's runs (module docstring)
+        found.append(program.close())  # no later event reaches this program's runs (module docstring)
         program = None
     timeouts = []
     if pending is not None:
         timeouts.append(int(pending.column(task.ts_col).to_numpy(zero_copy_only=False).min()) - 1)
     if program is not None and spec.context is not None:
         timeouts.append(last + spec.context - 1)
+    matches = MatchTable.concat(found[0].layout, found) if found else []
     return matches, KeyState(pending, program, last, seen), (min(timeouts) if timeouts else None), late
 
 

@@ -208,11 +208,6 @@ class GroupRunner:
         except EventError as exc:
             raise _name_event(exc, events, spec.id_col) from None
 
-    @property
-    def matches(self) -> list[Match]:
-        """The matches found so far, as Match rows."""
-        return [m for t in self.tables for m in t]
-
     def _found(self) -> int:
         return sum(len(t) for t in self.tables)
 
