@@ -1,14 +1,18 @@
 """The reference engine: the oracle. A plain SASE+ sequence runs on the NFA^b run semantics of spec/000
 (every strategy); AND / OR / nested patterns, ANY and the SASE RFID dialect run on the eager NFA of the
-pattern model (spec/001 §2.7, skip-till-any-match). The brute-force engine (the §3.2 definition by
+pattern model (spec/001 §2.7, skip-till-any-match); a query in the SASE 1.0 dialect runs SASE 1.0's runs
+(reference/nfab/sase1.py). The brute-force engine (the §3.2 definition by
 enumeration, reference/brute.py and reference/pattern/brute.py) picks its program the same way."""
 from __future__ import annotations
 
 from reference.brute import BruteForceProgram
 from reference.contract import Engine
+from reference.errors import Unsupported
 from reference.language import ast as A
+from reference.language.constructs import SASE1_DIALECT
 from reference.nfab.compile import compile_nfab, is_nfab_query
 from reference.nfab.runs import NFAbProgram
+from reference.nfab.sase1 import Sase1Program
 
 
 class _SaseEngine(Engine):
@@ -17,6 +21,8 @@ class _SaseEngine(Engine):
     language = "sase"
 
     def build(self, q: A.Query, selection: str = "all"):
+        if q.dialect == "sase1":
+            return self.sase1_program(compile_nfab(q), selection=selection)
         if is_nfab_query(q):
             return self.nfab_program(compile_nfab(q), selection=selection)
         from reference.pattern.engines import all_only
@@ -33,6 +39,7 @@ class ReferenceEngine(_SaseEngine):
 
     name = "reference"
     nfab_program = NFAbProgram
+    sase1_program = Sase1Program
     counts_state = True  # NFA^b runs and held matches; eager instances (reference/pattern/eager.py)
 
     @staticmethod
@@ -47,6 +54,10 @@ class BruteForceEngine(_SaseEngine):
 
     name = "brute"
     nfab_program = BruteForceProgram
+
+    def sase1_program(self, nfa, selection: str = "all"):
+        raise Unsupported(self.name, SASE1_DIALECT, nfa.query.pos.line or None, nfa.query.pos.column or None)
+
     state_note = ("it holds no partial matches: it enumerates the assignments of at most 200 events "
                    "(2^14 subsets per Kleene variable) at the end of the stream")
 

@@ -7,11 +7,13 @@ from reference.language.ast import Query
 LANGUAGES = ("sase",)
 
 
-def parse(text: str, language: str = "sase") -> Query:
-    """Parse and validate a query; QueryError (with line and column) on any mistake."""
+def parse(text: str, language: str = "sase", dialect: str | None = None) -> Query:
+    """Parse and validate a query; QueryError (with line and column) on any mistake. `dialect` "sase1"
+    reads it with SASE 1.0's behaviour, "sase+" (or None, for PATTERN ...) with the paper's."""
     if language != "sase":
         raise QueryError(f"unknown query language '{language}'", expected=list(LANGUAGES))
+    from reference.language.dialects import with_dialect
     from reference.language.sase import parse_sase
     from reference.language.validate import validate
 
-    return validate(parse_sase(text))
+    return with_dialect(validate(parse_sase(text)), dialect)

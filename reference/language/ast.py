@@ -171,7 +171,8 @@ class Conventions:
         return self.window_bound == "strict"
 
 
-SASE_CONVENTIONS = Conventions("two_valued", "strict")        # SASE+ and SASE 1.0: WITHIN is span < W
+SASE_CONVENTIONS = Conventions("two_valued", "strict")        # SASE+ (the papers): WITHIN is span < W
+SASE1_CONVENTIONS = Conventions("two_valued", "inclusive")    # SASE 1.0's engine: last ts - first ts <= W
 SQL_CONVENTIONS = Conventions("three_valued", "inclusive")    # MATCH_RECOGNIZE: WITHIN is span <= W (thesis)
 TPSTREAM_CONVENTIONS = Conventions("two_valued", "inclusive")  # TPStream: max te - min ts <= W (spec/004)
 
@@ -285,7 +286,8 @@ class Query:
     returns: tuple[ReturnItem, ...] = ()
     strategy_defaulted: bool = False
     pos: Pos = _pos()
-    dialect: str = "sase+"  # "sase+" (SIGMOD 2008 / lazy NFA papers) or "rfid" (SASE, SIGMOD 2006: EVENT ...)
+    dialect: str = "sase+"  # "sase+" (SIGMOD 2008 / lazy NFA papers), "rfid" (SASE, SIGMOD 2006: EVENT ...)
+    #                         or "sase1" (the SASE 1.0 engine's behaviour; reference/language/dialects.py)
     conventions: Conventions = SASE_CONVENTIONS
 
     def __post_init__(self) -> None:

@@ -5,10 +5,12 @@ import dataclasses
 
 from reference.language import ast as A
 
+SASE1_DIALECT = "SASE 1.0 dialect"  # the construct name of a query read with SASE 1.0's behaviour
+
 
 def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Pos]:
     """Construct names, each with where it first occurs: SEQ, Kleene closure, negation, AND(...), OR(...),
-    ANY(...), nested pattern, partition, window, aggregate, RETURN, RFID dialect, the strategy as spelled in
+    ANY(...), nested pattern, partition, window, aggregate, RETURN, RFID dialect, SASE 1.0 dialect, the strategy as spelled in
     the language (e.g. skip_till_next_match), non-overlap output."""
     out: dict[str, A.Pos] = {}
 
@@ -46,6 +48,8 @@ def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Po
         add("RETURN", q.returns[0].pos)
     if q.dialect == "rfid":
         add("RFID dialect", q.pos)
+    if q.dialect == "sase1":
+        add(SASE1_DIALECT, q.pos)
     if selection == "non_overlap":
         add("non-overlap output (--selection non-overlap)", q.pos)
     return out
