@@ -77,6 +77,12 @@ def run(query: str | Path, events: Any, language: str | None = None, engine: str
     `max_state` as in `compile`."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
+    if lang == "sase":  # a SASE 1.0 query file (.query) is read in the SASE 1.0 dialect
+        from reference.language import parse
+        from reference.language.dialects import dialect_of_path
+
+        dialect = dialect_of_path(query) if by_suffix is not None else None
+        text = parse(text, dialect=dialect) if dialect is not None else text
     program = registry.get_engine(lang, engine).compile(text, **options)
     warn_unbounded(lang, getattr(program, "query", None))
     data = registry.read_input(lang, engine, events, getattr(program, "query", None), **(read_options or {}))

@@ -10,7 +10,7 @@ from reference import registry
 from reference.errors import CepkitError, Unsupported
 
 LOADERS = ("conformance.loader", "conformance.sql_loader", "conformance.tpstream_loader", "conformance.afa_loader",
-           "conformance.windows_loader")
+           "conformance.windows_loader", "conformance.sase1_loader")
 
 
 def _cases() -> list[Case]:

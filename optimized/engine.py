@@ -558,7 +558,8 @@ class OptimizedEngine(Engine):
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         if not is_nfab_query(q):
-            kind = "the SASE RFID dialect" if q.dialect != "sase+" else "AND / OR / nested patterns and ANY"
+            kind = {"rfid": "the SASE RFID dialect", "sase1": "SASE 1.0 dialect"}.get(
+                q.dialect, "AND / OR / nested patterns and ANY")
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
         return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
                                 merge=merge, batch_returns=batch_returns, columnar=columnar)

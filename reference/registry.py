@@ -80,7 +80,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sase", "reference", "reference.engine:ReferenceEngine",
                 "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
     EngineEntry("sase", "brute", "reference.engine:BruteForceEngine",
-                "the definitions by enumeration (at most 200 events)"),
+                "the definitions by enumeration (at most 200 events)",
+                SASE_CORE | STRATEGIES | SASE_PATTERNS | {NON_OVERLAP}),  # not the SASE 1.0 dialect
     EngineEntry("sase", "reference-eager", "reference.pattern.engines:EagerEngine",
                 "the eager NFA of spec/001 (skip-till-any-match)",
                 SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),

@@ -13,6 +13,9 @@ LAZY_ENGINES = ("reference-lazy", "optimized-lazy")  # the chain NFAs: they take
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--dialect", choices=("sase+", "sase1"),
+                       help="read the query with the SASE+ paper's semantics or SASE 1.0's (default: sase1 for "
+                       "a .query file, else sase+; docs/semantics.md S1)")
     group.add_argument("--selection", default="all", choices=("all", "non-overlap"),
                        help="all matches (default) or the non-overlap output format")
     group.add_argument("--order", type=options.names,
@@ -34,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.cli import Progress, limit_options, limited, read_query
     from cepkit.output import MatchWriter
     from reference.event_chunks import iter_events
+    from reference.language import parse
+    from reference.language.dialects import dialect_of_path
     from reference.readers import read_events
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
@@ -47,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
         lazy["merge"] = False
     if args.chunk_size is not None and args.sort:
         raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
-    program = compile_query(text, language="sase", engine=engine, selection=args.selection.replace("-", "_"),
+    dialect = args.dialect or dialect_of_path(args.query)
+    query = parse(text, dialect=dialect) if dialect is not None else text
+    program = compile_query(query, language="sase", engine=engine, selection=args.selection.replace("-", "_"),
                              **lazy, **limit_options(args))
     started = time.monotonic()
     id_col = None if args.id_col.lower() == "none" else args.id_col

@@ -70,6 +70,8 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
                 raise refuse(engine, "Kleene closure", v)
     if q.dialect == "rfid":
         raise refuse(engine, "RFID dialect", q)
+    if q.dialect == "sase1":
+        raise refuse(engine, "SASE 1.0 dialect", q)
     names = pattern.variables
     if len(names) > MAX_VARS:
         raise refuse(engine, f"patterns of more than {MAX_VARS} variables", q)

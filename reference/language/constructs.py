@@ -17,6 +17,8 @@ def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Po
     def add(name: str, pos: A.Pos | None) -> None:
         out.setdefault(name, pos or q.pos)
 
+    if q.dialect == "sase1":
+        add(SASE1_DIALECT, q.pos)  # first: an engine that does not run the dialect names it
     add("SEQ", q.pattern.pos)
     add(q.strategy.value, q.pos)
     for c in A.leaves(q.pattern):
@@ -48,8 +50,6 @@ def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Po
         add("RETURN", q.returns[0].pos)
     if q.dialect == "rfid":
         add("RFID dialect", q.pos)
-    if q.dialect == "sase1":
-        add(SASE1_DIALECT, q.pos)
     if selection == "non_overlap":
         add("non-overlap output (--selection non-overlap)", q.pos)
     return out

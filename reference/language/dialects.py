@@ -41,13 +41,16 @@ def with_dialect(q: A.Query, dialect: str | None) -> A.Query:
 
 
 def check_sase1(q: A.Query) -> A.Query:
-    """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ, no strategy or strict contiguity,
+    """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ of two components or more, no strategy or strict contiguity,
     partition-contiguity without [attr], no WITHIN or a count window, a trailing Kleene closure."""
     def fail(msg: str, pos: A.Pos) -> QueryError:
         return QueryError(f"SASE 1.0 dialect: {msg}", pos.line or None, pos.column or None)
 
     if not A.is_flat_seq(q.pattern):
         raise fail("the pattern must be SEQ(...) of single event types", q.pattern.pos)
+    if len(q.pattern.components) < 2:
+        raise fail("the pattern needs at least two components (SASE 1.0 never completes a run of one)",
+                   q.pattern.pos)
     if q.strategy_defaulted or q.strategy not in SASE1_STRATEGIES:
         what = "no event selection strategy" if q.strategy_defaulted else q.strategy.value.replace("_", "-")
         raise QueryError(f"SASE 1.0 dialect: {what}: SASE 1.0 runs "

@@ -9,7 +9,10 @@ from reference.pattern.program import unsupported_options
 
 
 def _pattern(engine: str, q: A.Query):
-    """The pattern model of a query, or Unsupported for a strategy other than skip-till-any-match."""
+    """The pattern model of a query, or Unsupported for a strategy other than skip-till-any-match or for
+    the SASE 1.0 dialect (the reference engine runs it)."""
+    if q.dialect == "sase1":
+        raise Unsupported(engine, "SASE 1.0 dialect", q.pos.line or None, q.pos.column or None)
     if q.strategy is not A.Strategy.SKIP_TILL_ANY_MATCH:
         raise Unsupported(engine, f"the {q.strategy.value} strategy (spec/001 defines skip-till-any-match only)",
                           q.pos.line or None, q.pos.column or None)

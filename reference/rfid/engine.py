@@ -109,6 +109,8 @@ def _check_options(options: dict[str, Any]) -> dict[str, Any]:
 
 def _refuse(q: A.Query) -> tuple[A.Component, ...]:
     """The components of a flat SEQ this engine runs, or Unsupported naming the first construct it cannot."""
+    if q.dialect == "sase1":
+        raise _unsupported("SASE 1.0 dialect", q.pos)
     p = q.pattern
     items = (p,) if isinstance(p, A.Component) else None
     if isinstance(p, A.Conj):
