@@ -46,14 +46,16 @@ def warn_unbounded(lang: str, query: Any) -> None:
                       "bound the run with limit / max_state", CepkitWarning, stacklevel=3)
 
 
-def compile(text: str, language: str | None = None, engine: str = "reference", **options: Any) -> Program:
+def compile(text: str, language: str | None = None, engine: str = "reference", dialect: str | None = None,
+            **options: Any) -> Program:
     """A program for the query on the named engine; the language is found from the text unless given.
     QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
     partial matches; default reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
-    (CepkitWarning)."""
+    (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1)."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
+    text = sase_dialect(lang, text, dialect)
     program = registry.get_engine(lang, engine).compile(text, **options)
     warn_unbounded(lang, getattr(program, "query", None))
     return program
@@ -69,20 +71,33 @@ def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     return str(text_or_path), None
 
 
+def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
+    """The SASE text parsed in the dialect when one is named (QueryError for another language), else as is."""
+    if dialect is None:
+        return text
+    if lang != "sase":
+        from reference.errors import QueryError
+
+        raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
+    from reference.language import parse
+    from reference.language.dialects import with_dialect
+
+    return parse(text, dialect=dialect) if isinstance(text, str) else with_dialect(text, dialect)
+
+
 def run(query: str | Path, events: Any, language: str | None = None, engine: str = "reference",
-        read_options: dict | None = None, **options: Any) -> MatchTable:
+        read_options: dict | None = None, dialect: str | None = None, **options: Any) -> MatchTable:
     """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
     iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
     lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on. `limit` and
-    `max_state` as in `compile`."""
+    `max_state` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
-    if lang == "sase":  # a SASE 1.0 query file (.query) is read in the SASE 1.0 dialect
-        from reference.language import parse
+    if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)
         from reference.language.dialects import dialect_of_path
 
-        dialect = dialect_of_path(query) if by_suffix is not None else None
-        text = parse(text, dialect=dialect) if dialect is not None else text
+        dialect = dialect_of_path(query)
+    text = sase_dialect(lang, text, dialect)
     program = registry.get_engine(lang, engine).compile(text, **options)
     warn_unbounded(lang, getattr(program, "query", None))
     data = registry.read_input(lang, engine, events, getattr(program, "query", None), **(read_options or {}))
