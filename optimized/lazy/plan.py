@@ -64,14 +64,14 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
     """The plan, or Unsupported (by construct name) for what the kernels do not run (kleene: whether the
     engine runs Kleene closure)."""
     q = pattern.query
+    if q.dialect == "sase1":
+        raise refuse(engine, "SASE 1.0 dialect", q)
     for b in pattern.branches:
         for v in b.positives:
             if v.kleene and not kleene:
                 raise refuse(engine, "Kleene closure", v)
     if q.dialect == "rfid":
         raise refuse(engine, "RFID dialect", q)
-    if q.dialect == "sase1":
-        raise refuse(engine, "SASE 1.0 dialect", q)
     names = pattern.variables
     if len(names) > MAX_VARS:
         raise refuse(engine, f"patterns of more than {MAX_VARS} variables", q)

@@ -1,0 +1,94 @@
+"""The SASE 1.0 dialect (docs/semantics.md S1): how a query gets it, what it refuses, and that every SASE
+engine other than the reference refuses it by name. Its answers are pinned by conformance/cases/sase1/."""
+from __future__ import annotations
+
+import pytest
+
+import cepkit
+from reference import registry
+from reference.errors import QueryError, Unsupported
+from reference.language import parse
+from reference.language.dialects import dialect_of_path, with_dialect
+
+ANY = "PATTERN SEQ(A+ a[], B b) WHERE skip-till-any-match AND [k] AND a[i].v > a[i-1].v WITHIN 10"
+EVENTS = [{"id": "a1", "type": "A", "ts": 1, "k": 1, "v": 1}, {"id": "a2", "type": "A", "ts": 2, "k": 1, "v": 2},
+          {"id": "b1", "type": "B", "ts": 3, "k": 1, "v": 0}]
+
+
+def test_the_dialect_is_a_field_of_the_query_with_its_window_convention():
+    plus, one = parse(ANY), parse(ANY, dialect="sase1")
+    assert plus.dialect == "sase+" and plus.conventions.window_bound == "strict" and not plus.window.inclusive
+    assert one.dialect == "sase1" and one.conventions.window_bound == "inclusive" and one.window.inclusive
+    assert with_dialect(one, "sase+") == plus and with_dialect(plus, "sase1") == one
+    assert dialect_of_path("x/Q1.QUERY") == "sase1" and dialect_of_path("q.sase") is None
+
+
+@pytest.mark.parametrize("text, words", [
+    ("PATTERN SEQ(A+ a[], B b) WHERE strict-contiguity WITHIN 5", "strict-contiguity: SASE 1.0 runs"),
+    ("PATTERN SEQ(A+ a[], B b) WITHIN 5", "no event selection strategy"),
+    ("PATTERN SEQ(A+ a[], B b) WHERE skip-till-next-match", "needs WITHIN"),
+    ("PATTERN SEQ(A+ a[], B b) WHERE skip-till-next-match WITHIN 5 EVENTS", "not a count of events"),
+    ("PATTERN SEQ(A a, B+ b[]) WHERE skip-till-next-match WITHIN 5", "cannot end the pattern"),
+    ("PATTERN SEQ(A a) WHERE skip-till-next-match WITHIN 5", "at least two components"),
+    ("PATTERN SEQ(A a, B b) WHERE partition-contiguity WITHIN 5", "needs a partition attribute"),
+    ("PATTERN AND(A a, B b) WHERE skip-till-any-match WITHIN 5", "SEQ"),
+    ("EVENT SEQ(A a, B b) WITHIN 5", "RFID"),
+])
+def test_what_sase1_cannot_run_is_a_query_error(text, words):
+    with pytest.raises(QueryError, match=words):
+        parse(text, dialect="sase1")
+
+
+def test_unknown_dialect():
+    with pytest.raises(QueryError, match="unknown SASE dialect"):
+        parse(ANY, dialect="sase2")
+    with pytest.raises(QueryError, match="applies to SASE queries"):
+        cepkit.compile("SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true)", dialect="sase1")
+
+
+@pytest.mark.parametrize("text, construct", [
+    ("PATTERN SEQ(A a, !(C c), B b) WHERE skip-till-next-match WITHIN 5", "negation in the SASE 1.0 dialect"),
+])
+def test_reference_refuses_what_it_does_not_model_by_name(text, construct):
+    with pytest.raises(Unsupported, match=construct):
+        cepkit.compile(parse(text, dialect="sase1"))
+    with pytest.raises(Unsupported, match="non-overlap output format in the SASE 1.0 dialect"):
+        cepkit.compile(parse(ANY, dialect="sase1"), selection="non_overlap")
+
+
+@pytest.mark.parametrize("engine", [e for e in registry.engines_for("sase") if e != "reference"])
+def test_every_other_sase_engine_refuses_the_dialect_by_name(engine):
+    q = parse(ANY, dialect="sase1")
+    with pytest.raises(Unsupported, match="SASE 1.0 dialect") as exc:
+        cepkit.compile(q, engine=engine)
+    assert "run it with: reference" in str(exc.value)
+    with pytest.raises(Unsupported, match="SASE 1.0 dialect"):  # its own compile step, past the registry
+        registry.get_engine("sase", engine).build(q)
+
+
+def test_query_files_are_read_in_sase1_and_the_flag_overrides(tmp_path, capsys):
+    import json
+
+    import pandas as pd
+
+    from cepkit.cli import main
+
+    events = tmp_path / "e.csv"
+    pd.DataFrame([{"id": f"e{i}", "type": "A", "ts": i, "k": 1, "v": v} for i, v in ((1, 1), (2, 200), (3, 300))]
+                 ).to_csv(events, index=False)
+    text = "PATTERN SEQ(A+ a[], A b) WHERE skip-till-next-match AND [k] AND b.v > 100 WITHIN 10"
+    (tmp_path / "q.query").write_text(text)
+    (tmp_path / "q.sase").write_text(text)
+    # SASE 1.0: e2 closes e1's closure and is not taken into it; e3 closes the run e2 began
+    sase1 = {(("a", ("e1",)), ("b", ("e2",))), (("a", ("e2",)), ("b", ("e3",)))}
+    assert {m.key() for m in cepkit.run(tmp_path / "q.query", events)} == sase1
+    assert {m.key() for m in cepkit.run(tmp_path / "q.sase", events, dialect="sase1")} == sase1
+    plus = {m.key() for m in cepkit.run(tmp_path / "q.sase", events)}
+    assert (("a", ("e1", "e2")), ("b", ("e3",))) in plus  # SASE+ also takes e2 into a[]
+    assert plus == {m.key() for m in cepkit.run(tmp_path / "q.query", events, dialect="sase+")}
+    for path, flag, want in ((tmp_path / "q.query", [], sase1), (tmp_path / "q.query", ["--dialect", "sase+"], plus),
+                             (tmp_path / "q.sase", ["--dialect", "sase1"], sase1)):
+        assert main(["run", str(path), str(events), *flag]) == 0
+        got = {tuple((v, tuple(ids)) for v, ids in sorted(json.loads(line)["bindings"].items()))
+               for line in capsys.readouterr().out.splitlines()}
+        assert got == want, (path, flag)
