@@ -42,7 +42,7 @@ def with_dialect(q: A.Query, dialect: str | None) -> A.Query:
 
 def check_sase1(q: A.Query) -> A.Query:
     """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ of two components or more, no strategy or strict contiguity,
-    partition-contiguity without [attr], no WITHIN or a count window, a trailing Kleene closure."""
+    partition-contiguity without [attr], no WITHIN or a count window, two Kleene closures, a trailing one."""
     def fail(msg: str, pos: A.Pos) -> QueryError:
         return QueryError(f"SASE 1.0 dialect: {msg}", pos.line or None, pos.column or None)
 
@@ -61,6 +61,10 @@ def check_sase1(q: A.Query) -> A.Query:
     if q.window is None or q.window.kind != "time":
         raise fail("SASE 1.0 needs WITHIN <time>" + (" (not a count of events)" if q.window else ""),
                    q.window.pos if q.window else q.pos)
+    closures = [c for c in q.pattern.positive if c.kleene]
+    if len(closures) > 1:
+        raise fail(f"one Kleene closure at most ({closures[1].var} is a second): SASE 1.0 keeps one 'closure "
+                   "started' flag per run", closures[1].pos)
     last = q.pattern.positive[-1]
     if last.kleene:
         raise fail(f"a Kleene closure cannot end the pattern ({last.var}): SASE 1.0 closes it at the next "

@@ -4,9 +4,11 @@ A run sits at one component j of the sequence; at a Kleene component it is *open
 there. Each event is checked against the runs of its partition (the first `[attr]`; the whole stream
 without one), then may start a run (the first component's begin formula). With a partition attribute:
 
+- an event of another type than the run's component is of no use to it (SASE 1.0 checks that type first).
 - at an open Kleene component, an event that satisfies the next component (its begin formula, with the
   closure's proceed formula) *closes* the closure: it goes to the next component and is not taken into
-  the closure. Otherwise the take formula decides. Elsewhere the begin formula decides.
+  the closure. Otherwise the take formula decides. Elsewhere the begin formula decides. So only an event
+  of the closure's own type can close it.
 - the window, last - first <= W, is checked when an event is begun or taken, not when it closes a closure;
   a run that fails it ends.
 - partition-contiguity ends a run on an event of its partition that it cannot use; skip-till-next-match
@@ -79,6 +81,8 @@ class Sase1Program(NFAbProgram):
         nfa = self.nfa
         j, b = run
         comp = nfa.components[j]
+        if self.store.types[pos] != self.types[comp.var]:
+            return NONE  # SASE 1.0 checks the run's own component's type first, even to close a closure
         bound = self._bound(b)
         if comp.kleene and len(b) == j + 1:  # an open closure: the next component first
             nxt = nfa.components[j + 1]

@@ -1,0 +1,185 @@
+"""Differential: the reference engine in the SASE 1.0 dialect against a second, Java-shaped model of SASE 1.0's
+engine (github.com/haopeng/sase cd0bd56, Engine.java / Run.java) written here with its own control flow:
+mutable runs with a current state, a run-level "closure started" flag, clones appended to the run lists,
+deletions after each event, and the predicates as plain Python functions (not cepkit's evaluator).
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from functools import lru_cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cepkit
+from reference.language import parse
+
+# Query templates: (pattern, variables, types, kleene flags, WHERE predicates) and the same predicates as
+# functions of (event, run) for the model: begin[j] and take[j] (take for the Kleene component only).
+TEMPLATES = {
+    "rise": ("SEQ(A+ a[], B b)", "a[i].v > a[i-1].v AND b.v > 1",
+             [("A", True, lambda e, r: True, lambda e, r: e["v"] > r.previous["v"]),
+              ("B", False, lambda e, r: e["v"] > 1, None)]),
+    "same-type": ("SEQ(A+ a[], A b)", "a[1].v % 2 = 0 AND b.v > 3",
+                  [("A", True, lambda e, r: e["v"] % 2 == 0, lambda e, r: True),
+                   ("A", False, lambda e, r: e["v"] > 3, None)]),
+    "middle": ("SEQ(A a, A+ b[], B c)", "b[i].v >= b[i-1].v AND c.v < 4",
+               [("A", False, lambda e, r: True, None),
+                ("A", True, lambda e, r: True, lambda e, r: e["v"] >= r.previous["v"]),
+                ("B", False, lambda e, r: e["v"] < 4, None)]),
+}
+STRATEGIES = ("partition-contiguity", "skip-till-next-match", "skip-till-any-match")
+
+
+class JRun:
+    """Run.java's fields: current state, per-state status, the selected events, closure started, start ts."""
+
+    def __init__(self, n: int):
+        self.cur, self.state, self.events, self.count = 0, [0] * n, [], 0
+        self.kinit, self.full, self.start, self.pid = False, False, None, None
+        self.by_state: list[list] = [[] for _ in range(n)]
+
+    @property
+    def previous(self):
+        return self.events[-1]
+
+    def add(self, e, states, key):  # Run.addEvent
+        self.events.append(e)
+        self.by_state[self.cur].append(e["id"])
+        self.count += 1
+        if not states[self.cur][1]:
+            self.state[self.cur] = 2
+            if self.cur == len(states) - 1:
+                self.full = True
+            else:
+                self.cur += 1
+        else:
+            self.kinit = True
+            self.state[self.cur] = 3
+        if self.count == 1:
+            self.start, self.pid = e["ts"], e.get(key)
+
+    def proceed(self, states):
+        self.state[self.cur] = 2
+        if self.cur == len(states) - 1:
+            self.full = True
+        else:
+            self.cur += 1
+
+
+def model(states, strategy: str, window: int, partitioned: bool, events: list[dict]) -> Counter:
+    """The matches SASE 1.0's engine outputs, as bindings keys."""
+    out: Counter = Counter()
+    runs: dict = {}
+    key = "k" if partitioned else None
+
+    def emit(r):
+        out[tuple((v, tuple(ids)) for v, ids in zip("abc", r.by_state))] += 1
+
+    def in_window(e, r):
+        return e["ts"] - r.start <= window
+
+    def add_to_run(r, e, dead):  # Engine.addEventToRun
+        old = r.cur
+        r.add(e, states, key)
+        if old == r.cur and r.full and all(s == 2 for s in r.state):
+            emit(r)
+            dead.append(r)
+
+    def check_optimized(e, r):  # 0 no, 1 take or begin, 2 proceed
+        etype, kleene, begin, take = states[r.cur]
+        if e["type"] != etype:
+            return 0
+        if not kleene or not r.kinit:
+            return 1 if begin(e, r) else 0
+        ntype, _, nbegin, _ = states[r.cur + 1]
+        if e["type"] == ntype and nbegin(e, r):
+            return 2
+        return 1 if take(e, r) else 0
+
+    def check_plain(e, r):
+        etype, kleene, begin, take = states[r.cur]
+        if e["type"] != etype:
+            return False
+        return (take if kleene and r.kinit else begin)(e, r)
+
+    for e in events:
+        k = e.get(key) if partitioned else None
+        lst = runs.setdefault(k, [])
+        dead: list = []
+        for r in list(lst):
+            if r.full:
+                continue
+            if partitioned:
+                res = check_optimized(e, r)
+                if res == 0:
+                    if strategy == "partition-contiguity":
+                        dead.append(r)
+                    continue
+                if res == 1 and not in_window(e, r):
+                    dead.append(r)
+                    continue
+                if strategy == "skip-till-any-match":
+                    lst.append(copy.deepcopy(r))
+                if res == 2:
+                    r.proceed(states)
+                add_to_run(r, e, dead)
+            elif check_plain(e, r):
+                if not in_window(e, r):
+                    dead.append(r)
+                    continue
+                target = copy.deepcopy(r) if strategy == "skip-till-any-match" else r
+                old = target.cur
+                target.add(e, states, key)
+                if strategy == "skip-till-any-match" and old != target.cur:
+                    lst.append(target)
+                elif target.full:
+                    emit(target)
+                    if target is r:
+                        dead.append(r)
+                else:  # a Kleene take: a copy stays in the closure, the run proceeds (empty proceed edge)
+                    stay = copy.deepcopy(target)
+                    lst.append(stay)
+                    target.proceed(states)
+                    if target is not r:
+                        lst.append(target)
+        for r in dead:
+            lst[:] = [x for x in lst if x is not r]
+        etype, _, begin, _ = states[0]
+        if e["type"] == etype and begin(e, None):
+            r = JRun(len(states))
+            r.add(e, states, key)
+            lst.append(r)
+    return out
+
+
+@lru_cache(maxsize=None)
+def query(template: str, strategy: str, window: int, partitioned: bool):
+    pattern, where, _ = TEMPLATES[template]
+    text = (f"PATTERN {pattern} WHERE {strategy}" + (" AND [k]" if partitioned else "")
+            + f" AND {where} WITHIN {window}")
+    return parse(text, dialect="sase1")
+
+
+events_st = st.lists(st.tuples(st.sampled_from("AB"), st.integers(0, 2), st.integers(1, 2), st.integers(0, 5)),
+                     min_size=1, max_size=12)
+
+
+@settings(max_examples=max(settings.default.max_examples // 4, 10))
+@given(events=events_st, template=st.sampled_from(sorted(TEMPLATES)), strategy=st.sampled_from(STRATEGIES),
+       window=st.sampled_from([2, 5]), partitioned=st.booleans())
+def test_reference_sase1_agrees_with_the_java_shaped_model(events, template, strategy, window, partitioned):
+    if strategy == "partition-contiguity":
+        partitioned = True  # SASE 1.0 needs the attribute (the dialect refuses it without)
+    rows, ts = [], 0
+    for n, (etype, gap, k, v) in enumerate(events):
+        ts += gap
+        rows.append({"id": f"e{n}", "type": etype, "ts": ts, "k": k, "v": v})
+    import pandas as pd
+
+    want = model(TEMPLATES[template][2], strategy, window, partitioned, rows)
+    got = Counter(m.key() for m in cepkit.compile(query(template, strategy, window, partitioned)).run(
+        __import__("reference.readers", fromlist=["from_pandas"]).from_pandas(pd.DataFrame(rows))))
+    want = Counter({tuple((v, tuple(f"{i}" for i in ids)) for v, ids in k): n for k, n in want.items()})
+    assert got == want
