@@ -42,7 +42,7 @@ def with_dialect(q: A.Query, dialect: str | None) -> A.Query:
 
 def check_sase1(q: A.Query) -> A.Query:
     """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ of two components or more, no strategy or strict contiguity,
-    partition-contiguity without [attr], no WITHIN or a count window, two Kleene closures, a trailing one."""
+    partition-contiguity without [attr] or with two, no WITHIN or a count window, two Kleene closures, a trailing one."""
     def fail(msg: str, pos: A.Pos) -> QueryError:
         return QueryError(f"SASE 1.0 dialect: {msg}", pos.line or None, pos.column or None)
 
@@ -56,7 +56,11 @@ def check_sase1(q: A.Query) -> A.Query:
         raise QueryError(f"SASE 1.0 dialect: {what}: SASE 1.0 runs "
                          + ", ".join(SASE1_STRATEGIES.values()), q.pos.line or None, q.pos.column or None,
                          expected=list(SASE1_STRATEGIES.values()))
-    if q.strategy is A.Strategy.PARTITION_CONTIGUITY and not partition_attrs(q):
+    keys = partition_attrs(q)
+    if len(keys) > 1:
+        raise fail(f"one partition attribute at most ([{keys[1]}] is a second): SASE 1.0's predicate for a "
+                   "second one names a state it never binds", q.pos)
+    if q.strategy is A.Strategy.PARTITION_CONTIGUITY and not keys:
         raise fail("partition-contiguity needs a partition attribute ([attr])", q.pos)
     if q.window is None or q.window.kind != "time":
         raise fail("SASE 1.0 needs WITHIN <time>" + (" (not a count of events)" if q.window else ""),

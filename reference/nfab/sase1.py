@@ -1,8 +1,8 @@
 """The SASE 1.0 dialect's runs (docs/semantics.md S1): the behaviour of the SASE 1.0 engine, rebuilt.
 
 A run sits at one component j of the sequence; at a Kleene component it is *open* once it holds an event
-there. Each event is checked against the runs of its partition (the first `[attr]`; the whole stream
-without one), then may start a run (the first component's begin formula). With a partition attribute:
+there. Each event is checked against the runs of its partition (the `[attr]`; the whole stream without
+one), then may start a run (the first component's begin formula). With a partition attribute:
 
 - an event of another type than the run's component is of no use to it (SASE 1.0 checks that type first).
 - at an open Kleene component, an event that satisfies the next component (its begin formula, with the
@@ -43,7 +43,7 @@ class Sase1Program(NFAbProgram):
                                   c.pos.column or None)
         super().__init__(nfa, selection)
         attrs = partition_attrs(q)
-        self.key_attr = attrs[0] if attrs else None  # SASE 1.0 partitions by the first; the rest are predicates
+        self.key_attr = attrs[0] if attrs else None  # the dialect allows one [attr] (reference.language.dialects)
         self.partitions: dict = {}
         self.any_match = q.strategy is A.Strategy.SKIP_TILL_ANY_MATCH
         self.contiguity = q.strategy is A.Strategy.PARTITION_CONTIGUITY

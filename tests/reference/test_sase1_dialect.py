@@ -32,6 +32,7 @@ def test_the_dialect_is_a_field_of_the_query_with_its_window_convention():
     ("PATTERN SEQ(A a) WHERE skip-till-next-match WITHIN 5", "at least two components"),
     ("PATTERN SEQ(A+ a[], B+ b[], C c) WHERE skip-till-next-match WITHIN 5", "one Kleene closure at most"),
     ("PATTERN SEQ(A a, B b) WHERE partition-contiguity WITHIN 5", "needs a partition attribute"),
+    ("PATTERN SEQ(A a, B b) WHERE partition-contiguity AND [k] AND [g] WITHIN 5", "one partition attribute"),
     ("PATTERN AND(A a, B b) WHERE skip-till-any-match WITHIN 5", "SEQ"),
     ("EVENT SEQ(A a, B b) WITHIN 5", "RFID"),
 ])
