@@ -44,7 +44,8 @@ class Sase1Program(NFAbProgram):
         super().__init__(nfa, selection)
         attrs = partition_attrs(q)
         self.key_attr = attrs[0] if attrs else None  # the dialect allows one [attr] (reference.language.dialects)
-        self.partitions: dict = {}
+        self.partitions: dict = {}   # partition value -> its runs (component, bindings), oldest first
+        self.live = 0
         self.any_match = q.strategy is A.Strategy.SKIP_TILL_ANY_MATCH
         self.contiguity = q.strategy is A.Strategy.PARTITION_CONTIGUITY
 
@@ -64,8 +65,8 @@ class Sase1Program(NFAbProgram):
             self.partitions[key] = keep
         else:
             self.partitions.pop(key, None)
-        self.runs = [r for rs in self.partitions.values() for r in rs]  # what the budget and explain count
-        self.budget.check_state(len(self.runs), self._grown)
+        self.live += len(keep) - len(runs)
+        self.budget.check_state(self.live, self._grown)
         return [self._match(b) for b in done]
 
     def _start(self, pos: int) -> tuple[int, Bindings] | None:
@@ -140,10 +141,9 @@ class Sase1Program(NFAbProgram):
 
     # ------------------------------------------------------------------ end of stream
     def _close(self) -> list[Match]:
-        self.partitions = {}
-        self.runs = []
+        self.partitions, self.live = {}, 0
         return []
 
     def _grown(self) -> str:
-        at = [j for j, _ in self.runs] or [self.nfa.n - 1]
+        at = [j for rs in self.partitions.values() for j, _ in rs] or [self.nfa.n - 1]
         return self.vars[max(set(at), key=at.count)]

@@ -94,3 +94,25 @@ def test_query_files_are_read_in_sase1_and_the_flag_overrides(tmp_path, capsys):
         got = {tuple((v, tuple(ids)) for v, ids in sorted(json.loads(line)["bindings"].items()))
                for line in capsys.readouterr().out.splitlines()}
         assert got == want, (path, flag)
+
+
+def test_cepkit_run_of_examples_q1_over_its_regenerated_stream_prints_sase1s_count(tmp_path, capsys):
+    """The issue's acceptance: examples/Q1.query over the stream examples/sase1/Q1.stream describes gives
+    SASE 1.0's count (the count itself is the conformance vector S1-Q1; here the command line is checked)."""
+    import json
+
+    from cepkit.cli import main
+    from conformance.sase1_loader import load_cases
+    from reference.sase1.__main__ import main as write_stream
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    assert write_stream([str(root / "examples/sase1/Q1.stream"), str(tmp_path / "q1.csv")]) == 0
+    assert main(["run", str(root / "examples/Q1.query"), str(tmp_path / "q1.csv")]) == 0
+    out, err = capsys.readouterr()
+    vector = next(c for c in load_cases() if c.id == "S1-Q1")
+    from reference.sase1.stock_stream import StockStreamConfig, read_config
+
+    assert read_config(root / "examples/sase1/Q1.stream") == StockStreamConfig.from_mapping(vector.stream)
+    rows = [json.loads(line)["bindings"] for line in out.splitlines()]
+    assert len(rows) == vector.expected_count and f"{vector.expected_count} matches from 100000 events" in err
+    assert {"a": [1177, 1179, 1183], "b": [1184]} in rows
