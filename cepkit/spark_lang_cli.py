@@ -19,7 +19,13 @@ def add_language_options(r: argparse.ArgumentParser) -> None:
 
 
 def language_kwargs(args: argparse.Namespace) -> dict:
-    """run_job's keywords from those options (the language by the query file's suffix unless named)."""
+    """run_job's keywords from those options (the language by the query file's suffix unless named).
+    A SASE 1.0 query file (.query) is refused by name: the jobs ship query text, read in the SASE+ dialect."""
     from reference import registry
+    from reference.errors import Unsupported
+    from reference.language.dialects import dialect_of_path
+
+    if dialect_of_path(args.query) == "sase1" and (args.language or registry.by_suffix(args.query)) == "sase":
+        raise Unsupported("spark", "SASE 1.0 dialect (a .query file; semantics S1)")
 
     return dict(language=args.language or registry.by_suffix(args.query), key=args.key, flavor=args.flavor)

@@ -116,3 +116,15 @@ def test_cepkit_run_of_examples_q1_over_its_regenerated_stream_prints_sase1s_cou
     rows = [json.loads(line)["bindings"] for line in out.splitlines()]
     assert len(rows) == vector.expected_count and f"{vector.expected_count} matches from 100000 events" in err
     assert {"a": [1177, 1179, 1183], "b": [1184]} in rows
+
+
+def test_spark_jobs_refuse_a_sase1_query_file_by_name():
+    """The Spark jobs ship query text (read in the SASE+ dialect), so a .query file is refused, not misread."""
+    import argparse
+
+    from cepkit.spark_lang_cli import language_kwargs
+
+    args = argparse.Namespace(query="examples/Q1.query", language=None, key=None, flavor=None)
+    with pytest.raises(Unsupported, match="SASE 1.0 dialect"):
+        language_kwargs(args)
+    assert language_kwargs(argparse.Namespace(query="q.sase", language=None, key=None, flavor=None))["language"] == "sase"
