@@ -12,8 +12,11 @@ from functools import lru_cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pandas as pd
+
 import cepkit
 from reference.language import parse
+from reference.readers import from_pandas
 
 # Query templates: (pattern, variables, types, kleene flags, WHERE predicates) and the same predicates as
 # functions of (event, run) for the model: begin[j] and take[j] (take for the Kleene component only).
@@ -176,10 +179,8 @@ def test_reference_sase1_agrees_with_the_java_shaped_model(events, template, str
     for n, (etype, gap, k, v) in enumerate(events):
         ts += gap
         rows.append({"id": f"e{n}", "type": etype, "ts": ts, "k": k, "v": v})
-    import pandas as pd
-
     want = model(TEMPLATES[template][2], strategy, window, partitioned, rows)
     got = Counter(m.key() for m in cepkit.compile(query(template, strategy, window, partitioned)).run(
-        __import__("reference.readers", fromlist=["from_pandas"]).from_pandas(pd.DataFrame(rows))))
+        from_pandas(pd.DataFrame(rows))))
     want = Counter({tuple((v, tuple(f"{i}" for i in ids)) for v, ids in k): n for k, n in want.items()})
     assert got == want
