@@ -69,11 +69,12 @@ def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     return str(text_or_path), None
 
 
-def run(query: str | Path, events: Any, language: str | None = None, engine: str = "reference",
+def run(query: str | Path, events: Any = None, language: str | None = None, engine: str = "reference",
         read_options: dict | None = None, **options: Any) -> MatchTable:
     """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
     iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
-    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on. `limit` and
+    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on (None: a SQL query
+    that carries its rows in VALUES). `limit` and
     `max_state` as in `compile`."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
