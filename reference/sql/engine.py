@@ -118,7 +118,8 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     ids from an `id` column where there is one (else row numbers). A query that carries its rows (VALUES)
     reads them, and no events (QueryError when events are given too, or when neither is).
 
-    The timestamp column: `ts_col` when given, else `ts`, else the query's first ORDER BY column when it
+    The timestamp column: `ts_col` when given, else `ts` (EventError where it holds no times), else the
+    query's first ORDER BY column when it
     holds integers or datetimes (a text column never is one, except text of ISO-8601 datetimes in a CSV or
     JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
     tick (reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
@@ -165,8 +166,9 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
         try:
             return to_batch(events, ts_col=col, **options)
         except EventError as exc:
-            if not (exc.column == col and any(m in exc.message for m in _NOT_TIME)):
-                raise
+            not_time = exc.column == col and any(m in exc.message for m in _NOT_TIME)
+            if not (not_time and (col != "ts" or "missing timestamp column" in exc.message)):
+                raise   # a `ts` column is the time: one that cannot be read is an error
     return _with_tick(events, options)
 
 

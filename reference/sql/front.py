@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pyarrow as pa
 
 from reference.contract import Budget, Program
-from reference.errors import Unsupported
+from reference.errors import QueryError, Unsupported
 from reference.events import EventBatch
 from reference.match_table import Layout, MatchTable
 from reference.sql import ast as S
@@ -46,6 +46,7 @@ class OuterProgram(Program):
         self.engine_name = inner.engine_name
         self.positional: bool | None = None   # the fed table's ids were row numbers (no id column)
         self.tables: list[MatchTable] = []
+        self.last: Layout | None = None       # the layout of the last table closed
 
     @property
     def query(self) -> S.MatchRecognize:
@@ -66,8 +67,13 @@ class OuterProgram(Program):
 
     @property
     def layout(self) -> Layout:
+        """The outer query's columns; before the first batch of an ALL ROWS PER MATCH query with SELECT *
+        (whose columns are the table's), the last run's, else the variables alone."""
         inner = self.inner.layout
-        step = self.step(inner)
+        try:
+            step = self.step(inner)
+        except QueryError:   # names the table's columns, not known yet
+            return self.last or Layout(inner.variables, ())
         return inner if step is None else Layout(inner.variables, step.names)
 
     def _feed(self, batch: Any, progress=None):
@@ -84,7 +90,7 @@ class OuterProgram(Program):
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)
         out = table if step is None else apply(step, table)
-        self.positional = None
+        self.positional, self.last = None, out.layout
         return out
 
 

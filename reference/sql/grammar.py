@@ -20,7 +20,8 @@ relation: NAME (AS? NAME column_list?)? -> rel_table
         | "(" relation_body ")" (AS? NAME column_list?)? -> rel_sub
 ?relation_body: values | subselect
 values: VALUES value_row ("," value_row)*
-value_row: "(" expr ("," expr)* ")"
+value_row: "(" expr ("," expr)+ ")"
+         | expr
 subselect: SELECT sub_list FROM relation where_clause?
 sub_list: STAR -> sub_all
         | sub_item ("," sub_item)* -> sub_items

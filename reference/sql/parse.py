@@ -1,6 +1,7 @@
 """Parse MATCH_RECOGNIZE text into the AST (reference.sql.ast); every mistake is a QueryError with position."""
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -558,8 +559,45 @@ def _transformer(text: str) -> "_ToAst":
 
 def parse(text: str) -> S.MatchRecognize:
     """Parse and validate a MATCH_RECOGNIZE query."""
-    raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
+    try:
+        raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
+    except QueryError as exc:
+        raise refused(text, exc) or exc from None
     return validate(raw)
+
+
+# constructs a syntax error is put down to, by the word that starts them
+_OUTSIDE = {"OVER": "a window function (OVER)", "JOIN": "JOIN", "GROUP": "GROUP BY", "HAVING": "HAVING",
+            "UNION": "UNION", "INTERSECT": "INTERSECT", "EXCEPT": "EXCEPT", "LIMIT": "LIMIT", "OFFSET": "OFFSET",
+            "FETCH": "FETCH FIRST", "DISTINCT": "DISTINCT", "LATERAL": "LATERAL", "UNNEST": "UNNEST",
+            "WINDOW": "WINDOW", "QUALIFY": "QUALIFY", "INSERT": "INSERT", "UPDATE": "UPDATE", "DELETE": "DELETE",
+            "CREATE": "CREATE"}
+_UNSUPPORTED = {"CASE": "CASE", "CAST": "CAST", "IN": "IN (...)", "LIKE": "LIKE", "NULLS": "NULLS FIRST / LAST",
+                "TIMESTAMP": "TIMESTAMP literals", "INTERVAL": "INTERVAL outside WITHIN", "EXISTS": "EXISTS"}
+_WORD = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/|[A-Za-z_][A-Za-z_0-9]*", re.S)
+
+
+def refused(text: str, exc: QueryError) -> QueryError | None:
+    """For a syntax error: the construct outside R010 that the query uses (a window function, a JOIN, GROUP
+    BY, ...), or one cepkit does not run at or before the error (CAST, CASE, ...), named with its line and
+    column; else None."""
+    for m in _WORD.finditer(text):
+        word = m.group(0).upper()
+        if word not in _OUTSIDE and word not in _UNSUPPORTED:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - text.rfind("\n", 0, m.start())
+        if word in _UNSUPPORTED and exc.line is not None and (line, column) > (exc.line, exc.column or 0):
+            continue   # (a construct outside R010 is named wherever it is: `f(x) OVER` fails at the '(')
+        if word == "INTERVAL" and re.search(r"WITHIN\s*$", text[:m.start()], re.I):
+            continue
+        if word in _OUTSIDE:
+            return QueryError(f"{_OUTSIDE[word]} is outside SQL row pattern recognition (R010); cepkit runs "
+                              "SELECT ... FROM ... MATCH_RECOGNIZE (...) over a table, VALUES, a subquery or a "
+                              "WITH name, with an outer WHERE and ORDER BY", line, column)
+        return QueryError(f"{_UNSUPPORTED[word]} is not supported in cepkit's SQL (see docs/language.md)",
+                          line, column)
+    return None
 
 
 _WORDS = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of query",
