@@ -171,3 +171,15 @@ def test_cli_needs_events_otherwise(tmp_path, capsys):
     s.write_text("PATTERN SEQ(A a) WITHIN 5")
     code, _, err = cli(capsys, "run", s)
     assert code == 2 and "give the events file" in err
+
+
+@pytest.mark.parametrize("alias", ["as x", "AS x", "x"])
+def test_table_alias_in_any_case(alias):
+    q = parse(f"select * from t {alias} match_recognize (order by ts pattern (a)) as m")
+    assert q.table == "t" and q.outer is None
+
+
+def test_star_leaves_out_made_up_ids():
+    q = "SELECT m.* FROM (VALUES 3, 1, 2) t(v) MATCH_RECOGNIZE (ORDER BY v MEASURES CLASSIFIER() AS c " \
+        "ALL ROWS PER MATCH PATTERN (A B) DEFINE B AS B.v > A.v) AS m"
+    assert rows(run(q)) == [{"v": 1, "c": "A"}, {"v": 2, "c": "B"}]
