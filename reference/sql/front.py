@@ -47,6 +47,7 @@ class OuterProgram(Program):
         self.positional: bool | None = None   # the fed table's ids were row numbers (no id column)
         self.tables: list[MatchTable] = []
         self.last: Layout | None = None       # the layout of the last table closed
+        self.fed = 0                          # rows fed since the stream began
 
     @property
     def query(self) -> S.MatchRecognize:
@@ -80,6 +81,9 @@ class OuterProgram(Program):
         if isinstance(batch, EventBatch):
             if self.positional is None:
                 self.positional = batch.positional_ids and "id" not in batch.columns
+            if batch.positional_ids and source.subqueries(self.q):
+                batch = source.numbered_from(batch, self.fed)
+            self.fed += len(batch)
             batch = source.apply(self.q, batch)
         self.tables.append(self.inner.feed(batch, progress))
         return ()
@@ -90,7 +94,7 @@ class OuterProgram(Program):
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)
         out = table if step is None else apply(step, table)
-        self.positional, self.last = None, out.layout
+        self.positional, self.last, self.fed = None, out.layout, 0
         return out
 
 

@@ -136,3 +136,11 @@ def take(batch: EventBatch, index: np.ndarray) -> EventBatch:
                       type_names=batch.type_names, ts=batch.ts[index], ids=batch.ids[index], ts_unit=batch.ts_unit,
                       source_rows=batch.source_rows[index], positional_ids=False, ts_col=batch.ts_col,
                       ts_datetime=batch.ts_datetime, ts_tz=batch.ts_tz)
+
+
+def numbered_from(batch: EventBatch, n: int) -> EventBatch:
+    """A batch whose ids are row numbers made up by the reader, numbered on from n (fixed from then on, so
+    that a subquery's WHERE keeps ids unique across the batches of a stream)."""
+    return EventBatch(columns=batch.columns, type_codes=batch.type_codes, type_names=batch.type_names, ts=batch.ts,
+                      ids=batch.ids + n, ts_unit=batch.ts_unit, source_rows=batch.source_rows, positional_ids=False,
+                      ts_col=batch.ts_col, ts_datetime=batch.ts_datetime, ts_tz=batch.ts_tz)
