@@ -1,8 +1,8 @@
 """A condition over whole columns at once, under SQL's three-valued logic: a subquery's WHERE over the
 input table (reference/sql/source.py), with no Python work per row.
 
-A value is (values, null): a NumPy array (int64, float64, bool, or object for text and exact fractions)
-and a boolean mask of the nulls. Constants, column references, comparisons, AND / OR / NOT, IS [NOT]
+A value is (values, null): a NumPy array (int64, bool, or object for text, exact fractions and integers
+past 64 bits; float columns become their exact values) and a boolean mask of the nulls. Constants, column references, comparisons, AND / OR / NOT, IS [NOT]
 NULL, and + - * on numbers; anything else (a pattern function, division) is refused at parse time by
 `check` (QueryError with position).
 """
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reference.errors import EventError, QueryError
+from reference.events import exact
 from reference.language import ast as A
 from reference.sql import ast as S
 
@@ -21,6 +22,7 @@ Column = tuple[np.ndarray, np.ndarray]
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
         ">=": np.greater_equal}
 _ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply}
+_EXACT = np.frompyfunc(exact, 1, 1)
 
 
 def check(e: Any, clause: str) -> None:
@@ -38,8 +40,9 @@ def check(e: Any, clause: str) -> None:
         check(c, clause)
 
 
-def evaluate(e: Any, column: Callable[[S.ColRef], np.ndarray], n: int) -> Column:
-    """(values, null) of `e` over n rows; `column(ref)` gives a column's values (NaN / None for null)."""
+def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int) -> Column:
+    """(values, null) of `e` over n rows; `column(ref)` gives a column's values (NaN / None for null), or
+    its (values, null)."""
     if isinstance(e, A.Const):
         v = e.value
         if v is None:
@@ -48,9 +51,13 @@ def evaluate(e: Any, column: Callable[[S.ColRef], np.ndarray], n: int) -> Column
         arr[:] = [v] * n if n else []
         return _narrow(arr, v), np.zeros(n, np.bool_)
     if isinstance(e, S.ColRef):
-        values = np.asarray(column(e))
-        if values.dtype.kind == "f":
-            return values, np.isnan(values)
+        got = column(e)
+        if isinstance(got, tuple):   # (values, null) given by the caller
+            return got
+        values = np.asarray(got)
+        if values.dtype.kind == "f":   # floats compare and compute as the exact values the reference reads
+            null = np.isnan(values)
+            return _EXACT(np.where(null, 0.0, values)).astype(object), null
         if values.dtype == object:
             return values, np.asarray(pd.isna(values), np.bool_)
         return values, np.zeros(len(values), np.bool_)
@@ -80,7 +87,7 @@ def evaluate(e: Any, column: Callable[[S.ColRef], np.ndarray], n: int) -> Column
         _number(a, an, e.op)
         _number(b, bn, e.op)
         null = an | bn
-        return _ARITH[e.op](_fill(a, null), _fill(b, null)), null
+        return _arith(e.op, _fill(a, null), _fill(b, null)), null
     if isinstance(e, A.Compare):
         (a, an), (b, bn) = evaluate(e.left, column, n), evaluate(e.right, column, n)
         null = an | bn
@@ -90,6 +97,25 @@ def evaluate(e: Any, column: Callable[[S.ColRef], np.ndarray], n: int) -> Column
             raise EventError(f"the subquery's WHERE compares text with a number ({e.op})") from None
         return np.asarray(out, np.bool_), null
     raise TypeError(e)   # check() refuses every other node at parse time
+
+
+def _arith(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a op b exactly: int64 where no result leaves 64 bits, else Python integers (as the reference)."""
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        a, b = a.astype(np.int64), b.astype(np.int64)
+        with np.errstate(over="ignore"):
+            r = _ARITH[op](a, b)
+        if op == "+":
+            over = ((a ^ r) & (b ^ r)) < 0
+        elif op == "-":
+            over = ((a ^ b) & (a ^ r)) < 0
+        else:
+            safe = np.where(a == 0, 1, a)
+            over = (a != 0) & ((r // safe != b) | ((a == -1) & (b == np.iinfo(np.int64).min)))
+        if not over.any():
+            return r
+        a, b = a.astype(object), b.astype(object)
+    return _ARITH[op](a, b)
 
 
 def _truth(v: np.ndarray, null: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from reference.errors import QueryError, Unsupported
 from reference.events import EventBatch
 from reference.match_table import Layout, MatchTable
 from reference.sql import ast as S
-from reference.sql import source
+from reference.sql import outer_arrow, source
 from reference.sql.outer import Step
 
 
@@ -103,6 +103,14 @@ def apply(step: Step, table: MatchTable) -> MatchTable:
     layout = Layout(table.layout.variables, step.names)
     if step.plain:   # columns picked and renamed: no row is decoded
         return _pick_columns(step, table, layout)
+    if outer_arrow.applies(step):   # WHERE, ORDER BY and computed items column by column
+        return outer_arrow.apply(step, table, layout)
+    return apply_rows(step, table)   # (an operator the columnar evaluator does not have: / or %)
+
+
+def apply_rows(step: Step, table: MatchTable) -> MatchTable:
+    """The outer query row by row, over the exact values of the table's Match rows."""
+    layout = Layout(table.layout.variables, step.names)
     rows = table.rows()
     kept, out = step.apply([tuple(v for _, v in m.payload) for m in rows])
     return MatchTable.from_matches(layout, [replace(rows[i], payload=tuple(zip(step.names, r)))

@@ -183,3 +183,30 @@ def test_star_leaves_out_made_up_ids():
     q = "SELECT m.* FROM (VALUES 3, 1, 2) t(v) MATCH_RECOGNIZE (ORDER BY v MEASURES CLASSIFIER() AS c " \
         "ALL ROWS PER MATCH PATTERN (A B) DEFINE B AS B.v > A.v) AS m"
     assert rows(run(q)) == [{"v": 1, "c": "A"}, {"v": 2, "c": "B"}]
+
+
+@pytest.mark.parametrize("outer", [
+    "SELECT m.k, m.top * 3 - m.k AS x, m.avg_v FROM t {mr} AS m WHERE m.top > 2 OR m.avg_v IS NULL "
+    "ORDER BY m.avg_v DESC, x",
+    "SELECT m.lbl, m.k * 4611686018427387904 AS big FROM t {mr} AS m WHERE NOT m.lbl = 'B' ORDER BY big",
+    "SELECT m.avg_v, m.k FROM t {mr} AS m WHERE m.avg_v > 1.5 AND m.k <> 3 ORDER BY m.lbl DESC, m.k DESC",
+])
+def test_columnar_outer_step_equals_the_row_by_row_one(outer):
+    """reference/sql/outer_arrow.py (column by column) against front.apply_rows (exact values row by row):
+    nulls, text, fractions (AVG), integers past 64 bits, both sort directions."""
+    from reference.sql import front, outer_arrow
+    from reference.sql.outer import Step
+
+    mr = ("MATCH_RECOGNIZE (PARTITION BY p ORDER BY k MEASURES CLASSIFIER() AS lbl, LAST(B.v) AS top, "
+          "AVG(B.v) AS avg_v ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A B+) DEFINE B AS B.v > PREV(B.v))")
+    q = parse(outer.format(mr=mr))
+    frame = pd.DataFrame({"p": [1, 1, 1, 2, 2, 2, 2, 1], "k": [1, 2, 3, 4, 5, 6, 7, 8],
+                          "v": [5, 6, 8, 1, 1, 2, 4, 3]})
+    from reference.sql.engine import to_table
+
+    inner = cepkit.compile(q.inner, language="sql").run(to_table(frame, q.inner))
+    step = Step(q, inner.layout.payload)
+    assert outer_arrow.applies(step)
+    columnar = outer_arrow.apply(step, inner, front.Layout(inner.layout.variables, step.names))
+    rows_ = front.apply_rows(step, inner)
+    assert len(rows_) > 0 and columnar.rows() == rows_.rows()
