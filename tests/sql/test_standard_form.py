@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -157,15 +158,14 @@ def cli(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_cli_runs_a_query_that_carries_its_rows(tmp_path, capsys):
-    q = tmp_path / "trino.sql"
-    q.write_text(V_SHAPE)
-    code, out, err = cli(capsys, "run", q)
+def test_cli_runs_a_query_that_carries_its_rows(capsys):
+    example = Path(__file__).resolve().parents[2] / "examples" / "sql" / "trino_v_shape.sql"
+    code, out, err = cli(capsys, "run", example)   # Trino's testSimpleQuery, its answer
     assert code == 0, err
     got = [json.loads(line) for line in out.splitlines()]
     assert [tuple(r.values()) for r in got] == [(1, 1, 90, "A"), (2, 1, 80, "B"), (3, 1, 70, "B"), (4, 1, 80, "C"),
                                                 (5, 1, 90, "C"), (6, 2, 50, "A"), (7, 2, 40, "B"), (8, 2, 60, "C")]
-    assert list(got[0]) == ["row_id", "match", "val", "label"]
+    assert list(got[0]) == ["id", "match", "val", "label"]
 
 
 def test_cli_needs_events_otherwise(tmp_path, capsys):
