@@ -125,6 +125,9 @@ def test_text_order_by_without_ts_and_within_on_an_integer_key(tmp_path):
     q = "SELECT m.* FROM t MATCH_RECOGNIZE (ORDER BY name MEASURES FIRST(A.name) AS f, COUNT(*) AS n " \
         "PATTERN (A B+) DEFINE B AS B.price > PREV(B.price)) AS m"
     assert rows(run(q, str(path))) == [{"f": "a", "n": 3}]   # ordered as text: a b c, not read as times
+    typed = pd.DataFrame({"d": ["2021-01-02", "2021-01-01"], "price": [2, 1]})   # text by type: not times
+    q2 = q.replace("ORDER BY name", "ORDER BY d").replace("A.name", "A.d")
+    assert rows(run(q2, typed)) == [{"f": "2021-01-01", "n": 2}]
     within = "SELECT m.* FROM t MATCH_RECOGNIZE (ORDER BY k MEASURES COUNT(*) AS n PATTERN (A B+) WITHIN 2 " \
              "DEFINE B AS B.k > PREV(B.k)) AS m"
     frame = pd.DataFrame({"k": [10, 11, 12, 13]})
