@@ -85,12 +85,13 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     return parse(text, dialect=dialect) if isinstance(text, str) else with_dialect(text, dialect)
 
 
-def run(query: str | Path, events: Any, language: str | None = None, engine: str = "reference",
+def run(query: str | Path, events: Any = None, language: str | None = None, engine: str = "reference",
         read_options: dict | None = None, dialect: str | None = None, **options: Any) -> MatchTable:
     """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
     iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
-    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on. `limit` and
-    `max_state` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
+    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on (None: a SQL query
+    that carries its rows in VALUES). `limit` and `max_state` as in `compile`; `dialect` as in `compile`
+    (a `.query` file: sase1 unless named)."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)

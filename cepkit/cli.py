@@ -212,6 +212,9 @@ def _run(args: argparse.Namespace) -> int:
             if getattr(args, action.dest) != action.default:
                 raise QueryError(f"{action.option_strings[0]} is an option for {other} queries, but "
                                  f"{args.query} is a {lang.name} query (use --language to say otherwise)")
+    if args.events is None and lang.name != "sql":
+        raise QueryError(f"{args.query} is a {lang.name} query: give the events file to run it over "
+                         "(only a SQL query that carries its rows in VALUES runs without one)")
     if args.device is not None and args.engine != "gpu":
         raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
     if args.engine is not None:
@@ -261,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
     r.add_argument("query", help="query file; its suffix picks the language (see --language)")
-    r.add_argument("events", help="events: .csv, .parquet, .jsonl; - reads them from standard input")
+    r.add_argument("events", nargs="?", help="events: .csv, .parquet, .jsonl; - reads them from standard input "
+                   "(none for a SQL query that carries its rows in VALUES)")
     r.add_argument("--input-format", choices=INPUT_FORMATS,
                    help="format of the events (default: from the file's suffix; for - (standard input): "
                         "parquet by its magic number, jsonl when it starts with { or [, else csv; gzip, bzip2 "

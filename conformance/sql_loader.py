@@ -4,7 +4,8 @@ A file holds `cases:`, a list of cases. Every case has id, title, source (where 
 comes from) and exactly one expectation. The loader is strict: unknown keys, missing keys, duplicate
 ids (across all files of the area) and bindings naming events the case does not contain are errors.
 
-sql cases: query, events (mappings with `ts` and `id`), optional ts_unit, and
+sql cases: query, events (mappings with `ts` and `id`; left out for a query that carries its rows in VALUES,
+  which then has no expected_matches), optional ts_unit, and
   expected_rows (output rows as mappings, compared as a multiset) and/or expected_matches
   ({bindings: {VAR: [ids]}, ts}), or error ({line, column, contains}) for a query that must be refused.
 """
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+
+import re
 
 from conformance.loader import check_keys, read_cases
 
@@ -30,7 +33,7 @@ class SqlCase:
     title: str
     source: str
     query: str
-    events: list = field(hash=False)
+    events: list | None = field(hash=False)   # None: the query carries its rows (VALUES)
     ts_unit: str | None
     expected_rows: list | None = field(hash=False)
     expected_matches: list | None = field(hash=False)
@@ -75,8 +78,13 @@ def _check_value(v: Any, fail, where: str) -> None:
 
 
 def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
-    _common(raw, _SQL_KEYS, ("id", "title", "source", "query", "events"), fail)
-    events = raw["events"]
+    _common(raw, _SQL_KEYS, ("id", "title", "source", "query"), fail)
+    if "events" not in raw:   # the query carries its rows (VALUES): rows and errors are its expectations
+        if not re.search(r"\bVALUES\b", str(raw["query"]), re.I):
+            raise fail("missing key 'events' (only a query with VALUES rows goes without)")
+        if raw.get("expected_matches") is not None:
+            raise fail("a case without events expects rows (expected_rows), not bindings")
+    events = raw.get("events", [])
     if not isinstance(events, list):
         raise fail("'events' must be a list of mappings")
     ids = set()
@@ -121,8 +129,8 @@ def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
                 for i in evs:
                     if str(i) not in ids:
                         raise fail(f"binding {var} names event {i!r}, which the case does not contain")
-    return SqlCase(raw["id"], raw["title"], raw["source"], raw["query"], events, ts_unit, rows, matches,
-                   error, str(path))
+    return SqlCase(raw["id"], raw["title"], raw["source"], raw["query"], events if "events" in raw else None,
+                   ts_unit, rows, matches, error, str(path))
 
 
 def load_sql_cases(directory: Path | None = None) -> list[SqlCase]:
@@ -337,6 +345,22 @@ def _frame(events: list):
     return pd.DataFrame(events)
 
 
+def _own_rows(query: str, read: dict):
+    """(the table a query carries in VALUES as an EventBatch, its rows as records); (None, []) for a query
+    the parser refuses (an expected-error vector: compiling it fails first)."""
+    from reference.errors import QueryError
+    from reference.sql.engine import to_table
+    from reference.sql.parse import parse
+    from reference.sql.source import base
+
+    try:
+        q = parse(query)
+    except QueryError:
+        return None, []
+    values = base(q)
+    return to_table(None, q, **read), [dict(zip(values.columns, row)) for row in values.rows]
+
+
 def _replay_check(case: ReplayCase):
     want = sorted(norm_match(m["bindings"], m["ts"]) for m in case.expected_matches)
 
@@ -363,8 +387,9 @@ def cases() -> list:
     out = []
     for c in load_sql_cases():
         read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}
-        out.append(Case(c.id, "sql", c.query, _frame(c.events), _sql_check(c), read_options=read,
-                        error=_sql_error(c) if c.error is not None else None, records=c.events,
+        events, records = (_frame(c.events), c.events) if c.events is not None else _own_rows(c.query, read)
+        out.append(Case(c.id, "sql", c.query, events, _sql_check(c), read_options=read,
+                        error=_sql_error(c) if c.error is not None else None, records=records,
                         record_options=read, error_kind="query" if c.error is not None else None,
                         **_about(c)))
     for c in load_replay_cases():

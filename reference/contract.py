@@ -155,7 +155,7 @@ class Engine:
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
         try:
-            program = self.build(q, **options)
+            program = registry.build(self.language, self.name, q, lambda query: self.build(query, **options))
         except Unsupported as exc:
             raise registry.with_alternatives(self.language, exc, q, **options) from None
         program.budget = Budget(limit, DEFAULT_MAX_STATE if max_state is None else max_state)

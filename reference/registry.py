@@ -29,6 +29,9 @@ class LanguageEntry:
     title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
     events: str = "reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
+    # "module:function" (query, engine name, build) -> program: the language's front-end step around every
+    # engine's program (SQL: the outer query and the input forms); None: build(query)
+    program: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
                   "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
-                  events="reference.sql.engine:to_table"),
+                  events="reference.sql.engine:to_table", program="reference.sql.front:build"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",
@@ -200,6 +203,12 @@ def get_engine(lang: str, name: str):
 
 def parse(lang: str, text: str) -> Any:
     return _load(language(lang).parse)(text)
+
+
+def build(lang: str, engine: str, query: Any, make: Callable[[Any], Any]) -> Any:
+    """The engine's program for the query (`make(query)`), through the language's front-end step if it has one."""
+    step = language(lang).program
+    return make(query) if step is None else _load(step)(query, engine, make)
 
 
 def read_input(lang: str, engine: str, events: Any, query: Any = None, **read_options: Any) -> Any:

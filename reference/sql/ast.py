@@ -189,6 +189,59 @@ class Define:
     pos: Pos = _pos()
 
 
+# ----------------------------------------------------------------------------- around MATCH_RECOGNIZE
+@dataclass(frozen=True)
+class Values:
+    """Inline rows, `(VALUES (1, 'a'), (2, 'b')) AS t(id, name)`: exact constants, one tuple per row
+    (columns `_col0`, `_col1`, ... without a column list)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[object, ...], ...]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class SubItem:
+    """A column of a subquery's SELECT: the input column `col`, output as `name`."""
+
+    col: str
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Subquery:
+    """`(SELECT items FROM input WHERE cond)`: input a table name, VALUES or another subquery; items None
+    for `*`."""
+
+    input: "Subquery | Values | str"
+    items: tuple[SubItem, ...] | None
+    where: object | None
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class SelectItem:
+    """An item of the outer SELECT: `expr [AS] name`, or `*` / `alias.*` (expr None)."""
+
+    expr: object | None
+    name: str | None
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Outer:
+    """The query around MATCH_RECOGNIZE: its SELECT list, WHERE and ORDER BY over the match's output rows,
+    the match's alias (upper-cased, as qualifiers are) and its column alias list (`AS m (a, b)`)."""
+
+    items: tuple[SelectItem, ...]
+    where: object | None
+    order_by: tuple["SortKey", ...]
+    alias: str | None
+    columns: tuple[str, ...] | None
+    pos: Pos = _pos()
+
+
 @dataclass(frozen=True)
 class MatchRecognize:
     table: str
@@ -206,12 +259,26 @@ class MatchRecognize:
     define: tuple["Define", ...]
     pos: Pos = _pos()
     conventions: Conventions = SQL_CONVENTIONS   # three-valued; WITHIN inclusive, strict with EXCLUSIVE
+    # the query around the match (docs/semantics.md SQ-F): None where the outer SELECT is `*` or plain
+    # columns (then `select` says them) and there is no outer WHERE / ORDER BY / column alias list
+    outer: Outer | None = None
+    # where the rows come from: None for the table `table` (the events), else VALUES or a subquery
+    source: Subquery | Values | None = None
 
     def __post_init__(self) -> None:
         strict = self.within is not None and self.within.exclusive
         if self.within is not None and strict != (self.conventions.window_bound == "strict"):
             raise ValueError(f"WITHIN{' EXCLUSIVE' if strict else ''} disagrees with the query's conventions "
                              f"({self.conventions.window_bound})")
+
+    @property
+    def inner(self) -> "MatchRecognize":
+        """The MATCH_RECOGNIZE itself, without the outer query and the input forms (what engines build)."""
+        import dataclasses
+
+        if self.outer is None and self.source is None:
+            return self
+        return dataclasses.replace(self, outer=None, source=None)
 
     @property
     def subset_map(self) -> dict[str, tuple[str, ...]]:

@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from reference.contract import Engine, Program
+from reference.errors import QueryError
 from reference.events import EventBatch
 from reference.match import Match
 from reference.match_table import Layout
 from reference.sql import ast as S
 from reference.sql.constructs import variables
-from reference.sql.table import check_table, output_columns  # noqa: F401  (the engine's names before)
+from reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
@@ -84,7 +85,7 @@ class SqlProgram(Program):
         self.n += len(rows)
         if self.ts_unit is None:
             self.ts_unit = batch.ts_unit
-        self.columns += [c for c in columns if c not in self.columns]
+        self.columns += [c for c in shown(columns) if c not in self.columns]
         self.rows += rows
         if self._layout is None:
             self._layout = self._make_layout(output_columns(self.q, self.columns))
@@ -112,18 +113,38 @@ class SqlEngine(Engine):
         return SqlProgram(q, lambda q, columns, rows, ts_unit, state: run_rows(q, columns, rows, ts_unit, state=state))
 
 
-def to_table(events: Any, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:
+def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:
     """A MATCH_RECOGNIZE input table as an EventBatch: no event type column (every column is the table's),
-    ids from an `id` column where there is one (else row numbers), rows sorted by the timestamp column
-    `ts_col`: given, else `ts`, else the query's first ORDER BY column; a table need not arrive in
-    timestamp order."""
+    ids from an `id` column where there is one (else row numbers). A query that carries its rows (VALUES)
+    reads them, and no events (QueryError when events are given too, or when neither is).
+
+    The timestamp column: `ts_col` when given, else `ts` (EventError where it holds no times), else the
+    query's first ORDER BY column when it
+    holds integers or datetimes (a text column never is one, except text of ISO-8601 datetimes in a CSV or
+    JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
+    tick (reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
+    reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
+    from reference.sql.source import base, carries_rows, values_frame
+
+    if query is not None and carries_rows(query):
+        if events is not None and not isinstance(events, EventBatch):
+            raise QueryError("the query carries its own rows (VALUES): give no events", query.pos.line or None,
+                             query.pos.column or None)
+        if events is None:
+            events = values_frame(base(query))
+    if events is None:
+        raise QueryError("no events: give an events file, or write the rows into the query "
+                         "(FROM (VALUES (...), ...) AS t(a, b))")
     if isinstance(events, EventBatch):
         batch = events
     else:
         batch = _read_table(events, query, read_options)
-    if query is not None:
+    if query is not None and query.source is None:
         check_table(batch, query)
     return batch
+
+
+_NOT_TIME = ("missing timestamp", "cannot read timestamp", "is not a whole number")
 
 
 def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
@@ -134,11 +155,76 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
     options.update(read_options)
     if "ts_col" in options:
         return to_batch(events, **options)
-    candidates = ["ts"] + ([query.order_by[0].col.col] if query is not None and query.order_by else [])
+    candidates = ["ts"]
+    if query is not None and query.order_by:
+        from reference.sql.source import input_column
+
+        candidates.append(input_column(query, query.order_by[0].col.col))
     for col in dict.fromkeys(candidates):
+        if _typed_text(events, col):
+            continue
         try:
             return to_batch(events, ts_col=col, **options)
         except EventError as exc:
-            if not (exc.column == col and "missing timestamp column" in exc.message) or col == candidates[-1]:
-                raise
-    raise AssertionError("unreachable: the last candidate re-raises")  # pragma: no cover
+            not_time = exc.column == col and any(m in exc.message for m in _NOT_TIME)
+            if not (not_time and (col != "ts" or "missing timestamp column" in exc.message)):
+                raise   # a `ts` column is the time: one that cannot be read is an error
+    return _with_tick(events, options)
+
+
+def _typed_text(events: Any, col: str) -> bool:
+    """Whether `col` of a typed input (a DataFrame, an Arrow table) holds text: never a timestamp."""
+    import pandas as pd
+
+    if isinstance(events, pd.DataFrame):
+        if col not in events.columns:
+            return False
+        s = events[col]
+        return s.dtype == object and pd.api.types.infer_dtype(s, skipna=True) == "string" \
+            or isinstance(s.dtype, pd.StringDtype)
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover
+        return False
+    if isinstance(events, pa.Table) and col in events.column_names:
+        return pa.types.is_string(events.schema.field(col).type) or pa.types.is_large_string(
+            events.schema.field(col).type)
+    return False
+
+
+def _with_tick(events: Any, options: dict[str, Any]) -> EventBatch:
+    """The table with the hidden row tick as its timestamp column."""
+    import os
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from reference import readers as R
+    from reference.inputs import to_batch
+
+    options = {k: v for k, v in options.items() if k != "sort"}
+    if isinstance(events, pd.DataFrame):
+        return R.from_pandas(events.assign(**{TICK: np.arange(len(events), dtype=np.int64)}), ts_col=TICK, **options)
+    if isinstance(events, (str, Path)):
+        path = R.check_file(os.fspath(events))
+        kind = R.event_format(path)
+        if kind == "parquet":
+            events = R.read_arrow_file(path)
+        else:
+            if kind == "csv":
+                columns, n = R.csv_columns(R.csv_strings(path))
+            else:
+                records = [rec for _, rec in R.json_records(path)]
+                if not records:
+                    return to_batch(pd.DataFrame({TICK: np.zeros(0, np.int64)}), ts_col=TICK, **options)
+                columns, n = R.json_columns(records)
+            columns = dict(columns)
+            columns[TICK] = np.arange(n, dtype=np.int64)
+            return R.from_columns(columns, n, ts_col=TICK, **options)
+    if isinstance(events, pa.RecordBatch):
+        events = pa.Table.from_batches([events])
+    if isinstance(events, pa.Table):
+        events = events.append_column(TICK, pa.array(np.arange(events.num_rows, dtype=np.int64)))
+    return to_batch(events, ts_col=TICK, **options)

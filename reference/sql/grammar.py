@@ -1,13 +1,32 @@
-"""The lark grammar of the MATCH_RECOGNIZE subset (LALR; keywords are case-insensitive)."""
+"""The lark grammar of SQL row pattern recognition (R010) in the form Trino writes it: WITH, VALUES and
+subquery inputs, the outer SELECT / WHERE / ORDER BY, and MATCH_RECOGNIZE (LALR; keywords in any case)."""
 
 GRAMMAR = r"""
-start: query ";"?
+start: with_clause? query ";"?
 expr_start: expr
 
-query: SELECT select_list FROM NAME mr alias?
-select_list: STAR -> select_all
-           | NAME ("," NAME)* -> select_cols
-alias: AS? NAME
+query: SELECT select_list FROM relation mr alias? where_clause? outer_order?
+select_list: select_item ("," select_item)*
+select_item: STAR -> sel_star
+           | NAME "." STAR -> sel_qstar
+           | expr (AS? NAME)? -> sel_expr
+alias: AS? NAME column_list?
+where_clause: WHERE expr
+outer_order: ORDER BY sort_key ("," sort_key)*
+
+with_clause: WITH with_item ("," with_item)*
+with_item: NAME column_list? AS "(" relation_body ")"
+relation: NAME (AS? NAME column_list?)? -> rel_table
+        | "(" relation_body ")" (AS? NAME column_list?)? -> rel_sub
+?relation_body: values | subselect
+values: VALUES value_row ("," value_row)*
+value_row: "(" expr ("," expr)+ ")"
+         | expr
+subselect: SELECT sub_list FROM relation where_clause?
+sub_list: STAR -> sub_all
+        | sub_item ("," sub_item)* -> sub_items
+sub_item: expr (AS? NAME)?
+column_list: "(" NAME ("," NAME)* ")"
 
 mr: MATCH_RECOGNIZE "(" partition? order? measures? rows? skip? pattern_clause subset? define? ")"
 
@@ -122,6 +141,8 @@ SHOW.2: /show\b/i
 OMIT.2: /omit\b/i
 EMPTY.2: /empty\b/i
 WITH.2: /with\b/i
+WHERE.2: /where\b/i
+VALUES.2: /values\b/i
 UNMATCHED.2: /unmatched\b/i
 CONTIGUOUS.2: /contiguous\b/i
 SKIP_TILL_NEXT_MATCH.3: /skip_till_next_match\b/i
@@ -159,8 +180,10 @@ INT: /[0-9]+/
 DECIMAL: /[0-9]+\.[0-9]+/
 STRING: /'([^']|'')*'/
 COMMENT: /--[^\n]*/
+BLOCK_COMMENT: /\/\*(.|\n)*?\*\//
 
 %import common.WS
 %ignore WS
 %ignore COMMENT
+%ignore BLOCK_COMMENT
 """

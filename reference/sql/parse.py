@@ -1,6 +1,7 @@
 """Parse MATCH_RECOGNIZE text into the AST (reference.sql.ast); every mistake is a QueryError with position."""
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -41,6 +42,120 @@ def _toks(items, kind=None):
     return [t for t in items if isinstance(t, Token) and (kind is None or t.type == kind)]
 
 
+class _Alias:
+    """`[AS] name [(columns)]` after MATCH_RECOGNIZE (...)."""
+
+    def __init__(self, name: Token, columns: list[str] | None, pos: A.Pos):
+        self.name, self.columns, self.pos = name, columns, pos
+
+
+class _Sub:
+    """A subquery before WITH names are resolved: its items (None: *), input relation and WHERE."""
+
+    def __init__(self, items, relation: "_Relation", where, pos: A.Pos):
+        self.items, self.relation, self.where, self.pos = items, relation, where, pos
+
+
+class _Relation:
+    """A FROM item before WITH names are resolved: a table name, VALUES or a subquery, with its column list."""
+
+    def __init__(self, body, columns: list[str] | None, pos: A.Pos):
+        self.body, self.columns, self.pos = body, columns, pos
+
+    def resolve(self, withs: dict, seen: tuple[str, ...] = ()):
+        """The table name (str), S.Values or S.Subquery this relation reads."""
+        body = self.body
+        if isinstance(body, str):
+            key = body.lower()
+            if key in withs:
+                if key in seen:
+                    raise QueryError(f"WITH '{body}' refers to itself", self.pos.line, self.pos.column)
+                return withs[key].resolve(withs, seen + (key,))
+            return body
+        if isinstance(body, S.Values):
+            if self.columns is None:
+                return body
+            if len(self.columns) != len(body.columns):
+                raise QueryError(f"the column list names {len(self.columns)} columns, but VALUES has "
+                                 f"{len(body.columns)}", self.pos.line, self.pos.column)
+            return S.Values(tuple(self.columns), body.rows, body.pos)
+        items = body.items
+        if self.columns is not None:
+            if items is None:
+                raise QueryError("a column list after (SELECT * ...) is not supported: name the columns in the "
+                                 "SELECT", self.pos.line, self.pos.column)
+            if len(self.columns) != len(items):
+                raise QueryError(f"the column list names {len(self.columns)} columns, but the subquery selects "
+                                 f"{len(items)}", self.pos.line, self.pos.column)
+            items = [S.SubItem(i.col, c, i.pos) for i, c in zip(items, self.columns)]
+        return S.Subquery(body.relation.resolve(withs, seen), None if items is None else tuple(items),
+                          body.where, body.pos)
+
+
+def _base_table(source) -> str:
+    """The table name a chain of subqueries reads ('' for VALUES)."""
+    while isinstance(source, S.Subquery):
+        source = source.input
+    return source if isinstance(source, str) else ""
+
+
+def _plain_select(outer: S.Outer) -> tuple[S.ColRef, ...] | None:
+    """The outer SELECT as the plain column list of `MatchRecognize.select` (() for `*`), or None when it
+    needs the outer step (expressions, renames, WHERE, ORDER BY, a column alias list, `*` with more)."""
+    if outer.where is not None or outer.order_by or outer.columns is not None:
+        return None
+    items = outer.items
+    if len(items) == 1 and items[0].expr is None:
+        return () if items[0].name is None or items[0].name == outer.alias else None
+    cols = []
+    for item in items:
+        e = item.expr
+        if not isinstance(e, S.ColRef) or (e.var is not None and e.var != outer.alias):
+            return None
+        if item.name is not None and item.name != e.col:
+            return None
+        cols.append(S.ColRef(None, e.col, e.pos))
+    return tuple(cols)
+
+
+def _constant(e):
+    """The exact value of a constant expression of a VALUES row (QueryError naming anything else)."""
+    from reference.evaluate import reduce
+
+    def leaf(x):
+        if isinstance(x, (A.Const, A.BinOp, A.Neg, A.Compare, A.And, A.Or, A.Not)):
+            return reduce(x, leaf, "three_valued")
+        pos = getattr(x, "pos", A.NOPOS)
+        raise QueryError("VALUES rows hold constants (numbers, text, TRUE, FALSE, NULL)", pos.line or None,
+                         pos.column or None)
+    try:
+        return leaf(e)
+    except QueryError:
+        raise
+    except Exception as exc:   # a constant that cannot be computed (1/0, 'a' + 1)
+        pos = getattr(e, "pos", A.NOPOS)
+        raise QueryError(f"VALUES: {exc}", pos.line or None, pos.column or None) from None
+
+
+def _column_types(rows, located) -> tuple:
+    """The rows, after checking that each column holds one kind of value (numbers, text or truth values)."""
+    def kind(v):
+        return None if v is None else "text" if isinstance(v, str) else "truth value" if isinstance(v, bool) \
+            else "number"
+    for c in range(len(rows[0]) if rows else 0):
+        seen: dict[str, int] = {}
+        for k, row in enumerate(rows):
+            kd = kind(row[c])
+            if kd is not None:
+                seen.setdefault(kd, k)
+        if len(seen) > 1:
+            (k1, a), (k2, b) = sorted(seen.items(), key=lambda x: x[1])[:2]
+            pos = located[b][1]
+            raise QueryError(f"VALUES column {c + 1} mixes {k1} (row {a + 1}) and {k2} (row {b + 1})",
+                             pos.line, pos.column)
+    return rows
+
+
 @v_args(meta=True)
 class _ToAst(DepthLimited):
     clause_types = (S.MatchRecognize, S.Define, S.Measure, S.SortKey, S.Skip, S.Within, S.Subset, A.Conventions,
@@ -48,28 +163,126 @@ class _ToAst(DepthLimited):
 
     # ------------------------------------------------------------------ query
     def start(self, meta, items):
-        return items[0]
+        withs = items[0] if isinstance(items[0], dict) else {}
+        build = next(i for i in items if callable(i))
+        return build(withs)
 
     def expr_start(self, meta, items):
         return items[0]
 
     def query(self, meta, items):
-        select = items[1]
-        table = _name(items[3])
-        mr = items[4]
+        rest = [i for i in items if not isinstance(i, Token)]
+        select, relation, mr = rest[0], rest[1], rest[2]
+        alias = next((i for i in rest[3:] if isinstance(i, _Alias)), None)
+        where = next((i[1] for i in rest[3:] if isinstance(i, tuple) and i[0] == "where"), None)
+        order = next((i[1] for i in rest[3:] if isinstance(i, tuple) and i[0] == "order"), ())
         within = mr.get("within")
         bound = "strict" if within is not None and within.exclusive else "inclusive"
         conventions = S.Conventions(S.SQL_CONVENTIONS.null_logic, bound)
-        return S.MatchRecognize(table=table, select=select, pos=_pos(meta), conventions=conventions, **mr)
+        pos = _pos(meta)
 
-    def select_all(self, meta, items):
-        return None
+        def build(withs):
+            source = relation.resolve(withs)
+            table = source if isinstance(source, str) else _base_table(source)
+            name = _var(alias.name) if alias is not None else None
+            outer = S.Outer(tuple(select), where, tuple(order), name,
+                            None if alias is None or alias.columns is None else tuple(alias.columns), pos)
+            plain = _plain_select(outer)
+            if plain is not None and not isinstance(source, (S.Values, S.Subquery)):
+                outer_node, cols = None, plain or None
+            else:
+                outer_node, cols = outer, None
+            return S.MatchRecognize(table=table, select=cols, pos=pos, conventions=conventions,
+                                    outer=outer_node, source=None if isinstance(source, str) else source, **mr)
+        return build
 
-    def select_cols(self, meta, items):
-        return tuple(S.ColRef(None, _name(t), _pos(t)) for t in _toks(items, "NAME"))
+    def select_list(self, meta, items):
+        return [i for i in items if isinstance(i, S.SelectItem)]
+
+    def sel_star(self, meta, items):
+        return S.SelectItem(None, None, _pos(meta))
+
+    def sel_qstar(self, meta, items):
+        return S.SelectItem(None, _var(items[0]), _pos(meta))   # `m.*`: name holds the qualifier to check
+
+    def sel_expr(self, meta, items):
+        names = [t for t in items[1:] if isinstance(t, Token) and t.type == "NAME"]
+        return S.SelectItem(items[0], _name(names[0]) if names else None, _pos(meta))
 
     def alias(self, meta, items):
+        names = _toks(items, "NAME")
+        cols = next((i for i in items if isinstance(i, list)), None)
+        return _Alias(names[0], cols, _pos(meta))
+
+    def column_list(self, meta, items):
+        return [_name(t) for t in _toks(items, "NAME")]
+
+    def where_clause(self, meta, items):
+        return ("where", items[1])
+
+    def outer_order(self, meta, items):
+        return ("order", tuple(i for i in items if isinstance(i, S.SortKey)))
+
+    # ------------------------------------------------------------------ inputs: WITH, VALUES, subqueries
+    def with_clause(self, meta, items):
+        out: dict = {}
+        for name, cols, body, pos in (i for i in items if isinstance(i, tuple)):
+            key = _name(name).lower()
+            if key in out:
+                raise QueryError(f"WITH names '{_name(name)}' twice", pos.line, pos.column)
+            out[key] = _Relation(body, cols, pos)
+        return out
+
+    def with_item(self, meta, items):
+        cols = next((i for i in items if isinstance(i, list)), None)
+        body = next(i for i in items if isinstance(i, (S.Values, _Sub)))
+        return (items[0], cols, body, _pos(meta))
+
+    def rel_table(self, meta, items):
+        names = _toks(items, "NAME")
+        cols = next((i for i in items if isinstance(i, list)), None)
+        if cols is not None:
+            raise QueryError("a column alias list after a table name is not supported (name the columns in a "
+                             "subquery: (SELECT a AS x, ... FROM t))", meta.line, meta.column)
+        return _Relation(_name(names[0]), None, _pos(meta))
+
+    def rel_sub(self, meta, items):
+        body = next(i for i in items if isinstance(i, (S.Values, _Sub)))
+        cols = next((i for i in items if isinstance(i, list)), None)
+        return _Relation(body, cols, _pos(meta))
+
+    def values(self, meta, items):
+        rows = [i for i in items if isinstance(i, tuple)]
+        width = len(rows[0][0])
+        for k, (row, pos) in enumerate(rows, 1):
+            if len(row) != width:
+                raise QueryError(f"VALUES row {k} has {len(row)} value{'s' if len(row) != 1 else ''}, but row 1 "
+                                 f"has {width}", pos.line, pos.column)
+        columns = tuple(f"_col{k}" for k in range(width))
+        return S.Values(columns, tuple(_column_types(tuple(r for r, _ in rows), rows)), _pos(meta))
+
+    def value_row(self, meta, items):
+        return (tuple(_constant(e) for e in items if not isinstance(e, Token)), _pos(meta))
+
+    def subselect(self, meta, items):
+        rest = [i for i in items if not isinstance(i, Token)]
+        where = next((i[1] for i in rest if isinstance(i, tuple) and i[0] == "where"), None)
+        relation = next(i for i in rest if isinstance(i, _Relation))
+        return _Sub(rest[0], relation, where, _pos(meta))
+
+    def sub_all(self, meta, items):
         return None
+
+    def sub_items(self, meta, items):
+        return [i for i in items if isinstance(i, S.SubItem)]
+
+    def sub_item(self, meta, items):
+        e = items[0]
+        names = [t for t in items[1:] if isinstance(t, Token) and t.type == "NAME"]
+        if not isinstance(e, S.ColRef):
+            raise QueryError("a subquery's SELECT takes columns (computed columns are not supported)",
+                             meta.line, meta.column)
+        return S.SubItem(e.col, _name(names[0]) if names else e.col, _pos(meta))
 
     def mr(self, meta, items):
         out = dict(partition_by=(), order_by=(), measures=(), rows="one", empty="show", strategy=None,
@@ -346,8 +559,45 @@ def _transformer(text: str) -> "_ToAst":
 
 def parse(text: str) -> S.MatchRecognize:
     """Parse and validate a MATCH_RECOGNIZE query."""
-    raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
+    try:
+        raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
+    except QueryError as exc:
+        raise refused(text, exc) or exc from None
     return validate(raw)
+
+
+# constructs a syntax error is put down to, by the word that starts them
+_OUTSIDE = {"OVER": "a window function (OVER)", "JOIN": "JOIN", "GROUP": "GROUP BY", "HAVING": "HAVING",
+            "UNION": "UNION", "INTERSECT": "INTERSECT", "EXCEPT": "EXCEPT", "LIMIT": "LIMIT", "OFFSET": "OFFSET",
+            "FETCH": "FETCH FIRST", "DISTINCT": "DISTINCT", "LATERAL": "LATERAL", "UNNEST": "UNNEST",
+            "WINDOW": "WINDOW", "QUALIFY": "QUALIFY", "INSERT": "INSERT", "UPDATE": "UPDATE", "DELETE": "DELETE",
+            "CREATE": "CREATE"}
+_UNSUPPORTED = {"CASE": "CASE", "CAST": "CAST", "IN": "IN (...)", "LIKE": "LIKE", "NULLS": "NULLS FIRST / LAST",
+                "TIMESTAMP": "TIMESTAMP literals", "INTERVAL": "INTERVAL outside WITHIN", "EXISTS": "EXISTS"}
+_WORD = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/|[A-Za-z_][A-Za-z_0-9]*", re.S)
+
+
+def refused(text: str, exc: QueryError) -> QueryError | None:
+    """For a syntax error: the construct outside R010 that the query uses (a window function, a JOIN, GROUP
+    BY, ...), or one cepkit does not run at or before the error (CAST, CASE, ...), named with its line and
+    column; else None."""
+    for m in _WORD.finditer(text):
+        word = m.group(0).upper()
+        if word not in _OUTSIDE and word not in _UNSUPPORTED:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - text.rfind("\n", 0, m.start())
+        if word in _UNSUPPORTED and exc.line is not None and (line, column) > (exc.line, exc.column or 0):
+            continue   # (a construct outside R010 is named wherever it is: `f(x) OVER` fails at the '(')
+        if word == "INTERVAL" and re.search(r"WITHIN\s*$", text[:m.start()], re.I):
+            continue
+        if word in _OUTSIDE:
+            return QueryError(f"{_OUTSIDE[word]} is outside SQL row pattern recognition (R010); cepkit runs "
+                              "SELECT ... FROM ... MATCH_RECOGNIZE (...) over a table, VALUES, a subquery or a "
+                              "WITH name, with an outer WHERE and ORDER BY", line, column)
+        return QueryError(f"{_UNSUPPORTED[word]} is not supported in cepkit's SQL (see docs/language.md)",
+                          line, column)
+    return None
 
 
 _WORDS = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of query",

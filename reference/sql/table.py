@@ -18,6 +18,14 @@ def query_error(msg: str, pos) -> QueryError:
 
 
 SOURCE_ROW = "\x00source_row"   # hidden key: the 1-based data row of the input, for error messages
+# hidden timestamp column of a table without one (docs/semantics.md SQ-F): the input row position; row
+# order comes from ORDER BY alone, so no engine reads it, and no output shows it
+TICK = "\x00row"
+
+
+def shown(columns: Sequence[str]) -> list[str]:
+    """The columns without the hidden row tick."""
+    return [c for c in columns if c != TICK]
 
 
 def resolve_column(name: str, columns: Sequence[str], pos) -> str:
@@ -39,7 +47,7 @@ def bind_columns(q: S.MatchRecognize, columns: Sequence[str]) -> S.MatchRecogniz
             changes = {}
             for f in dataclasses.fields(e):
                 v = getattr(e, f.name)
-                if f.name == "select":
+                if f.name in ("select", "outer", "source"):   # the outer query's names are the match's
                     continue
                 if isinstance(v, tuple) and v and not isinstance(v[0], (str, int)):
                     changes[f.name] = tuple(fix(x) for x in v)
@@ -159,7 +167,7 @@ def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) ->
     if columns is None:
         return None
     order = [k.col.col for k in q.order_by]
-    rest = [c for c in columns if c not in part and c not in order]
+    rest = [c for c in shown(columns) if c not in part and c not in order]
     return tuple(part + [c for c in order if c not in part] + measures + rest)
 
 

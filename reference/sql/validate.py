@@ -155,4 +155,8 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
                 raise _err("exclusion {- -} is not allowed with ALL MATCHES (there is no ALL ROWS output)", p.pos)
     if q.within is not None and not order:
         raise _err("WITHIN needs ORDER BY (its first key is the time)", q.within.pos)
+    from reference.sql import outer, source   # (they use this module's walkers)
+
+    outer.check(q)
+    source.check(q)
     return dataclasses.replace(q, partition_by=partition, order_by=order)

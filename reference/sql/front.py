@@ -1,0 +1,130 @@
+"""The SQL front-end step around every engine's program (registry LanguageEntry.program): an engine builds
+the MATCH_RECOGNIZE alone (`MatchRecognize.inner`); this step applies the query's subqueries to each fed
+batch (reference/sql/source.py) and the outer query to the match table (reference/sql/outer.py), so every
+SQL engine runs the standard form. An engine that feeds on something other than the table (replay's
+store) refuses VALUES and subquery inputs by name at compile time."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+import pyarrow as pa
+
+from reference.contract import Budget, Program
+from reference.errors import QueryError, Unsupported
+from reference.events import EventBatch
+from reference.match_table import Layout, MatchTable
+from reference.sql import ast as S
+from reference.sql import outer_arrow, source
+from reference.sql.outer import Step
+
+
+def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], Program]) -> Program:
+    """The engine's program for the query: `make(q)` itself when the query has no outer query and reads the
+    events table; else `make(q.inner)` inside an OuterProgram."""
+    if q.outer is None and q.source is None:
+        return make(q)
+    from reference import registry
+
+    if registry.engine_entry("sql", engine).events is not None:   # it feeds on its own input, not the table
+        what = "VALUES input" if source.carries_rows(q) else "subquery input" if source.subqueries(q) else None
+        if what is not None:
+            pos = q.source.pos if q.source is not None else q.pos
+            raise Unsupported(engine, what, pos.line or None, pos.column or None)
+    return OuterProgram(q, make(q.inner))
+
+
+class OuterProgram(Program):
+    """An engine's program for `q.inner`, with q's subqueries applied to what it is fed and q's outer query
+    to what it returns (buffered to `close()`, as every SQL program computes its table there)."""
+
+    language = "sql"
+
+    def __init__(self, q: S.MatchRecognize, inner: Program):
+        self.q = q
+        self.inner = inner
+        self.engine_name = inner.engine_name
+        self.positional: bool | None = None   # the fed table's ids were row numbers (no id column)
+        self.tables: list[MatchTable] = []
+        self.last: Layout | None = None       # the layout of the last table closed
+        self.fed = 0                          # rows fed since the stream began
+
+    @property
+    def query(self) -> S.MatchRecognize:
+        return self.q
+
+    @property
+    def budget(self) -> Budget:
+        return Program.budget.fget(self)
+
+    @budget.setter
+    def budget(self, value: Budget) -> None:
+        Program.budget.fset(self, value)
+        # the inner program finds every match: the limit counts output rows, after the outer WHERE
+        self.inner.budget = Budget(None, value.max_state)
+
+    def step(self, layout: Layout) -> Step | None:
+        return None if self.q.outer is None else Step(self.q, layout.payload, bool(self.positional))
+
+    @property
+    def layout(self) -> Layout:
+        """The outer query's columns; before the first batch of an ALL ROWS PER MATCH query with SELECT *
+        (whose columns are the table's), the last run's, else the variables alone."""
+        inner = self.inner.layout
+        try:
+            step = self.step(inner)
+        except QueryError:   # names the table's columns, not known yet
+            return self.last or Layout(inner.variables, ())
+        return inner if step is None else Layout(inner.variables, step.names)
+
+    def _feed(self, batch: Any, progress=None):
+        if isinstance(batch, EventBatch):
+            if self.positional is None:
+                self.positional = batch.positional_ids and "id" not in batch.columns
+            if batch.positional_ids and source.subqueries(self.q):
+                batch = source.numbered_from(batch, self.fed)
+            self.fed += len(batch)
+            batch = source.apply(self.q, batch)
+        self.tables.append(self.inner.feed(batch, progress))
+        return ()
+
+    def _close(self):
+        closed = self.inner.close()
+        tables, self.tables = self.tables + [closed], []
+        table = MatchTable.concat(closed.layout, tables)
+        step = self.step(closed.layout)
+        out = table if step is None else apply(step, table)
+        self.positional, self.last, self.fed = None, out.layout, 0
+        return out
+
+
+def apply(step: Step, table: MatchTable) -> MatchTable:
+    """The match table after the outer query: bindings and ts of the rows kept, the outer SELECT's payload."""
+    layout = Layout(table.layout.variables, step.names)
+    if step.plain:   # columns picked and renamed: no row is decoded
+        return _pick_columns(step, table, layout)
+    if outer_arrow.applies(step):   # WHERE, ORDER BY and computed items column by column
+        return outer_arrow.apply(step, table, layout)
+    return apply_rows(step, table)   # (an operator the columnar evaluator does not have: / or %)
+
+
+def apply_rows(step: Step, table: MatchTable) -> MatchTable:
+    """The outer query row by row, over the exact values of the table's Match rows."""
+    layout = Layout(table.layout.variables, step.names)
+    rows = table.rows()
+    kept, out = step.apply([tuple(v for _, v in m.payload) for m in rows])
+    return MatchTable.from_matches(layout, [replace(rows[i], payload=tuple(zip(step.names, r)))
+                                            for i, r in zip(kept, out)])
+
+
+def _pick_columns(step: Step, table: MatchTable, layout: Layout) -> MatchTable:
+    arrow = table.to_arrow()
+    before = table.layout.payload_columns()
+    head = list(table.layout.variables) + ["ts"]
+    cols = [arrow.column(n) for n in head]
+    fields = [arrow.schema.field(n) for n in head]
+    for (name, col), column in zip(step.items, layout.payload_columns()):
+        k = step.source[col]
+        cols.append(arrow.column(before[k]))
+        fields.append(arrow.schema.field(before[k]).with_name(column))
+    return MatchTable(layout, arrow=pa.Table.from_arrays(cols, schema=pa.schema(fields)))
