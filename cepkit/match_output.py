@@ -163,7 +163,7 @@ def value_cells(name: str, col: pa.Array, kind: bytes | None) -> Cells:
     if kind is None and pa.types.is_integer(t):
         if not col.null_count:
             return Cells(name, "int", pc.cast(col, pa.int64()))
-        return Cells(name, "float", pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False))
+        return Cells(name, "float", col.to_numpy(zero_copy_only=False).astype(np.float64))  # None: NaN
     if kind is None and pa.types.is_floating(t):
         return Cells(name, "float", pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False))
     if kind is None and pa.types.is_boolean(t) and not col.null_count:
@@ -171,16 +171,21 @@ def value_cells(name: str, col: pa.Array, kind: bytes | None) -> Cells:
     if kind is None and pa.types.is_string(t):
         return Cells(name, "text", col)
     if kind == b"fraction" and t == FRACTION:
-        num = pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False)
-        den = pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False)
+        valid = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        num = np.where(valid, pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False), 0)
+        den = np.where(valid, pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False), 1)
         if np.abs(num).max(initial=0) <= 2**53 and den.max(initial=1) <= 2**53:
-            if not col.null_count and (den == 1).all():
+            if valid.all() and (den == 1).all():
                 return Cells(name, "int", pa.array(num, pa.int64()))
-            values = num / den
-            if col.null_count:
-                values[~pc.is_valid(col).to_numpy(zero_copy_only=False)] = np.nan
-            return Cells(name, "float", values)
+            return Cells(name, "float", np.where(valid, num / den, np.nan))
     return object_cells(name, [plain(v) for v in decode(col, kind)])
+
+
+def ts_cells(col: pa.Array, kind: bytes | None) -> Cells:
+    """The ts column: its exact values as they are (a Fraction stays one: text 'n/d' in CSV)."""
+    if kind is None:
+        return value_cells("ts", col, kind)
+    return object_cells("ts", decode(col, kind))
 
 
 def object_cells(name: str, values: list) -> Cells:
@@ -215,7 +220,7 @@ def match_cells(table: MatchTable, fmt: str) -> tuple[list[str], list[Cells], di
         cells[name] = value_cells(name, col, kind)
         encoded[name] = col
 
-    add("ts", "ts")
+    cells["ts"] = ts_cells(arrow.column("ts").combine_chunks(), (arrow.schema.field("ts").metadata or {}).get(KIND))
     if form.mode != "ticks":
         form.check()
         values = _values(arrow, "ts")
@@ -230,11 +235,11 @@ def match_cells(table: MatchTable, fmt: str) -> tuple[list[str], list[Cells], di
 
 
 # ---------------------------------------------------------------------- CSV, text table, Parquet
-_CSV_QUOTED = '[,"\r\n]'
+_CSV_QUOTED = '[,"\n]'  # Python's csv module with lineterminator '\n': a lone '\r' is not quoted
 
 
 def csv_quote(text: pa.Array) -> pa.Array:
-    """Cells quoted as Python's csv module (QUOTE_MINIMAL) does: those with a comma, quote or line break."""
+    """Cells quoted as Python's csv module (QUOTE_MINIMAL) does: those with a comma, a quote or a newline."""
     needs = pc.match_substring_regex(text, _CSV_QUOTED)
     if not pc.any(needs).as_py():
         return text

@@ -71,8 +71,9 @@ def value_json(col: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Array:
     elif kind is None and pa.types.is_floating(t):
         text = float_json(pc.fill_null(col, 0.0).to_numpy(zero_copy_only=False))
     elif kind == b"fraction" and t == FRACTION:
-        num = pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False)
-        den = pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False)
+        ok = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        num = np.where(ok, pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False), 0)
+        den = np.where(ok, pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False), 1)
         if np.abs(num).max(initial=0) > 2**53 or den.max(initial=1) > 2**53:
             return python_json(decode(col, kind))   # float(Fraction) is not one division of two exact doubles
         text = pc.if_else(pa.array(den == 1), pc.cast(pa.array(num), _STR), float_json(num / den))
