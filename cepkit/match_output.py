@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from cepkit.output import max_ids, time_form
 from reference.match import plain
-from reference.match_json import float_json, ids_json, match_lines, python_json, string_json, text_bytes
+from reference.match_json import float_json, match_lines, payload_lines, python_json, text_bytes
 from reference.match_table import FRACTION, KIND, MatchTable, decode
 
 SLICE = 65_536  # rows turned into text at once: Arrow's 32-bit string offsets stay far from their limit
@@ -30,15 +30,26 @@ def slices(table: MatchTable) -> list[MatchTable]:
     return [MatchTable(table.layout, arrow=arrow.slice(i, SLICE)) for i in range(0, arrow.num_rows, SLICE)]
 
 
-def jsonl(table: MatchTable) -> list[pa.Buffer]:
-    """The JSON lines of the matches (`json_line(m.to_json())` each, the ts in this run's form)."""
+def jsonl(table: MatchTable, payload_only: bool = False) -> list[pa.Buffer]:
+    """The JSON lines of the matches (`json_line(m.to_json())` each, the ts in this run's form); with
+    `payload_only` each row's RETURN items alone (`json_line({item: plain(value)})`, an item `ts` in this
+    run's form: the window queries' rows)."""
     out = []
     form = time_form()
     for part in slices(table):
+        arrow = part.to_arrow()
+        if payload_only:
+            texts = {}
+            column = dict(zip(part.layout.payload, part.layout.payload_columns())).get("ts")
+            if column is not None and form.mode != "ticks":
+                form.check()
+                texts["ts"] = python_json(form.texts([plain(v) for v in _values(arrow, column)]))
+            out.append(text_bytes(payload_lines(part, texts)))
+            continue
         ts_text = None
         if form.mode != "ticks":
             form.check()
-            ts_text = python_json(form.texts(_values(part.to_arrow(), "ts")))
+            ts_text = python_json(form.texts(_values(arrow, "ts")))
         out.append(text_bytes(match_lines(part, ts_text)))
     return out
 
@@ -87,6 +98,14 @@ class Cells:
         from cepkit.output import cell_text
 
         return pa.array([cell_text(v) for v in self.data], _STR)
+
+    def python(self) -> list:
+        """The column's values as the frame's `tolist()` gives them (NaN for a null float)."""
+        if self.form == "float":
+            return self.data.tolist()
+        if self.form == "object":
+            return list(self.data)
+        return self.data.to_pylist()
 
     def right(self) -> bool:
         """Whether the text table right-aligns the column (numbers and nulls only)."""
@@ -203,34 +222,34 @@ def object_cells(name: str, values: list) -> Cells:
     return Cells(name, "object", values)
 
 
-def match_cells(table: MatchTable, fmt: str) -> tuple[list[str], list[Cells], dict[str, pa.Array]]:
+def match_cells(table: MatchTable, fmt: str, payload_only: bool = False) \
+        -> tuple[list[str], list[Cells], dict[str, pa.Array]]:
     """(the column names, each one's cells, the encoded column behind each value column) of the matches
-    frame: a list of ids per variable, ts, then the RETURN items (a later name wins, as in a dict)."""
+    frame: a list of ids per variable, ts, then the RETURN items (a later name wins, as in a dict); with
+    `payload_only` the RETURN items alone. The column `ts` is written in this run's time form."""
     arrow = table.to_arrow()
     layout = table.layout
     cells: dict[str, Cells] = {}
     encoded: dict[str, pa.Array] = {}
-    for v in layout.variables:
-        cells[v] = Cells(v, "ids", arrow.column(v).combine_chunks())
-    form = time_form()
-
-    def add(name: str, column: str) -> None:
+    if not payload_only:
+        for v in layout.variables:
+            cells[v] = Cells(v, "ids", arrow.column(v).combine_chunks())
+        cells["ts"] = ts_cells(arrow.column("ts").combine_chunks(), (arrow.schema.field("ts").metadata or {}).get(KIND))
+    sources = {"ts": "ts"}
+    for item, column in zip(layout.payload, layout.payload_columns()):
         col = arrow.column(column).combine_chunks()
-        kind = (arrow.schema.field(column).metadata or {}).get(KIND)
-        cells[name] = value_cells(name, col, kind)
-        encoded[name] = col
-
-    cells["ts"] = ts_cells(arrow.column("ts").combine_chunks(), (arrow.schema.field("ts").metadata or {}).get(KIND))
-    if form.mode != "ticks":
+        cells[item] = value_cells(item, col, (arrow.schema.field(column).metadata or {}).get(KIND))
+        encoded[item] = col
+        sources[item] = column
+    names = list(layout.payload) if payload_only else list(layout.variables) + ["ts"] + list(layout.payload)
+    form = time_form()
+    if form.mode != "ticks" and "ts" in cells:
         form.check()
-        values = _values(arrow, "ts")
+        values = cells["ts"].python()  # what the frame's column held, typed by pandas
         if fmt == "parquet":
             cells["ts"] = Cells("ts", "object", form.series(values, fmt))
         else:
-            cells["ts"] = object_cells("ts", form.texts([None if _null(v) else v for v in values]))
-    for item, column in zip(layout.payload, layout.payload_columns()):
-        add(item, column)
-    names = list(layout.variables) + ["ts"] + list(layout.payload)
+            cells["ts"] = Cells("ts", "object", form.texts([None if _null(v) else v for v in values]))
     return names, [cells[n] for n in names], encoded
 
 
@@ -247,8 +266,9 @@ def csv_quote(text: pa.Array) -> pa.Array:
     return pc.if_else(needs, quoted, text)
 
 
-def csv_text(names: Sequence[str], cells: Sequence[Cells]) -> list[pa.Buffer | bytes]:
-    """The CSV text (header, then one line per row) in pieces."""
+def csv_text(names: Sequence[str], cells: Sequence[Cells], rows: int | None = None) -> list[pa.Buffer | bytes]:
+    """The CSV text (header, then one line per row) in pieces; `rows` says how many rows where there are
+    no columns (each an empty line)."""
     import csv
     import io
 
@@ -257,6 +277,8 @@ def csv_text(names: Sequence[str], cells: Sequence[Cells]) -> list[pa.Buffer | b
     out: list[pa.Buffer | bytes] = [head.getvalue().encode()]
     columns = [csv_quote(c.csv()) for c in cells]
     n = len(columns[0]) if columns else 0
+    if not columns:
+        return out + [b"\n" * (rows or 0)]
     for i in range(0, n, SLICE):
         part = [c.slice(i, SLICE) for c in columns]
         if len(part) == 1:

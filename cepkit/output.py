@@ -466,26 +466,28 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def write_matches(matches: "MatchTable | Sequence[Match]", fmt: str, output: str | None, program: Any) -> None:
+def write_matches(matches: "MatchTable | Sequence[Match]", fmt: str, output: str | None, program: Any,
+                  payload_only: bool = False, empty: str = "(no matches)") -> None:
     """The matches in `fmt` (csv, table, parquet, jsonl) to `output` or standard output, column by column
-    (cepkit.match_output): a list of ids per variable, ts, then the RETURN items."""
+    (cepkit.match_output): a list of ids per variable, ts, then the RETURN items; with `payload_only` the
+    RETURN items alone (one row per match)."""
     from cepkit import match_output as M
 
     table = _table(matches, program)
     try:
         if fmt == "jsonl":
-            write_pieces(M.jsonl(table), output)
+            write_pieces(M.jsonl(table, payload_only), output)
             return
-        names, cells, encoded = M.match_cells(table, fmt)
+        names, cells, encoded = M.match_cells(table, fmt, payload_only)
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
             with atomic_output(output) as f:
                 pq.write_table(M.parquet_table(names, cells, encoded), f.path)
         elif fmt == "csv":
-            write_pieces(M.csv_text(names, cells), output)
+            write_pieces(M.csv_text(names, cells, len(table)), output)
         else:
-            write_text((M.table_text(names, cells) if len(table) else "(no matches)") + "\n", output)
+            write_text((M.table_text(names, cells) if len(table) else empty) + "\n", output)
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 

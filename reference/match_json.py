@@ -112,41 +112,60 @@ def _piece(key: str, value: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(f", {json.dumps(key)}: ", value, "")
 
 
+def object_lines(fields: list[tuple[str, pa.Array]], n: int) -> pa.Array:
+    """The JSON object text of each row of `fields` (key, JSON text of each row's value; null: the row has
+    no such key), as a Python dict filled in that order writes it: a key set again keeps its first place
+    where the row has it already, else comes last."""
+    pieces: dict[str, pa.Array] = {}
+    order: list[str] = []
+    for key, text in fields:
+        new = _piece(key, text)
+        if key in pieces:
+            old = pieces[key]
+            present = pc.is_valid(old)
+            pieces[key] = pc.if_else(present, pc.if_else(pc.is_valid(new), new, old), old)
+            slot = f"{key}\0{len(order)}"
+            pieces[slot] = pc.if_else(present, pa.scalar(None, _STR), new)
+            order.append(slot)
+        else:
+            pieces[key] = new
+            order.append(key)
+    return pc.binary_join_element_wise("{", _joined([pieces[k] for k in order], n), "}", "")
+
+
+def column_json(arrow: pa.Table, name: str) -> pa.Array:
+    """value_json of a match-table column, by its kind."""
+    return value_json(arrow.column(name), (arrow.schema.field(name).metadata or {}).get(KIND))
+
+
 def match_lines(table: MatchTable, ts_text: pa.Array | None = None) -> pa.Array:
     """json.dumps(json_safe(m.to_json())) for each match of `table` (its rows decoded from Arrow), without
     the newline; `ts_text` the JSON text of each ts where the run writes timestamps as times."""
     arrow = table.to_arrow()
     layout, n = table.layout, arrow.num_rows
-
-    def value(name: str) -> pa.Array:
-        return value_json(arrow.column(name), (arrow.schema.field(name).metadata or {}).get(KIND))
-
     bindings = _joined([_piece(v, ids_json(arrow.column(v))) for v in layout.variables], n)
-    fields: dict[str, pa.Array] = {"bindings": pc.binary_join_element_wise("{", bindings, "}", ""),
-                                   "ts": ts_text if ts_text is not None else value("ts")}
+    fields = [("bindings", pc.binary_join_element_wise("{", bindings, "}", "")),
+              ("ts", ts_text if ts_text is not None else column_json(arrow, "ts"))]
     if layout.detection:
         detected = arrow.column("detected").combine_chunks()
-        fields["detected"] = pc.if_else(pc.is_valid(detected), value("detected"), pa.scalar(None, _STR))
+        fields.append(("detected", pc.if_else(pc.is_valid(detected), column_json(arrow, "detected"),
+                                              pa.scalar(None, _STR))))
     if layout.speculative:
-        fields["sign"] = pc.cast(arrow.column("sign").combine_chunks(), _STR)
-        fields["lifetime"] = pc.binary_join_element_wise("[", value("lifetime_start"), ", ",
-                                                         value("lifetime_end"), "]", "")
-    pieces = {k: _piece(k, v) for k, v in fields.items()}
-    order = list(pieces)
-    for item, column in zip(layout.payload, layout.payload_columns()):
-        new = _piece(item, value(column))
-        if item in pieces:  # a dict key set again: in place where the row has it, else at the end
-            old = pieces[item]
-            present = pc.is_valid(old)
-            pieces[item] = pc.if_else(present, new, old)
-            late = pc.if_else(present, pa.scalar(None, _STR), new)
-            pieces[f"{item}\0{len(order)}"] = late
-            order.append(f"{item}\0{len(order)}")
-        else:
-            pieces[item] = new
-            order.append(item)
-    body = _joined([pieces[k] for k in order], n)
-    return pc.binary_join_element_wise("{", body, "}", "")
+        fields.append(("sign", pc.cast(arrow.column("sign").combine_chunks(), _STR)))
+        fields.append(("lifetime", pc.binary_join_element_wise(
+            "[", column_json(arrow, "lifetime_start"), ", ", column_json(arrow, "lifetime_end"), "]", "")))
+    fields += [(item, column_json(arrow, column)) for item, column in zip(layout.payload, layout.payload_columns())]
+    return object_lines(fields, n)
+
+
+def payload_lines(table: MatchTable, texts: dict[str, pa.Array] | None = None) -> pa.Array:
+    """The JSON object of each row's RETURN items alone ({item: json_safe(value)}, the window queries'
+    rows); `texts` replaces an item's JSON text (timestamps written as times)."""
+    arrow = table.to_arrow()
+    texts = texts or {}
+    return object_lines([(item, texts[item] if item in texts else column_json(arrow, column))
+                         for item, column in zip(table.layout.payload, table.layout.payload_columns())],
+                        arrow.num_rows)
 
 
 def text_bytes(lines: pa.Array, end: str = "\n") -> pa.Buffer:

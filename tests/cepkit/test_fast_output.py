@@ -1,6 +1,6 @@
 """The column-wise match writer (cepkit.match_output, reference.match_json) against the row-by-row formatting
 it replaced (`Match.to_json` through `json_line`; a pandas frame of `plain` values through `to_csv` and the
-text table), byte for byte, over random match tables: every table shape a language hands over (Kleene and
+text table; the window queries' rows of RETURN items alone), byte for byte, over random match tables: every table shape a language hands over (Kleene and
 plain variables, unbound variables, no variables; a detection time; sign and lifetime), ids as integers
 or text, and values that are ints, big integers, Fractions, floats (infinities, NaN, -0.0), truth values,
 text with quotes, commas, line breaks and non-ASCII characters, nulls and mixtures."""
@@ -67,6 +67,15 @@ def old_jsonl(table: MatchTable) -> str:
     return "".join(json_line(r) for r in ts_records((m.to_json() for m in table), ("ts",)))
 
 
+def old_rows(table: MatchTable) -> list[dict]:
+    """The window queries' rows: the RETURN items alone (cepkit/runners/window.py before)."""
+    return [{c: plain(v) for c, v in m.payload} for m in table]
+
+
+def old_rows_jsonl(table: MatchTable) -> str:
+    return "".join(json_line(r) for r in ts_records(old_rows(table), ("ts",)))
+
+
 def old_frame(table: MatchTable, fmt: str) -> pd.DataFrame:
     """The frame the row-by-row writer built (cepkit.output.matches_frame and write_matches before)."""
     variables, returns = list(table.layout.variables), list(table.layout.payload)
@@ -112,6 +121,7 @@ def test_json_lines_are_byte_identical_to_the_row_writer(table):
         assert new_text(M.jsonl(table)) == old_jsonl(table)
         decoded = arrow_copy(table)
         assert new_text(M.jsonl(decoded)) == old_jsonl(decoded)
+        assert new_text(M.jsonl(decoded, payload_only=True)) == old_rows_jsonl(decoded)
 
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -121,9 +131,14 @@ def test_csv_and_text_table_are_byte_identical_to_the_pandas_writer(table, limit
     with use_time_form(TimeForm("ticks")), use_max_ids(limit):
         names, cells, _ = M.match_cells(table, "csv")
         assert new_text(M.csv_text(names, cells)) == old_frame(table, "csv").to_csv(index=False)
+        names, cells, _ = M.match_cells(table, "csv", payload_only=True)
+        rows = pd.DataFrame(old_rows(table), columns=list(table.layout.payload))
+        assert new_text(M.csv_text(names, cells, len(table))) == rows.to_csv(index=False)
         if len(table):
             names, cells, _ = M.match_cells(table, "table")
             assert M.table_text(names, cells) == old_render(old_frame(table, "table"))
+            names, cells, _ = M.match_cells(table, "table", payload_only=True)
+            assert M.table_text(names, cells) == old_render(rows)
 
 
 def test_times_in_json_lines_and_csv_match_the_row_writer():
@@ -139,6 +154,12 @@ def test_times_in_json_lines_and_csv_match_the_row_writer():
             frame = old_frame(table, "csv")
             from cepkit.output import ts_frame
 
+            assert new_text(M.csv_text(names, cells)) == ts_frame(frame, ["ts"], "csv").to_csv(index=False)
+            window = arrow_copy(MatchTable.from_matches(Layout((), ("ts", "p")), [
+                Match((), m.ts, (("ts", m.ts), ("p", 1))) for m in rows]))
+            assert new_text(M.jsonl(window, payload_only=True)) == old_rows_jsonl(window)
+            names, cells, _ = M.match_cells(window, "csv", payload_only=True)
+            frame = pd.DataFrame(old_rows(window), columns=["ts", "p"])
             assert new_text(M.csv_text(names, cells)) == ts_frame(frame, ["ts"], "csv").to_csv(index=False)
 
 
