@@ -3,7 +3,7 @@ against the column writer, and the whole `cepkit run` process of source trees si
 
     python -m benchmarks.output_heavy [--events 1000000] [--repeat 3] [--dir DIR] [--tree PATH ...]
 
-The stream: one `stock` event a tick over `--symbols` symbols; each symbol's price climbs by 1 for a run
+The stream: one `stock` event a tick over 4 symbols; each symbol's price climbs by 1 for a run
 of 5..120 ticks, then falls back (so Kleene runs are long); volume uniform over 1..1000. Deterministic
 (seed 7). The query (QUERY): `SEQ(stock+ a[], stock b)` under skip_till_next_match, `[symbol]`, a rising
 closure started where the price is a multiple of 100, ended by a low-volume b; RETURN with an exact average.
