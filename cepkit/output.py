@@ -301,7 +301,7 @@ def render_table(table: pd.DataFrame) -> str:
 
 
 # what str.rstrip() strips: every character whose str.isspace() is true
-_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
+RSTRIP_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
     "\u2028\u2029\u202f\u205f\u3000"
 
 
@@ -321,8 +321,10 @@ def render_columns(columns: Sequence[str], cells: Sequence[Any], right: Sequence
         return "\n".join(head)
     padded = [pc.utf8_lpad(a, w) if r else pc.utf8_rpad(a, w) for a, w, r in zip(cells, widths, right)]
     rows = padded[0] if len(padded) == 1 else pc.binary_join_element_wise(*padded, "  ")
-    rows = pc.utf8_rtrim(rows, _SPACES)
-    return "\n".join(head + ["\n".join(rows.to_pylist())])
+    rows = pc.utf8_rtrim(rows, RSTRIP_SPACES)
+    from reference.match_json import text_bytes
+
+    return "\n".join(head) + "\n" + bytes(text_bytes(rows)).decode("utf-8")[:-1]
 
 
 def ts_record(record: dict, ts_columns: Sequence[str]) -> dict:

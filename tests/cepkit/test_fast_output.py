@@ -228,3 +228,9 @@ def test_writer_output_reads_back_as_json():
     with use_time_form(TimeForm("ticks")):
         line = new_text(M.jsonl(table))
     assert json.load(io.StringIO(line)) == {"bindings": {"a": [1, 2]}, "ts": 2, "s": 'x"\n😀'}
+
+
+def test_table_lines_lose_the_trailing_whitespace_str_rstrip_removes():
+    from cepkit.output import RSTRIP_SPACES
+
+    assert sorted(RSTRIP_SPACES) == sorted(c for c in map(chr, range(0x110000)) if c.isspace())
