@@ -20,14 +20,29 @@ from reference.match import plain
 from reference.match_json import float_json, match_lines, payload_lines, python_json, text_bytes
 from reference.match_table import FRACTION, KIND, MatchTable, decode
 
-SLICE = 65_536  # rows turned into text at once: Arrow's 32-bit string offsets stay far from their limit
+SLICE = 65_536        # rows turned into text at once ...
+SLICE_IDS = 4_000_000  # ... and bound ids: Arrow's 32-bit string offsets stay far from their 2 GiB limit
 _STR = pa.string()
 
 
 def slices(table: MatchTable) -> list[MatchTable]:
-    """The table in pieces of at most SLICE rows (Arrow slices, nothing copied)."""
+    """The table in pieces of at most SLICE rows and, past one row, SLICE_IDS bound ids (Arrow slices,
+    nothing copied)."""
     arrow = table.to_arrow()
-    return [MatchTable(table.layout, arrow=arrow.slice(i, SLICE)) for i in range(0, arrow.num_rows, SLICE)]
+    n = arrow.num_rows
+    ids = np.zeros(n + 1, np.int64)
+    for v in table.layout.variables:
+        col = arrow.column(v).combine_chunks()
+        offsets = col.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+        ids[1:] += np.diff(offsets)
+    total = np.cumsum(ids)
+    cuts, start = [], 0
+    while start < n:
+        end = min(start + SLICE, n, int(np.searchsorted(total, total[start] + SLICE_IDS, side="right")) - 1)
+        end = max(end, start + 1)
+        cuts.append((start, end))
+        start = end
+    return [MatchTable(table.layout, arrow=arrow.slice(a, b - a)) for a, b in cuts]
 
 
 def jsonl(table: MatchTable, payload_only: bool = False) -> list[pa.Buffer]:

@@ -166,9 +166,12 @@ def test_times_in_json_lines_and_csv_match_the_row_writer():
 def test_large_kleene_table_goes_in_slices(monkeypatch):
     """Tables past one slice are written piece by piece with the same bytes."""
     monkeypatch.setattr(M, "SLICE", 7)
+    monkeypatch.setattr(M, "SLICE_IDS", 20)  # past one row: a slice holds at most 20 bound ids
     layout = Layout(("a", "b"), ("n",))
     rows = [Match((("a", tuple(range(i, i + i % 9 + 1))), ("b", (i + 20,))), i, (("n", i * 0.5),)) for i in range(50)]
     table = arrow_copy(MatchTable.from_matches(layout, rows))
+    pieces = M.slices(table)
+    assert sum(len(p) for p in pieces) == 50 and max(len(p) for p in pieces) <= 7 and len(pieces) > 8
     with use_time_form(TimeForm("ticks")):
         assert new_text(M.jsonl(table)) == old_jsonl(table)
         names, cells, _ = M.match_cells(table, "csv")
