@@ -17,8 +17,9 @@ import pyarrow.compute as pc
 
 from cepkit.output import max_ids, time_form
 from reference.match import plain
-from reference.match_json import float_json, match_lines, payload_lines, python_json, text_bytes
-from reference.match_table import FRACTION, KIND, MatchTable, decode
+from reference.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
+                                  value_json)
+from reference.match_table import FRACTION, KIND, MatchTable, decode, encode
 
 SLICE = 65_536        # rows turned into text at once ...
 SLICE_IDS = 4_000_000  # ... and bound ids: Arrow's 32-bit string offsets stay far from their 2 GiB limit
@@ -257,15 +258,60 @@ def match_cells(table: MatchTable, fmt: str, payload_only: bool = False) \
         encoded[item] = col
         sources[item] = column
     names = list(layout.payload) if payload_only else list(layout.variables) + ["ts"] + list(layout.payload)
-    form = time_form()
-    if form.mode != "ticks" and "ts" in cells:
-        form.check()
-        values = cells["ts"].python()  # what the frame's column held, typed by pandas
-        if fmt == "parquet":
-            cells["ts"] = Cells("ts", "object", form.series(values, fmt))
-        else:
-            cells["ts"] = Cells("ts", "object", form.texts([None if _null(v) else v for v in values]))
+    if "ts" in cells:
+        cells["ts"] = timed(cells["ts"], fmt)  # what the frame's column held, typed by pandas
     return names, [cells[n] for n in names], encoded
+
+
+# ---------------------------------------------------------------------- rows of named values (SQL)
+class Rows:
+    """Output rows given as columns of plain values (MATCH_RECOGNIZE's table: cepkit/runners/sql.py), each
+    column encoded once as a match-table column; a name given twice keeps its last column, as a dict of
+    each row would."""
+
+    def __init__(self, columns: Sequence[str], values: dict[str, list], n: int, timestamps: Sequence[str] = ()):
+        self.names, self.n, self.timestamps = list(columns), n, [c for c in timestamps if c in values]
+        self.values = values
+        self.encoded = {c: encode(v) for c, v in values.items()}
+
+    def jsonl(self) -> list[pa.Buffer]:
+        """json_line of each row's dict {column: value}, the timestamp columns in this run's form."""
+        form = time_form()
+        texts: dict[str, pa.Array] = {}
+        if form.mode != "ticks" and self.n:
+            form.check()
+            texts = {c: python_json(form.texts(self.values[c])) for c in self.timestamps}
+        fields = [(c, texts[c] if c in texts else _json_of(*self.encoded[c])) for c in self.names]
+        return [text_bytes(object_lines(fields, self.n))] if self.n else []
+
+    def cells(self, fmt: str) -> list[Cells]:
+        """The frame's columns (cepkit.output.exact_frame: the timestamp columns untyped), in this run's
+        time form."""
+        cells = {c: (Cells(c, "object", list(self.values[c])) if c in self.timestamps else
+                     value_cells(c, self.encoded[c][0], _kind(self.encoded[c][1]))) for c in self.values}
+        for c in self.timestamps:
+            cells[c] = timed(cells[c], fmt)
+        return [cells[c] for c in self.names]
+
+
+def _kind(kind: str | None) -> bytes | None:
+    return kind.encode() if kind else None
+
+
+def _json_of(col: pa.Array, kind: str | None) -> pa.Array:
+    return value_json(col, _kind(kind))
+
+
+def timed(cells: Cells, fmt: str) -> Cells:
+    """A timestamp column in this run's form (cepkit.output.ts_frame)."""
+    form = time_form()
+    if form.mode == "ticks":
+        return cells
+    form.check()
+    values = cells.python()
+    if fmt == "parquet":
+        return Cells(cells.name, "object", form.series(values, fmt))
+    return Cells(cells.name, "object", form.texts([None if _null(v) else v for v in values]))
 
 
 # ---------------------------------------------------------------------- CSV, text table, Parquet

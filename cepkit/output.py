@@ -494,6 +494,31 @@ def write_matches(matches: "MatchTable | Sequence[Match]", fmt: str, output: str
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def write_rows(columns: Sequence[str], values: dict[str, list], n: int, fmt: str, output: str | None,
+               empty: str, timestamps: Sequence[str] = ()) -> None:
+    """Rows given as columns of plain values (a name given twice: its last column), written column by
+    column (cepkit.match_output.Rows) as `write_output` wrote their dicts: `timestamps` in the run's form."""
+    from cepkit import match_output as M
+
+    rows = M.Rows(columns, values, n, timestamps)
+    try:
+        if fmt == "jsonl":
+            write_pieces(rows.jsonl(), output)
+            return
+        cells = rows.cells(fmt)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            with atomic_output(output) as f:
+                pq.write_table(M.parquet_table(rows.names, cells, {c: e[0] for c, e in rows.encoded.items()}), f.path)
+        elif fmt == "csv":
+            write_pieces(M.csv_text(rows.names, cells, n), output)
+        else:
+            write_text((M.table_text(rows.names, cells) if n else empty) + "\n", output)
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
 def _table(matches: Any, program: Any) -> "MatchTable":
     from reference.match_table import MatchTable
 

@@ -241,3 +241,35 @@ def test_table_lines_lose_the_trailing_whitespace_str_rstrip_removes():
     from cepkit.output import RSTRIP_SPACES
 
     assert sorted(RSTRIP_SPACES) == sorted(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+@st.composite
+def sql_rows(draw):
+    """MATCH_RECOGNIZE's output shape: named columns, plain values, timestamp columns."""
+    names = draw(st.lists(st.sampled_from(["ts", "symbol", "price", "m", "x,y", "é"]), min_size=1, max_size=5,
+                          unique=True))
+    kinds = [draw(st.sampled_from(sorted(KINDS))) for _ in names]
+    n = draw(st.integers(0, 10))
+    rows = [tuple(plain(draw(st.none() | KINDS[k]) if k != "int" else draw(st.none() | st.integers(-10**6, 10**12)))
+                  for k in kinds) for _ in range(n)]
+    timestamps = tuple(c for c, k in zip(names, kinds) if k == "int" and draw(st.booleans()))
+    return names, rows, timestamps
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sql_rows(), st.sampled_from(["ticks", "iso"]))
+def test_sql_rows_are_byte_identical_to_the_row_writer(shape, spec):
+    from cepkit.output import exact_frame, render_table, ts_frame
+
+    names, rows, timestamps = shape
+    records = [dict(zip(names, row)) for row in rows]
+    values = {c: [row[k] for row in rows] for k, c in enumerate(names)}
+    table = M.Rows(names, values, len(rows), timestamps)
+    with use_time_form(TimeForm(spec, "s")):
+        assert new_text(table.jsonl()) == "".join(json_line(r) for r in ts_records(records, timestamps))
+        for fmt in ("csv", "table"):
+            frame = ts_frame(exact_frame(records, names, timestamps), timestamps, fmt)
+            if fmt == "csv":
+                assert new_text(M.csv_text(table.names, table.cells(fmt), len(rows))) == frame.to_csv(index=False)
+            elif rows:
+                assert M.table_text(table.names, table.cells(fmt)) == render_table(frame)
