@@ -254,13 +254,26 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """--version: the version looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"cepkit {version()}\n")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
+    subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
     from cepkit.languages import LANGUAGES
     from reference import registry
     from reference.contract import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
-    p.add_argument("--version", action="version", version=f"cepkit {version()}")
+    p.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
     r.add_argument("query", help="query file; its suffix picks the language (see --language)")
@@ -315,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="text (default); dot: the compiled automaton or program as a Graphviz graph; svg: "
                         "that graph drawn by Graphviz's dot program")
     e.set_defaults(func=_cmd_explain)
-    for register in EXTRA_COMMANDS:
+    for register in EXTRA_COMMANDS if command not in ("run", "explain") else ():
         module, _, func = register.partition(":")
         getattr(importlib.import_module(module), func)(sub)
     return p
@@ -332,7 +345,8 @@ _default_showwarning = warnings.showwarning
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
         parser.error("--format parquet needs --output PATH (Parquet is not written to standard output)")

@@ -12,13 +12,16 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
-import pandas as pd
 
 from reference.errors import CepkitError
 from reference.match import Match, json_safe, plain
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from reference.match_table import MatchTable
 
 
 class OutputError(CepkitError):
@@ -79,6 +82,8 @@ class TimeForm:
     def timestamp(self, value: Any) -> Any:
         """The pandas Timestamp a tick count stands for (in the input's zone; naive without one), or None
         where it stands for none (null, infinity, a fraction of a nanosecond, out of range)."""
+        import pandas as pd
+
         from reference.events import TIME_UNITS
 
         if value is None or isinstance(value, bool) or self.unit is None:
@@ -118,6 +123,8 @@ class TimeForm:
     def texts(self, values: Sequence[Any]) -> list[Any]:
         """`text` of each value, the integers at once (numpy: a few microseconds a value, where pandas'
         Timestamp.isoformat takes forty); the same text, digit for digit."""
+        import pandas as pd
+
         from reference.events import TIME_UNITS
 
         out = list(values)
@@ -163,6 +170,8 @@ class TimeForm:
     def series(self, values: Iterable[Any], fmt: str) -> Any:
         """A frame column of timestamps for output format `fmt`: Parquet keeps real timestamps
         (timestamp[ns] with the zone) where every value is one; text formats get `text`."""
+        import pandas as pd
+
         values = [None if _null(v) else v for v in values]
         if fmt == "parquet":
             stamps = [self.timestamp(v) for v in values]
@@ -180,12 +189,14 @@ _NS_MAX, _NS_MIN = (1 << 63) - 1, -(1 << 63)
 
 
 def _null(value: Any) -> bool:
-    return value is None or value is pd.NaT or (isinstance(value, float) and math.isnan(value))
+    return value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ == "NaTType"
 
 
 def exact_frame(records: Sequence[dict], columns: Sequence[str], exact: Sequence[str]) -> pd.DataFrame:
     """A frame of `records`; the `exact` columns (timestamps) hold Python values, so that a null among
     integers does not turn them into float64 (which rounds nanosecond ticks past 2^53)."""
+    import pandas as pd
+
     table = pd.DataFrame(list(records), columns=list(columns))
     for c in exact:
         if c in table.columns:
@@ -250,6 +261,11 @@ def use_max_ids(n: int) -> Iterator[None]:
         _MAX_IDS.reset(token)
 
 
+def max_ids() -> int:
+    """The most ids per bound variable `--format table` shows in this block (0: all)."""
+    return _MAX_IDS.get()
+
+
 def ids_text(ids: Sequence[Any], limit: int | None = None) -> str:
     """A bound variable's ids for a table cell: `[e1, e2, e3, … 17 more]` past `limit` ids (0: all)."""
     limit = _MAX_IDS.get() if limit is None else limit
@@ -258,7 +274,8 @@ def ids_text(ids: Sequence[Any], limit: int | None = None) -> str:
     return "[" + ", ".join(str(i) for i in shown) + more + "]"
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """One value as a text-table cell: null, true / false, else the text of its plain value."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "null"
     if isinstance(value, bool):
@@ -266,7 +283,8 @@ def _cell(value: Any) -> str:
     return str(plain(value))
 
 
-def _numeric(value: Any) -> bool:
+def numeric(value: Any) -> bool:
+    """Whether a table cell's value is a number (the column is right-aligned)."""
     return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool) or \
         type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None and value.dtype.kind in "iuf"
 
@@ -274,15 +292,39 @@ def _numeric(value: Any) -> bool:
 def render_table(table: pd.DataFrame) -> str:
     """The frame as an aligned text table: a header, a rule, one line per row; numbers right-aligned, other
     cells left-aligned, columns two spaces apart."""
+    import pyarrow as pa
+
     columns = [str(c) for c in table.columns]
-    rows = [[_cell(v) for v in row] for row in table.itertuples(index=False, name=None)]
-    right = [bool(len(table)) and all(_numeric(v) or v is None for v in table.iloc[:, k]) for k in range(len(columns))]
-    widths = [max([len(c)] + [len(r[k]) for r in rows]) for k, c in enumerate(columns)]
+    cells = [pa.array([cell_text(v) for v in table.iloc[:, k]], pa.string()) for k in range(len(columns))]
+    right = [bool(len(table)) and all(numeric(v) or v is None for v in table.iloc[:, k]) for k in range(len(columns))]
+    return render_columns(columns, cells, right)
 
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
 
-    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in rows])
+# what str.rstrip() strips: every character whose str.isspace() is true
+RSTRIP_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
+    "\u2028\u2029\u202f\u205f\u3000"
+
+
+def render_columns(columns: Sequence[str], cells: Sequence[Any], right: Sequence[bool]) -> str:
+    """The text table of a header and columns of cell texts (Arrow string arrays): a header, a rule, one line
+    per row; the `right` columns right-aligned, the others left-aligned, two spaces apart; each line with
+    its trailing whitespace removed. The rows are padded and joined column by column."""
+    import pyarrow.compute as pc
+
+    widths = [max([len(c)] + ([pc.max(pc.utf8_length(a)).as_py()] if len(a) else [])) for c, a in zip(columns, cells)]
+
+    def line(texts: list[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(texts, widths, right)).rstrip()
+
+    head = [line(list(columns)), line(["-" * w for w in widths])]
+    if not cells or not len(cells[0]):
+        return "\n".join(head)
+    padded = [pc.utf8_lpad(a, w) if r else pc.utf8_rpad(a, w) for a, w, r in zip(cells, widths, right)]
+    rows = padded[0] if len(padded) == 1 else pc.binary_join_element_wise(*padded, "  ")
+    rows = pc.utf8_rtrim(rows, RSTRIP_SPACES)
+    from reference.match_json import text_bytes
+
+    return "\n".join(head) + "\n" + bytes(text_bytes(rows)).decode("utf-8")[:-1]
 
 
 def ts_record(record: dict, ts_columns: Sequence[str]) -> dict:
@@ -405,19 +447,6 @@ def atomic_output(output: str) -> Iterator[AtomicFile]:
     f.commit()
 
 
-def matches_frame(matches: Sequence[Match], variables: Sequence[str], returns: Sequence[str]) -> pd.DataFrame:
-    """One row per match: a list-of-ids column per variable, ts, then the RETURN fields."""
-    rows = []
-    for m in matches:
-        b = m.binding_dict
-        row: dict[str, Any] = {v: [plain(i) for i in b.get(v, ())] for v in variables}
-        row["ts"] = m.ts
-        payload = dict(m.payload)
-        row.update({name: plain(payload.get(name)) for name in returns})
-        rows.append(row)
-    return pd.DataFrame(rows, columns=list(variables) + ["ts"] + list(returns))
-
-
 def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[dict]],
                  frame: Callable[[str], pd.DataFrame], empty: str, ts_columns: Sequence[str] = ("ts",)) -> None:
     """Write results: JSON lines from `records()`; csv, table or parquet (to `output`, which the CLI requires
@@ -439,32 +468,72 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def write_matches(matches: Sequence[Match], fmt: str, output: str | None, program: Any) -> None:
-    variables = list(program.variables)
-    returns = [r.name for r in program.query.returns]
+def write_matches(matches: "MatchTable | Sequence[Match]", fmt: str, output: str | None, program: Any,
+                  payload_only: bool = False, empty: str = "(no matches)") -> None:
+    """The matches in `fmt` (csv, table, parquet, jsonl) to `output` or standard output, column by column
+    (cepkit.match_output): a list of ids per variable, ts, then the RETURN items; with `payload_only` the
+    RETURN items alone (one row per match)."""
+    from cepkit import match_output as M
 
-    def frame(fmt: str) -> pd.DataFrame:
-        table = matches_frame(matches, variables, returns)
-        if fmt == "csv":  # list-of-ids columns as text: space-separated in CSV, `[e1, e2, … K more]` in tables
-            for v in variables:
-                table[v] = [" ".join(str(i) for i in ids) for ids in table[v]]
-        elif fmt == "table":
-            for v in variables:
-                table[v] = [ids_text(ids) for ids in table[v]]
-        return table
+    table = _table(matches, program)
+    try:
+        if fmt == "jsonl":
+            write_pieces(M.jsonl(table, payload_only), output)
+            return
+        names, cells, encoded = M.match_cells(table, fmt, payload_only)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
 
-    write_output(fmt, output, lambda: (m.to_json() for m in matches), frame, "(no matches)")
+            with atomic_output(output) as f:
+                pq.write_table(M.parquet_table(names, cells, encoded), f.path)
+        elif fmt == "csv":
+            write_pieces(M.csv_text(names, cells, len(table)), output)
+        else:
+            write_text((M.table_text(names, cells) if len(table) else empty) + "\n", output)
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def write_rows(columns: Sequence[str], values: dict[str, list], n: int, fmt: str, output: str | None,
+               empty: str, timestamps: Sequence[str] = ()) -> None:
+    """Rows given as columns of plain values (a name given twice: its last column), written column by
+    column (cepkit.match_output.Rows) as `write_output` wrote their dicts: `timestamps` in the run's form."""
+    from cepkit import match_output as M
+
+    rows = M.Rows(columns, values, n, timestamps)
+    try:
+        if fmt == "jsonl":
+            write_pieces(rows.jsonl(), output)
+            return
+        cells = rows.cells(fmt)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            with atomic_output(output) as f:
+                pq.write_table(M.parquet_table(rows.names, cells, {c: e[0] for c, e in rows.encoded.items()}), f.path)
+        elif fmt == "csv":
+            write_pieces(M.csv_text(rows.names, cells, n), output)
+        else:
+            write_text((M.table_text(rows.names, cells) if n else empty) + "\n", output)
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _table(matches: Any, program: Any) -> "MatchTable":
+    from reference.match_table import MatchTable
+
+    return matches if isinstance(matches, MatchTable) else MatchTable.from_matches(program.layout, list(matches))
 
 
 class MatchWriter:
     """Matches written as they come: JSON lines go out on every `write` (to a temporary file beside
     `output`, renamed onto it by `close`); csv, table and parquet (whose columns are typed over all rows)
     are written once, by `close`. Use it as a context manager: a block that raises leaves `output` as it
-    was."""
+    was. Each table is written column by column (cepkit.match_output)."""
 
     def __init__(self, fmt: str, output: str | None, program: Any):
         self.fmt, self.output, self.program = fmt, output, program
-        self.held: list[Match] = []
+        self.held: list = []
         self.count = 0
         self.fh = None
         self.file: AtomicFile | None = None
@@ -479,16 +548,20 @@ class MatchWriter:
         if kind is not None:
             self.abort()
 
-    def write(self, matches: Sequence[Match], batch: Any = None) -> None:
+    def write(self, matches: "MatchTable | Sequence[Match]", batch: Any = None) -> None:
         """Matches found in `batch` (the events read: the first one decides the timestamps' form)."""
         note_input(batch)
         self.count += len(matches)
-        if self.fmt != "jsonl":
-            self.held.extend(matches)
+        if not len(matches):
             return
-        text = "".join(json_line(r) for r in ts_records((m.to_json() for m in matches), ("ts",)))
+        table = _table(matches, self.program)
+        if self.fmt != "jsonl":
+            self.held.append(table)
+            return
+        from cepkit.match_output import jsonl
+
         try:
-            (self.fh or sys.stdout).write(text)
+            write_stream(jsonl(table), self.fh or sys.stdout)
         except OSError as exc:
             raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
 
@@ -500,13 +573,42 @@ class MatchWriter:
         elif self.fmt == "jsonl":
             sys.stdout.flush()
         else:
-            write_matches(self.held, self.fmt, self.output, self.program)
+            from reference.match_table import MatchTable
+
+            write_matches(MatchTable.concat(self.program.layout, self.held), self.fmt, self.output, self.program)
 
     def abort(self) -> None:
         """The run failed: drop what was written; `output` stays as it was."""
         if self.file is not None:
             self.file.abort()
             self.file = None
+
+
+def write_stream(pieces: Iterable[Any], fh: Any) -> None:
+    """UTF-8 pieces (bytes, Arrow buffers) to a text file object: through its binary buffer where it has
+    one, else decoded."""
+    raw = getattr(fh, "buffer", None)
+    if raw is not None:
+        fh.flush()
+        for p in pieces:
+            raw.write(p)
+        raw.flush()
+    else:
+        for p in pieces:
+            fh.write(bytes(p).decode("utf-8"))
+
+
+def write_pieces(pieces: Iterable[Any], output: str | None) -> None:
+    """UTF-8 pieces to `output` (atomically), or to standard output."""
+    if output:
+        with atomic_output(output) as f:
+            try:
+                write_stream(pieces, f.open())
+            except OSError as exc:
+                raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    else:
+        write_stream(pieces, sys.stdout)
+        sys.stdout.flush()
 
 
 def write_text(text: str, output: str | None) -> None:

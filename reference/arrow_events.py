@@ -45,6 +45,26 @@ def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: st
     return assemble(columns, types[0], types[1], ts, ids, ts_unit, sort, ts_col, positional)
 
 
+def columns_batch(columns: dict[str, np.ndarray], n: int, *, type_col: str | None = "type", ts_col: str = "ts",
+                  id_col: str | None = "id", ts_unit: str | None = None, sort: bool = False,
+                  default_type: Any = None) -> EventBatch | None:
+    """`reference.readers.from_columns`' batch (columns already in attribute form: the CSV reader's) without
+    pandas, for a text type column and integer timestamps and ids; None for anything else."""
+    if (ts_unit is not None and ts_unit not in TIME_UNITS) or type_col is None or type_col not in columns \
+            or ts_col not in columns or columns[type_col].dtype != object or columns[ts_col].dtype != np.int64:
+        return None
+    try:
+        types = _types(pa.chunked_array([pa.array(columns[type_col], pa.string())]))
+    except (pa.ArrowException, TypeError):
+        return None
+    positional = id_col is None or id_col not in columns
+    ids = np.arange(n, dtype=np.int64) if positional else columns[id_col]
+    if types is None or ids.dtype != np.int64 or not _unique(ids):
+        return None
+    attributes = {name: v for name, v in columns.items() if name not in {type_col, ts_col, id_col}}
+    return assemble(attributes, types[0], types[1], columns[ts_col], ids, ts_unit, sort, ts_col, positional)
+
+
 def _types(col: pa.ChunkedArray) -> tuple[np.ndarray, tuple[str, ...]] | None:
     """(codes, sorted stripped names) as `reference.events._read_types` gives them."""
     if col.null_count or not (pt.is_string(col.type) or pt.is_large_string(col.type)

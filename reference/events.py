@@ -15,12 +15,14 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 import numpy as np
-import pandas as pd
 
 from reference.errors import EventError
 from reference.language.units import NANOS
 from reference.numbers_text import NotANumber, parse_number
 from reference.typed_columns import values_column
+from reference.lazy_import import lazy_module
+
+pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
 __all__ = ["TIME_UNITS", "EventBatch", "exact", "assemble", "attribute_column", "number_value"]
 
@@ -144,7 +146,7 @@ def _context(context: str | None) -> str:
 def number_value(value: Any) -> int | Fraction | None:
     """The exact number a cell stands for (None for null); NotANumber for a boolean, text that is not a
     number, a non-finite number, or anything else."""
-    if value is None or value is pd.NA:
+    if value is None or type(value).__name__ == "NAType":
         return None
     if isinstance(value, (bool, np.bool_)):
         raise NotANumber(f"{value!r} is a boolean")
@@ -162,7 +164,7 @@ def number_value(value: Any) -> int | Fraction | None:
 
 
 def exact(value: Any) -> Any:
-    if value is None or value is pd.NA:
+    if value is None or type(value).__name__ == "NAType":
         return None
     if isinstance(value, (bool, np.bool_)):
         return bool(value)

@@ -4,10 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from reference.events import EventBatch
 from reference.readers import from_arrow, from_pandas, read_events
+from reference.lazy_import import lazy_module
+
+pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
 
 def to_batch(events: Any, **read_options: Any) -> EventBatch:

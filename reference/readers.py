@@ -14,12 +14,14 @@ import re
 from typing import Any, Iterator
 
 import numpy as np
-import pandas as pd
 
 from reference.errors import EventError
 from reference.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
 from reference.numbers_text import NotANumber, parse_number
 from reference.typed_columns import json_float, text_column, values_column
+from reference.lazy_import import lazy_module
+
+pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
 __all__ = [
     "from_pandas", "from_columns", "from_arrow", "to_pandas", "read_csv", "read_parquet", "read_jsonl", "read_events",
@@ -56,6 +58,12 @@ def from_columns(columns: dict[str, np.ndarray], n: int, *, type_col: str | None
                  default_type: str | None = None) -> EventBatch:
     """Events from columns already in attribute form (`reference.typed_columns`: what the CSV and JSON
     readers make), keywords as for from_pandas."""
+    from reference.arrow_events import columns_batch
+
+    batch = columns_batch(columns, n, type_col=type_col, ts_col=ts_col, id_col=id_col, ts_unit=ts_unit, sort=sort,
+                          default_type=default_type)  # the common shapes without pandas; None: pandas decides
+    if batch is not None:
+        return batch
     series = {name: pd.Series(values, dtype=values.dtype, copy=False) for name, values in columns.items()}
     return _from_series(series, n, {name: (lambda v=v: v) for name, v in columns.items()},
                         type_col, ts_col, id_col, ts_unit, sort, default_type)

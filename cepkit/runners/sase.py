@@ -36,7 +36,6 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.api import compile as compile_query
     from cepkit.cli import Progress, limit_options, limited, read_query
     from cepkit.output import MatchWriter
-    from reference.event_chunks import iter_events
     from reference.language import parse
     from reference.language.dialects import dialect_of_path
     from reference.readers import read_events
@@ -63,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         batches = [read_events(args.events, sort=args.sort, **options)]
         progress = Progress(f"cepkit {engine}", not args.no_progress)
     else:
+        from reference.event_chunks import iter_events
+
         batches = iter_events(args.events, args.chunk_size, **options)
         progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
     progress.watch(program.budget)

@@ -55,12 +55,12 @@ def ts_columns(q, ts_col: str) -> list[str]:
 
 
 def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
-    from cepkit.output import exact_frame, write_output
+    """The output rows, column by column (cepkit.output.write_rows); `timestamps` in the run's time form."""
+    from cepkit.output import write_rows
     from reference.match import plain
 
-    records = [{c: plain(v) for c, v in zip(table.columns, row)} for row in table.rows]
-    write_output(fmt, output, lambda: records, lambda _fmt: exact_frame(records, table.columns, timestamps),
-                 "(no rows)", timestamps)
+    values = {c: [plain(row[k]) for row in table.rows] for k, c in enumerate(table.columns)}
+    write_rows(table.columns, values, len(table.rows), fmt, output, "(no rows)", timestamps)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Sequence
 
 from reference.errors import CepkitError, QueryError
-from reference.tpstream.engine import BRUTE_LIMIT
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--early", action="store_true",
@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")
+    from reference.tpstream.engine import BRUTE_LIMIT
+
     if engine == "brute" and len(batch) > BRUTE_LIMIT:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
                           f"events (got {len(batch)})")

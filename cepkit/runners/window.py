@@ -10,12 +10,9 @@ from reference.errors import QueryError
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from cepkit.cli import limit_options, limited, read_query
-    from cepkit.output import write_output
+    from cepkit.output import write_matches
     from reference import registry
-    from reference.match import plain
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)
@@ -31,11 +28,9 @@ def run(args: argparse.Namespace) -> int:
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     table = program.run(batch)
-    columns = list(table.layout.payload)
-    records = [{c: plain(v) for c, v in m.payload} for m in table]
-    write_output(args.format, args.output, lambda: records, lambda _fmt: pd.DataFrame(records, columns=columns),
-                 "(no rows)", ("ts",))  # a window's output timestamp (its end, or the event's)
-    limited(args, len(records))
-    print(f"{len(records)} rows from {len(batch)} events in {time.monotonic() - started:.2f} s "
+    # the RETURN items alone, column by column; an item `ts` (the window's end, or the event's) as a time
+    write_matches(table, args.format, args.output, program, payload_only=True, empty="(no rows)")
+    limited(args, len(table))
+    print(f"{len(table)} rows from {len(batch)} events in {time.monotonic() - started:.2f} s "
           f"(window {program.query.operator}, engine {engine})", file=sys.stderr)
     return 0

@@ -38,7 +38,7 @@ _TOKEN_WORDS = {
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = (Path(__file__).with_name("sase.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=True)  # fast start
 
 
 def _pos(meta_or_token) -> A.Pos:

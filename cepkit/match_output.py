@@ -1,0 +1,361 @@
+"""A match table written column by column: JSON lines, CSV, the text table and Parquet straight from its Arrow
+columns (docs/performance.md "Vectorized output"), with no Python call per bound event id.
+
+The text is what the row-by-row writer gave (`Match.to_json` through `json_line`; a pandas frame of
+`plain` values through `to_csv` / `render_table`), byte for byte: each value column is first given the
+type pandas would infer for its plain values (`Cells`), then turned into text in Arrow's string kernels.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from cepkit.output import max_ids, time_form
+from reference.match import plain
+from reference.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
+                                  value_json)
+from reference.match_table import FRACTION, KIND, MatchTable, decode, encode
+
+SLICE = 65_536        # rows turned into text at once ...
+SLICE_IDS = 4_000_000  # ... and bound ids: Arrow's 32-bit string offsets stay far from their 2 GiB limit
+_STR = pa.string()
+
+
+def slices(table: MatchTable) -> list[MatchTable]:
+    """The table in pieces of at most SLICE rows and, past one row, SLICE_IDS bound ids (Arrow slices,
+    nothing copied)."""
+    arrow = table.to_arrow()
+    n = arrow.num_rows
+    ids = np.zeros(n + 1, np.int64)
+    for v in table.layout.variables:
+        col = arrow.column(v).combine_chunks()
+        offsets = col.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+        ids[1:] += np.diff(offsets)
+    total = np.cumsum(ids)
+    cuts, start = [], 0
+    while start < n:
+        end = min(start + SLICE, n, int(np.searchsorted(total, total[start] + SLICE_IDS, side="right")) - 1)
+        end = max(end, start + 1)
+        cuts.append((start, end))
+        start = end
+    return [MatchTable(table.layout, arrow=arrow.slice(a, b - a)) for a, b in cuts]
+
+
+def jsonl(table: MatchTable, payload_only: bool = False) -> list[pa.Buffer]:
+    """The JSON lines of the matches (`json_line(m.to_json())` each, the ts in this run's form); with
+    `payload_only` each row's RETURN items alone (`json_line({item: plain(value)})`, an item `ts` in this
+    run's form: the window queries' rows)."""
+    out = []
+    form = time_form()
+    for part in slices(table):
+        arrow = part.to_arrow()
+        if payload_only:
+            texts = {}
+            column = dict(zip(part.layout.payload, part.layout.payload_columns())).get("ts")
+            if column is not None and form.mode != "ticks":
+                form.check()
+                texts["ts"] = python_json(form.texts([plain(v) for v in _values(arrow, column)]))
+            out.append(text_bytes(payload_lines(part, texts)))
+            continue
+        ts_text = None
+        if form.mode != "ticks":
+            form.check()
+            ts_text = python_json(form.texts(_values(arrow, "ts")))
+        out.append(text_bytes(match_lines(part, ts_text)))
+    return out
+
+
+def _values(arrow: pa.Table, name: str) -> list:
+    return decode(arrow.column(name).combine_chunks(), (arrow.schema.field(name).metadata or {}).get(KIND))
+
+
+# ---------------------------------------------------------------------- columns as pandas would type them
+@dataclass
+class Cells:
+    """One output column in the type pandas infers for its plain values: `int` (an Arrow int64 array, no
+    nulls), `float` (float64, NaN for null), `bool` (no nulls), `text` (strings, nulls), `ids` (a list
+    column of event ids; null: unbound), or `object` (a list of Python values)."""
+
+    name: str
+    form: str
+    data: Any
+
+    def csv(self) -> pa.Array:
+        """Each cell as pandas' to_csv writes it (before quoting)."""
+        if self.form == "int":
+            return pc.cast(self.data, _STR)
+        if self.form == "float":
+            return _float_text(self.data, nan="", inf="inf")
+        if self.form == "bool":
+            return pc.if_else(self.data, "True", "False")
+        if self.form == "text":
+            return pc.fill_null(self.data, "")
+        if self.form == "ids":
+            return pc.fill_null(pc.binary_join(_id_texts(self.data), " "), "")
+        return pa.array(["" if _null(v) else str(v) for v in self.data], _STR)
+
+    def cell(self) -> pa.Array:
+        """Each cell as the text table shows it (cepkit.output._cell)."""
+        if self.form == "int":
+            return pc.cast(self.data, _STR)
+        if self.form == "float":
+            return _float_text(self.data, nan="null", inf="inf")
+        if self.form == "bool":
+            return pc.if_else(self.data, "true", "false")
+        if self.form == "text":
+            return pc.fill_null(self.data, "null")
+        if self.form == "ids":
+            return _ids_cells(self.data, max_ids())
+        from cepkit.output import cell_text
+
+        return pa.array([cell_text(v) for v in self.data], _STR)
+
+    def python(self) -> list:
+        """The column's values as the frame's `tolist()` gives them (NaN for a null float)."""
+        if self.form == "float":
+            return self.data.tolist()
+        if self.form == "object":
+            return list(self.data)
+        return self.data.to_pylist()
+
+    def right(self) -> bool:
+        """Whether the text table right-aligns the column (numbers and nulls only)."""
+        if self.form in ("int", "float"):
+            return len(self.data) > 0
+        if self.form == "text":
+            return len(self.data) > 0 and self.data.null_count == len(self.data)
+        if self.form == "object":
+            from cepkit.output import numeric
+
+            return len(self.data) > 0 and all(numeric(v) or v is None for v in self.data)
+        return False
+
+    def arrow(self, encoded: pa.Array | None) -> pa.Array:
+        """The Parquet column: the values in Arrow's type (ids as list<int64> or list<string>); an object
+        column keeps the match table's exact encoding `encoded`."""
+        if self.form == "ids":
+            col = self.data
+            if col.null_count:
+                col = pc.if_else(pc.is_null(col), pa.scalar([], col.type), col)
+            return col.cast(pa.list_(col.type.value_type))
+        if self.form == "float":
+            return pa.array(self.data, from_pandas=True)
+        if self.form == "object":
+            try:
+                return pa.array(self.data, from_pandas=True)
+            except (pa.ArrowException, OverflowError):
+                return encoded if encoded is not None else pa.array([None if v is None else str(v)
+                                                                     for v in self.data], _STR)
+        return self.data
+
+
+def _null(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _float_text(values: np.ndarray, nan: str, inf: str) -> pa.Array:
+    """repr of each float; NaN as `nan`, +-infinity as `inf` / `-inf`."""
+    finite = np.isfinite(values)
+    text = float_json(np.where(finite, values, 0.0))
+    if finite.all():
+        return text
+    other = np.where(np.isnan(values), nan, np.where(values > 0, inf, "-" + inf))
+    return pc.if_else(pa.array(finite), text, pa.array(other.astype(object), _STR))
+
+
+def _id_texts(col: pa.Array) -> pa.Array:
+    """A list column of ids as a list column of their texts (str of each id)."""
+    values = col.values
+    texts = values if pa.types.is_string(values.type) else pc.cast(values, _STR)
+    mask = col.is_null() if col.null_count else None
+    return pa.LargeListArray.from_arrays(pa.array(col.offsets, pa.int64()), texts, mask=mask)
+
+
+def _ids_cells(col: pa.Array, limit: int) -> pa.Array:
+    """cepkit.output.ids_text of each binding: `[e1, e2, … K more]` past `limit` ids (0: all)."""
+    texts = _id_texts(col)
+    lengths = pc.fill_null(pc.list_value_length(texts), 0)
+    if limit:
+        texts = pc.list_slice(texts, 0, limit)
+    shown = pc.fill_null(pc.binary_join(texts, ", "), "")
+    if limit:
+        more = pc.subtract(lengths, pa.scalar(limit, lengths.type))
+        tail = pc.binary_join_element_wise(", … ", pc.cast(more, _STR), " more", "")
+        shown = pc.if_else(pc.greater(more, 0), pc.binary_join_element_wise(shown, tail, ""), shown)
+    return pc.binary_join_element_wise("[", shown, "]", "")
+
+
+def value_cells(name: str, col: pa.Array, kind: bytes | None) -> Cells:
+    """An encoded match-table column as pandas would type its plain values."""
+    t, n = col.type, len(col)
+    if pa.types.is_null(t) or (n and col.null_count == n):
+        return Cells(name, "object", [None] * n)
+    if kind is None and pa.types.is_integer(t):
+        if not col.null_count:
+            return Cells(name, "int", pc.cast(col, pa.int64()))
+        return Cells(name, "float", col.to_numpy(zero_copy_only=False).astype(np.float64))  # None: NaN
+    if kind is None and pa.types.is_floating(t):
+        return Cells(name, "float", pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False))
+    if kind is None and pa.types.is_boolean(t) and not col.null_count:
+        return Cells(name, "bool", col)
+    if kind is None and pa.types.is_string(t):
+        return Cells(name, "text", col)
+    if kind == b"fraction" and t == FRACTION:
+        valid = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        num = np.where(valid, pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False), 0)
+        den = np.where(valid, pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False), 1)
+        if np.abs(num).max(initial=0) <= 2**53 and den.max(initial=1) <= 2**53:
+            if valid.all() and (den == 1).all():
+                return Cells(name, "int", pa.array(num, pa.int64()))
+            return Cells(name, "float", np.where(valid, num / den, np.nan))
+    return object_cells(name, [plain(v) for v in decode(col, kind)])
+
+
+def ts_cells(col: pa.Array, kind: bytes | None) -> Cells:
+    """The ts column: its exact values as they are (a Fraction stays one: text 'n/d' in CSV)."""
+    if kind is None:
+        return value_cells("ts", col, kind)
+    return object_cells("ts", decode(col, kind))
+
+
+def object_cells(name: str, values: list) -> Cells:
+    """Python values typed as pandas types them (int64, float64, bool, else object)."""
+    import pandas as pd
+
+    series = pd.Series(values)
+    k = series.dtype.kind
+    if k in "iu":
+        return Cells(name, "int", pa.array(series.to_numpy(np.int64)))
+    if k == "f":
+        return Cells(name, "float", series.to_numpy(np.float64))
+    if k == "b":
+        return Cells(name, "bool", pa.array(series.to_numpy(bool)))
+    return Cells(name, "object", values)
+
+
+def match_cells(table: MatchTable, fmt: str, payload_only: bool = False) \
+        -> tuple[list[str], list[Cells], dict[str, pa.Array]]:
+    """(the column names, each one's cells, the encoded column behind each value column) of the matches
+    frame: a list of ids per variable, ts, then the RETURN items (a later name wins, as in a dict); with
+    `payload_only` the RETURN items alone. The column `ts` is written in this run's time form."""
+    arrow = table.to_arrow()
+    layout = table.layout
+    cells: dict[str, Cells] = {}
+    encoded: dict[str, pa.Array] = {}
+    if not payload_only:
+        for v in layout.variables:
+            cells[v] = Cells(v, "ids", arrow.column(v).combine_chunks())
+        cells["ts"] = ts_cells(arrow.column("ts").combine_chunks(), (arrow.schema.field("ts").metadata or {}).get(KIND))
+    sources = {"ts": "ts"}
+    for item, column in zip(layout.payload, layout.payload_columns()):
+        col = arrow.column(column).combine_chunks()
+        cells[item] = value_cells(item, col, (arrow.schema.field(column).metadata or {}).get(KIND))
+        encoded[item] = col
+        sources[item] = column
+    names = list(layout.payload) if payload_only else list(layout.variables) + ["ts"] + list(layout.payload)
+    if "ts" in cells:
+        cells["ts"] = timed(cells["ts"], fmt)  # what the frame's column held, typed by pandas
+    return names, [cells[n] for n in names], encoded
+
+
+# ---------------------------------------------------------------------- rows of named values (SQL)
+class Rows:
+    """Output rows given as columns of plain values (MATCH_RECOGNIZE's table: cepkit/runners/sql.py), each
+    column encoded once as a match-table column; a name given twice keeps its last column, as a dict of
+    each row would."""
+
+    def __init__(self, columns: Sequence[str], values: dict[str, list], n: int, timestamps: Sequence[str] = ()):
+        self.names, self.n, self.timestamps = list(columns), n, [c for c in timestamps if c in values]
+        self.values = values
+        self.encoded = {c: encode(v) for c, v in values.items()}
+
+    def jsonl(self) -> list[pa.Buffer]:
+        """json_line of each row's dict {column: value}, the timestamp columns in this run's form."""
+        form = time_form()
+        texts: dict[str, pa.Array] = {}
+        if form.mode != "ticks" and self.n:
+            form.check()
+            texts = {c: python_json(form.texts(self.values[c])) for c in self.timestamps}
+        fields = [(c, texts[c] if c in texts else _json_of(*self.encoded[c])) for c in self.names]
+        return [text_bytes(object_lines(fields, self.n))] if self.n else []
+
+    def cells(self, fmt: str) -> list[Cells]:
+        """The frame's columns (cepkit.output.exact_frame: the timestamp columns untyped), in this run's
+        time form."""
+        cells = {c: (Cells(c, "object", list(self.values[c])) if c in self.timestamps else
+                     value_cells(c, self.encoded[c][0], _kind(self.encoded[c][1]))) for c in self.values}
+        for c in self.timestamps:
+            cells[c] = timed(cells[c], fmt)
+        return [cells[c] for c in self.names]
+
+
+def _kind(kind: str | None) -> bytes | None:
+    return kind.encode() if kind else None
+
+
+def _json_of(col: pa.Array, kind: str | None) -> pa.Array:
+    return value_json(col, _kind(kind))
+
+
+def timed(cells: Cells, fmt: str) -> Cells:
+    """A timestamp column in this run's form (cepkit.output.ts_frame)."""
+    form = time_form()
+    if form.mode == "ticks":
+        return cells
+    form.check()
+    values = cells.python()
+    if fmt == "parquet":
+        return Cells(cells.name, "object", form.series(values, fmt))
+    return Cells(cells.name, "object", form.texts([None if _null(v) else v for v in values]))
+
+
+# ---------------------------------------------------------------------- CSV, text table, Parquet
+_CSV_QUOTED = '[,"\n]'  # Python's csv module with lineterminator '\n': a lone '\r' is not quoted
+
+
+def csv_quote(text: pa.Array) -> pa.Array:
+    """Cells quoted as Python's csv module (QUOTE_MINIMAL) does: those with a comma, a quote or a newline."""
+    needs = pc.match_substring_regex(text, _CSV_QUOTED)
+    if not pc.any(needs).as_py():
+        return text
+    quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
+    return pc.if_else(needs, quoted, text)
+
+
+def csv_text(names: Sequence[str], cells: Sequence[Cells], rows: int | None = None) -> list[pa.Buffer | bytes]:
+    """The CSV text (header, then one line per row) in pieces; `rows` says how many rows where there are
+    no columns (each an empty line)."""
+    import csv
+    import io
+
+    head = io.StringIO()
+    csv.writer(head, lineterminator="\n").writerow(names)
+    out: list[pa.Buffer | bytes] = [head.getvalue().encode()]
+    columns = [csv_quote(c.csv()) for c in cells]
+    n = len(columns[0]) if columns else 0
+    if not columns:
+        return out + [b"\n" * (rows or 0)]
+    for i in range(0, n, SLICE):
+        part = [c.slice(i, SLICE) for c in columns]
+        if len(part) == 1:
+            line = pc.if_else(pc.equal(part[0], ""), '""', part[0])  # csv writes a lone empty field as ""
+        else:
+            line = pc.binary_join_element_wise(*part, ",")
+        out.append(text_bytes(line))
+    return out
+
+
+def table_text(names: Sequence[str], cells: Sequence[Cells]) -> str:
+    """The aligned text table (cepkit.output.render_table's layout)."""
+    from cepkit.output import render_columns
+
+    return render_columns(list(names), [c.cell() for c in cells], [c.right() for c in cells])
+
+
+def parquet_table(names: Sequence[str], cells: Sequence[Cells], encoded: dict[str, pa.Array]) -> pa.Table:
+    return pa.Table.from_arrays([c.arrow(encoded.get(n)) for n, c in zip(names, cells)], names=list(names))

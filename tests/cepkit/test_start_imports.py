@@ -1,0 +1,83 @@
+"""What `cepkit run --engine optimized` imports over CSV and Parquet (a structural check, not a timing): none
+of Spark, OpenCL, the other subcommands, the other languages' front ends and engines, or the conformance
+kit; pandas at most through pyarrow (which imports it on its first conversion: the last Python frame
+before the import is a call into pyarrow, not an `import pandas` or a `pd.` of cepkit's own modules); and the Numba kernels come from the on-disk cache, not compiled again, on a second run."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+PROBE = r"""
+import importlib.abc, json, os, sys, traceback
+
+first = []
+
+
+class Spy(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" and not first:
+            frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith("<frozen")]
+            first.append(f"{frames[-1].filename}:{frames[-1].lineno}: {frames[-1].line}" if frames else "?")
+        return None
+
+
+sys.meta_path.insert(0, Spy())
+from cepkit.cli import main
+
+code = main(["run", sys.argv[1], sys.argv[2], "--engine", "optimized", "--output", os.devnull, "--no-progress"])
+misses = {}
+for name, module in list(sys.modules.items()):
+    if name.startswith(("cepkit_q", "optimized")):
+        for attr, obj in list(vars(module).items()):
+            stats = getattr(obj, "stats", None)
+            if stats is not None and hasattr(stats, "cache_misses"):
+                misses[f"{name}.{attr}"] = sum(stats.cache_misses.values())
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "pandas_importer": first[0] if first else None,
+                  "misses": misses}))
+"""
+
+FORBIDDEN_PACKAGES = ("pyspark", "pyopencl", "spark_jobs", "gpu", "conformance", "matplotlib", "mako")
+FORBIDDEN_MODULES = ("reference.sql", "reference.tpstream", "reference.afa", "reference.windows", "reference.lazy",
+                     "reference.rfid", "reference.replay", "optimized.sql", "optimized.tpstream", "optimized.afa",
+                     "optimized.lazy", "cepkit.spark_cli", "cepkit.replay_cli", "cepkit.window_cli", "cepkit.plot",
+                     "cepkit.explain")
+
+
+def probe(events: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, str(EXAMPLES / "query3.sase"), str(events)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def parquet_events(tmp_path_factory) -> Path:
+    """The example stream as Parquet; one run first puts the kernels into Numba's on-disk cache (if they
+    are not there yet), so that the runs checked load them."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = tmp_path_factory.mktemp("events") / "fig3_stream.parquet"
+    pq.write_table(pcsv.read_csv(EXAMPLES / "fig3_stream.csv"), path)
+    probe(path)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_cepkit_run_optimized_imports_only_what_the_engine_needs(fmt, parquet_events):
+    events = EXAMPLES / "fig3_stream.csv" if fmt == "csv" else parquet_events
+    found = probe(events)
+    assert found["code"] == 0
+    modules = set(found["modules"])
+    assert not {m.split(".")[0] for m in modules} & set(FORBIDDEN_PACKAGES)
+    assert not [m for m in modules if m in FORBIDDEN_MODULES or m.startswith(tuple(p + "." for p in FORBIDDEN_MODULES))]
+    importer = found["pandas_importer"]  # the last Python frame: a call into pyarrow, not an import of pandas
+    assert importer is None or not any(w in importer for w in ("pandas", "pd.", "lazy_import")), importer
+    assert found["misses"] and not any(found["misses"].values()), found["misses"]  # loaded, not recompiled
