@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
-from optimized.codegen import Val, Emitter
+from optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from reference.errors import Unsupported
 from reference.language import ast as A
 from reference.sql import ast as S
@@ -211,7 +211,7 @@ class SqlEmitter(Emitter):
     def const(self, e: A.Const) -> Val:
         value = e.value
         if isinstance(value, bool):
-            raise refuse("a TRUE / FALSE constant", e)
+            return Val(b=str(TRUE3 if value else FALSE3))
         if isinstance(value, str):
             num = numeric_text(value)
             if num is None:
@@ -451,7 +451,7 @@ class MeasureCtx(Ctx):
         row, cnt = em.tmp("row"), em.tmp("k")
         em.emit(f"{row} = -1", ind)
         em.emit(f"{cnt} = 0", ind)
-        rng = f"range({vis})" if e.kind == "first" else f"range({vis} - 1, -1, -1)"
+        rng = "range(L)" if e.kind == "first" else f"range({vis} - 1, -1, -1)"   # FIRST: whole match (Trino)
         em.emit(f"for jj in {rng}:", ind)
         test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
         em.emit(f"    if {test}:", ind)
@@ -473,14 +473,14 @@ class MeasureCtx(Ctx):
             t, n = em.tmp("t"), em.tmp()
             if self.row is not None:
                 j = em.tmp("j")
-                em.emit(f"{j} = -1", ind)
-                em.emit(f"for jj in range({self.vis}):", ind)
+                em.emit(f"{j} = -1", ind)   # a row of the match, past the current one too (Trino)
+                em.emit("for jj in range(L):", ind)
                 em.emit(f"    if RB[lo + jj] == {self.row}:", ind)
                 em.emit(f"        {j} = jj", ind)
                 em.emit("        break", ind)
             else:
                 j = self.last_index(em, e.var, self.vis, ind)
-            em.emit(f"if 0 <= {j} < {self.vis}:", ind)
+            em.emit(f"if {j} >= 0:", ind)
             em.emit(f"    {t} = {STR}", ind)
             em.emit(f"    {n} = LC[LB[lo + {j}]]", ind)
             em.emit("else:", ind)
