@@ -135,6 +135,8 @@ class History:
             self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
             depth = self._set(None)
             depth[1] = max(depth[1], n.offset + 1)
+        elif isinstance(n, S.MatchNumber):
+            self.needed = True   # changes after each match: no per-row precomputation, no dead states
         elif isinstance(n, S.SqlAgg):
             self.needed = True
             name = n.var if n.arg is None else var_of(n.arg)
@@ -367,6 +369,8 @@ class DefineCtx(Ctx):
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
+        if isinstance(e, S.MatchNumber):   # the number of the match being tried (a run's, so History.needed)
+            return Val(str(NUM), "mno")
         raise refuse(f"{type(e).__name__} in DEFINE", e)
 
     def label_at(self, em: SqlEmitter, row: str, ind: int) -> Val:
@@ -414,7 +418,8 @@ class ArgCtx(Ctx):
     def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
         if isinstance(e, S.ColRef):
             return em.cell(e.col, "r", ind, checked=False)
-        raise refuse(f"{type(e).__name__} in an aggregate's argument", e)
+        what = {S.Classifier: "CLASSIFIER()", S.MatchNumber: "MATCH_NUMBER()"}.get(type(e), type(e).__name__)
+        raise refuse(f"{what} in an aggregate's argument in DEFINE", e)
 
 
 class MeasureCtx(Ctx):
@@ -538,12 +543,12 @@ class MeasureCtx(Ctx):
 
 
 def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], history: History) -> str:
-    """`define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H)`: whether row r may be labelled variable v
-    (index into names.variables) in a match started at row s of the partition [pb, pe), the thread's
-    registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
+    """`define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H)`: whether row r may be labelled
+    variable v (index into names.variables) in match number mno started at row s of the partition [pb, pe),
+    the thread's registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
     em = SqlEmitter(names, integral)
     em.emit("@njit(DEFINE_SIG, cache=True)", 0)
-    em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
+    em.emit("def define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
     for d in q.define:
         em.emit(f"if v == {names.variables.index(d.var)}:", 1)
         name = em.holds(em.expr(d.cond, DefineCtx(d.var, q, history), 2), 2)
