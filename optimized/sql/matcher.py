@@ -211,8 +211,8 @@ _I, _B = T.int64, T.boolean
 # define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H): the generated DEFINE of a query (exprgen.py),
 # mno the MATCH_NUMBER() of the match being tried (0 in ALL MATCHES, where DEFINE cannot read it). The
 # matchers take it as a function pointer of this type, so they are compiled once for every query.
-DEFINE_SIG = _B(_I, _I, _I, _I, _I, _I, T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :], _I[:, :],
-                _I[:])
+DEFINE_SIG = _B(_I, _I, _I, _I, _I, _I, T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
+                _I[:, :], _I[:])
 DEFINE_FN = FunctionType(DEFINE_SIG)
 # what both matchers return: records (kind, start, end, number, label offset), labels, excluded flags, rows
 RECORDS = T.Tuple((T.int8[:], _I[:], _I[:], _I[:], _I[:], T.int16[:], _B[:], _I[:]))

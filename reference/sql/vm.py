@@ -114,7 +114,8 @@ def history_reads(define: Mapping[str, object], subsets: Mapping[str, tuple[str,
 def _start_dependent(define: Mapping[str, object]) -> bool:
     """True when a DEFINE condition can depend on the match's start row (FIRST/LAST, aggregates) or on its
     number (MATCH_NUMBER(), which changes after each match)."""
-    return any(isinstance(n, (S.SqlAgg, S.MatchNumber)) or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
+    return any(isinstance(n, (S.SqlAgg, S.MatchNumber))
+               or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
                for cond in define.values() for n in nodes(cond))
 
 
