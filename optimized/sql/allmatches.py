@@ -161,7 +161,7 @@ def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, 
                     elif W > 0:
                         hrow[:] = H0
                     st[ST_ROW] = r
-                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
+                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, 0, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
                         continue
                     if ncells >= len(crow):
                         crow = grow(crow, ncells + 1)
@@ -194,7 +194,7 @@ def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, 
                     if W > 0:
                         hrow[:] = H0
                     st[ST_ROW] = r
-                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
+                    if not (DM[lab, r] if use_dm else define(lab, r, s, pb, pe, 0, VT, VN, VD, SC, LC, AT, AN, AD, hrow)):
                         continue
                     if ncells + (pe - r) >= len(crow):
                         crow = grow(crow, ncells + (pe - r) + 1)
@@ -217,7 +217,7 @@ def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, 
                             q2 = FTGT[e]
                             lab = GLAB[q2]
                             st[ST_ROW] = i
-                            if DM[lab, i] if use_dm else define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD,
+                            if DM[lab, i] if use_dm else define(lab, i, s, pb, pe, 0, VT, VN, VD, SC, LC, AT, AN, AD,
                                                                 hrow):
                                 if q2 != pos:
                                     chosen = q2

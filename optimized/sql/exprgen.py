@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
-from optimized.codegen import Val, Emitter
+from optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from reference.errors import Unsupported
 from reference.language import ast as A
 from reference.sql import ast as S
@@ -135,6 +135,8 @@ class History:
             self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
             depth = self._set(None)
             depth[1] = max(depth[1], n.offset + 1)
+        elif isinstance(n, S.MatchNumber):
+            self.needed = True   # changes after each match: no per-row precomputation, no dead states
         elif isinstance(n, S.SqlAgg):
             self.needed = True
             name = n.var if n.arg is None else var_of(n.arg)
@@ -211,7 +213,7 @@ class SqlEmitter(Emitter):
     def const(self, e: A.Const) -> Val:
         value = e.value
         if isinstance(value, bool):
-            raise refuse("a TRUE / FALSE constant", e)
+            return Val(b=str(TRUE3 if value else FALSE3))
         if isinstance(value, str):
             num = numeric_text(value)
             if num is None:
@@ -367,6 +369,8 @@ class DefineCtx(Ctx):
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
+        if isinstance(e, S.MatchNumber):   # the number of the match being tried (a run's, so History.needed)
+            return Val(str(NUM), "mno")
         raise refuse(f"{type(e).__name__} in DEFINE", e)
 
     def label_at(self, em: SqlEmitter, row: str, ind: int) -> Val:
@@ -414,7 +418,8 @@ class ArgCtx(Ctx):
     def leaf(self, em: SqlEmitter, e, ind: int) -> Val:
         if isinstance(e, S.ColRef):
             return em.cell(e.col, "r", ind, checked=False)
-        raise refuse(f"{type(e).__name__} in an aggregate's argument", e)
+        what = {S.Classifier: "CLASSIFIER()", S.MatchNumber: "MATCH_NUMBER()"}.get(type(e), type(e).__name__)
+        raise refuse(f"{what} in an aggregate's argument in DEFINE", e)
 
 
 class MeasureCtx(Ctx):
@@ -451,7 +456,7 @@ class MeasureCtx(Ctx):
         row, cnt = em.tmp("row"), em.tmp("k")
         em.emit(f"{row} = -1", ind)
         em.emit(f"{cnt} = 0", ind)
-        rng = f"range({vis})" if e.kind == "first" else f"range({vis} - 1, -1, -1)"
+        rng = "range(L)" if e.kind == "first" else f"range({vis} - 1, -1, -1)"   # FIRST: whole match (Trino)
         em.emit(f"for jj in {rng}:", ind)
         test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
         em.emit(f"    if {test}:", ind)
@@ -473,14 +478,14 @@ class MeasureCtx(Ctx):
             t, n = em.tmp("t"), em.tmp()
             if self.row is not None:
                 j = em.tmp("j")
-                em.emit(f"{j} = -1", ind)
-                em.emit(f"for jj in range({self.vis}):", ind)
+                em.emit(f"{j} = -1", ind)   # a row of the match, past the current one too (Trino)
+                em.emit("for jj in range(L):", ind)
                 em.emit(f"    if RB[lo + jj] == {self.row}:", ind)
                 em.emit(f"        {j} = jj", ind)
                 em.emit("        break", ind)
             else:
                 j = self.last_index(em, e.var, self.vis, ind)
-            em.emit(f"if 0 <= {j} < {self.vis}:", ind)
+            em.emit(f"if {j} >= 0:", ind)
             em.emit(f"    {t} = {STR}", ind)
             em.emit(f"    {n} = LC[LB[lo + {j}]]", ind)
             em.emit("else:", ind)
@@ -538,12 +543,12 @@ class MeasureCtx(Ctx):
 
 
 def define_source(q: S.MatchRecognize, names: Names, integral: frozenset[str], history: History) -> str:
-    """`define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H)`: whether row r may be labelled variable v
-    (index into names.variables) in a match started at row s of the partition [pb, pe), the thread's
-    registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
+    """`define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H)`: whether row r may be labelled
+    variable v (index into names.variables) in match number mno started at row s of the partition [pb, pe),
+    the thread's registers H; and `args(a, r, ...)`: aggregate argument a at row r (History.args)."""
     em = SqlEmitter(names, integral)
     em.emit("@njit(DEFINE_SIG, cache=True)", 0)
-    em.emit("def define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
+    em.emit("def define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H):", 0)
     for d in q.define:
         em.emit(f"if v == {names.variables.index(d.var)}:", 1)
         name = em.holds(em.expr(d.cond, DefineCtx(d.var, q, history), 2), 2)

@@ -208,10 +208,11 @@ def most_common_label(cpc, nc, KIND, LAB):
 
 
 _I, _B = T.int64, T.boolean
-# define(v, r, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H): the generated DEFINE of a query (exprgen.py). The
+# define(v, r, s, pb, pe, mno, VT, VN, VD, SC, LC, AT, AN, AD, H): the generated DEFINE of a query (exprgen.py),
+# mno the MATCH_NUMBER() of the match being tried (0 in ALL MATCHES, where DEFINE cannot read it). The
 # matchers take it as a function pointer of this type, so they are compiled once for every query.
-DEFINE_SIG = _B(_I, _I, _I, _I, _I, T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :], _I[:, :],
-                _I[:])
+DEFINE_SIG = _B(_I, _I, _I, _I, _I, _I, T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
+                _I[:, :], _I[:])
 DEFINE_FN = FunctionType(DEFINE_SIG)
 # what both matchers return: records (kind, start, end, number, label offset), labels, excluded flags, rows
 RECORDS = T.Tuple((T.int8[:], _I[:], _I[:], _I[:], _I[:], T.int16[:], _B[:], _I[:]))
@@ -309,7 +310,7 @@ def run_partitions(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H
                             continue
                     else:
                         st[ST_ROW] = i
-                        if not define(lab, i, s, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):
+                        if not define(lab, i, s, pb, pe, number, VT, VN, VD, SC, LC, AT, AN, AD, CH[t]):
                             continue
                     if na >= len(alab):
                         alab = grow(alab, na + 1)
@@ -476,7 +477,7 @@ def define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st):
         for r in range(pb, pe):
             st[0] = r
             for v in range(nvars):
-                DM[v, r] = define(v, r, r, pb, pe, VT, VN, VD, SC, LC, AT, AN, AD, H0)  # noqa: F821  (generated)
+                DM[v, r] = define(v, r, r, pb, pe, 0, VT, VN, VD, SC, LC, AT, AN, AD, H0)  # noqa: F821  (generated)
     return DM
 
 

@@ -111,10 +111,9 @@ def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
         j = ctx.last_index(e.var, final)
         return None if j is None else ctx.rows[ctx.positions[j]].get(e.col)
     if isinstance(e, S.Classifier):
-        if at is not None:
-            k = ctx.visible(final)
-            for j in range(k):
-                if ctx.positions[j] == at:
+        if at is not None:   # a row reached by navigation: its label if it is in the match (Trino: even
+            for j, p in enumerate(ctx.positions):   # past the current row, RUNNING or not)
+                if p == at:
                     return ctx.labels[j]
             return None
         j = ctx.last_index(e.var, final)
@@ -136,8 +135,9 @@ def evaluate(e, ctx: Ctx, final: bool = False, at: int | None = None) -> Value:
 
 
 def _logical_target(e: S.Nav, ctx: Ctx, final: bool) -> int | None:
-    """Partition row of FIRST/LAST(arg, offset), or None when there is no such row in the match."""
-    idx = ctx.indices(_var_of(e.arg), final or e.final)
+    """Partition row of FIRST/LAST(arg, offset), or None when there is no such row in the match. FIRST
+    counts from the match's first row over the whole match, RUNNING or not (Trino); RUNNING bounds LAST."""
+    idx = ctx.indices(_var_of(e.arg), final or e.final or e.kind == "first")
     j = e.offset if e.kind == "first" else len(idx) - 1 - e.offset
     return ctx.positions[idx[j]] if 0 <= j < len(idx) else None
 

@@ -385,7 +385,8 @@ class _ToAst(DepthLimited):
     def quantifier(self, meta, items):
         toks = list(items)
         reluctant = False
-        if len(toks) >= 2 and toks[-1].type == "QMARK":
+        braces = "{" in self._text[meta.start_pos:meta.end_pos]   # {,}? holds one token, the reluctant '?'
+        if toks and (len(toks) >= 2 or braces) and toks[-1].type == "QMARK":
             reluctant = True
             toks = toks[:-1]
         first = toks[0] if toks else None

@@ -209,7 +209,7 @@ def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter
     pos, number = 0, 1
     covered = [False] * n
     while pos < n:
-        found = matcher.first(rows, pos)
+        found = matcher.first(rows, pos, number)
         if found is None:
             if q.rows == "all" and q.empty == "unmatched" and not covered[pos]:
                 emit.unmatched(pos)

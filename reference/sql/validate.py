@@ -56,8 +56,6 @@ def _check_expr(e, names: set[str], clause: str, in_nav: str | None = None, in_a
         raise _err(f"undefined pattern variable '{e.var}'", e.pos)
     if isinstance(e, S.Classifier) and e.var is not None and e.var not in names:
         raise _err(f"undefined pattern variable '{e.var}'", e.pos)
-    if isinstance(e, S.MatchNumber) and clause == "DEFINE":
-        raise _err("MATCH_NUMBER() is not allowed in DEFINE", e.pos)
     if isinstance(e, S.Nav):
         if in_agg:
             raise _err(f"{_NAV_NAMES[e.kind]} is not allowed inside an aggregate", e.pos)
@@ -84,8 +82,6 @@ def _check_expr(e, names: set[str], clause: str, in_nav: str | None = None, in_a
             raise _err(f"undefined pattern variable '{e.var}'", e.pos)
         if e.arg is not None:
             _one_variable(e.arg, e.pos, e.func.upper())
-            if any(isinstance(n, (S.Classifier, S.MatchNumber)) for n in nodes(e.arg)):
-                raise _err(f"{e.func.upper()} takes column expressions", e.pos)
         for c in children(e):
             _check_expr(c, names, clause, in_nav, True)
         return
@@ -126,6 +122,9 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
             raise _err(f"DEFINE names '{d.var}', which is {what}", d.pos)
         seen_def.add(d.var)
         _check_expr(d.cond, names, "DEFINE")
+        number = next((n for n in nodes(d.cond) if isinstance(n, S.MatchNumber)), None)
+        if number is not None and q.rows == "all_matches":   # ALL MATCHES numbers its matches once all are found
+            raise _err("MATCH_NUMBER() in DEFINE needs ONE ROW or ALL ROWS PER MATCH", number.pos)
 
     seen_m: set[str] = set()
     for m in q.measures:

@@ -112,8 +112,10 @@ def history_reads(define: Mapping[str, object], subsets: Mapping[str, tuple[str,
 
 
 def _start_dependent(define: Mapping[str, object]) -> bool:
-    """True when a DEFINE condition can depend on the match's start row (FIRST/LAST, aggregates)."""
-    return any(isinstance(n, S.SqlAgg) or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
+    """True when a DEFINE condition can depend on the match's start row (FIRST/LAST, aggregates) or on its
+    number (MATCH_NUMBER(), which changes after each match)."""
+    return any(isinstance(n, (S.SqlAgg, S.MatchNumber))
+               or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
                for cond in define.values() for n in nodes(cond))
 
 
@@ -167,10 +169,11 @@ class VM:
         return tuple(out)
 
     # ------------------------------------------------------------------ running
-    def first(self, rows: Sequence[Mapping], start: int) -> Result | None:
-        """The preferred match from partition row `start` (end row exclusive, labels, excluded flags)."""
+    def first(self, rows: Sequence[Mapping], start: int, number: int | None = None) -> Result | None:
+        """The preferred match from partition row `start` (end row exclusive, labels, excluded flags);
+        `number` is the MATCH_NUMBER() the match would take (DEFINE may read it)."""
         best = None
-        for found in self._run(rows, start, True):
+        for found in self._run(rows, start, True, number):
             best = found
         if best is None:
             return None
@@ -185,7 +188,7 @@ class VM:
             pairs = _unlink(cell)
             yield end, tuple(lab for lab, _ in pairs), tuple(x for _, x in pairs)
 
-    def _run(self, rows, start: int, dedup: bool):
+    def _run(self, rows, start: int, dedup: bool, number: int | None = None):
         """Yields (end, labels cell) for each match found; with dedup each is preferred to the one before."""
         prog, kinds, n = self.program.instructions, self.kinds, len(rows)
         within, define, subsets = self.within, self.define, self.subsets
@@ -220,7 +223,7 @@ class VM:
                 cell2 = (ins.label, ins.excluded, cell, i - start + 1)
                 cond = define.get(ins.label)
                 if cond is None or holds(cond, Ctx(rows, range(start, i + 1), _Labels(cell2), i - start,
-                                                   subsets, null_logic=self.null_logic)):
+                                                   subsets, number, null_logic=self.null_logic)):
                     view2 = self._view(view, ins.label, i - start, interned)
                     self._add(nlist, seen, pc + 1, cell2, view2, i + 1, n, dead_next)
             clist = nlist

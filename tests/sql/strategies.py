@@ -202,6 +202,13 @@ def queries(draw, pattern_st=None, condition_st=conditions, measure_st=measure_e
     return " ".join(p for p in parts if p) + ")"
 
 
+def numbered_conditions(names):
+    """DEFINE conditions that may also compare MATCH_NUMBER() (the number of the match being tried)."""
+    number = st.builds(lambda op, k, v: f"(MATCH_NUMBER() {op} {k} OR {v})", st.sampled_from(COMPARISONS), SMALL,
+                       conditions(names))
+    return st.one_of(conditions(names), number)
+
+
 def core_conditions(names):
     """A column of the current row compared with a constant or with PREV of a column."""
     prev = st.builds(lambda c, o: f"PREV({c}{o})", st.sampled_from(COLUMNS), st.sampled_from(("", ", 1", ", 2")))

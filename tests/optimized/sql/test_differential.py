@@ -15,7 +15,7 @@ from cepkit import compile
 from reference import registry
 from reference.errors import CepkitError, Unsupported
 from reference.match_table import MatchTable
-from tests.sql.strategies import core_queries, patterns, queries, tables
+from tests.sql.strategies import core_queries, numbered_conditions, patterns, queries, tables
 
 ENGINE = "optimized"
 BASELINE = "reference"
@@ -86,12 +86,12 @@ cuts_st = st.lists(st.integers(0, 40), max_size=4)
 
 
 def test_optimized_equals_reference():
-    """Random queries over every construct of the strategies; refused ones are rejected (Hypothesis
-    fails with Unsatisfiable when it finds no query the engine runs)."""
+    """Random queries over every construct of the strategies (MATCH_NUMBER() in DEFINE too); refused ones
+    are rejected (Hypothesis fails with Unsatisfiable when it finds no query the engine runs)."""
     stats: Counter = Counter()
 
     @_scaled(160, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-    @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=queries())
+    @given(rows=tables(), cuts=cuts_st, reread=st.booleans(), query=queries(condition_st=numbered_conditions))
     def check(query, rows, cuts, reread):
         check_agrees(query, rows, cuts, stats, refusals_allowed=True, reread=reread)
 
