@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,9 @@ from conformance.sql_loader import load_sql_cases, norm_row
 from reference.errors import QueryError
 from reference.sql.parse import parse
 
-LAYOUT = [c for c in load_sql_cases() if c.path.endswith("trino_layout.yaml") and c.expected_columns is not None]
+CASES = {c.id: c for c in load_sql_cases() if c.path.endswith("trino_layout.yaml")}
+LAYOUT = [c for c in CASES.values() if c.expected_columns is not None and c.events is None]   # VALUES rows
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sql"
 
 
 def test_layout_vectors_exist():
@@ -33,6 +36,22 @@ def test_cli_prints_the_vectors_columns_in_order(case, tmp_path, capsys):
     assert main(["run", "--format", "csv", "--no-progress", str(query)]) == 0
     header = next(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert tuple(header) == case.expected_columns
+
+
+def _jsonl(capsys, *paths) -> list[dict]:
+    assert main(["run", "--format", "jsonl", "--no-progress", *map(str, paths)]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+
+
+def test_trinos_docs_example_runs_as_its_vector_says(capsys):
+    """examples/sql/trino_orders.sql over orders.csv (ISO dates as the ORDER BY key) is TL-docs-orders-example."""
+    case = CASES["TL-docs-orders-example"]
+    query = EXAMPLES / "trino_orders.sql"
+    text = "\n".join(line for line in query.read_text().splitlines() if not line.startswith("--"))
+    assert text.split() == case.query.split()
+    rows = _jsonl(capsys, query, EXAMPLES / "orders.csv")
+    assert all(tuple(r) == case.expected_columns for r in rows)
+    assert sorted(norm_row(r) for r in rows) == sorted(norm_row(r) for r in case.expected_rows)
 
 
 def test_loader_checks_expected_columns(tmp_path):
