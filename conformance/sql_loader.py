@@ -7,7 +7,8 @@ ids (across all files of the area) and bindings naming events the case does not 
 sql cases: query, events (mappings with `ts` and `id`; left out for a query that carries its rows in VALUES,
   which then has no expected_matches), optional ts_unit, and
   expected_rows (output rows as mappings, compared as a multiset) and/or expected_matches
-  ({bindings: {VAR: [ids]}, ts}), or error ({line, column, contains}) for a query that must be refused.
+  ({bindings: {VAR: [ids]}, ts}), or error ({line, column, contains}) for a query that must be refused;
+  optional expected_columns (the output column names, in order) with expected_rows.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ AREA_DIR = Path(__file__).resolve().parent / "cases"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
 
 _SQL_KEYS = {"id", "title", "source", "query", "events", "ts_unit", "expected_rows", "expected_matches",
-             "error"}
+             "error", "expected_columns"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class SqlCase:
     expected_matches: list | None = field(hash=False)
     error: dict | None = field(hash=False)
     path: str
+    expected_columns: tuple[str, ...] | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -129,8 +131,14 @@ def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
                 for i in evs:
                     if str(i) not in ids:
                         raise fail(f"binding {var} names event {i!r}, which the case does not contain")
+    columns = raw.get("expected_columns")
+    if columns is not None:
+        if rows is None or not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise fail("'expected_columns' is a list of column names, given with expected_rows")
+        if any(set(r) != set(columns) for r in rows):
+            raise fail("every expected row names exactly the expected_columns")
     return SqlCase(raw["id"], raw["title"], raw["source"], raw["query"], events if "events" in raw else None,
-                   ts_unit, rows, matches, error, str(path))
+                   ts_unit, rows, matches, error, str(path), None if columns is None else tuple(columns))
 
 
 def load_sql_cases(directory: Path | None = None) -> list[SqlCase]:
@@ -316,6 +324,9 @@ def _sql_check(case: SqlCase):
     mode = _rows_mode(case.query)
 
     def check(table) -> None:
+        if case.expected_columns is not None:
+            got_cols = tuple(table.layout.payload)
+            assert got_cols == case.expected_columns, f"{case.id}: columns {got_cols}, want {case.expected_columns}"
         if case.expected_rows is not None:
             got = sorted(norm_row(dict(m.payload)) for m in table)
             want = sorted(norm_row(r) for r in case.expected_rows)

@@ -176,7 +176,8 @@ class OptimizedSqlProgram(Program):
         ts_col = batch.ts_col
         raw = {c: batch.columns[c] for c in batch.columns}
         raw[ts_col] = np.asarray(batch.ts, np.int64)
-        raw["id"] = batch.ids
+        if ts_col != "id":   # a timestamp column named id is the column (docs/semantics.md SQ-L3)
+            raw["id"] = batch.ids
         part_cols = [c.col for c in q.partition_by]
         order_cols = [k.col.col for k in q.order_by]
         needed = list(dict.fromkeys(part_cols + order_cols + sorted(referenced_columns(q))))

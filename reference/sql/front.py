@@ -85,6 +85,8 @@ class OuterProgram(Program):
                 batch = source.numbered_from(batch, self.fed)
             self.fed += len(batch)
             batch = source.apply(self.q, batch)
+            if "id" in batch.columns or batch.ts_col == "id":   # a subquery named a column id (SQ-L3)
+                self.positional = False
         self.tables.append(self.inner.feed(batch, progress))
         return ()
 

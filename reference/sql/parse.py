@@ -81,15 +81,28 @@ class _Relation:
             return S.Values(tuple(self.columns), body.rows, body.pos)
         items = body.items
         if self.columns is not None:
-            if items is None:
-                raise QueryError("a column list after (SELECT * ...) is not supported: name the columns in the "
-                                 "SELECT", self.pos.line, self.pos.column)
+            if items is None:   # `*` over rows whose columns the query says (VALUES, a subquery's SELECT)
+                known = _known_columns(body.relation.resolve(withs, seen))
+                if known is None:
+                    raise QueryError("a column list after (SELECT * FROM table) is not supported: the table's "
+                                     "columns are known only when it is read; name them in the SELECT",
+                                     self.pos.line, self.pos.column)
+                items = [S.SubItem(c, c, body.pos) for c in known]
             if len(self.columns) != len(items):
                 raise QueryError(f"the column list names {len(self.columns)} columns, but the subquery selects "
                                  f"{len(items)}", self.pos.line, self.pos.column)
             items = [S.SubItem(i.col, c, i.pos) for i, c in zip(items, self.columns)]
         return S.Subquery(body.relation.resolve(withs, seen), None if items is None else tuple(items),
                           body.where, body.pos)
+
+
+def _known_columns(source) -> tuple[str, ...] | None:
+    """The columns of a resolved relation where the query alone says them (None for a table name)."""
+    if isinstance(source, S.Values):
+        return source.columns
+    if isinstance(source, S.Subquery):
+        return _known_columns(source.input) if source.items is None else tuple(i.name for i in source.items)
+    return None
 
 
 def _base_table(source) -> str:

@@ -250,7 +250,7 @@ def batch_rows(batch, ts_col: str = "ts", id_col: str | None = "id", type_col: s
     for i in (range(len(batch)) if indices is None else indices):
         i = int(i)
         row = {ts_col: int(batch.ts[i]), SOURCE_ROW: int(batch.source_rows[i])}
-        if id_col:
+        if id_col and id_col != ts_col:   # a timestamp column named id is the column (SQ-L3)
             row[id_col] = _plain_id(batch.ids[i])
         if type_col:
             row[type_col] = batch.type_of(i)

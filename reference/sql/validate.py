@@ -152,6 +152,12 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
                 raise _err("anchors ^ and $ are not allowed with ALL MATCHES", p.pos)
             if isinstance(p, S.PExclude):
                 raise _err("exclusion {- -} is not allowed with ALL MATCHES (there is no ALL ROWS output)", p.pos)
+    if q.rows == "all":   # SQ-L: ALL ROWS PER MATCH outputs each ORDER BY column once per mention
+        keys = [k.col for k in order]
+        for n, ref in enumerate(keys):
+            if any(r.col.lower() == ref.col.lower() for r in keys[:n]):
+                raise _err(f"ORDER BY names column '{ref.col}' twice: ALL ROWS PER MATCH outputs it once per "
+                           "mention (as Trino does), and a cepkit output holds one column of a name", ref.pos)
     if q.within is not None and not order:
         raise _err("WITHIN needs ORDER BY (its first key is the time)", q.within.pos)
     from reference.sql import outer, source   # (they use this module's walkers)
