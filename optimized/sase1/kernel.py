@@ -299,7 +299,7 @@ def run_loop(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfr
     the completed matches' (event, node) rows in the reference's order."""
     stk = np.zeros((3, T[1, 2]), np.int64)
     out = np.zeros((64, 2), np.int64)
-    nout = 0
+    nout = np.int64(0)  # one type for every call of _steps (a literal 0 would compile it twice)
     live = nnodes
     p = start
     while True:
