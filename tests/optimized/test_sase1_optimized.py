@@ -147,3 +147,17 @@ def test_limit_and_max_state_as_the_reference():
     for engine in ("reference", "optimized"):
         with pytest.raises(ResourceLimit, match="more than 10 live partial matches, most of them at pattern variable a"):
             compile(q, engine=engine, max_state=10).run(batch)
+
+
+def test_partition_keys_are_exact_values_and_null_is_one_key():
+    """[k] groups by the exact value: 1 and 1.0 are one key, 1.5 another, and null (a missing value) is a
+    key of its own, as in the reference (S1O.3)."""
+    keys = [1, 1.0, None, 1.5, None, 1, 1.5, None, 1.0, 2, None, 1]
+    frame = pd.DataFrame({"id": range(len(keys)), "type": ["A"] * len(keys), "ts": range(len(keys)),
+                          "k": keys, "v": [1, 2, 1, 3, 2, 3, 4, 3, 0, 1, 0, 0]})
+    batch = from_pandas(frame)
+    for strategy in STRATEGIES:
+        q = parse(f"PATTERN SEQ(A+ a[], A b) WHERE {strategy} AND [k] AND a[i].v > a[i-1].v AND b.v = 0 "
+                  "WITHIN 20", dialect="sase1")
+        want = compile(q).run(batch)
+        assert compile(q, engine="optimized").run(batch) == want and len(want) > 0
