@@ -161,3 +161,34 @@ def test_partition_keys_are_exact_values_and_null_is_one_key():
                   "WITHIN 20", dialect="sase1")
         want = compile(q).run(batch)
         assert compile(q, engine="optimized").run(batch) == want and len(want) > 0
+
+
+def test_cepkit_run_of_examples_q1_on_optimized_in_chunks_prints_sase1s_count(tmp_path, capsys):
+    """Issue 19's acceptance on the optimized engine, fed in chunks: examples/Q1.query over its regenerated
+    stream prints SASE 1.0's count (the vector S1-Q1 holds the count)."""
+    import json
+    from pathlib import Path
+
+    from cepkit.cli import main
+    from conformance.sase1_loader import load_cases
+    from reference.sase1.__main__ import main as write_stream
+
+    root = Path(__file__).resolve().parents[2]
+    assert write_stream([str(root / "examples/sase1/Q1.stream"), str(tmp_path / "q1.csv")]) == 0
+    assert main(["run", str(root / "examples/Q1.query"), str(tmp_path / "q1.csv"), "--engine", "optimized",
+                 "--chunk-size", "7000"]) == 0
+    out, err = capsys.readouterr()
+    count = next(c for c in load_cases() if c.id == "S1-Q1").expected_count
+    rows = [json.loads(line)["bindings"] for line in out.splitlines()]
+    assert len(rows) == count and f"{count} matches from 100000 events" in err
+    assert {"a": [1177, 1179, 1183], "b": [1184]} in rows
+
+
+def test_the_benchmark_runs_and_the_engines_agree():
+    """benchmarks/asv/bench_sase1.py's measurement on a small stream: both engines, one table."""
+    from benchmarks import sase1_optimized as B
+
+    for name in B.QUERIES:
+        _, want = B.engine_seconds(name, 3000, "reference")
+        _, got = B.engine_seconds(name, 3000, "optimized")
+        assert got == want
