@@ -8,13 +8,18 @@ refused by name as the reference refuses it: negation, the non-overlap output fo
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from optimized import kernel as K
 from optimized.bytecode import ENGINE, FormulaCompiler
-from optimized.engine import MAX_COMPONENTS, PROGRESS_STEP, STRATEGY_CODES, OptimizedProgram
+from optimized.engine import (
+    MAX_COMPONENTS,
+    PROGRESS_STEP,
+    STRATEGY_CODES,
+    OptimizedProgram,
+)
 from optimized.returns import ReturnProgram
 from optimized.sase1 import kernel as S1
 from optimized.store import Store
@@ -83,8 +88,8 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.RP[0, S1.FRESH, 2] = -1
         self.inuse = np.zeros(POOL_ROWS, np.uint8)
         self.nxt = np.full(POOL_ROWS, -1, np.int64)
-        self.free = np.arange(POOL_ROWS - 1, 0, -1, dtype=np.int64)
-        self.free = np.concatenate([self.free, np.zeros(1, np.int64)])
+        self.free = np.zeros(POOL_ROWS, np.int64)  # a stack of free rows, row 1 on top
+        self.free[: POOL_ROWS - 1] = np.arange(POOL_ROWS - 1, 0, -1)
         self.nfree = POOL_ROWS - 1
         self.ktag = np.full(16, S1.EMPTY, np.int64)
         self.knum = np.zeros(16, np.int64)
