@@ -189,6 +189,7 @@ def test_the_benchmark_runs_and_the_engines_agree():
     from benchmarks import sase1_optimized as B
 
     for name in B.QUERIES:
-        _, want = B.engine_seconds(name, 3000, "reference")
-        _, got = B.engine_seconds(name, 3000, "optimized")
-        assert got == want
+        events = 600 if name in B.UNIFORM else 3000  # the any-match sequence has many matches per event
+        _, want = B.engine_seconds(name, events, "reference")
+        _, got = B.engine_seconds(name, events, "optimized")
+        assert got == want and len(want) > 0
