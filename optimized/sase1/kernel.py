@@ -96,7 +96,7 @@ def _holds(fid, RP, r, p, T, E, base, n, stk, cnt):
     return holds(fid, RP, 0, r, p, T, E, base, n, stk, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check(S, ctype, kleene, T, E, base, n, stk, cnt, RP, r, p):
     """SASE 1.0's check with a partition: CLOSE, USE or NONE (the run's own type first)."""
     j = RP[0, r, 0]
