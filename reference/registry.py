@@ -51,6 +51,7 @@ def _load(target: str) -> Any:
 
 SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window", "aggregate", "RETURN"})
 NON_OVERLAP = "non-overlap output (--selection non-overlap)"
+SASE1_DIALECT = "SASE 1.0 dialect"  # reference.language.constructs.SASE1_DIALECT
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
@@ -107,8 +108,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
                 OPTIMIZED_KLEENE),
     EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
-                "Numba NFA^b over columnar batches (flat SASE+ sequences)",
-                SASE_CORE | STRATEGIES | {NON_OVERLAP}),
+                "Numba NFA^b over columnar batches (flat SASE+ sequences; SASE 1.0's runs in its dialect)",
+                SASE_CORE | STRATEGIES | {NON_OVERLAP, SASE1_DIALECT}),
 
     EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
