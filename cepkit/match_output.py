@@ -78,7 +78,8 @@ def _values(arrow: pa.Table, name: str) -> list:
 @dataclass
 class Cells:
     """One output column in the type pandas infers for its plain values: `int` (an Arrow int64 array, no
-    nulls), `float` (float64, NaN for null), `bool` (no nulls), `text` (strings, nulls), `ids` (a list
+    nulls), `intnull` (an Arrow int64 array with nulls: integers stay integers, where pandas would make them
+    floats; docs/semantics.md FO-2), `float` (float64, NaN for null), `bool` (no nulls), `text` (strings, nulls), `ids` (a list
     column of event ids; null: unbound), or `object` (a list of Python values)."""
 
     name: str
@@ -89,6 +90,8 @@ class Cells:
         """Each cell as pandas' to_csv writes it (before quoting)."""
         if self.form == "int":
             return pc.cast(self.data, _STR)
+        if self.form == "intnull":
+            return pc.fill_null(pc.cast(self.data, _STR), "")
         if self.form == "float":
             return _float_text(self.data, nan="", inf="inf")
         if self.form == "bool":
@@ -103,6 +106,8 @@ class Cells:
         """Each cell as the text table shows it (cepkit.output._cell)."""
         if self.form == "int":
             return pc.cast(self.data, _STR)
+        if self.form == "intnull":
+            return pc.fill_null(pc.cast(self.data, _STR), "null")
         if self.form == "float":
             return _float_text(self.data, nan="null", inf="inf")
         if self.form == "bool":
@@ -125,7 +130,7 @@ class Cells:
 
     def right(self) -> bool:
         """Whether the text table right-aligns the column (numbers and nulls only)."""
-        if self.form in ("int", "float"):
+        if self.form in ("int", "intnull", "float"):
             return len(self.data) > 0
         if self.form == "text":
             return len(self.data) > 0 and self.data.null_count == len(self.data)
@@ -196,9 +201,7 @@ def value_cells(name: str, col: pa.Array, kind: bytes | None) -> Cells:
     if pa.types.is_null(t) or (n and col.null_count == n):
         return Cells(name, "object", [None] * n)
     if kind is None and pa.types.is_integer(t):
-        if not col.null_count:
-            return Cells(name, "int", pc.cast(col, pa.int64()))
-        return Cells(name, "float", col.to_numpy(zero_copy_only=False).astype(np.float64))  # None: NaN
+        return Cells(name, "intnull" if col.null_count else "int", pc.cast(col, pa.int64()))
     if kind is None and pa.types.is_floating(t):
         return Cells(name, "float", pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False))
     if kind is None and pa.types.is_boolean(t) and not col.null_count:
@@ -210,8 +213,8 @@ def value_cells(name: str, col: pa.Array, kind: bytes | None) -> Cells:
         num = np.where(valid, pc.fill_null(col.field("numerator"), 0).to_numpy(zero_copy_only=False), 0)
         den = np.where(valid, pc.fill_null(col.field("denominator"), 1).to_numpy(zero_copy_only=False), 1)
         if np.abs(num).max(initial=0) <= 2**53 and den.max(initial=1) <= 2**53:
-            if valid.all() and (den == 1).all():
-                return Cells(name, "int", pa.array(num, pa.int64()))
+            if (den == 1).all():
+                return Cells(name, "int" if valid.all() else "intnull", pa.array(num, pa.int64(), mask=~valid))
             return Cells(name, "float", np.where(valid, num / den, np.nan))
     return object_cells(name, [plain(v) for v in decode(col, kind)])
 
@@ -231,6 +234,8 @@ def object_cells(name: str, values: list) -> Cells:
     k = series.dtype.kind
     if k in "iu":
         return Cells(name, "int", pa.array(series.to_numpy(np.int64)))
+    if k == "f" and all(v is None or (type(v) is int and -2**63 <= v < 2**63) for v in values):
+        return Cells(name, "intnull", pa.array(values, pa.int64()))  # pandas: floats; integers stay integers
     if k == "f":
         return Cells(name, "float", series.to_numpy(np.float64))
     if k == "b":

@@ -76,6 +76,17 @@ def old_rows_jsonl(table: MatchTable) -> str:
     return "".join(json_line(r) for r in ts_records(old_rows(table), ("ts",)))
 
 
+def keep_ints(frame: pd.DataFrame, rows: list[dict], fmt: str) -> pd.DataFrame:
+    """The frame with each column whose values (in `rows`) are integers and nulls kept integers (FO-2; pandas
+    makes them floats): nullable Int64 for CSV (a null: empty), the Python values for the text table."""
+    for c in frame.columns:
+        values = [r.get(c) for r in rows]
+        raw = [v for v in values if v is not None]
+        if raw and len(raw) < len(values) and all(type(v) is int and -2**63 <= v < 2**63 for v in raw):
+            frame[c] = pd.array(values, dtype="Int64") if fmt == "csv" else pd.Series(values, dtype=object)
+    return frame
+
+
 def old_frame(table: MatchTable, fmt: str) -> pd.DataFrame:
     """The frame the row-by-row writer built (cepkit.output.matches_frame and write_matches before)."""
     variables, returns = list(table.layout.variables), list(table.layout.payload)
@@ -87,7 +98,7 @@ def old_frame(table: MatchTable, fmt: str) -> pd.DataFrame:
         payload = dict(m.payload)
         row.update({name: plain(payload.get(name)) for name in returns})
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=variables + ["ts"] + returns)
+    frame = keep_ints(pd.DataFrame(rows, columns=variables + ["ts"] + returns), rows, fmt)
     for v in variables:
         frame[v] = [(" ".join(str(i) for i in ids) if fmt == "csv" else ids_text(ids)) for ids in frame[v]]
     return frame
@@ -132,13 +143,15 @@ def test_csv_and_text_table_are_byte_identical_to_the_pandas_writer(table, limit
         names, cells, _ = M.match_cells(table, "csv")
         assert new_text(M.csv_text(names, cells)) == old_frame(table, "csv").to_csv(index=False)
         names, cells, _ = M.match_cells(table, "csv", payload_only=True)
-        rows = pd.DataFrame(old_rows(table), columns=list(table.layout.payload))
+        rows = keep_ints(pd.DataFrame(old_rows(table), columns=list(table.layout.payload)), old_rows(table), "csv")
         assert new_text(M.csv_text(names, cells, len(table))) == rows.to_csv(index=False)
         if len(table):
             names, cells, _ = M.match_cells(table, "table")
             assert M.table_text(names, cells) == old_render(old_frame(table, "table"))
             names, cells, _ = M.match_cells(table, "table", payload_only=True)
-            assert M.table_text(names, cells) == old_render(rows)
+            shown = keep_ints(pd.DataFrame(old_rows(table), columns=list(table.layout.payload)), old_rows(table),
+                              "table")
+            assert M.table_text(names, cells) == old_render(shown)
 
 
 def test_times_in_json_lines_and_csv_match_the_row_writer():
@@ -268,8 +281,20 @@ def test_sql_rows_are_byte_identical_to_the_row_writer(shape, spec):
     with use_time_form(TimeForm(spec, "s")):
         assert new_text(table.jsonl()) == "".join(json_line(r) for r in ts_records(records, timestamps))
         for fmt in ("csv", "table"):
-            frame = ts_frame(exact_frame(records, names, timestamps), timestamps, fmt)
+            plain_records = [{c: v for c, v in r.items() if c not in timestamps} for r in records]
+            frame = ts_frame(keep_ints(exact_frame(records, names, timestamps), plain_records, fmt), timestamps, fmt)
             if fmt == "csv":
                 assert new_text(M.csv_text(table.names, table.cells(fmt), len(rows))) == frame.to_csv(index=False)
             elif rows:
                 assert M.table_text(table.names, table.cells(fmt)) == render_table(frame)
+
+
+def test_integer_columns_with_nulls_stay_integers_in_csv_and_the_text_table():
+    """FO-2: a column of integers and nulls (an ALL ROWS PER MATCH measure before its variable's row) is
+    written 90 / empty in CSV and 90 / null in the text table, not 90.0 as pandas would type it."""
+    values = {"bottom": [None, 90, 80], "n": [1, 2, 3]}
+    table = M.Rows(["bottom", "n"], values, 3)
+    with use_time_form(TimeForm("ticks")):
+        assert new_text(M.csv_text(table.names, table.cells("csv"), 3)) == "bottom,n\n,1\n90,2\n80,3\n"
+        assert M.table_text(table.names, table.cells("table")).splitlines()[2:] == [
+            "  null  1", "    90  2", "    80  3"]
