@@ -305,5 +305,5 @@ def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text:
     deps = hashlib.sha256((inspect.getsource(kernel) + inspect.getsource(values)
                            + inspect.getsource(runindex)).encode()).hexdigest()[:16]
     # Numba's cache follows only the module's own file: the digest of what it imports renames it when they change
-    return (HEADER.format(query=doc) + f"# kernel, values and runindex: {deps}\n" + formulas_source(tables, n, n_neg, null_logic)
-            + "\n\n" + loop_source())
+    return (HEADER.format(query=doc) + f"# kernel, values and runindex: {deps}\n"
+            + formulas_source(tables, n, n_neg, null_logic) + "\n\n" + loop_source())

@@ -700,14 +700,16 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         nxt = 1 - cur
         nn = 0
         ndone = 0
-        grp = event_group(part, E, base, p, GT, GH) if keyed else ALL_GROUP
-        if track:
+        grp = ALL_GROUP
+        if keyed:  # -3: no live run, the key is looked up only if the event starts runs
+            grp = event_group(part, E, base, p, GT, GH) if nruns > 0 else -3
+        visit = GT[grp, 2] if grp >= 0 else 0
+        if track and visit < nruns:  # runs left unvisited: count those whose window closes at p
             lo = XS[0]
             while lo < p and not _inside(Q, E[1], base, lo, p):
                 XS[1] += hist[lo - base]
                 lo += 1
             XS[0] = lo
-        visit = GT[grp, 2] if grp >= 0 else 0
         row = GT[grp, 0] if grp >= 0 else -1
         for r in range(visit + 1):
             if r < visit:
@@ -782,17 +784,20 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         if track:
             for i in range(nn):
                 hist[R[nxt, i, HDR] - base] += 1
-        if grp >= 0 and visit == nruns:  # the group holds every run: the new plane replaces the old
-            cur = nxt
-            nruns = nn
-            relink(RL, GT, grp, nn)
-        elif nn > 0 or visit > 0:
+        if grp == -3 and nn > 0:
+            grp = event_group(part, E, base, p, GT, GH)
+        if nn > 0 or visit > 0:
             if grp == -2:  # a null key: its runs are never extended, they wait for their window to close
                 nruns = extend(R, cur, nxt, nn, nruns, RL, GT, NULL_GROUP)
             else:
                 if grp == -1:
                     grp = new_group(part, E, base, p, GT, GH, GS)
-                nruns = replace(R, cur, nxt, nn, nruns, RL, GT, grp)
+                if visit == nruns:  # the group holds every run: the new plane replaces the old
+                    cur = nxt
+                    nruns = nn
+                    relink(RL, GT, grp, nn)
+                else:
+                    nruns = replace(R, cur, nxt, nn, nruns, RL, GT, grp)
         if track and XS[1] > 64 and 2 * XS[1] > nruns:
             nruns = sweep(R, cur, nruns, RL, GT, hist, XS[0], base, HDR)
             XS[1] = 0
