@@ -56,7 +56,7 @@ def keyed_cases(draw, strategy: str | None = None, allow_negation: bool = True):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-@_scaled(8)
+@_scaled(4)
 @given(data=st.data(), cuts=st.lists(st.integers(0, 24), max_size=5), merge=st.booleans())
 def test_keyed_runs_equal_reference(strategy, data, cuts, merge):
     """Many keys, random chunks: the reference's matches in its order (RETURN payloads included); without
