@@ -286,8 +286,8 @@ from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STR
                               _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
                               _copy_row, extend_run, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh,
                               Q_KEYED)
-from optimized.runindex import (ALL_GROUP, NULL_GROUP, anchor_counts, ensure_groups, event_group, extend,
-                                grow_rows, new_group, relink, replace, sweep)
+from optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
+                                relink, replace, sweep)
 
 '''
 

@@ -397,7 +397,8 @@ class OptimizedProgram(Program):
         lead = np.ones(len(best), bool)
         lead[1:] = group[best[1:]] != group[best[:-1]]
         chosen = np.sort(best[lead])
-        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, np.isin(runs_group, group[chosen]))
+        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, np.isin(runs_group, group[chosen]),
+                                     self.Q[K.Q_KEYED] == 1)
         return order[chosen]
 
     def _key_rows(self, positions: np.ndarray) -> np.ndarray:
@@ -488,7 +489,7 @@ class OptimizedProgram(Program):
                 chosen[key] = m
         runs = self.R[self.cur]
         drop = np.array([self._key(int(runs[r, K.HDR])) in chosen for r in range(self.nruns)], bool)
-        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, drop)
+        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, drop, self.Q[K.Q_KEYED] == 1)
         return sorted(chosen.values(), key=lambda m: m[0])
 
     def _match(self, found: tuple) -> Match:

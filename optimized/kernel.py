@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
-from optimized.runindex import (ALL_GROUP, NULL_GROUP, anchor_counts, ensure_groups, event_group, extend,
-                                grow_rows, new_group, relink, replace, sweep)
+from optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
+                                relink, replace, sweep)
 from optimized.values import agg_add, cmp_vals, rat_add, rat_div, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
@@ -700,10 +700,11 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         nxt = 1 - cur
         nn = 0
         ndone = 0
-        grp = ALL_GROUP
+        grp = -1
+        visit = nruns
         if keyed:  # -3: no live run, the key is looked up only if the event starts runs
             grp = event_group(part, E, base, p, GT, GH) if nruns > 0 else -3
-        visit = GT[grp, 2] if grp >= 0 else 0
+            visit = GT[grp, 2] if grp >= 0 else 0
         if track and visit < nruns:  # runs left unvisited: count those whose window closes at p
             lo = XS[0]
             while lo < p and not _inside(Q, E[1], base, lo, p):
@@ -714,8 +715,10 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         for r in range(visit + 1):
             if r < visit:
                 spl = cur
-                six = row
-                row = RL[row, 1]
+                six = r
+                if keyed:
+                    six = row
+                    row = RL[row, 1]
                 if track:
                     anchor = R[spl, six, HDR]
                     hist[anchor - base] -= 1
@@ -786,7 +789,10 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                 hist[R[nxt, i, HDR] - base] += 1
         if grp == -3 and nn > 0:
             grp = event_group(part, E, base, p, GT, GH)
-        if nn > 0 or visit > 0:
+        if not keyed:  # one list of runs: the new plane replaces the old (runindex is not kept)
+            cur = nxt
+            nruns = nn
+        elif nn > 0 or visit > 0:
             if grp == -2:  # a null key: its runs are never extended, they wait for their window to close
                 nruns = extend(R, cur, nxt, nn, nruns, RL, GT, NULL_GROUP)
             else:

@@ -12,8 +12,8 @@ Runs live in rows 0..nruns-1 of the run plane (kernel.py); a group is a doubly l
 rows in the order the run loop made the runs (the reference's order). Arrays:
 RL[row] = (group, next row, previous row); GT[group] = (head, tail, size, then tag, numerator and
 denominator of each key attribute); GH = open-addressing table of group id + 1 (0 empty) by key hash;
-GS = (groups allocated). Group 0 holds runs whose key is null (no event extends them); group 1 holds
-every run when the query is not keyed.
+GS = (groups allocated). Group 0 holds runs whose key is null (no event extends them). When the query is
+not keyed (Q_KEYED = 0) the kernel keeps its runs as one list in row order and none of this is used.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 NULL = 1  # the store's null tag (optimized/bytecode.py)
-NULL_GROUP, ALL_GROUP = 0, 1
+NULL_GROUP = 0
 KEY = 3  # GT column of the first key item
 
 
@@ -31,7 +31,7 @@ def empty(nkey: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     GT = np.zeros((16, KEY + 3 * nkey), np.int64)
     GT[:, :2] = -1
     GH = np.zeros(32, np.int64)
-    GS = np.array([2], np.int64)
+    GS = np.array([1], np.int64)  # group 0: null keys
     return RL, GT, GH, GS
 
 
@@ -120,8 +120,8 @@ def ensure_groups(GT, GH, GS, RL, nruns, nkey):
     half of the table, otherwise the table doubles. Returns (GT, GH)."""
     if GS[0] < GT.shape[0]:
         return GT, GH
-    live = 2
-    for g in range(2, GS[0]):
+    live = 1
+    for g in range(1, GS[0]):
         if GT[g, 2] > 0:
             live += 1
     if 2 * live > GT.shape[0]:
@@ -129,8 +129,8 @@ def ensure_groups(GT, GH, GS, RL, nruns, nkey):
         bigger[: GT.shape[0]] = GT
         GT = bigger
     newid = np.arange(GS[0])
-    k = 2
-    for g in range(2, GS[0]):
+    k = 1
+    for g in range(1, GS[0]):
         if GT[g, 2] > 0:
             newid[g] = k
             GT[k] = GT[g]
@@ -139,7 +139,7 @@ def ensure_groups(GT, GH, GS, RL, nruns, nkey):
     for x in range(nruns):
         RL[x, 0] = newid[RL[x, 0]]
     GH = np.zeros(2 * GT.shape[0], np.int64)
-    for g in range(2, k):
+    for g in range(1, k):
         _insert(GH, _group_hash(GT, g, nkey), g)
     return GT, GH
 
@@ -293,8 +293,17 @@ def sweep(R, pl, nruns, RL, GT, hist, lo, base, acol):
 
 
 @njit(cache=True)
-def remove(R, pl, nruns, RL, GT, drop):
-    """Remove the runs of the rows where drop is true (the others keep their order); returns the row count."""
+def remove(R, pl, nruns, RL, GT, drop, keyed):
+    """Remove the runs of the rows where drop is true (the others keep their order); returns the row count.
+    Not keyed: the rows are one list in row order (RL and GT are not kept)."""
+    if not keyed:
+        k = 0
+        for x in range(nruns):
+            if not drop[x]:
+                if k != x:
+                    _copy(R, pl, k, pl, x)
+                k += 1
+        return k
     for x in range(nruns - 1, -1, -1):
         if drop[x]:
             _unlink(RL, GT, x)
