@@ -6,7 +6,7 @@ under partition contiguity and the two skip strategies the run only stays while 
 window, and it is dropped by the first event outside (windows only close as the stream goes on). The
 kernel visits the runs of the event's key and leaves the rest as they are; a run whose window closed
 while its key was not visited is counted as gone at once (`hist`, per anchor position) and removed later
-(`sweep`). Strict contiguity, unpartitioned queries and `index=False` use one group holding every run.
+(`sweep`). Strict contiguity, unpartitioned queries and `index=False` keep one list of runs.
 
 Runs live in rows 0..nruns-1 of the run plane (kernel.py); a group is a doubly linked list over those
 rows in the order the run loop made the runs (the reference's order). Arrays:
