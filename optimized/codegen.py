@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optimized import kernel, values
+from optimized import kernel, runindex, values
 from optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NUM, OP_AGG, OP_AND, OP_ATTR,
                                 OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
 
@@ -284,7 +284,10 @@ from optimized.values import add64, mul64, sub64
 from optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
                               Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, P_DONE, P_PEND, P_FRESH,
                               _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
-                              _copy_row, extend_run, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh)
+                              _copy_row, extend_run, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh,
+                              Q_KEYED)
+from optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
+                                relink, replace, sweep)
 
 '''
 
@@ -299,7 +302,8 @@ def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text:
     """The whole generated module: the specialized formulas (under the query's null logic) and the run
     loop that calls them."""
     doc = "\n".join("    " + line for line in query_text.replace('"""', "'''").splitlines())
-    deps = hashlib.sha256((inspect.getsource(kernel) + inspect.getsource(values)).encode()).hexdigest()[:16]
+    deps = hashlib.sha256((inspect.getsource(kernel) + inspect.getsource(values)
+                           + inspect.getsource(runindex)).encode()).hexdigest()[:16]
     # Numba's cache follows only the module's own file: the digest of what it imports renames it when they change
-    return (HEADER.format(query=doc) + f"# kernel and values: {deps}\n" + formulas_source(tables, n, n_neg, null_logic)
-            + "\n\n" + loop_source())
+    return (HEADER.format(query=doc) + f"# kernel, values and runindex: {deps}\n"
+            + formulas_source(tables, n, n_neg, null_logic) + "\n\n" + loop_source())

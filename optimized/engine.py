@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from optimized import kernel as K
-from optimized import merging
+from optimized import merging, runindex
 from optimized.bytecode import ENGINE, FormulaCompiler
 from optimized.returns import ReturnProgram, column, concat_columns
 from optimized.store import Store
@@ -65,7 +65,7 @@ class OptimizedProgram(Program):
     language = "sase"
 
     def __init__(self, nfa: NFAb, selection: str = "all", codegen: bool = False, share_buffer: bool = True,
-                 merge: bool = True, batch_returns: bool = True, columnar: bool = True):
+                 merge: bool = True, batch_returns: bool = True, columnar: bool = True, index: bool = True):
         check_selection(nfa, selection, self.engine_name)
         if nfa.n > MAX_COMPONENTS:
             raise Unsupported(ENGINE, f"patterns of more than {MAX_COMPONENTS} positive components")
@@ -129,6 +129,9 @@ class OptimizedProgram(Program):
         self.merging = merge and self.merge_refusal is None
         self.Q[K.Q_MERGE] = 1 if self.merging else 0
         self.KP = merging.key_program(nfa, t, self.part) if self.merging else np.zeros((2 * n, 3), np.int64)
+        # runs grouped by partition key (optimized/runindex.py); strict contiguity ends every other key's runs
+        self.Q[K.Q_KEYED] = int(index and len(self.part) > 0 and nfa.strategy is not A.Strategy.STRICT_CONTIGUITY)
+        self.RL, self.GT, self.GH, self.GS = runindex.empty(len(self.part), self.R.shape[1])
         self.leading_negation = any(neg.gap == 0 for neg in nfa.negations)
 
     @property
@@ -212,10 +215,10 @@ class OptimizedProgram(Program):
             cnt[4] = -1 if wanted < 0 or self.selection != "all" else 1 if self.merging else wanted
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
-                 self.stamp) = self.kernel.run_loop(
+                 self.stamp, self.RL, self.GT, self.GH) = self.kernel.run_loop(
                     self.Q, self.ctype, self.kleene, self.part, self.neg_gap, self.neg_type, self.tables, self.KP,
                     E, s.base, pos, min(end, pos + PROGRESS_STEP), self.R, self.cur, self.nruns, self.arena,
-                    self.nnodes, self.npend, out, 0, cnt, self.stamp)
+                    self.nnodes, self.npend, out, 0, cnt, self.stamp, self.RL, self.GT, self.GH, self.GS)
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
             budget.check_state(self.nruns + self.npend, self._grown)
@@ -288,6 +291,7 @@ class OptimizedProgram(Program):
         nodes = self.R[K.P_PEND, : self.npend, 2].copy()
         self.npend = 0
         self.nruns = 0
+        self.RL, self.GT, self.GH, self.GS = runindex.empty(len(self.part), self.R.shape[1])
         if self.columnar:
             piece = self._columns(nodes, None)
             return self._build([piece] if piece is not None else [])
@@ -393,9 +397,8 @@ class OptimizedProgram(Program):
         lead = np.ones(len(best), bool)
         lead[1:] = group[best[1:]] != group[best[:-1]]
         chosen = np.sort(best[lead])
-        keep = np.flatnonzero(~np.isin(runs_group, group[chosen]))
-        runs[: len(keep)] = runs[keep]
-        self.nruns = len(keep)
+        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, np.isin(runs_group, group[chosen]),
+                                     self.Q[K.Q_KEYED] == 1)
         return order[chosen]
 
     def _key_rows(self, positions: np.ndarray) -> np.ndarray:
@@ -485,9 +488,8 @@ class OptimizedProgram(Program):
             if key not in chosen or _preference(m[0]) > _preference(chosen[key][0]):
                 chosen[key] = m
         runs = self.R[self.cur]
-        keep = [r for r in range(self.nruns) if self._key(int(runs[r, K.HDR])) not in chosen]
-        runs[: len(keep)] = runs[keep]
-        self.nruns = len(keep)
+        drop = np.array([self._key(int(runs[r, K.HDR])) in chosen for r in range(self.nruns)], bool)
+        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, drop, self.Q[K.Q_KEYED] == 1)
         return sorted(chosen.values(), key=lambda m: m[0])
 
     def _match(self, found: tuple) -> Match:
@@ -543,7 +545,7 @@ class OptimizedEngine(Engine):
 
     def build(self, q: A.Query, selection: str = "all",
                 codegen: bool | None = None, share_buffer: bool = True, merge: bool = True,
-                batch_returns: bool = True, columnar: bool = True) -> OptimizedProgram:
+                batch_returns: bool = True, columnar: bool = True, index: bool = True) -> OptimizedProgram:
         """A program for the query. codegen=True generates and compiles a Numba module for this query
         (seconds the first time, cached on disk after); otherwise one shared kernel reads the formulas
         from tables (no compilation per query). The default is $CEPKIT_CODEGEN=1 (generate) or tables.
@@ -554,7 +556,9 @@ class OptimizedEngine(Engine):
         same either way, the work counters are not. batch_returns=False evaluates RETURN per match with the
         reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass.
         columnar=False builds a Match object per match (the old path), to measure the match table built from
-        arrays (benchmarks/match_table_throughput.py)."""
+        arrays (benchmarks/match_table_throughput.py). index=False lets every event visit every live run
+        instead of its partition key's runs only (optimized/runindex.py), to measure the index
+        (benchmarks/partition_keys.py); the matches are the same, the predicate counter is not."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         if q.dialect == "sase1":  # SASE 1.0's runs (optimized/sase1); the options above are SASE+ measurements
@@ -566,4 +570,4 @@ class OptimizedEngine(Engine):
                 q.dialect, "AND / OR / nested patterns and ANY")
             raise Unsupported(ENGINE, kind, q.pos.line or None, q.pos.column or None)
         return OptimizedProgram(compile_nfab(q), selection=selection, codegen=codegen, share_buffer=share_buffer,
-                                merge=merge, batch_returns=batch_returns, columnar=columnar)
+                                merge=merge, batch_returns=batch_returns, columnar=columnar, index=index)

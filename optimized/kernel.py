@@ -22,6 +22,8 @@ import numpy as np
 from numba import njit
 
 from optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
+from optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
+                                relink, replace, sweep)
 from optimized.values import agg_add, cmp_vals, rat_add, rat_div, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
@@ -31,8 +33,8 @@ AGGW = 7
 
 # Q (int64 scalars of the query)
 Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS, Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_NPART, Q_NNEG, Q_NAGG, Q_STOP, Q_NOSHARE, \
-    Q_MERGE = range(13)
-Q_SIZE = 13
+    Q_MERGE, Q_KEYED = range(14)
+Q_SIZE = 14
 MERGED = -1  # the component field of a merge node: arena row (left member node, right member node, MERGED, 0, young)
 GONE = -2  # a merge node's member whose paths have all left the window (dropped by compact)
 ARENA_W = 5
@@ -652,19 +654,24 @@ def _done(R, ndone, arena, node, stamp, spl, six):
 
 @njit(cache=True)
 def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end, R, cur, nruns, arena, nnodes,
-           npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live):
+           npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live,
+           RL, GT, GH, GS, hist, XS):
     """Process events from start while the buffers are large enough (no array is reallocated here).
     Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
-    (non-overlap) or that passed the budget in cnt[3] / cnt[4], 3 wants the buffer compacted."""
+    (non-overlap) or that passed the budget in cnt[3] / cnt[4], 3 wants the buffer compacted.
+    Keyed (Q_KEYED, optimized/runindex.py): an event visits its key's group of runs only; XS = (the first
+    anchor still inside the window, runs left outside it but not yet removed), hist counts runs by anchor."""
     n = Q[Q_N]
     aggs = T  # extend_run reads the aggregate slots from the packed tables
     share = Q[Q_NOSHARE] == 0
+    keyed = Q[Q_KEYED] == 1
+    track = keyed and Q[Q_HASWIN] == 1  # runs of unvisited keys leave the window uncounted: count them here
     p = start
     while p < end:
         rows, nodes = _needs(Q, R, cur, nruns, npend, nnodes, n)
         if rows > R.shape[1] or nodes > arena.shape[0] or 8 * (nruns + 4) > rkeys.shape[0] \
-                or nout + npend + 2 * nruns + 4 > out.shape[0]:
+                or nout + npend + 2 * nruns + 4 > out.shape[0] or rows > RL.shape[0] or GS[0] >= GT.shape[0]:
             return 1, p, cur, nruns, nnodes, npend, nout, stamp
         if nnodes > 65536 and nnodes > 4 * live:
             return 3, p, cur, nruns, nnodes, npend, nout, stamp
@@ -693,9 +700,33 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         nxt = 1 - cur
         nn = 0
         ndone = 0
-        for r in range(nruns + 1):
-            spl = cur if r < nruns else P_FRESH
-            six = r if r < nruns else 0
+        grp = -1
+        visit = nruns
+        if keyed:  # -3: no live run, the key is looked up only if the event starts runs
+            grp = event_group(part, E, base, p, GT, GH) if nruns > 0 else -3
+            visit = GT[grp, 2] if grp >= 0 else 0
+        if track and visit < nruns:  # runs left unvisited: count those whose window closes at p
+            lo = XS[0]
+            while lo < p and not _inside(Q, E[1], base, lo, p):
+                XS[1] += hist[lo - base]
+                lo += 1
+            XS[0] = lo
+        row = GT[grp, 0] if grp >= 0 else -1
+        for r in range(visit + 1):
+            if r < visit:
+                spl = cur
+                six = r
+                if keyed:
+                    six = row
+                    row = RL[row, 1]
+                if track:
+                    anchor = R[spl, six, HDR]
+                    hist[anchor - base] -= 1
+                    if anchor < XS[0]:
+                        XS[1] -= 1
+            else:
+                spl = P_FRESH
+                six = 0
             j = R[spl, six, 0]
             phase = R[spl, six, 1]
             while True:
@@ -753,8 +784,29 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                 break
         if Q[Q_MERGE] == 1 and nn > 1:
             nn, nnodes = merge_fresh(KP, R, nxt, nn, arena, nnodes, E, base, p, hkeys, hrows, hstamp, stamp)
-        cur = nxt
-        nruns = nn
+        if track:
+            for i in range(nn):
+                hist[R[nxt, i, HDR] - base] += 1
+        if grp == -3 and nn > 0:
+            grp = event_group(part, E, base, p, GT, GH)
+        if not keyed:  # one list of runs: the new plane replaces the old (runindex is not kept)
+            cur = nxt
+            nruns = nn
+        elif nn > 0 or visit > 0:
+            if grp == -2:  # a null key: its runs are never extended, they wait for their window to close
+                nruns = extend(R, cur, nxt, nn, nruns, RL, GT, NULL_GROUP)
+            else:
+                if grp == -1:
+                    grp = new_group(part, E, base, p, GT, GH, GS)
+                if visit == nruns:  # the group holds every run: the new plane replaces the old
+                    cur = nxt
+                    nruns = nn
+                    relink(RL, GT, grp, nn)
+                else:
+                    nruns = replace(R, cur, nxt, nn, nruns, RL, GT, grp)
+        if track and XS[1] > 64 and 2 * XS[1] > nruns:
+            nruns = sweep(R, cur, nruns, RL, GT, hist, XS[0], base, HDR)
+            XS[1] = 0
         confirmed = 0
         for i in range(ndone):
             v = _verdict(Q, neg_gap, neg_type, T, E, base, n, stk, cnt, R, P_DONE, i)
@@ -772,10 +824,11 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
         # the run's budget (cnt[3]: max live runs and held matches, 0 none; cnt[4]: matches wanted, -1 all):
         # stop after the event that passes either, the engine raises ResourceLimit or ends the feed;
-        # cnt[5]: the peak live state
-        if nruns + npend > cnt[5]:
-            cnt[5] = nruns + npend
-        if (cnt[3] > 0 and nruns + npend > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
+        # cnt[5]: the peak live state (runs whose window closed are not live, removed or not)
+        state = nruns - XS[1] + npend
+        if state > cnt[5]:
+            cnt[5] = state
+        if (cnt[3] > 0 and state > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
     return 0, p, cur, nruns, nnodes, npend, nout, stamp
 
@@ -791,22 +844,30 @@ def _hash_tables(nruns):
 
 @njit(cache=True)
 def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end,
-             R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp):
+             R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp, RL, GT, GH, GS):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers
     between stretches of `_steps`. Returns the position after the last processed event (earlier than
-    end when non-overlap stops at a confirming event) and the updated state. out rows: (event position,
-    node, 1 if released from the held list)."""
+    end when non-overlap stops at a confirming event) and the updated state, the runs' key index
+    (RL, GT, GH, GS: optimized/runindex.py) included; no run outside the window of that event's
+    predecessor is left. out rows: (event position, node, 1 if released from the held list)."""
     stk = np.zeros((3, T[1, 2]), np.int64)
     rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
     live = nnodes
+    track = Q[Q_KEYED] == 1 and Q[Q_HASWIN] == 1
+    hist = anchor_counts(R, cur, nruns, base, end, HDR) if track else np.zeros(1, np.int64)
+    XS = np.zeros(2, np.int64)
+    XS[0] = base
     p = start
     while True:
         status, p, cur, nruns, nnodes, npend, nout, stamp = _steps(
             Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, p, end, R, cur, nruns, arena, nnodes,
-            npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live)
+            npend, out, nout, cnt, stamp, rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp, stk, live,
+            RL, GT, GH, GS, hist, XS)
         if status == 1:
             rows, nodes = _needs(Q, R, cur, nruns, npend, nnodes, Q[Q_N])
             R = _grow3(R, rows)
+            RL = grow_rows(RL, R.shape[1])
+            GT, GH = ensure_groups(GT, GH, GS, RL, nruns, part.shape[0])
             arena = _grow2(arena, nodes)
             out = _grow2(out, nout + npend + 2 * nruns + 4)
             if 8 * (nruns + 4) > rkeys.shape[0]:
@@ -816,7 +877,9 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
             live = nnodes
         else:
             break
-    return p, R, cur, nruns, arena, nnodes, npend, out, nout, stamp
+    if XS[1] > 0:
+        nruns = sweep(R, cur, nruns, RL, GT, hist, XS[0], base, HDR)
+    return p, R, cur, nruns, arena, nnodes, npend, out, nout, stamp, RL, GT, GH
 # LOOP-END
 
 
