@@ -44,7 +44,7 @@ bench: install
 	@echo "compare two commits: $(VENV)/bin/asv compare -E existing:$(abspath $(PY)) --machine local A B"
 
 bench-pytest: install
-	$(PY) -m pytest -p no:cacheprovider benchmarks/test_bench_engines.py benchmarks/test_bench_sql_tpstream.py benchmarks/test_bench_lazy.py --benchmark-columns=mean,rounds
+	$(PY) -m pytest -p no:cacheprovider benchmarks/test_bench_engines.py benchmarks/test_bench_sql_tpstream.py benchmarks/test_bench_lazy.py benchmarks/test_bench_partition_keys.py --benchmark-columns=mean,rounds
 
 bench-gpu: install
 	$(PY) -m benchmarks.gpu_windows --events $${EVENTS:-1000000} --reference-events 20000
