@@ -92,6 +92,16 @@ def _node(arena, nnodes, parent, comp, p):
 
 
 @njit(cache=True, inline="always")
+def _append(nxt, h0, tail, r):
+    """Run r appended to the key's new list (head h0, last run tail): the new (h0, tail)."""
+    if tail >= 0:
+        nxt[tail] = r
+    else:
+        h0 = r
+    return h0, r
+
+
+@njit(cache=True, inline="always")
 def _holds(fid, RP, r, p, T, E, base, n, stk, cnt):
     return holds(fid, RP, 0, r, p, T, E, base, n, stk, cnt)
 
@@ -165,11 +175,7 @@ def _steps(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree
                     tgt = j
                     fork = kleene[j] == 1
             if stay:
-                if tail >= 0:
-                    nxt[tail] = r
-                else:
-                    h0 = r
-                tail = r
+                h0, tail = _append(nxt, h0, tail, r)
                 kept += 1
             if tgt >= 0:
                 cnt[0] += 1
@@ -179,11 +185,7 @@ def _steps(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree
                     nr, nfree = _alloc(free, nfree, RP, inuse, r, tgt, node)
                     begin = RP[0, r, HDR + 3 * tgt + 2] == 0
                     extend_run(RP, 0, nr, 0, r, tgt, 0, node, tgt, p, begin, n, T, E, base)
-                    if tail >= 0:
-                        nxt[tail] = nr
-                    else:
-                        h0 = nr
-                    tail = nr
+                    h0, tail = _append(nxt, h0, tail, nr)
                     kept += 1
                     if fork and _holds(2 * n + tgt, RP, nr, -1, T, E, base, n, stk, cnt):
                         nr2, nfree = _alloc(free, nfree, RP, inuse, nr, tgt + 1, node)
@@ -197,11 +199,7 @@ def _steps(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree
                 else:
                     nr, nfree = _alloc(free, nfree, RP, inuse, r, tgt + 1, node)
                     extend_run(RP, 0, nr, 0, r, tgt + 1, 0, node, tgt, p, True, n, T, E, base)
-                    if tail >= 0:
-                        nxt[tail] = nr
-                    else:
-                        h0 = nr
-                    tail = nr
+                    h0, tail = _append(nxt, h0, tail, nr)
                     kept += 1
             if not stay:
                 inuse[r] = 0
@@ -215,11 +213,7 @@ def _steps(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree
             nr, nfree = _alloc(free, nfree, RP, inuse, FRESH, 0, nnodes - 1)
             j0 = 0 if kleene[0] == 1 else 1
             extend_run(RP, 0, nr, 0, FRESH, j0, 0, nnodes - 1, 0, p, True, n, T, E, base)
-            if tail >= 0:
-                nxt[tail] = nr
-            else:
-                h0 = nr
-            tail = nr
+            h0, tail = _append(nxt, h0, tail, nr)
             kept += 1
         if tail >= 0:
             nxt[tail] = -1
