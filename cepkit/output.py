@@ -526,10 +526,11 @@ def _table(matches: Any, program: Any) -> "MatchTable":
 
 
 class MatchWriter:
-    """Matches written as they come: JSON lines go out on every `write` (to a temporary file beside
-    `output`, renamed onto it by `close`); csv, table and parquet (whose columns are typed over all rows)
-    are written once, by `close`. Use it as a context manager: a block that raises leaves `output` as it
-    was. Each table is written column by column (cepkit.match_output)."""
+    """Matches written as they come: JSON lines, and CSV where the layout has no RETURN columns, go out on
+    every `write` (to a temporary file beside `output`, renamed onto it by `close`); the text table (its
+    widths), Parquet and CSV with RETURN columns (typed over all rows) are held and written once, by
+    `close` (`held_note` says so). Use it as a context manager: a block that raises leaves `output` as it
+    was. Each table is written column by column (cepkit.match_output). docs/semantics.md SD2."""
 
     def __init__(self, fmt: str, output: str | None, program: Any):
         self.fmt, self.output, self.program = fmt, output, program
@@ -537,7 +538,9 @@ class MatchWriter:
         self.count = 0
         self.fh = None
         self.file: AtomicFile | None = None
-        if fmt == "jsonl" and output:
+        self.streamed = fmt == "jsonl" or (fmt == "csv" and not program.layout.payload)
+        self.header = fmt != "csv"  # whether the CSV header is out
+        if self.streamed and output:
             self.file = AtomicFile(output)
             self.fh = self.file.open()
 
@@ -555,22 +558,45 @@ class MatchWriter:
         if not len(matches):
             return
         table = _table(matches, self.program)
-        if self.fmt != "jsonl":
+        if not self.streamed:
             self.held.append(table)
             return
-        from cepkit.match_output import jsonl
+        from cepkit import match_output as M
 
+        if self.fmt == "jsonl":
+            self._out(M.jsonl(table))
+            return
+        names, cells, _ = M.match_cells(table, "csv")
+        pieces = M.csv_text(names, cells, len(table))
+        self._out(pieces if not self.header else pieces[1:])
+        self.header = True
+
+    def _out(self, pieces: Iterable[Any]) -> None:
         try:
-            write_stream(jsonl(table), self.fh or sys.stdout)
+            write_stream(pieces, self.fh or sys.stdout)
         except OSError as exc:
             raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
 
+    def held_note(self, chunked: bool = True) -> str | None:
+        """Why the matches were held until the end of a chunked run (None where they were streamed)."""
+        if self.streamed or not chunked:
+            return None
+        why = {"table": "its column widths need every row", "parquet": "written once, at the end",
+               "csv": "its RETURN columns are typed over all matches"}[self.fmt]
+        return f"{self.fmt} output held until the end: {why}"
+
     def close(self) -> None:
-        """Finish the output: rename the JSON lines onto `output`, or write the held matches."""
+        """Finish the output: the CSV header where no match wrote it, rename the streamed output onto
+        `output`, or write the held matches."""
+        if self.streamed and not self.header:
+            from cepkit import match_output as M
+
+            self._out(M.csv_text(list(self.program.layout.variables) + ["ts"], [], 0)[:1])
+            self.header = True
         if self.file is not None:
             self.file.commit()
             self.file = None
-        elif self.fmt == "jsonl":
+        elif self.streamed:
             sys.stdout.flush()
         else:
             from reference.match_table import MatchTable
