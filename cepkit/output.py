@@ -543,7 +543,7 @@ class MatchWriter:
         self.fh = None
         self.file: AtomicFile | None = None
         self.streamed = fmt == "jsonl" or (fmt == "csv" and not program.layout.payload)
-        self.appended = not self.streamed and fmt in ("csv", "parquet")
+        self.appended = not self.streamed and (fmt == "csv" or (fmt == "parquet" and bool(output)))
         self.header = fmt != "csv"  # whether the CSV header is out
         self.spill = self.typing = self.parquet = None
         if self.appended:
