@@ -161,10 +161,22 @@ def _events_input(args: argparse.Namespace, stack) -> None:
     args.events_temp, args.events_shown, args.events = path, shown, path
 
 
+def stdin_head(raw) -> bytes:
+    """The first bytes of standard input: at least 64 KiB (enough to sniff the format) and on past any
+    leading white space (so that blank input is told from events), or all of it when shorter."""
+    data = b""
+    while True:
+        piece = raw.read(65536)
+        data += piece
+        if not piece or (len(data) >= 65536 and data.strip()):
+            return data
+
+
 def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
     """(a path the readers read by its suffix, the name messages give it) for `-` (standard input, read to
     its end into a temporary file that `stack` removes) or a file whose format `fmt` names."""
     import os
+    import shutil
     import tempfile
 
     directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
@@ -172,14 +184,15 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
         if sys.stdin is None or sys.stdin.isatty():
             raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
                              "the events into cepkit (cepkit run QUERY - < events.csv)")
-        data = sys.stdin.buffer.read()
+        data = stdin_head(sys.stdin.buffer)
         if not data.strip():
             raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
                              "lines into cepkit")
         fmt = fmt or sniff_format(data)
         path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
-        with open(path, "wb") as f:
+        with open(path, "wb") as f:  # copied on in pieces: the events are never all in memory (SD1)
             f.write(data)
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         return path, "<stdin>"
     from reference.readers import check_file
 

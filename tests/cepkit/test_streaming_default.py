@@ -3,7 +3,9 @@ whole-input output byte for byte, errors name rows from the file start, the summ
 whole input is read, and the reader never holds more than a chunk."""
 from __future__ import annotations
 
+import io
 import json
+import sys
 import shutil
 from pathlib import Path
 
@@ -221,3 +223,27 @@ def test_seen_ids_keeps_runs_and_finds_repeats():
     seen.add(np.array(["a", "b"], dtype=object), 0, "id")
     with pytest.raises(EventError, match="duplicate event id 'b'"):
         seen.add(np.array(["c", "b"], dtype=object), 2, "id")
+
+
+class _Pipe(io.BufferedReader):
+    """Standard input's bytes, handed out at most 4,096 at a time, and what was asked for at once."""
+
+    def __init__(self, data: bytes):
+        super().__init__(io.BytesIO(data))
+        self.asked: list[int] = []
+
+    def read(self, size=-1):
+        self.asked.append(size)
+        return super().read(min(size, 4096) if size and size > 0 else 4096)
+
+
+def test_standard_input_is_copied_in_pieces(monkeypatch, capsys):
+    """`-` (standard input, 127 KB): copied to the temporary file in pieces, never read whole, leading
+    blank lines looked past; the output is the file's."""
+    pipe = _Pipe(b"\n" * 70000 + (EX / "stocks.csv").read_bytes())
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(pipe, encoding="utf-8"))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
+    argv = [EX / "Q1.query", "--chunk-size", "1000"]
+    code, out, err = run(capsys, "run", argv[0], "-", *argv[1:])
+    assert code == 0, err
+    assert -1 not in pipe.asked and out == run(capsys, "run", argv[0], EX / "stocks.csv", *argv[1:])[1] != ""
