@@ -68,11 +68,12 @@ def run(args: argparse.Namespace) -> int:
         from reference.event_chunks import iter_events
 
         batches = iter_events(args.events, chunk, **options)
-        progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
+        progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=True)  # length not known
     progress.watch(program.budget)
     events = 0
     with MatchWriter(args.format, args.output, program) as writer:  # a failed run leaves --output as it was
         for batch in batches:
+            progress.offset = events
             writer.write(program.feed(batch, progress), batch)
             events += len(batch)
             if program.budget.stopped:

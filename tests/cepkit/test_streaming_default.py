@@ -247,3 +247,16 @@ def test_standard_input_is_copied_in_pieces(monkeypatch, capsys):
     code, out, err = run(capsys, "run", argv[0], "-", *argv[1:])
     assert code == 0, err
     assert -1 not in pipe.asked and out == run(capsys, "run", argv[0], EX / "stocks.csv", *argv[1:])[1] != ""
+
+
+def test_progress_of_a_chunked_run_counts_the_events_so_far():
+    from cepkit.cli import Progress
+
+    bar = Progress("cepkit optimized", False, open_ended=True)
+    drawn: list[tuple[int, int]] = []
+    bar.enabled, bar.start = True, 0.0
+    bar.line = lambda done, total: drawn.append((done, total)) or ""  # type: ignore[method-assign]
+    bar.offset = 200_000
+    bar(5, 100_000)
+    assert drawn == [(200_005, -1)]
+    assert Progress("cepkit optimized", False).line(200_005, -1) == "cepkit optimized 200005 events so far"
