@@ -171,9 +171,15 @@ def test_summary_says_which_output_is_held(capsys):
     assert code == 0 and "table output written at the end: its column widths need every row" in err
 
 
-def test_sql_summary_says_it_reads_the_whole_table(capsys):
-    code, _, err = run(capsys, "run", EX / "sql" / "insider.sql", EX / "sql" / "trades.csv")
-    assert code == 0 and "whole input read: a MATCH_RECOGNIZE query" in err
+@pytest.mark.parametrize("argv, why", [
+    (["sql/insider.sql", "sql/trades.csv"], "a MATCH_RECOGNIZE query runs over its table"),
+    (["sql/volume.win", "sql/trades.csv"], "window programs run over the whole stream"),
+    (["tpstream/aggressive_drivers.tps", "tpstream/car_sensors.csv", "--ts-unit", "s"],
+     "TPStream programs run over the whole stream"),
+    (["afa/q1.afa.yaml", "afa/q1.shuffled.csv"], "the change stream is printed at the end")])
+def test_other_languages_say_they_read_the_whole_input(capsys, argv, why):
+    code, _, err = run(capsys, "run", *(EX / a if "." in a else a for a in argv))
+    assert code == 0 and err.count(f"whole input read: {why}") == 1, err
 
 
 @pytest.mark.parametrize("argv", [["--whole", "--chunk-size", "5"], ["--sort", "--chunk-size", "5"]])
