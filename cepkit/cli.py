@@ -30,8 +30,10 @@ class Progress:
     """A progress bar on stderr, shown only on a terminal and only once the work has taken 2 s; with a
     program's Budget (`watch`) it also shows the matches so far and the live partial matches."""
 
-    def __init__(self, label: str, enabled: bool):
+    def __init__(self, label: str, enabled: bool, open_ended: bool = False):
         self.label = label
+        self.open_ended = open_ended  # chunked reading: the stream's length is not known, only the events so far
+        self.offset = 0                # events of the chunks before the one being fed
         self.enabled = enabled and sys.stderr.isatty()
         self.start = time.monotonic()
         self.shown = False
@@ -43,10 +45,14 @@ class Progress:
         return self
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
+        if self.open_ended:
+            done, total = self.offset + done, -1
+        elif total <= 0:
+            return
+        if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.start < 2.0 or (now - self.drawn < 0.1 and done < total):
+        if now - self.start < 2.0 or (now - self.drawn < 0.1 and (done < total or total < 0)):
             return
         self.shown, self.drawn = True, now
         sys.stderr.write(f"\r{self.line(done, total)}\x1b[K")
@@ -55,8 +61,11 @@ class Progress:
     def line(self, done: int, total: int) -> str:
         """The bar: events done of total, then matches and live partial matches (peak) when watching."""
         width = 30
-        filled = int(width * done / total)
-        text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events"
+        if total < 0:
+            text = f"{self.label} {done} events so far"
+        else:
+            filled = int(width * done / total)
+            text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events"
         b = self.budget
         if b is not None:
             text += f", {b.matches + b.batch_matches:,} matches, {b.live:,} live partial matches (peak {b.peak:,})"
@@ -161,10 +170,22 @@ def _events_input(args: argparse.Namespace, stack) -> None:
     args.events_temp, args.events_shown, args.events = path, shown, path
 
 
+def stdin_head(raw) -> bytes:
+    """The first bytes of standard input: at least 64 KiB (enough to sniff the format) and on past any
+    leading white space (so that blank input is told from events), or all of it when shorter."""
+    data = b""
+    while True:
+        piece = raw.read(65536)
+        data += piece
+        if not piece or (len(data) >= 65536 and data.strip()):
+            return data
+
+
 def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
     """(a path the readers read by its suffix, the name messages give it) for `-` (standard input, read to
     its end into a temporary file that `stack` removes) or a file whose format `fmt` names."""
     import os
+    import shutil
     import tempfile
 
     directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
@@ -172,14 +193,15 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
         if sys.stdin is None or sys.stdin.isatty():
             raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
                              "the events into cepkit (cepkit run QUERY - < events.csv)")
-        data = sys.stdin.buffer.read()
+        data = stdin_head(sys.stdin.buffer)
         if not data.strip():
             raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
                              "lines into cepkit")
         fmt = fmt or sniff_format(data)
         path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
-        with open(path, "wb") as f:
+        with open(path, "wb") as f:  # copied on in pieces: the events are never all in memory (SD1)
             f.write(data)
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         return path, "<stdin>"
     from reference.readers import check_file
 

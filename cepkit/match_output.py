@@ -364,3 +364,45 @@ def table_text(names: Sequence[str], cells: Sequence[Cells]) -> str:
 
 def parquet_table(names: Sequence[str], cells: Sequence[Cells], encoded: dict[str, pa.Array]) -> pa.Table:
     return pa.Table.from_arrays([c.arrow(encoded.get(n)) for n, c in zip(names, cells)], names=list(names))
+
+
+# ---------------------------------------------------------------------- chunk by chunk (docs/semantics.md SD2)
+class Spill:
+    """The match tables of a chunked run kept on disk (one Arrow IPC file each, in a temporary folder), so
+    that the output can be written anew from them at the end without holding them in memory meanwhile."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.folder = tempfile.TemporaryDirectory(prefix="cepkit-spill-")
+        self.paths: list[str] = []
+
+    def add(self, table: MatchTable) -> None:
+        import os
+
+        path = os.path.join(self.folder.name, f"{len(self.paths)}.arrow")
+        arrow = table.to_arrow()
+        with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
+            writer.write_table(arrow)
+        self.paths.append(path)
+
+    def tables(self, layout) -> list[MatchTable]:
+        """The tables added, read back."""
+        out = []
+        for path in self.paths:
+            with pa.memory_map(path) as source:
+                out.append(MatchTable(layout, arrow=pa.ipc.open_file(source).read_all()))
+        return out
+
+    def drop(self) -> None:
+        self.folder.cleanup()
+
+
+def chunk_columns(table: MatchTable, fmt: str) -> tuple[list[str], list[Cells], Any]:
+    """(names, cells, what identifies their typing) of one chunk's matches in `fmt` (csv: each column's
+    form; parquet: the Arrow table, whose schema identifies it). Chunks whose typing is the first chunk's
+    are written as the whole table would be."""
+    names, cells, encoded = match_cells(table, fmt)
+    if fmt == "csv":
+        return names, cells, tuple(c.form for c in cells)
+    return names, cells, parquet_table(names, cells, encoded)

@@ -526,10 +526,15 @@ def _table(matches: Any, program: Any) -> "MatchTable":
 
 
 class MatchWriter:
-    """Matches written as they come: JSON lines go out on every `write` (to a temporary file beside
-    `output`, renamed onto it by `close`); csv, table and parquet (whose columns are typed over all rows)
-    are written once, by `close`. Use it as a context manager: a block that raises leaves `output` as it
-    was. Each table is written column by column (cepkit.match_output)."""
+    """Matches written as they come, chunk by chunk (docs/semantics.md SD2): JSON lines, and CSV where the
+    layout has no RETURN columns, go out on every `write`. CSV with RETURN columns and Parquet are appended
+    chunk by chunk (CSV lines; Parquet row groups) while every chunk's columns take the first chunk's
+    types, the tables kept on disk meanwhile (match_output.Spill); where a chunk's types differ, `close`
+    writes the output anew from the disk copy, typed over all rows, as the whole-input run does. The text
+    table (its column widths) is held and written by `close` (`held_note` says so). With `output` all goes
+    to a temporary file beside it, renamed onto it by `close`; CSV for standard output is spooled to a
+    temporary file until then. Use it as a context manager: a block that raises leaves `output` as it was.
+    Each table is written column by column (cepkit.match_output)."""
 
     def __init__(self, fmt: str, output: str | None, program: Any):
         self.fmt, self.output, self.program = fmt, output, program
@@ -537,9 +542,20 @@ class MatchWriter:
         self.count = 0
         self.fh = None
         self.file: AtomicFile | None = None
-        if fmt == "jsonl" and output:
+        self.streamed = fmt == "jsonl" or (fmt == "csv" and not program.layout.payload)
+        self.appended = not self.streamed and (fmt == "csv" or (fmt == "parquet" and bool(output)))
+        self.header = fmt != "csv"  # whether the CSV header is out
+        self.spill = self.typing = self.parquet = None
+        if self.appended:
+            from cepkit.match_output import Spill
+
+            self.spill = Spill()
+        if (self.streamed or self.appended) and output:
             self.file = AtomicFile(output)
-            self.fh = self.file.open()
+            if fmt != "parquet":
+                self.fh = self.file.open()
+        elif self.appended and fmt == "csv":
+            self.fh = tempfile.TemporaryFile("w+", encoding="utf-8")  # standard output, once all is known
 
     def __enter__(self) -> "MatchWriter":
         return self
@@ -555,33 +571,121 @@ class MatchWriter:
         if not len(matches):
             return
         table = _table(matches, self.program)
-        if self.fmt != "jsonl":
+        if not (self.streamed or self.appended):
             self.held.append(table)
             return
-        from cepkit.match_output import jsonl
+        from cepkit import match_output as M
+
+        if self.fmt == "jsonl":
+            self._out(M.jsonl(table))
+            return
+        if self.appended:
+            self.spill.add(table)
+            if self.typing is False:
+                return  # written anew by close
+            names, cells, typing = M.chunk_columns(table, self.fmt)
+            if self.fmt == "parquet":
+                self._row_group(typing)
+                return
+            if self.typing is None:
+                self.typing = typing
+            elif typing != self.typing:
+                self.typing = False
+                return
+        else:
+            names, cells, _ = M.match_cells(table, "csv")
+        pieces = M.csv_text(names, cells, len(table))
+        self._out(pieces if not self.header else pieces[1:])
+        self.header = True
+
+    def _row_group(self, arrow: Any) -> None:
+        import pyarrow.parquet as pq
 
         try:
-            write_stream(jsonl(table), self.fh or sys.stdout)
+            if self.parquet is None:
+                self.parquet = pq.ParquetWriter(self.file.path, arrow.schema)
+                self.typing = arrow.schema
+            if not arrow.schema.equals(self.typing):
+                self.typing = False
+                return
+            self.parquet.write_table(arrow)
         except OSError as exc:
             raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
 
+    def _out(self, pieces: Iterable[Any]) -> None:
+        try:
+            write_stream(pieces, self.fh or sys.stdout)
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.output}: {exc.strerror or exc}") from None
+
+    def held_note(self, chunked: bool = True) -> str | None:
+        """Why the matches were held until the end of a chunked run (None where they were not)."""
+        if not chunked or self.streamed or (self.appended and self.typing is not False):
+            return None
+        why = {"table": "its column widths need every row",
+               "parquet": "a chunk's column types differ from the first chunk's",
+               "csv": "a chunk's column types differ from the first chunk's"}[self.fmt]
+        return f"{self.fmt} output written at the end: {why}"
+
     def close(self) -> None:
-        """Finish the output: rename the JSON lines onto `output`, or write the held matches."""
+        """Finish the output: the CSV header where no match wrote it, rename the written output onto
+        `output` (or copy the spooled CSV to standard output), or write the held matches."""
+        from reference.match_table import MatchTable
+
+        if self.appended and (self.typing is False or not self.spill.paths):
+            try:
+                held = MatchTable.concat(self.program.layout, self.spill.tables(self.program.layout))
+                write_matches(held, self.fmt, self.output, self.program)
+            finally:
+                self.abort()
+            return
+        if self.streamed and not self.header:
+            from cepkit import match_output as M
+
+            self._out(M.csv_text(list(self.program.layout.variables) + ["ts"], [], 0)[:1])
+            self.header = True
+        if self.parquet is not None:
+            self.parquet.close()
+            self.parquet = None
+        if self.spill is not None:
+            self.spill.drop()
+            self.spill = None
         if self.file is not None:
             self.file.commit()
             self.file = None
-        elif self.fmt == "jsonl":
+        elif self.appended:
+            self._copy_out()
+        elif self.streamed:
             sys.stdout.flush()
         else:
-            from reference.match_table import MatchTable
-
             write_matches(MatchTable.concat(self.program.layout, self.held), self.fmt, self.output, self.program)
 
+    def _copy_out(self) -> None:
+        import shutil
+
+        self.fh.seek(0)
+        sys.stdout.flush()
+        shutil.copyfileobj(self.fh, sys.stdout)
+        sys.stdout.flush()
+        self.fh.close()
+        self.fh = None
+
     def abort(self) -> None:
-        """The run failed: drop what was written; `output` stays as it was."""
+        """The run failed (or is written anew): drop what was written; `output` stays as it was."""
+        if self.parquet is not None:
+            with contextlib.suppress(Exception):
+                self.parquet.close()
+            self.parquet = None
         if self.file is not None:
             self.file.abort()
             self.file = None
+        if self.fh is not None and self.appended:
+            with contextlib.suppress(OSError):
+                self.fh.close()
+        self.fh = None
+        if self.spill is not None:
+            self.spill.drop()
+            self.spill = None
 
 
 def write_stream(pieces: Iterable[Any], fh: Any) -> None:

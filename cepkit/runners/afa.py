@@ -17,6 +17,10 @@ FLAVOR_HELP = ("basic (the speculative AFA), ignorable (AFA+ignore), seq (AFA+O:
                "cleanse (Cleanse(σ) in front of the AFA)")
 
 
+# docs/semantics.md SD1: why this language reads its events whole
+WHOLE = "whole input read: the change stream is printed at the end"
+
+
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--net", action="store_true", help="print the net result instead of the change stream")
     group.add_argument("--flavor", default="basic", choices=("basic", "ignorable", "seq", "cleanse"),
@@ -125,5 +129,5 @@ def run(args: argparse.Namespace) -> int:
     outs = [o for o in op.outputs if hasattr(o, "sign")]
     print(f"{count} input elements -> {sum(o.sign > 0 for o in outs)} insertions, "
           f"{sum(o.sign < 0 for o in outs)} retractions, {len(op.outputs) - len(outs)} punctuations; "
-          f"net {sum(op.net_output().values())} events (AFA {afa.name}, {args.flavor})", file=sys.stderr)
+          f"net {sum(op.net_output().values())} events (AFA {afa.name}, {args.flavor}; {WHOLE})", file=sys.stderr)
     return 0

@@ -10,6 +10,7 @@ from reference.errors import QueryError
 
 
 LAZY_ENGINES = ("reference-lazy", "optimized-lazy")  # the chain NFAs: they take --order and --negation
+CHUNK_SIZE = 100_000  # events read and fed at a time by default (docs/semantics.md SD1)
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -23,9 +24,12 @@ def add_options(group: argparse._ArgumentGroup) -> None:
                        "variables (e.g. C,B,A); default: estimated from the first events")
     group.add_argument("--negation", choices=("post-processing", "first-chance"),
                        help="reference-lazy, optimized-lazy: how negation is checked (default post-processing)")
-    group.add_argument("--chunk-size", type=options.positive, metavar="N",
-                       help="read and feed the events N at a time (memory bounded by the window, not the "
-                       "file); JSON lines output is written as matches complete")
+    group.add_argument("--chunk-size", type=options.count, metavar="N",
+                       help=f"read and feed the events N at a time (default {CHUNK_SIZE:,}: memory bounded by "
+                       "the window and the chunk, not the file; jsonl and csv output written as matches "
+                       "complete); 0 reads the whole input at once (as --whole)")
+    group.add_argument("--whole", action="store_true",
+                       help="read the whole input at once (--chunk-size 0)")
     group.add_argument("--no-merge", action="store_true",
                        help="optimized: keep equivalent runs apart (merging, spec/000 §6, is on by default)")
     group.add_argument("--counters", action="store_true",
@@ -49,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if engine != "optimized":
             raise QueryError(f"--no-merge applies to --engine optimized only, not {engine}")
         lazy["merge"] = False
-    if args.chunk_size is not None and args.sort:
-        raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
+    chunk, whole = chunking(args, engine)
     dialect = args.dialect or dialect_of_path(args.query)
     query = parse(text, dialect=dialect) if dialect is not None else text
     program = compile_query(query, language="sase", engine=engine, selection=args.selection.replace("-", "_"),
@@ -58,18 +61,19 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     id_col = None if args.id_col.lower() == "none" else args.id_col
     options = dict(ts_unit=args.ts_unit, type_col=args.type_col, default_type=args.default_type, id_col=id_col)
-    if args.chunk_size is None:
+    if not chunk:
         batches = [read_events(args.events, sort=args.sort, **options)]
         progress = Progress(f"cepkit {engine}", not args.no_progress)
     else:
         from reference.event_chunks import iter_events
 
-        batches = iter_events(args.events, args.chunk_size, **options)
-        progress = Progress(f"cepkit {engine}", False)  # the file's length is not known up front
+        batches = iter_events(args.events, chunk, **options)
+        progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=True)  # length not known
     progress.watch(program.budget)
     events = 0
     with MatchWriter(args.format, args.output, program) as writer:  # a failed run leaves --output as it was
         for batch in batches:
+            progress.offset = events
             writer.write(program.feed(batch, progress), batch)
             events += len(batch)
             if program.budget.stopped:
@@ -79,11 +83,34 @@ def run(args: argparse.Namespace) -> int:
         writer.close()
     elapsed = time.monotonic() - started
     limited(args, writer.count)
+    notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
     print(f"{writer.count} matches from {events} events in {elapsed:.2f} s "
-          f"(engine {engine}, {program.query.strategy.value})", file=sys.stderr)
+          f"(engine {engine}, {program.query.strategy.value}{notes})", file=sys.stderr)
     if args.counters:
         c = program.counters
         order = f", order {' / '.join(','.join(o) for o in program.orders)}" if hasattr(program, "orders") else ""
         print(f"counters: {c.partial_matches} partial matches, {c.predicate_evaluations} predicate "
               f"evaluations{order}", file=sys.stderr)
     return 0
+
+
+WHOLE_ENGINES = {"brute": "engine brute enumerates the matches over the whole stream at its end"}
+
+
+def chunking(args: argparse.Namespace, engine: str) -> tuple[int, str | None]:
+    """(the events read and fed at a time, 0 for the whole input; why the whole input is read where the
+    default was asked for and cannot be kept, for the summary line). docs/semantics.md SD1."""
+    if args.whole and args.chunk_size:
+        raise QueryError(f"--whole reads the whole input; --chunk-size {args.chunk_size} reads it in chunks: "
+                         "give one of them")
+    if args.sort and args.chunk_size:
+        raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
+    if args.whole or args.chunk_size == 0:
+        return 0, None
+    if args.chunk_size is not None:
+        return args.chunk_size, None
+    if args.sort:
+        return 0, "whole input read: --sort orders every event first"
+    if engine in WHOLE_ENGINES:
+        return 0, f"whole input read: {WHOLE_ENGINES[engine]}"
+    return CHUNK_SIZE, None

@@ -11,6 +11,10 @@ from cepkit import options
 from reference.errors import QueryError
 
 
+# docs/semantics.md SD1: why this language reads its events whole
+WHOLE = "whole input read: a MATCH_RECOGNIZE query runs over its table at once (ORDER BY, the outer query)"
+
+
 def _query_columns(q) -> list[str]:
     """Every column name the query mentions (the device plan is checked before the table is read)."""
     from reference.sql.validate import nodes
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     write_table(table, args.format, args.output, tuple(timestamps))
     limited(args, len(table.rows))
     mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
-    print(f"{len(table.rows)} rows from {events} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine})",
+    print(f"{len(table.rows)} rows from {events} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine}; {WHOLE})",
           file=sys.stderr)
     return 0
 

@@ -12,6 +12,10 @@ from reference.errors import CepkitError, QueryError
 if TYPE_CHECKING:
     import pandas as pd
 
+# docs/semantics.md SD1: why this language reads its events whole
+WHOLE = "whole input read: TPStream programs run over the whole stream (Program.run)"
+
+
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--early", action="store_true",
                        help="low-latency output: report each match as soon as it is certain (spec/004 §5.8)")
@@ -49,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     write(matches, query, args.format, args.output)
     limited(args, len(matches))
     print(f"{len(matches)} matches from {len(batch)} events in {elapsed:.2f} s "
-          f"(tpstream, {mode} mode, engine {engine})", file=sys.stderr)
+          f"(tpstream, {mode} mode, engine {engine}; {WHOLE})", file=sys.stderr)
     return 0
 
 

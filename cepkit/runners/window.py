@@ -9,6 +9,10 @@ import time
 from reference.errors import QueryError
 
 
+# docs/semantics.md SD1: why this language reads its events whole
+WHOLE = "whole input read: window programs run over the whole stream (Program.run)"
+
+
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited, read_query
     from cepkit.output import write_matches
@@ -32,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     write_matches(table, args.format, args.output, program, payload_only=True, empty="(no rows)")
     limited(args, len(table))
     print(f"{len(table)} rows from {len(batch)} events in {time.monotonic() - started:.2f} s "
-          f"(window {program.query.operator}, engine {engine})", file=sys.stderr)
+          f"(window {program.query.operator}, engine {engine}; {WHOLE})", file=sys.stderr)
     return 0

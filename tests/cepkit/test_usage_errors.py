@@ -39,7 +39,7 @@ BAD_OPTIONS = [
     (["run", SASE, STOCKS, "--language", "cobol"], "--language"),
     (["run", SASE, STOCKS, "--type-col", ""], "--type-col"),
     (["run", SASE, STOCKS, "--id-col", " "], "--id-col"),
-    (["run", SASE, STOCKS, "--chunk-size", "0"], "--chunk-size"),
+    (["run", SASE, STOCKS, "--chunk-size", "-1"], "--chunk-size"),
     (["run", SASE, STOCKS, "--chunk-size", "many"], "--chunk-size"),
     (["run", SASE, STOCKS, "--selection", "some"], "--selection"),
     (["run", SASE, STOCKS, "--engine", "reference-lazy", "--order", "A,,B"], "--order"),

@@ -273,7 +273,7 @@ OPTION_VALUES = {
 FLAGS = ["--sort", "--counters", "--early", "--net", "--no-merge"]
 # Values wrong whatever the query and the events: a usage error, exit 2 (the option given alone).
 INVALID = {"--ts-unit": {"fortnight", "", "0", "-1"}, "--sigma": {"abc", "-1", "nan", "1/0", ""},
-           "--chunk-size": {"0", "-1", "abc"}, "--limit": {"-1", "abc"}, "--max-state": {"-1", "abc"},
+           "--chunk-size": {"-1", "abc"}, "--limit": {"-1", "abc"}, "--max-state": {"-1", "abc"},
            "--format": {"xml", "parquet"}, "--engine": {"nope"}, "--selection": {"some"}, "--negation": {"x"},
            "--flavor": {"x"}}
 
