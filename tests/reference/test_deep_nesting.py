@@ -180,7 +180,7 @@ N = 2000   # 5000 works too (measured); 2000 keeps the suite fast
 FLAT = [
     ("sase AND", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
      + " AND ".join(["a.price > 10"] * N) + " }\nWITHIN 3", ".sase"),
-    ("SASE 1.0 AND items", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE partition-contiguity AND "
+    ("SASE 1.0 AND items", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE partition-contiguity AND [symbol] AND "
      + " AND ".join(["a.price > 10"] * N) + "\nWITHIN 3", ".query"),
     ("sase OR", "sase", "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match(a, b) { "
      + " OR ".join(["a.price < 0"] * N) + " OR a.price > 10 }\nWITHIN 3", ".sase"),
