@@ -135,3 +135,18 @@ def test_skipped_without_the_jar_or_without_java(tmp_path, capsys):
     jar.write_bytes(b"")
     assert S.main(["--jar", str(jar), "--java", str(tmp_path / "no-java")]) == 0
     assert capsys.readouterr().out.startswith("skipped: Java not available")
+
+
+def test_asv_tracks_the_side_by_side_queries_and_the_engine_agrees_with_the_reference():
+    from benchmarks import sase1_optimized as O
+    from benchmarks.asv import bench_sase1 as A
+    from cepkit import compile
+
+    tracked = set(O.QUERIES) | set(A.Sase1SideBySide.params[0])
+    assert set(S.QUERIES) <= tracked and A.Sase1SideBySide.params[0] == ["seq3pc", "seq3next"]
+    for query in A.Sase1SideBySide.params[0]:
+        bench = A.Sase1SideBySide()
+        bench.setup(query, 2_000)
+        want = len(compile(S.QUERIES[query][0], engine="reference", dialect="sase1").run(bench.batch))
+        assert bench.track_matches(query, 2_000) == want > 0
+        assert bench.track_events_per_second(query, 2_000) > 0
