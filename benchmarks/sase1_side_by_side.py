@@ -192,9 +192,13 @@ def cepkit_engine_seconds(text: str, batch) -> tuple[float, int]:
 
 
 def cepkit_whole_seconds(command: list[str], output: str) -> tuple[float, int]:
+    """(wall seconds, lines written) of one `cepkit run`; SystemExit with its error when it fails."""
     t0 = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), check=False)
     seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.strip()[-2000:]}")
     with open(output, "rb") as f:
         return seconds, sum(1 for _ in f)
 
