@@ -11,9 +11,22 @@ from reference import registry
 def _events(vector):
     if vector.language == "afa":
         return vector.events
+    if vector.language == "sql" and _carries_rows(vector.query):
+        return None   # the query's own VALUES rows (an `id` there may repeat: it is data, SQ-L3)
     if vector.right_events is not None:
         return pd.DataFrame(vector.events), pd.DataFrame(vector.right_events)
     return pd.DataFrame(vector.events)
+
+
+def _carries_rows(query: str) -> bool:
+    from reference.errors import QueryError
+    from reference.sql.parse import parse
+    from reference.sql.source import carries_rows
+
+    try:
+        return carries_rows(parse(query))
+    except QueryError:
+        return False
 
 
 class ReferenceAdapter:
@@ -25,7 +38,8 @@ class ReferenceAdapter:
         return cepkit.compile(vector.query, language=vector.language, engine="reference", **vector.options)
 
     def run(self, program, vector):
-        data = registry.read_input(vector.language, "reference", _events(vector), **vector.read_options)
+        data = registry.read_input(vector.language, "reference", _events(vector), getattr(program, "query", None),
+                                   **vector.read_options)
         return [m.to_json() for m in program.run(data)]
 
 
