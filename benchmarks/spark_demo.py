@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     print("  time:     " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in summary.phases)
           + f" (total {summary.total_seconds:.1f} s)")
     if summary.task_compiles is not None:
-        print(f"  compiled: {summary.task_compiles} Numba cache file(s) written by the tasks "
+        print(f"  compiled: {summary.task_compiles} Numba compilation(s) in the tasks "
               f"({'no task compiled' if summary.task_compiles == 0 else 'tasks compiled engine code'})")
     print(f"  sample:   the {sampled:,} matches ending in the first {min(args.sample, args.events):,} events "
           f"{'equal' if same else 'DIFFER FROM'} the reference engine's ({check_s:.1f} s)")

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
               f"matching stage ({s.match_seconds:.2f} s), {per_core:,.0f} per core = "
               f"{per_core / (args.n / single_s):.2f} x single process; total {s.total_seconds:.2f} s")
         print("  time: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in s.phases)
-              + f"; Numba cache files written by the tasks: {s.task_compiles}")
+              + f"; Numba compilations in the tasks: {s.task_compiles}")
     spark.stop()
 
 

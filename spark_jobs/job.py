@@ -42,7 +42,7 @@ class Summary:
     # where the time went, in order: start-up (SparkSession), read (input checks, statistics pass),
     # compile (the engine warmed on a sample in the driver), match (the matching stage), commit
     phases: tuple[tuple[str, float], ...] = ()
-    task_compiles: int | None = None  # Numba cache files written during the matching stage (0: no task compiled)
+    task_compiles: int | None = None  # Numba compilations in the matching stage's tasks (0: no task compiled)
 
     @property
     def events_per_second(self) -> float:
@@ -162,6 +162,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism
+    compiled = spark.sparkContext.accumulator(0)  # Numba compilations in the matching stage's tasks (W.counting)
     wanted = partition_count(n, parallelism)  # few partitions for small data (docs/spark.md, "A fast first run")
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
@@ -174,10 +175,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or wanted
         stage_input = keyed_df
         if udf == "pandas":
-            out = keyed_df.groupBy(*group_cols).applyInPandas(T.call(T.match_group, spec), IO.spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
-                   .mapInArrow(T.call(T.match_partition, spec), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
@@ -192,11 +193,11 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or min(sp.count, wanted)
         stage_input = sliced
         if udf == "pandas":
-            out = sliced.groupBy(T.SLICE_COL).applyInPandas(T.call(T.match_group, spec), IO.spark_schema(schema))
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-                   .mapInArrow(T.call(T.match_partition, spec), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 
@@ -204,12 +205,11 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     W.warm(spec, stage_input.limit(W.SAMPLE_ROWS).toArrow())  # no task compiles the engine
     if starting is not None:
         starting.join()
-    before = W.cache_snapshot()
     t1 = time.perf_counter()
     stamps: list[float] = []
     matches = IO.write_matches(out, out_dir, stamps)
     t2 = stamps[0]
-    compiles = W.cache_writes(before)
+    compiles = compiled.value
     t3 = time.perf_counter()
     timing = (("start-up", t_read - t_start), ("read", t_compile - t_read), ("compile", t1 - t_compile),
               ("match", t2 - t1), ("commit", t3 - t2))

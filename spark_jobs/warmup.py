@@ -1,19 +1,21 @@
 """Compile the engine code the tasks need once, in the driver, before the matching stage: the task body
 runs over a small sample of the stage's own input, so Numba compiles (or loads) every kernel with the
 signatures the tasks will use and writes it to the cache directory the executors' Python workers read
-(`cache_roots`). Tasks then load machine code instead of compiling it; `cache_writes` measures that."""
+($NUMBA_CACHE_DIR, else beside the engine's sources; `cache_env`). Tasks then load machine code instead of
+compiling it: `counting` counts the compilations each task does (Numba's compile events in the task's own
+worker, summed in a Spark accumulator)."""
 from __future__ import annotations
 
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any, Iterator
 
 import pyarrow as pa
 
 from spark_jobs import tasks as T
 
 SAMPLE_ROWS = 2_000
-CACHE_SUFFIXES = (".nbi", ".nbc")
 
 
 def cache_env() -> dict[str, str]:
@@ -21,52 +23,6 @@ def cache_env() -> dict[str, str]:
     $NUMBA_CACHE_DIR (else Numba caches beside the engine's sources, the same files for local workers)
     and $CEPKIT_CACHE (generated per-query modules; else the same default directory)."""
     return {k: os.environ[k] for k in ("NUMBA_CACHE_DIR", "CEPKIT_CACHE") if os.environ.get(k)}
-
-
-def cache_roots() -> tuple[list[Path], list[Path]]:
-    """Where Numba writes the engine's machine code: ($NUMBA_CACHE_DIR, else the folders of the engine
-    package `optimized`, whose `__pycache__` it uses), and the folders of the generated modules this
-    process has loaded (`cepkit_*`, optimized/cache.py; without $NUMBA_CACHE_DIR their cache is beside them)."""
-    import importlib.util
-
-    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
-    if numba_dir:
-        engine = [Path(numba_dir)]
-    else:
-        spec = importlib.util.find_spec("optimized")
-        engine = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    return engine, sorted({Path(m.__file__).parent for m in _generated()})
-
-
-def _generated() -> list:
-    import sys
-
-    return [m for name, m in list(sys.modules.items()) if name.startswith("cepkit_") and getattr(m, "__file__", None)]
-
-
-def cache_snapshot() -> dict[str, int]:
-    """{cache file: modification time} of the engine's Numba cache files: every one under the engine's
-    roots (`cache_roots`), and those of the loaded generated modules under theirs (that directory holds
-    other queries' modules too, which are not this job's)."""
-    engine, generated_dirs = cache_roots()
-    names = tuple(m.__name__ + "." for m in _generated())
-    found: dict[str, int] = {}
-    for roots, wanted in ((engine, None), (generated_dirs, names)):
-        for root in roots:
-            for dirpath, _, files in os.walk(root):
-                for name in files:
-                    if name.endswith(CACHE_SUFFIXES) and (wanted is None or name.startswith(wanted)):
-                        path = os.path.join(dirpath, name)
-                        try:
-                            found[path] = os.stat(path).st_mtime_ns
-                        except FileNotFoundError:
-                            pass
-    return found
-
-
-def cache_writes(before: dict[str, int]) -> int:
-    """Cache files written since `before` (Numba writes one whenever it compiles a cached function)."""
-    return sum(1 for path, mtime in cache_snapshot().items() if before.get(path) != mtime)
 
 
 def warm(spec: T.TaskSpec, sample: pa.Table) -> int:
@@ -109,3 +65,39 @@ def _import_engine(rows):
 
     preload()
     return [sum(1 for _ in rows)]
+
+
+def counting(fn: Any, compiled: Any):
+    """The task function `fn` (one argument: an iterator of batches, or a pandas group) with the Numba
+    compilations it causes in its worker added to the accumulator `compiled` (a cache load is not one)."""
+    def body(arg):
+        from numba.core import event
+
+        recorder = event.RecordingListener()
+        event.register("numba:compile", recorder)
+        out = None
+        try:
+            out = fn(arg)
+            if hasattr(out, "__next__"):   # mapInArrow: a generator, consumed by Spark after this returns
+                out = _counted_iter(out, recorder, compiled)
+                return out
+        finally:
+            if not hasattr(out, "__next__"):
+                _close(recorder, compiled)
+        return out
+
+    return body
+
+
+def _counted_iter(batches: Iterator, recorder: Any, compiled: Any) -> Iterator:
+    try:
+        yield from batches
+    finally:
+        _close(recorder, compiled)
+
+
+def _close(recorder: Any, compiled: Any) -> None:
+    from numba.core import event
+
+    event.unregister("numba:compile", recorder)
+    compiled.add(sum(1 for _, e in recorder.buffer if e.is_start))

@@ -1,5 +1,5 @@
-"""A fast first run, without Spark: the columnar output rows equal the row-by-row ones, the session
-settings, partition sizing, and the measure of what tasks compiled (spark_jobs.warmup.cache_writes)."""
+"""A fast first run: the columnar output rows equal the row-by-row ones, the session
+settings, partition sizing, and the measure of what tasks compiled (spark_jobs.warmup.counting)."""
 from __future__ import annotations
 
 import json
@@ -58,12 +58,26 @@ def test_job_settings_reuse_warm_workers_and_share_the_caches():
     assert [S.master_cores(m) for m in ("local", "local[4]", "local[2,3]")] == [1, 4, 2]
 
 
-def test_cache_writes_counts_the_cache_files_written_since_a_snapshot(tmp_path, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    (tmp_path / "m.f-1.py311.nbi").write_bytes(b"old")
-    before = W.cache_snapshot()
-    assert W.cache_writes(before) == 0
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "m.g-2.py311.1.nbc").write_bytes(b"new")
-    (tmp_path / "notes.txt").write_text("not a cache file")
-    assert W.cache_writes(before) == 1
+def test_counting_adds_the_compilations_a_task_causes_not_cache_loads(spark):
+    """W.counting: a task that compiles a new Numba function adds one compilation per signature to the
+    accumulator, through a real Spark stage (mapInArrow) and called directly (a pandas group's result);
+    a task that only calls an already compiled function adds none."""
+    import pyarrow as pa
+    from numba import njit
+
+    def fresh(batches):
+        double = njit(lambda x: 2 * x)   # a new function: compiled in the worker, once per signature
+        for rb in batches:
+            yield pa.RecordBatch.from_pydict({"v": [int(double(v)) for v in rb.column(0).to_pylist()]})
+            double(1.5)
+
+    compiled = spark.sparkContext.accumulator(0)
+    df = spark.createDataFrame([(1,), (2,)], "v long").coalesce(1)
+    rows = df.mapInArrow(W.counting(fresh, compiled), "v long").collect()
+    assert sorted(r.v for r in rows) == [2, 4] and compiled.value == 2   # int64 and float64
+
+    ready = njit(lambda x: x + 1)
+    ready(1)
+    local = spark.sparkContext.accumulator(0)
+    assert W.counting(lambda frame: ready(frame), local)(41) == 42 and local.value == 0
+    assert W.counting(lambda frame: njit(lambda x: x - 1)(frame), local)(43) == 42 and local.value == 1
