@@ -107,26 +107,38 @@ def run(args: argparse.Namespace) -> int:
         raise QueryError("--gpu-launch needs --engine gpu")
     if engine == "gpu":
         return _run_device(args, q, launch)
-    if registry.engine_entry("sql", engine).events is not None:   # replay: it reads a store, not a table
-        others = [e for e in registry.engines_for("sql") if registry.engine_entry("sql", e).events is None]
-        raise QueryError(f"engine '{engine}' reads a store directory, not an events table: `cepkit run` runs "
-                         f"MATCH_RECOGNIZE with --engine {', '.join(others)}")
-    # every output row is computed; --limit keeps the first N, after the outer query (below)
-    program = registry.get_engine("sql", engine).compile(q, **{k: v for k, v in budget.items() if k != "limit"})
+    # the engine's program for the MATCH_RECOGNIZE; the query's subqueries and outer query are applied here,
+    # around it, as the SQL front step (reference/sql/front.py) does, over the table's columns in their order
+    inner = q.inner
+    program = registry.get_engine("sql", engine).compile(inner, **{k: v for k, v in budget.items() if k != "limit"})
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     from cepkit.output import note_input
+    from reference.sql import source
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
-    names, timestamps = output_columns(q, batch)
-    table = in_columns(program.run(as_ids(batch)), names)
+    events = len(batch)
+    batch = source.apply(q, batch)
+    columns, timestamps = inner_columns(inner, batch)
+    data = as_ids(batch)
+    if registry.engine_entry("sql", engine).events is not None:   # replay: a store written for the table
+        data = registry.read_input("sql", engine, data)
+    table = in_columns(program.run(data), columns)   # every output row; --limit keeps the first N (below)
+    if q.outer is not None:
+        from reference.sql.front import apply
+        from reference.sql.outer import Step
+
+        step = Step(q, table.layout.payload)
+        timestamps = [name for name, e in step.items
+                      if isinstance(e, str) and table.layout.payload[step.source[e]] in timestamps]
+        table = apply(step, table)
     if args.limit is not None and len(table) > args.limit:  # the first N output rows
         from reference.match_table import MatchTable
 
         table = MatchTable(table.layout, arrow=table.to_arrow().slice(0, args.limit))
     elapsed = time.monotonic() - started
     write_match_table(table, args.format, args.output, tuple(timestamps))
-    return _summary(args, q, engine, len(table), len(batch), elapsed)
+    return _summary(args, q, engine, len(table), events, elapsed)
 
 
 def as_ids(batch):
@@ -141,37 +153,40 @@ def as_ids(batch):
     return dataclasses.replace(batch, columns=columns, ids=ids, positional_ids=False)
 
 
-def output_columns(q, batch) -> tuple[list[str], list[str]]:
-    """(the output columns, those that hold timestamps) of the query over the table read as `batch`: the
+def inner_columns(inner, batch) -> tuple[list[str], list[str]]:
+    """(the output columns, those that hold timestamps) of the MATCH_RECOGNIZE over the table `batch`: the
     table's columns in their order, no made-up `id` (QueryError, with position, for a column the table
     lacks)."""
-    from reference.sql import source
     from reference.sql.run import Table, project_columns
-    from reference.sql.table import bind_columns, output_columns as named, shown
+    from reference.sql.table import bind_columns, output_columns, shown
 
-    applied = source.apply(q, batch) if source.subqueries(q) else batch
-    columns = shown([applied.ts_col] + [c for c in applied.columns if c != applied.ts_col])
-    inner = bind_columns(q.inner, columns)
-    table = project_columns(inner, Table(tuple(named(replace(inner, select=None), columns)), ()))
-    timestamps = ts_columns(inner, applied.ts_col)
-    if q.outer is not None:
-        table, timestamps = outer_table(q, table, timestamps)
-    return list(table.columns), timestamps
+    columns = shown([batch.ts_col] + [c for c in batch.columns if c != batch.ts_col])
+    inner = bind_columns(inner, columns)
+    table = project_columns(inner, Table(tuple(output_columns(replace(inner, select=None), columns)), ()))
+    return list(table.columns), ts_columns(inner, batch.ts_col)
 
 
 def in_columns(table, names: list[str]):
-    """A program's match table with the payload columns `names`, in that order: the table's own `id` column
-    where the table has none (row numbers) left out (as is when its columns are not those)."""
+    """A program's match table with the payload columns `names`, in that order (each the payload column of
+    that name, else of that name in another case); a made-up `id` column (row numbers) is left out. The
+    table as is where its columns are not those."""
     from reference.match_table import Layout, MatchTable
 
     payload = list(table.layout.payload)
-    kept = [p for p in payload if p != "id" or "id" in names]
-    if payload == names or len(set(names)) != len(names) or sorted(kept) != sorted(names):
+    if payload == names or len(set(names)) != len(names) or len(set(payload)) != len(payload):
+        return table
+    chosen = []
+    for name in names:
+        same = [p for p in payload if p == name] or [p for p in payload if p.lower() == name.lower()]
+        if len(same) != 1:
+            return table
+        chosen.append(same[0])
+    if set(payload) - set(chosen) - {"id"}:
         return table
     layout = Layout(table.layout.variables, tuple(names))
     column = dict(zip(payload, table.layout.payload_columns()))
     head = [c for c in table.layout.column_names() if c not in table.layout.payload_columns()]
-    arrow = table.to_arrow().select(head + [column[n] for n in names])
+    arrow = table.to_arrow().select(head + [column[p] for p in chosen])
     return MatchTable(layout, arrow=arrow.rename_columns(head + list(layout.payload_columns())))
 
 
