@@ -110,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
     # the engine's program for the MATCH_RECOGNIZE; the query's subqueries and outer query are applied here,
     # around it, as the SQL front step (reference/sql/front.py) does, over the table's columns in their order
     inner = q.inner
-    program = registry.get_engine("sql", engine).compile(inner, **{k: v for k, v in budget.items() if k != "limit"})
+    state = {k: v for k, v in budget.items() if k != "limit"}
+    if registry.engine_entry("sql", engine).events is not None:   # replay: refuses VALUES and subqueries
+        registry.get_engine("sql", engine).compile(q, **state)
+    program = registry.get_engine("sql", engine).compile(inner, **state)
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     from cepkit.output import note_input
@@ -122,6 +125,11 @@ def run(args: argparse.Namespace) -> int:
     columns, timestamps = inner_columns(inner, batch)
     data = as_ids(batch)
     if registry.engine_entry("sql", engine).events is not None:   # replay: a store written for the table
+        if batch.ts_col != "ts":   # the store keeps its times as `ts`: the query's column would be lost
+            from reference.errors import Unsupported
+
+            raise Unsupported(engine, f"a table whose timestamp column is '{batch.ts_col}' (a store keeps 'ts'; "
+                                      "run it with: reference, optimized)")
         data = registry.read_input("sql", engine, data)
     table = in_columns(program.run(data), columns)   # every output row; --limit keeps the first N (below)
     if q.outer is not None:
@@ -143,10 +151,10 @@ def run(args: argparse.Namespace) -> int:
 
 def as_ids(batch):
     """The batch with its `id` column as its ids, as the engines read a table (read_table keeps `id` an
-    ordinary column, in its place among the columns)."""
+    ordinary column, in its place among the columns; a subquery's WHERE keeps row numbers as the ids)."""
     import dataclasses
 
-    if "id" not in batch.columns or not batch.positional_ids or batch.ts_col == "id":
+    if "id" not in batch.columns or batch.ts_col == "id":
         return batch
     columns = dict(batch.columns)
     ids = columns.pop("id")

@@ -83,3 +83,13 @@ def test_replay_runs_from_a_table(capsys):
     want, _ = _run(capsys, EX / "v_shape.sql", EX / "ticker.csv", (), "jsonl", "reference")
     got, summary = _run(capsys, EX / "v_shape.sql", EX / "ticker.csv", (), "jsonl", "replay")
     assert got == want and "engine replay" in summary
+
+
+def test_replay_refuses_what_a_store_cannot_hold(capsys):
+    """VALUES (the front step's refusal, with its position) and a table timed by another column than ts."""
+    code = main(["run", str(EX / "trino_v_shape.sql"), "--engine", "replay"])
+    err = capsys.readouterr().err
+    assert code == 2 and "engine 'replay' does not support VALUES input" in err and "line 5" in err
+    code = main(["run", str(EX / "trino_orders.sql"), str(EX / "orders.csv"), "--engine", "replay"])
+    err = capsys.readouterr().err
+    assert code == 2 and "engine 'replay' does not support a table whose timestamp column is" in err
