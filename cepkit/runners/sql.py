@@ -67,28 +67,158 @@ def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...]
     write_rows(table.columns, values, len(table.rows), fmt, output, "(no rows)", timestamps)
 
 
+def write_match_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
+    """A program's match table written as the query's rows (its payload columns, cepkit.output.write_rows):
+    a column Arrow types goes out as it is; a column of another kind (fractions, big integers, JSON) and a
+    timestamp column (written in the run's time form) as its plain values, as write_table writes them."""
+    import pyarrow as pa
+
+    from cepkit.output import write_rows
+    from reference.match import plain
+    from reference.match_table import KIND, decode
+
+    arrow = table.to_arrow()
+    values: dict[str, object] = {}
+    for name, column in zip(table.layout.payload, table.layout.payload_columns()):
+        col = arrow.column(column).combine_chunks()
+        kind = (arrow.schema.field(column).metadata or {}).get(KIND)
+        if kind is None and not pa.types.is_decimal(col.type) and name not in timestamps:
+            values[name] = col
+        else:
+            values[name] = [plain(v) for v in decode(col, kind)]
+    write_rows(list(table.layout.payload), values, len(table), fmt, output, "(no rows)", timestamps)
+
+
 def run(args: argparse.Namespace) -> int:
+    """The query's rows computed by the chosen engine's program (reference/registry.py; the SQL front step
+    applies the input forms and the outer query around it), written column by column."""
     from cepkit.api import warn_unbounded
-    from cepkit.cli import limit_options, limited, read_query
+    from cepkit.cli import limit_options, read_query
     from reference import registry
-    from reference.sql import parse, source
-    from reference.sql.run import batch_rows, run_rows
-    from reference.sql.table import shown
+    from reference.sql import parse
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     q = parse(read_query(args.query))
-    inner = q.inner   # the MATCH_RECOGNIZE; the input forms and the outer query are applied around it
-    type(registry.get_engine("sql", engine)).check_budget(**limit_options(args))
+    budget = limit_options(args)
+    type(registry.get_engine("sql", engine)).check_budget(**budget)
     warn_unbounded("sql", q)
-    hook = None
     launch = getattr(args, "gpu_launch", None)
     if launch and engine != "gpu":
         raise QueryError("--gpu-launch needs --engine gpu")
-    if engine == "gpu":  # refuses what the device cannot run before reading any event
-        from gpu.pattern_run import DeviceAllMatches, compile_query
+    if engine == "gpu":
+        return _run_device(args, q, launch)
+    # the engine's program for the MATCH_RECOGNIZE; the query's subqueries and outer query are applied here,
+    # around it, as the SQL front step (reference/sql/front.py) does, over the table's columns in their order
+    inner = q.inner
+    state = {k: v for k, v in budget.items() if k != "limit"}
+    if registry.engine_entry("sql", engine).events is not None:   # replay: refuses VALUES and subqueries
+        registry.get_engine("sql", engine).compile(q, **state)
+    program = registry.get_engine("sql", engine).compile(inner, **state)
+    started = time.monotonic()
+    batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
+    from cepkit.output import note_input
+    from reference.sql import source
 
-        hook = DeviceAllMatches(compile_query(inner, _query_columns(inner))[1], getattr(args, "device", None),
-                                **({"launch": launch} if launch else {}))
+    note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
+    events = len(batch)
+    batch = source.apply(q, batch)
+    columns, timestamps = inner_columns(inner, batch)
+    data = as_ids(batch)
+    if registry.engine_entry("sql", engine).events is not None:   # replay: a store written for the table
+        if batch.ts_col != "ts":   # the store keeps its times as `ts`: the query's column would be lost
+            from reference.errors import Unsupported
+
+            raise Unsupported(engine, f"a table whose timestamp column is '{batch.ts_col}' (a store keeps 'ts'; "
+                                      "run it with: reference, optimized)")
+        data = registry.read_input("sql", engine, data)
+    table = in_columns(program.run(data), columns)   # every output row; --limit keeps the first N (below)
+    if q.outer is not None:
+        from reference.sql.front import apply
+        from reference.sql.outer import Step
+
+        step = Step(q, table.layout.payload)
+        timestamps = [name for name, e in step.items
+                      if isinstance(e, str) and table.layout.payload[step.source[e]] in timestamps]
+        table = apply(step, table)
+    if args.limit is not None and len(table) > args.limit:  # the first N output rows
+        from reference.match_table import MatchTable
+
+        table = MatchTable(table.layout, arrow=table.to_arrow().slice(0, args.limit))
+    elapsed = time.monotonic() - started
+    write_match_table(table, args.format, args.output, tuple(timestamps))
+    return _summary(args, q, engine, len(table), events, elapsed)
+
+
+def as_ids(batch):
+    """The batch with its `id` column as its ids, as the engines read a table (read_table keeps `id` an
+    ordinary column, in its place among the columns; a subquery's WHERE keeps row numbers as the ids)."""
+    import dataclasses
+
+    if "id" not in batch.columns or batch.ts_col == "id":
+        return batch
+    columns = dict(batch.columns)
+    ids = columns.pop("id")
+    return dataclasses.replace(batch, columns=columns, ids=ids, positional_ids=False)
+
+
+def inner_columns(inner, batch) -> tuple[list[str], list[str]]:
+    """(the output columns, those that hold timestamps) of the MATCH_RECOGNIZE over the table `batch`: the
+    table's columns in their order, no made-up `id` (QueryError, with position, for a column the table
+    lacks)."""
+    from reference.sql.run import Table, project_columns
+    from reference.sql.table import bind_columns, output_columns, shown
+
+    columns = shown([batch.ts_col] + [c for c in batch.columns if c != batch.ts_col])
+    inner = bind_columns(inner, columns)
+    table = project_columns(inner, Table(tuple(output_columns(replace(inner, select=None), columns)), ()))
+    return list(table.columns), ts_columns(inner, batch.ts_col)
+
+
+def in_columns(table, names: list[str]):
+    """A program's match table with the payload columns `names`, in that order (each the payload column of
+    that name, else of that name in another case); a made-up `id` column (row numbers) is left out. The
+    table as is where its columns are not those."""
+    from reference.match_table import Layout, MatchTable
+
+    payload = list(table.layout.payload)
+    if payload == names or len(set(names)) != len(names) or len(set(payload)) != len(payload):
+        return table
+    chosen = []
+    for name in names:
+        same = [p for p in payload if p == name] or [p for p in payload if p.lower() == name.lower()]
+        if len(same) != 1:
+            return table
+        chosen.append(same[0])
+    if set(payload) - set(chosen) - {"id"}:
+        return table
+    layout = Layout(table.layout.variables, tuple(names))
+    column = dict(zip(payload, table.layout.payload_columns()))
+    head = [c for c in table.layout.column_names() if c not in table.layout.payload_columns()]
+    arrow = table.to_arrow().select(head + [column[p] for p in chosen])
+    return MatchTable(layout, arrow=arrow.rename_columns(head + list(layout.payload_columns())))
+
+
+def _summary(args: argparse.Namespace, q, engine: str, rows: int, events: int, elapsed: float) -> int:
+    from cepkit.cli import limited
+
+    limited(args, rows)
+    mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
+    print(f"{rows} rows from {events} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine}; {WHOLE})",
+          file=sys.stderr)
+    return 0
+
+
+def _run_device(args: argparse.Namespace, q, launch: str | None) -> int:
+    """--engine gpu: the reference's rows, ALL MATCHES matched on the device (gpu/pattern_run.py)."""
+    from gpu.pattern_run import DeviceAllMatches, compile_query
+    from reference.sql import source
+    from reference.sql.run import batch_rows, run_rows
+    from reference.sql.table import shown
+
+    inner = q.inner   # the MATCH_RECOGNIZE; the input forms and the outer query are applied around it
+    # refuses what the device cannot run before reading any event
+    hook = DeviceAllMatches(compile_query(inner, _query_columns(inner))[1], getattr(args, "device", None),
+                            **({"launch": launch} if launch else {}))
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     from cepkit.output import note_input
@@ -107,11 +237,7 @@ def run(args: argparse.Namespace) -> int:
                         matches=None if table.matches is None else table.matches[: args.limit])
     elapsed = time.monotonic() - started
     write_table(table, args.format, args.output, tuple(timestamps))
-    limited(args, len(table.rows))
-    mode = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": f"ALL MATCHES {q.strategy}"}
-    print(f"{len(table.rows)} rows from {events} events in {elapsed:.2f} s ({mode[q.rows]}, engine {engine}; {WHOLE})",
-          file=sys.stderr)
-    return 0
+    return _summary(args, q, "gpu", len(table.rows), events, elapsed)
 
 
 def outer_table(q, table, timestamps: list[str]):
