@@ -75,15 +75,14 @@ def counting(fn: Any, compiled: Any):
 
         recorder = event.RecordingListener()
         event.register("numba:compile", recorder)
-        out = None
         try:
             out = fn(arg)
-            if hasattr(out, "__next__"):   # mapInArrow: a generator, consumed by Spark after this returns
-                out = _counted_iter(out, recorder, compiled)
-                return out
-        finally:
-            if not hasattr(out, "__next__"):
-                _close(recorder, compiled)
+        except BaseException:
+            _close(recorder, compiled)
+            raise
+        if hasattr(out, "__next__"):   # mapInArrow: a generator, consumed by Spark after this returns
+            return _counted_iter(out, recorder, compiled)
+        _close(recorder, compiled)
         return out
 
     return body

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from optimized.arrays import grow2
 from optimized.kernel import HDR, extend_run, holds
 
 # S (int64 scalars of the program)
@@ -229,15 +230,6 @@ def _steps(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree
 
 
 @njit(cache=True)
-def _grow_rows(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.zeros((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
 def _grow_pool(RP, inuse, nxt, free, nfree, need):
     """The pool with room for `need` more runs (new rows go to the free list)."""
     cap = RP.shape[1]
@@ -310,12 +302,12 @@ def run_loop(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfr
             k, found = find_slot(ktag, knum, kden, np.int64(0), np.int64(0), np.int64(0))
         m = count[k] if found else 0
         RP, inuse, nxt, free, nfree = _grow_pool(RP, inuse, nxt, free, nfree, 3 * m + 2)
-        out = _grow_rows(out, nout + m + 1)
+        out = grow2(out, nout + m + 1)
         if nnodes + 2 * m + 2 > arena.shape[0]:
             if nnodes > 4 * live and nnodes > 4096:
                 nnodes = compact(arena, nnodes, RP, inuse, out, nout)
                 live = nnodes
-            arena = _grow_rows(arena, nnodes + 2 * m + 2)
+            arena = grow2(arena, nnodes + 2 * m + 2)
         if 2 * (used + 1) > ktag.shape[0]:  # drop the keys without runs; at most a quarter full after
             keys = 0
             for i in range(ktag.shape[0]):
