@@ -21,7 +21,7 @@ def child(language: str, events: int, chunk: int) -> dict:
     import warnings
 
     import cepkit
-    from reference import registry
+    from cepkit.reference import registry
 
     warnings.simplefilter("ignore")
     if language == "tpstream":

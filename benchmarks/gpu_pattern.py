@@ -44,7 +44,7 @@ def sase_query(window: int) -> str:
 def _batch(data: list[dict]):
     import pandas as pd
 
-    from reference.readers import from_pandas
+    from cepkit.reference.readers import from_pandas
 
     return from_pandas(pd.DataFrame(data, columns=COLUMNS), type_col=None, default_type="E")
 
@@ -78,8 +78,8 @@ class Measure:
 
 def measure(engine: str, window: int, data: list[dict], device: str | None = None, repeat: int = 2) -> Measure:
     """Best of `repeat` timed runs after one warm-up run (program build)."""
-    from gpu.pattern_run import DeviceAllMatches, compile_query
-    from reference.sql.run import run_rows
+    from cepkit.gpu.pattern_run import DeviceAllMatches, compile_query
+    from cepkit.reference.sql.run import run_rows
 
     if engine == "optimized":
         return _measure_optimized(window, data, repeat)
@@ -136,8 +136,8 @@ def _launch(engine: str) -> str:
 def agree(window: int, data: list[dict], device: str | None = None) -> bool:
     """The gpu's output tables (both launch modes) equal the reference's, and their (a, b) pairs the
     optimized engine's."""
-    from gpu.pattern_run import run_rows as gpu_run_rows
-    from reference.sql.run import run_rows
+    from cepkit.gpu.pattern_run import run_rows as gpu_run_rows
+    from cepkit.reference.sql.run import run_rows
 
     want, pairs = run_rows(query(window), COLUMNS, data), _optimized_pairs(window, data)
     tables = [gpu_run_rows(query(window), COLUMNS, data, device=device, launch=_launch(e)) for e in GPU]
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--device")
     p.add_argument("--repeat", type=int, default=2)
     a = p.parse_args(argv)
-    from gpu.device import runtime
+    from cepkit.gpu.device import runtime
 
     print(f"device: {runtime(a.device).name}")
     print(table(run(a.events, a.reference_events, a.windows, a.device, a.repeat, a.optimized_events)))

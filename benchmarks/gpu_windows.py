@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reference.readers import from_pandas
-from reference.windows.spec import WindowSpec
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.windows.spec import WindowSpec
 
 FILTER = "v > 500 AND v % 7 != 3"
 AGG_SPEC = WindowSpec("time", 1000, 100)
@@ -61,29 +61,29 @@ def stream(n: int, seed: int = 0):
 
 def _gpu(operator: str, streams, device, events: list):
     if operator == "filter":
-        from gpu.filter import filter_indices
+        from cepkit.gpu.filter import filter_indices
 
         return filter_indices(streams[0], FILTER, device, events=events)
     if operator == "aggregate":
-        from gpu.aggregate import aggregate_arrays
+        from cepkit.gpu.aggregate import aggregate_arrays
 
         return aggregate_arrays(streams[0], "v", AGG_SPEC, device, events=events)
-    from gpu.join import join_pairs
+    from cepkit.gpu.join import join_pairs
 
     return join_pairs(streams[0], streams[1], JOIN_ON, JOIN_SPEC, JOIN_SPEC, "strict", device, events=events)
 
 
 def _numba(operator: str, streams):
-    from optimized import windows as W
+    from cepkit.optimized import windows as W
 
     if operator == "filter":
         return W.filter_threshold(streams[0].columns["v"], 500, 7, 3)
     if operator == "aggregate":
-        from gpu.windows import window_bounds
+        from cepkit.gpu.windows import window_bounds
 
         start, stop, _ = window_bounds(streams[0].ts, AGG_SPEC)
         return W.window_sums(streams[0].columns["v"], start, stop)
-    from gpu.join import probes
+    from cepkit.gpu.join import probes
 
     left, right = streams
     side, own, _, lo, hi = probes(left.ts, right.ts, JOIN_SPEC, JOIN_SPEC, "strict")
@@ -91,7 +91,7 @@ def _numba(operator: str, streams):
 
 
 def _reference(operator: str, streams):
-    from reference.windows.api import aggregate_batch, filter_batch, join_batches
+    from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 
     if operator == "filter":
         return filter_batch(streams[0], FILTER)
@@ -119,8 +119,8 @@ def streams_for(operator: str, n: int, seed: int = 0):
 
 def measure(operator: str, engine: str, streams, device: str | None = None, repeat: int = 3) -> Measure:
     """Best of `repeat` timed runs after one warm-up run (program build, JIT)."""
-    from gpu.device import runtime
-    from gpu.launch import kernel_ns
+    from cepkit.gpu.device import runtime
+    from cepkit.gpu.launch import kernel_ns
 
     n = sum(len(s) for s in streams)
     best, best_kernel, result = float("inf"), None, None
@@ -142,9 +142,9 @@ def measure(operator: str, engine: str, streams, device: str | None = None, repe
 
 def agree(operator: str, streams, device: str | None = None) -> bool:
     """The gpu's answer equals the reference's (rows) and Numba's (positions or aggregates) on `streams`."""
-    from gpu.aggregate import aggregate_rows
-    from gpu.filter import filter_rows
-    from gpu.join import join_rows_gpu
+    from cepkit.gpu.aggregate import aggregate_rows
+    from cepkit.gpu.filter import filter_rows
+    from cepkit.gpu.join import join_rows_gpu
 
     funcs = ("sum", "count", "min", "max", "avg")
     if operator == "filter":
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--operators", default=",".join(OPERATORS))
     a = ap.parse_args(argv)
-    from gpu.device import runtime
+    from cepkit.gpu.device import runtime
 
     print(f"device: {runtime(a.device).name}")
     print(table(run(a.events, a.reference_events, a.device, a.repeat, a.operators.split(","))))

@@ -43,8 +43,8 @@ def stream(events: int, query: str = "q1"):
 
 @lru_cache(maxsize=4)
 def _stream(events: int, kind: str):
-    from reference.readers import from_pandas
-    from reference.sase1.stock_stream import StockStreamConfig, read_config, to_frame
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.sase1.stock_stream import StockStreamConfig, read_config, to_frame
 
     if kind in UNIFORM:
         config = StockStreamConfig.from_mapping({**UNIFORM[kind], "streamSize": events})
@@ -56,7 +56,7 @@ def _stream(events: int, kind: str):
 def engine_seconds(name: str, events: int, engine: str, repeat: int = 1):
     """(best engine-only seconds, the match table) of `program.run(batch)`."""
     from cepkit import compile
-    from reference.language import parse
+    from cepkit.reference.language import parse
 
     q = parse(QUERIES[name], dialect="sase1")
     batch = stream(events, name)

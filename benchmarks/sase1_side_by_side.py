@@ -9,7 +9,7 @@ Without the jar or without Java (`java -version`) it prints "skipped: ..." and e
 
 For each query and size it writes a SASE 1.0 `.stream` file and the query (one clause per line, the form the
 jar's NFA parser reads) into a temporary folder; cepkit regenerates the same stream from that `.stream` file
-as CSV (reference.sase1, SASE 1.0's generator rebuilt). Then, --repeat times, alternating:
+as CSV (cepkit.reference.sase1, SASE 1.0's generator rebuilt). Then, --repeat times, alternating:
 
 - jar: `java -cp JAR[:JEVAL] edu.umass.cs.sase.UI.CommandLineUI QUERY STREAM 0`. Its command line always
   runs 20 repeats, each generating the stream and running the engine, then printing Profiling's numbers.
@@ -175,8 +175,8 @@ def run_jar(command: list[str], repeats: int, cwd: str) -> tuple[float | None, l
 @lru_cache(maxsize=4)
 def stream_batch(name: str, events: int):
     """The query's stream with `events` events, as an event batch (asv: benchmarks/asv/bench_sase1.py)."""
-    from reference.readers import from_pandas
-    from reference.sase1.stock_stream import StockStreamConfig, to_frame
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
     return from_pandas(to_frame(StockStreamConfig.from_mapping({**QUERIES[name][1], "streamSize": events})))
 
@@ -205,8 +205,8 @@ def cepkit_whole_seconds(command: list[str], output: str) -> tuple[float, int]:
 
 def measure(name: str, events: int, args, cp: str, tmp: str) -> dict[str, Best]:
     """Best seconds and match counts of the four measurements, --repeat rounds alternating jar and cepkit."""
-    from reference.readers import read_csv
-    from reference.sase1.stock_stream import StockStreamConfig, read_config, write_csv
+    from cepkit.reference.readers import read_csv
+    from cepkit.reference.sase1.stock_stream import StockStreamConfig, read_config, write_csv
 
     text, params = QUERIES[name]
     query, stream, csv, out = (os.path.join(tmp, f"{name}_{events}{s}") for s in (".query", ".stream", ".csv", ".jsonl"))

@@ -1,6 +1,6 @@
 """The main job (`make demo`): generate a stock stream, run Query 3 through the Spark job, check a sample
 of the output against the reference engine, print a short summary and where the time went (start-up,
-read, compile, match, commit; spark_jobs.job.Summary.phases).
+read, compile, match, commit; cepkit.spark_jobs.job.Summary.phases).
 
 The sample is the stream's first `--sample` events: Query 3 has no negation, so the matches whose last
 event lies in that prefix are exactly the reference's matches over the prefix alone.
@@ -15,13 +15,13 @@ import sys
 import time
 from pathlib import Path
 
-from spark_jobs.session import DEFAULT_MASTER
+from cepkit.spark_jobs.session import DEFAULT_MASTER
 
 QUERY3 = Path(__file__).resolve().parent.parent / "examples" / "query3.sase"
 
 
 def _rows(frame, variables, returns) -> set:
-    from reference.match import canonical_key
+    from cepkit.reference.match import canonical_key
 
     return {(canonical_key({v: list(rec[v]) for v in variables}), int(rec["ts"]),
              tuple(rec[r] for r in returns)) for rec in frame.to_dict("records")}
@@ -31,9 +31,9 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     """(number of sample matches, whether the Spark output's matches ending before `cutoff` equal the
     reference's matches over the events before it)."""
     import cepkit
-    from reference.readers import from_pandas
-    from reference.language import parse
-    from reference.match import json_safe
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.language import parse
+    from cepkit.reference.match import json_safe
 
     q = parse(text)
     assert not any(c.negated for c in q.pattern.components), "the prefix check needs a query without negation"
@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     from benchmarks.workloads.stock import generate
-    from reference.errors import CepkitError
-    from spark_jobs.job import run_job
+    from cepkit.reference.errors import CepkitError
+    from cepkit.spark_jobs.job import run_job
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

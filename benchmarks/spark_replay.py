@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     import pandas as pd
 
     from cepkit.spark_replay_cli import CONF, default_engine, spark_index, spark_replay
-    from spark_jobs.session import get_session
+    from cepkit.spark_jobs.session import get_session
 
     engine = args.engine or default_engine()
     block_rows = args.block_rows or max(1_000, args.n // 1_000)

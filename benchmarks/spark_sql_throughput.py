@@ -33,12 +33,12 @@ def main(argv: list[str] | None = None) -> None:
 
     import cepkit
     from benchmarks.sql_optimized import ticker
-    from reference.errors import CepkitWarning
+    from cepkit.reference.errors import CepkitWarning
 
     warnings.simplefilter("ignore", CepkitWarning)  # V shapes have no WITHIN (PARTITION BY bounds them)
-    from reference import registry
-    from spark_jobs.job import run_job
-    from spark_jobs.session import get_session
+    from cepkit.reference import registry
+    from cepkit.spark_jobs.job import run_job
+    from cepkit.spark_jobs.session import get_session
 
     text = Path(args.query).read_text()
     work = Path(tempfile.mkdtemp(prefix="cepkit-spark-sql-bench-"))

@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--master", help="Spark master (default: cepkit's)")
     args = ap.parse_args(argv)
 
-    from spark_jobs.session import get_session
-    from spark_jobs.stream import run_stream
-    from spark_jobs.stream_source import StreamSource
+    from cepkit.spark_jobs.session import get_session
+    from cepkit.spark_jobs.stream import run_stream
+    from cepkit.spark_jobs.stream_source import StreamSource
 
     t0 = time.perf_counter()
     spark = get_session(args.master, **{"spark.sql.shuffle.partitions": str(args.partitions or 8)})

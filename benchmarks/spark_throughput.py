@@ -41,10 +41,10 @@ def main(argv: list[str] | None = None) -> None:
     import cepkit
     from benchmarks.engine_compare import query_text
     from benchmarks.workloads.stock import generate
-    from reference.readers import read_events
-    from spark_jobs.job import default_engine, run_job
-    from spark_jobs.session import get_session, job_settings
-    from spark_jobs.warmup import cache_env
+    from cepkit.reference.readers import read_events
+    from cepkit.spark_jobs.job import default_engine, run_job
+    from cepkit.spark_jobs.session import get_session, job_settings
+    from cepkit.spark_jobs.warmup import cache_env
 
     engine = args.engine or default_engine()
     text = query_text(args.query, args.window) if args.query else Path(args.query_file).read_text(encoding="utf-8")
@@ -95,7 +95,7 @@ def task_body_rate(text: str, engine: str, events: Path, ts_unit: str | None) ->
     import pyarrow.parquet as pq
 
     import cepkit
-    from spark_jobs.tasks import TaskSpec, match_partition
+    from cepkit.spark_jobs.tasks import TaskSpec, match_partition
 
     table = pq.read_table(events).sort_by([("symbol", "ascending"), ("ts", "ascending"), ("id", "ascending")])
     program = cepkit.compile(text, engine=engine)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from reference.sql.parse import parse
-from reference.sql.program import compile_pattern
-from reference.sql.run import run_rows
-from reference.sql.vm import VM
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.program import compile_pattern
+from cepkit.reference.sql.run import run_rows
+from cepkit.reference.sql.vm import VM
 
 CASES = {
     "(A+)+ B": ("A AS k = 'a', B AS k = 'b'", lambda n: ["a"] * (n - 1) + ["b"]),

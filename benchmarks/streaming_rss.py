@@ -5,7 +5,7 @@ flat as the file grows (issue 20, "Streaming by default")?
 
 Two workloads, each as a fresh process per run (peak RSS from os.wait4 of that process, wall time):
 - Q1: SASE 1.0's examples/Q1.query under --dialect sase+ (Kleene, partition contiguity), over a stream
-  made by `python -m reference.sase1` from a copy of examples/sase1/Q1.stream with streamSize = N;
+  made by `python -m cepkit.reference.sase1` from a copy of examples/sase1/Q1.stream with streamSize = N;
 - heavy: the output-heavy skip-till-next-match Kleene query of benchmarks/output_heavy.py (QUERY,
   `generate`), as Parquet.
 Output goes to /dev/null as JSON lines (the default format). With `--tree` each source tree (a checkout:
@@ -34,7 +34,7 @@ def q1_stream(n: int, directory: str) -> str:
     conf = os.path.join(directory, f"q1_{n}.stream")
     with open(conf, "w", encoding="utf-8") as f:
         f.write(config)
-    subprocess.run([sys.executable, "-m", "reference.sase1", conf, path + ".part"], check=True, cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "cepkit.reference.sase1", conf, path + ".part"], check=True, cwd=ROOT,
                    env={**os.environ, "PYTHONPATH": ROOT})
     os.replace(path + ".part", path)  # an interrupted run leaves no short stream behind
     return path

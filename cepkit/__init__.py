@@ -1,8 +1,8 @@
 """cepkit: complex event processing with one precise meaning per pattern and engines that agree on it."""
 from cepkit.api import compile, run  # noqa: F401  (the public facade)
-from reference.errors import (CepkitError, CepkitWarning, EventError, MissingExtra, QueryError,  # noqa: F401
-                              ResourceLimit, Unsupported)
-from reference.events import EventBatch  # noqa: F401
-from reference.match import Match  # noqa: F401
+from cepkit.errors import (CepkitError, CepkitWarning, EventError, MissingExtra, QueryError,  # noqa: F401
+                           ResourceLimit, Unsupported)
+from cepkit.reference.events import EventBatch  # noqa: F401
+from cepkit.reference.match import Match  # noqa: F401
 
 __version__ = "0.1.0"

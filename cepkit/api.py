@@ -5,10 +5,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from reference import registry
-from reference.contract import Program
-from reference.errors import CepkitWarning
-from reference.match_table import MatchTable
+from cepkit.reference import registry
+from cepkit.reference.contract import Program
+from cepkit.reference.errors import CepkitWarning
+from cepkit.reference.match_table import MatchTable
 
 
 def language_of(text: str, language: str | None = None) -> str:
@@ -22,13 +22,13 @@ def unbounded_kleene(lang: str, query: Any) -> str | None:
     """The first variable under a Kleene closure of a query without WITHIN (SASE `+`; SQL `*`, `+`,
     `{n,}`), else None: its partial matches may grow with the whole stream."""
     if lang == "sase":
-        from reference.language.ast import leaves
+        from cepkit.reference.language.ast import leaves
 
         if query.window is None:
             return next((c.var for c in leaves(query.pattern) if c.kleene and not c.negated), None)
     elif lang == "sql":
-        from reference.sql import ast as S
-        from reference.sql.patterns import walk
+        from cepkit.reference.sql import ast as S
+        from cepkit.reference.sql.patterns import walk
 
         if query.within is None:
             for node in walk(query.pattern):
@@ -52,7 +52,7 @@ def compile(text: str, language: str | None = None, engine: str = "reference", d
     QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
-    partial matches; default reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
+    partial matches; default cepkit.reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
     (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1)."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
     text = sase_dialect(lang, text, dialect)
@@ -65,7 +65,7 @@ def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     """(query text, language by file suffix or None) of a query text or a query file's path."""
     if isinstance(text_or_path, Path) or ("\n" not in text_or_path and len(text_or_path) < 4096
                                           and Path(text_or_path).is_file()):
-        from reference.language.limits import read_query_file
+        from cepkit.reference.language.limits import read_query_file
 
         return read_query_file(text_or_path), registry.by_suffix(str(text_or_path))
     return str(text_or_path), None
@@ -76,11 +76,11 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     if dialect is None:
         return text
     if lang != "sase":
-        from reference.errors import QueryError
+        from cepkit.reference.errors import QueryError
 
         raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
-    from reference.language import parse
-    from reference.language.dialects import with_dialect
+    from cepkit.reference.language import parse
+    from cepkit.reference.language.dialects import with_dialect
 
     return parse(text, dialect=dialect) if isinstance(text, str) else with_dialect(text, dialect)
 
@@ -95,7 +95,7 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)
-        from reference.language.dialects import dialect_of_path
+        from cepkit.reference.language.dialects import dialect_of_path
 
         dialect = dialect_of_path(query)
     text = sase_dialect(lang, text, dialect)

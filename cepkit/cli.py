@@ -8,20 +8,20 @@ import time
 import warnings
 
 import cepkit.options as option_types
-from reference.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
+from cepkit.reference.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
 # Further subcommands, each "module:function" taking the subparsers object and adding one parser.
 EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register",
                              "cepkit.devices_cli:register",
-                 "conformance.kit.cli:register"]  # the kit sits above cepkit (it runs every engine): by name only
+                 "cepkit.conformance.kit.cli:register"]  # the kit sits above cepkit (it runs every engine): by name only
 EXTRA_COMMANDS.append("cepkit.plot:register")  # `cepkit plot` (cepkit/plot.py)
 
 
 def read_query(path: str) -> str:
     """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
-    from reference.language.limits import read_query_file
+    from cepkit.reference.language.limits import read_query_file
 
     return read_query_file(path)
 
@@ -203,7 +203,7 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
             f.write(data)
             shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         return path, "<stdin>"
-    from reference.readers import check_file
+    from cepkit.reference.readers import check_file
 
     check_file(events)
     compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if events.lower().endswith(c)), "")
@@ -226,7 +226,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from cepkit.languages import detect
-    from reference import registry
+    from cepkit.reference import registry
 
     lang = detect(args.query, args.language, _text_if_needed(args.query, args.language))
     for other, options in _LANGUAGE_OPTIONS.items():
@@ -247,7 +247,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _text_if_needed(path: str, explicit: str | None) -> str | None:
     """The query text when neither --language nor the file's suffix names the language."""
-    from reference import registry
+    from cepkit.reference import registry
 
     if explicit is not None or registry.by_suffix(path) is not None:
         return None
@@ -291,8 +291,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
     from cepkit.languages import LANGUAGES
-    from reference import registry
-    from reference.contract import DEFAULT_MAX_STATE
+    from cepkit.reference import registry
+    from cepkit.reference.contract import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")

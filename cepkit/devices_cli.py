@@ -11,10 +11,10 @@ def register(sub) -> None:
 
 
 def _devices(args: argparse.Namespace) -> int:
-    from reference.errors import require_extra
+    from cepkit.reference.errors import require_extra
 
     require_extra("gpu", "cepkit devices")
-    from gpu.device import list_devices, select_device
+    from cepkit.gpu.device import list_devices, select_device
 
     for d in list_devices():
         print(f"{d['id']}  {d['platform']} / {d['device']}  [{d['type']}, {d['compute_units']} compute units, "

@@ -27,13 +27,13 @@ def tree(node: Any, indent: int = 0) -> str:
 
 def _conventions(q: Any) -> str:
     """The query's conventions (null logic, window bound), as its front end set them."""
-    from reference.language.printer import conventions_to_text
+    from cepkit.reference.language.printer import conventions_to_text
 
     return "-- conventions: " + conventions_to_text(q.conventions)
 
 
 def _engines(language: str) -> str:
-    from reference import registry
+    from cepkit.reference import registry
 
     lines = []
     for name in registry.engines_for(language):
@@ -43,12 +43,12 @@ def _engines(language: str) -> str:
 
 
 def explain_sase(text: str) -> str:
-    from reference.nfab.compile import is_nfab_query
-    from reference.language import parse
-    from reference.language.constructs import constructs
-    from reference.language.printer import query_to_text
-    from reference.nfab.compile import compile_nfab, describe
-    from reference.pattern.model import compile_pattern, describe_pattern
+    from cepkit.reference.nfab.compile import is_nfab_query
+    from cepkit.reference.language import parse
+    from cepkit.reference.language.constructs import constructs
+    from cepkit.reference.language.printer import query_to_text
+    from cepkit.reference.nfab.compile import compile_nfab, describe
+    from cepkit.reference.pattern.model import compile_pattern, describe_pattern
 
     q = parse(text)
     out = ["-- query (canonical text)", query_to_text(q)]
@@ -64,8 +64,8 @@ def explain_sase(text: str) -> str:
 
 
 def explain_sql(text: str) -> str:
-    from reference.sql import parse
-    from reference.sql.printer import pattern_text
+    from cepkit.reference.sql import parse
+    from cepkit.reference.sql.printer import pattern_text
 
     q = parse(text)
     out = ["-- row pattern", pattern_text(q.pattern), _conventions(q), "-- AST", tree(q)]
@@ -79,21 +79,21 @@ def explain_sql(text: str) -> str:
 def _sql_program(q) -> str | None:
     """The instruction program of the row pattern (reference/sql/program.py), printed."""
     try:
-        from reference.sql import program as P
+        from cepkit.reference.sql import program as P
     except ImportError:
         return None
     return P.compile_pattern(q.pattern).describe()
 
 
 def explain_tpstream(text: str) -> str:
-    from reference.tpstream.parser import parse_tpstream
+    from cepkit.reference.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
     return "\n".join([_conventions(q), "-- AST", tree(q), "-- engines (tpstream)", _engines("tpstream")])
 
 
 def explain_afa(text: str) -> str:
-    from reference.afa.afafile import loads_afa
+    from cepkit.reference.afa.afafile import loads_afa
 
     afa = loads_afa(text)
     out = [f"-- AFA {afa.name}: states {', '.join(map(str, afa.states))}; start {afa.start}; "
@@ -116,7 +116,7 @@ def explain_afa(text: str) -> str:
 
 
 def explain_window(text: str) -> str:
-    from reference.windows.query import parse
+    from cepkit.reference.windows.query import parse
 
     return "\n".join(["-- AST", tree(parse(text)), "-- engines (window)", _engines("window")])
 
@@ -166,10 +166,10 @@ def _start(g: Dot, first: str) -> None:
 def dot_sase(text: str) -> str:
     """NFA^b (flat SASE+ sequences): states a[1] / a[i] / b ... F with begin, take, ignore and proceed edges
     (spec/000 §3); any other query: its pattern model, one cluster per OR alternative, edges the order."""
-    from reference.language import ast as A
-    from reference.language import parse
-    from reference.language.printer import window_to_text
-    from reference.nfab.compile import compile_nfab, is_nfab_query
+    from cepkit.reference.language import ast as A
+    from cepkit.reference.language import parse
+    from cepkit.reference.language.printer import window_to_text
+    from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
 
     def _ignore_text(s, f) -> str:  # as `describe` (reference/nfab/compile.py) prints the ignore edge
         return {A.Strategy.STRICT_CONTIGUITY: "False", A.Strategy.PARTITION_CONTIGUITY: "¬partition(e)",
@@ -218,8 +218,8 @@ def dot_sase(text: str) -> str:
 
 
 def _dot_pattern(q) -> str:
-    from reference.language.printer import expr_to_text
-    from reference.pattern.model import compile_pattern
+    from cepkit.reference.language.printer import expr_to_text
+    from cepkit.reference.pattern.model import compile_pattern
 
     p = compile_pattern(q)
     g = Dot("pattern", "pattern model (spec/001 §2.7): an edge u -> v: every event of u precedes every event of v")
@@ -250,9 +250,9 @@ def _dot_pattern(q) -> str:
 def dot_sql(text: str) -> str:
     """The row pattern's instruction program (reference/sql/program.py): one node per instruction, edges to
     the instructions it goes on to (split: preferred branch first)."""
-    from reference.sql import parse
-    from reference.sql import program as P
-    from reference.sql.printer import pattern_text
+    from cepkit.reference.sql import parse
+    from cepkit.reference.sql import program as P
+    from cepkit.reference.sql.printer import pattern_text
 
     q = parse(text)
     prog = P.compile_pattern(q.pattern)
@@ -278,8 +278,8 @@ def dot_sql(text: str) -> str:
 def dot_tpstream(text: str) -> str:
     """The Allen graph: one node per situation (its condition and duration bounds), one edge per temporal
     constraint labelled with its relations."""
-    from reference.language.printer import expr_to_text
-    from reference.tpstream.parser import parse_tpstream
+    from cepkit.reference.language.printer import expr_to_text
+    from cepkit.reference.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
 
@@ -302,7 +302,7 @@ def dot_tpstream(text: str) -> str:
 def dot_afa(text: str) -> str:
     """The AFA: its states (finals doubled), arcs labelled name: fence / transfer; ε-arcs dashed, standby arcs
     (inserted by a dynamic pattern) dotted."""
-    from reference.afa.afafile import loads_afa
+    from cepkit.reference.afa.afafile import loads_afa
 
     afa = loads_afa(text)
     label = f"AFA {afa.name}" + (f"  window {afa.window}" if afa.window is not None else "")
@@ -325,7 +325,7 @@ def dot_afa(text: str) -> str:
 
 def dot_window(text: str) -> str:
     """The operator plan: the input stream(s), the windowed operator, the output."""
-    from reference.windows.query import parse
+    from cepkit.reference.windows.query import parse
 
     q = parse(text)
 
@@ -371,7 +371,7 @@ def svg(dot: str) -> str:
     import shutil
     import subprocess
 
-    from reference.errors import CepkitError
+    from cepkit.reference.errors import CepkitError
 
     exe = shutil.which("dot")
     if exe is None:

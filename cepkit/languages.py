@@ -8,8 +8,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from reference import registry
-from reference.errors import QueryError
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError
 
 
 @dataclass(frozen=True)

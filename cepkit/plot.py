@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference.errors import CepkitError, EventError, QueryError, require_extra
+from cepkit.reference.errors import CepkitError, EventError, QueryError, require_extra
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -163,7 +163,7 @@ def collect(args: argparse.Namespace) -> Plot:
     from cepkit.api import warn_unbounded
     from cepkit.cli import read_query
     from cepkit.languages import detect
-    from reference import registry
+    from cepkit.reference import registry
 
     text = read_query(args.query)
     lang = detect(args.query, args.language, text if args.language is None and
@@ -227,7 +227,7 @@ def _equiv_attrs(node: Any) -> list[str]:
     """The attributes of the SASE+ equivalence tests `[attr]` in a WHERE clause, in order."""
     import dataclasses
 
-    from reference.language import ast as A
+    from cepkit.reference.language import ast as A
 
     if isinstance(node, A.EquivTest):
         return [node.attr]
@@ -261,7 +261,7 @@ def _values(name: str | None, columns: dict) -> list[float | None] | None:
 
 
 def _text(v: Any) -> str:
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     v = plain(v)
     return str(v)
@@ -345,7 +345,7 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
 
 
 def _key(i: Any) -> str:
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     return str(plain(i))
 
@@ -361,9 +361,9 @@ def _interval_names(layout) -> list[str]:
 
 
 def _collect_afa(args, program) -> Plot:
-    from reference.afa.afafile import load_afa
-    from reference.afa.eventfile import to_elements
-    from reference.afa.stream import Insert, Retract
+    from cepkit.reference.afa.afafile import load_afa
+    from cepkit.reference.afa.eventfile import to_elements
+    from cepkit.reference.afa.stream import Insert, Retract
 
     afa = getattr(program, "afa", None) or load_afa(args.query)
     elements = to_elements(args.events, afa)

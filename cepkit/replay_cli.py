@@ -7,7 +7,7 @@ import warnings
 from contextlib import contextmanager
 
 from cepkit import options
-from reference.errors import QueryError
+from cepkit.reference.errors import QueryError
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
@@ -52,8 +52,8 @@ def warnings_to_stderr():
 
 
 def _store(args: argparse.Namespace) -> int:
-    from reference.readers import read_events
-    from reference.replay.store import write_store
+    from cepkit.reference.readers import read_events
+    from cepkit.reference.replay.store import write_store
 
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     attrs = [a.strip() for a in args.index.split(",") if a.strip()]
@@ -65,8 +65,8 @@ def _store(args: argparse.Namespace) -> int:
 
 def _make_plan(args: argparse.Namespace):
     from cepkit.cli import read_query
-    from reference.replay.plan import plan
-    from reference.replay.store import Store
+    from cepkit.reference.replay.plan import plan
+    from cepkit.reference.replay.store import Store
 
     text = read_query(args.query)
     store = Store(args.store)
@@ -112,7 +112,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from cepkit.runners.sql import write_table
-    from reference.replay.plan import execute
+    from cepkit.reference.replay.plan import execute
 
     with warnings_to_stderr():
         p = _make_plan(args)

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
-from reference.errors import require_extra
+from cepkit.reference.errors import require_extra
 
 
 def register(sub) -> None:
@@ -13,8 +13,8 @@ def register(sub) -> None:
     from cepkit.spark_replay_cli import register_replay
     from cepkit.spark_stream_cli import register_stream
     from cepkit.spark_lang_cli import add_language_options
-    from spark_jobs.job import UDFS, default_engine
-    from spark_jobs.session import DEFAULT_MASTER
+    from cepkit.spark_jobs.job import UDFS, default_engine
+    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     spark = sub.add_parser("spark", help="run a query on Spark (cepkit spark run QUERY EVENTS OUT_DIR)")
     actions = spark.add_subparsers(dest="spark_command", required=True)
@@ -52,8 +52,8 @@ def _cmd_spark_run(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark")
     from cepkit.cli import read_query
     from cepkit.spark_lang_cli import language_kwargs
-    from spark_jobs.job import run_job
-    from spark_jobs.source import Columns
+    from cepkit.spark_jobs.job import run_job
+    from cepkit.spark_jobs.source import Columns
 
     text = read_query(args.query)
     summary = run_job(text, args.events, args.out_dir, engine=args.engine, master=args.master,

@@ -1,4 +1,4 @@
-"""The options of `cepkit spark run` for queries in any language (spark_jobs.languages): the language, and
+"""The options of `cepkit spark run` for queries in any language (cepkit.spark_jobs.languages): the language, and
 the AFA's key and flavour."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from cepkit import options
 
 def add_language_options(r: argparse.ArgumentParser) -> None:
     """Add --language, --key and --flavor to the `spark run` parser."""
-    from reference.registry import LANGUAGES
+    from cepkit.reference.registry import LANGUAGES
 
     r.add_argument("--language", choices=sorted(n for n in LANGUAGES if n != "window"),
                    help="query language (default: from the query file's suffix, else from its text)")
@@ -21,9 +21,9 @@ def add_language_options(r: argparse.ArgumentParser) -> None:
 def language_kwargs(args: argparse.Namespace) -> dict:
     """run_job's keywords from those options (the language by the query file's suffix unless named).
     A SASE 1.0 query file (.query) is refused by name: the jobs ship query text, read in the SASE+ dialect."""
-    from reference import registry
-    from reference.errors import Unsupported
-    from reference.language.dialects import dialect_of_path
+    from cepkit.reference import registry
+    from cepkit.reference.errors import Unsupported
+    from cepkit.reference.language.dialects import dialect_of_path
 
     if dialect_of_path(args.query) == "sase1" and (args.language or registry.by_suffix(args.query)) == "sase":
         raise Unsupported("spark", "SASE 1.0 dialect (a .query file; semantics S1)")

@@ -1,6 +1,6 @@
 """`cepkit spark index EVENTS` and `cepkit spark replay QUERY EVENTS OUT`: the thesis' index-based offline
-replay (spec/004 §3) on Spark. The replay intervals are planned on the driver by reference.replay's planner
-over the side table (spark_jobs.index_table); the tasks read only the row groups the intervals touch."""
+replay (spec/004 §3) on Spark. The replay intervals are planned on the driver by cepkit.reference.replay's planner
+over the side table (cepkit.spark_jobs.index_table); the tasks read only the row groups the intervals touch."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 
 from cepkit import options
-from reference import registry
-from reference.errors import QueryError, require_extra
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError, require_extra
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 CONF = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100000"}
@@ -22,7 +22,7 @@ def default_engine() -> str:
 
 def register_replay(actions) -> None:
     """Add `index` and `replay` to the `cepkit spark` subcommands."""
-    from spark_jobs.session import DEFAULT_MASTER
+    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     i = actions.add_parser("index", help="build the replay side table (lightweight per-block index and secondary "
                                          "indexes) of a directory of Parquet events")
@@ -50,25 +50,25 @@ def register_replay(actions) -> None:
 
 
 def session(master: str | None):
-    from spark_jobs.session import get_session
+    from cepkit.spark_jobs.session import get_session
 
     return get_session(master, **CONF)
 
 
 def spark_index(events: str, secondary: Sequence[str] = (), ts_unit: str | None = None, spark=None):
-    """Build the side table of `events` (spark_jobs.index_build.build_index)."""
-    from spark_jobs.index_build import build_index
-    from spark_jobs.index_files import data_files
+    """Build the side table of `events` (cepkit.spark_jobs.index_build.build_index)."""
+    from cepkit.spark_jobs.index_build import build_index
+    from cepkit.spark_jobs.index_files import data_files
 
     data_files(events)   # a missing directory is an error before Spark starts
     return build_index(spark or session(None), events, tuple(secondary), ts_unit)
 
 
 def plan_replay(text: str, events: str, method: str | Sequence[str] = "pareto"):
-    """reference.replay's plan over the side table of `events` (StaleIndex when it no longer fits the data);
+    """cepkit.reference.replay's plan over the side table of `events` (StaleIndex when it no longer fits the data);
     QueryError for a query the index-based replay cannot plan."""
-    from reference.replay.plan import plan
-    from spark_jobs.index_table import IndexedEvents
+    from cepkit.reference.replay.plan import plan
+    from cepkit.spark_jobs.index_table import IndexedEvents
 
     p = plan(text, IndexedEvents(events), method)
     if not p.kinds:   # the planner's model: ALL MATCHES, ORDER BY ts, WITHIN, no PARTITION BY
@@ -86,7 +86,7 @@ def spark_replay(text: str, events: str, out_dir: str, method: str | Sequence[st
 
 def replay_plan(p, text: str, out_dir: str, engine: str | None = None, spark=None, master: str | None = None):
     """Run a plan of `plan_replay` on Spark (the job's refusals first, before Spark starts)."""
-    from spark_jobs.replay_job import prepare, run_replay
+    from cepkit.spark_jobs.replay_job import prepare, run_replay
 
     engine = engine or default_engine()
     prepare(text, p.store, engine)
@@ -96,7 +96,7 @@ def replay_plan(p, text: str, out_dir: str, engine: str | None = None, spark=Non
 
 def _cmd_index(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark index")
-    from spark_jobs.index_files import data_files
+    from cepkit.spark_jobs.index_files import data_files
 
     attrs = [a.strip() for a in args.index.split(",") if a.strip()]
     data_files(args.events)   # a missing directory is an error before Spark starts

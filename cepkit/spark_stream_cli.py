@@ -5,13 +5,13 @@ import argparse
 import sys
 
 from cepkit import options
-from reference.errors import require_extra
+from cepkit.reference.errors import require_extra
 
 
 def register_stream(actions) -> None:
     """Add `stream` to the `cepkit spark` subcommands."""
     from cepkit.spark_lang_cli import add_language_options
-    from spark_jobs.session import DEFAULT_MASTER
+    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     s = actions.add_parser("stream", help="match a keyed query over events as they arrive (Structured Streaming); "
                                           "append the final matches as Parquet under OUT")
@@ -49,14 +49,14 @@ def register_stream(actions) -> None:
 
 
 def _cmd_spark_stream(args: argparse.Namespace) -> int:
-    from reference.errors import QueryError
+    from cepkit.reference.errors import QueryError
 
     require_extra("spark", "cepkit spark stream")
     from cepkit.cli import read_query
     from cepkit.spark_lang_cli import language_kwargs
-    from spark_jobs.source import Columns
-    from spark_jobs.stream import run_stream
-    from spark_jobs.stream_source import StreamSource
+    from cepkit.spark_jobs.source import Columns
+    from cepkit.spark_jobs.stream import run_stream
+    from cepkit.spark_jobs.stream_source import StreamSource
 
     if (args.kafka is None) == (args.source is None):
         raise QueryError("give either a SOURCE directory or --kafka BOOTSTRAP --topic TOPIC")

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
-from reference.errors import QueryError
+from cepkit.reference.errors import QueryError
 
 FORMATS = ("jsonl", "csv", "table")
 
@@ -68,7 +68,7 @@ def register(sub) -> None:
 
 def _read(path, args):
     from cepkit.output import note_input
-    from reference.readers import read_events
+    from cepkit.reference.readers import read_events
 
     batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
@@ -98,7 +98,7 @@ def _in_time_form(func):
 
 
 def _spec(args, prefix=""):
-    from reference.windows.spec import WindowSpec
+    from cepkit.reference.windows.spec import WindowSpec
 
     if prefix and args.right_size is None:
         prefix = ""
@@ -116,7 +116,7 @@ def _write(rows: list[dict], args) -> None:
     import pandas as pd
 
     from cepkit.output import json_line, render_table, ts_frame, ts_record, write_text
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
@@ -129,9 +129,9 @@ def _write(rows: list[dict], args) -> None:
 
 
 def _run(query, data, args, method: str = "tree") -> list[dict]:
-    """The output rows of a window query (reference.windows.query.WindowQuery) on the chosen engine: the
+    """The output rows of a window query (cepkit.reference.windows.query.WindowQuery) on the chosen engine: the
     payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
-    from reference import registry
+    from cepkit.reference import registry
 
     options = {"device": args.device} if args.engine == "gpu" else {"method": method}
     program = registry.get_engine("window", args.engine).compile(query, **options)
@@ -139,7 +139,7 @@ def _run(query, data, args, method: str = "tree") -> list[dict]:
 
 
 def _filter(args: argparse.Namespace) -> int:
-    from reference.windows.query import WindowQuery
+    from cepkit.reference.windows.query import WindowQuery
 
     batch = _read(args.events, args)
     rows = _run(WindowQuery("filter", condition=args.where), batch, args)
@@ -152,7 +152,7 @@ def _aggregate(args: argparse.Namespace) -> int:
     funcs = [f.strip().lower() for f in args.funcs.split(",") if f.strip()]
     if not funcs:
         raise QueryError("--funcs names no aggregate")
-    from reference.windows.query import FUNCS
+    from cepkit.reference.windows.query import FUNCS
 
     unknown = [f for f in funcs if f not in FUNCS]
     if unknown:
@@ -165,7 +165,7 @@ def _aggregate(args: argparse.Namespace) -> int:
         return _aggregate_store(args, funcs)
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
-    from reference.windows.query import WindowQuery
+    from cepkit.reference.windows.query import WindowQuery
 
     batch = _read(args.events, args)
     query = WindowQuery("aggregate", attr=args.attr, funcs=tuple(funcs), window=_spec(args),
@@ -178,8 +178,8 @@ def _aggregate(args: argparse.Namespace) -> int:
 
 def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
     from cepkit.replay_cli import warnings_to_stderr
-    from reference.replay.aggregate import aggregate_store
-    from reference.replay.store import Store
+    from cepkit.reference.replay.aggregate import aggregate_store
+    from cepkit.reference.replay.store import Store
 
     store = Store(args.events)
     method = {"tree": "replay", "naive": "replay"}.get(args.method, args.method)
@@ -192,7 +192,7 @@ def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
-    from reference.windows.query import WindowQuery
+    from cepkit.reference.windows.query import WindowQuery
 
     left, right = _read(args.events, args), _read(args.right_events, args)
     query = WindowQuery("join", condition=args.on, window=_spec(args), right_window=_spec(args, "right_"),

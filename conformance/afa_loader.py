@@ -30,14 +30,14 @@ from typing import Any
 
 import yaml
 
-from conformance.loader import read_yaml
+from cepkit.conformance.loader import read_yaml
 
-from reference.afa.afafile import load_afa, loads_afa
-from reference.afa.driver import FLAVORS
-from reference.afa.eventfile import element_of
-from reference.afa.model import INF, Afa
-from reference.errors import CepkitError
-from reference.match import Match
+from cepkit.reference.afa.afafile import load_afa, loads_afa
+from cepkit.reference.afa.driver import FLAVORS
+from cepkit.reference.afa.eventfile import element_of
+from cepkit.reference.afa.model import INF, Afa
+from cepkit.reference.errors import CepkitError
+from cepkit.reference.match import Match
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "afa"
 ROOT = Path(__file__).resolve().parent.parent
@@ -261,9 +261,9 @@ def cases() -> list:
     """Every AFA vector as a harness Case: the vector's input rows fed to the engine with its flavour; the
     table's rows must be the vector's change stream less its punctuations (as a multiset) and their net
     the vector's net output. A vector with an error expects the engine to refuse input row `at` with the
-    message (conformance/test_afa_conformance.py also checks the refusal leaves the operator unchanged,
+    message (tests/conformance/test_afa_conformance.py also checks the refusal leaves the operator unchanged,
     the punctuations and the order of the stream, and Definition 2 after every row)."""
-    from conformance.harness import Case
+    from cepkit.conformance.harness import Case
 
     out = []
     for c in load_cases():

@@ -3,7 +3,7 @@ engine registered for its language (reference/registry.py); an engine that refus
 case (Unsupported, by name) skips it, anything else it returns is checked.
 
 Each language's loader turns its YAML vectors into `Case`s (`conformance.<language>_loader.cases()`);
-`conformance/test_all_engines.py` runs them all. A Case also carries the vector's neutral form (event rows,
+`tests/conformance/test_all_engines.py` runs them all. A Case also carries the vector's neutral form (event rows,
 read options, the options that are semantics) and its source, for the conformance kit (conformance/kit/),
 which runs the same vectors against engines outside cepkit.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from reference.match_table import MatchTable
+from cepkit.reference.match_table import MatchTable
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Case:
 def run_case(case: Case, engine: str) -> MatchTable:
     """Compile the case's query on the engine and run it over the case's events."""
     import cepkit
-    from reference import registry
+    from cepkit.reference import registry
 
     program = cepkit.compile(case.query, language=case.language, engine=engine, **case.options)
     data = registry.read_input(case.language, engine, case.events, **case.read_options)

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases
+from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases
 
 ROOT = CASES_DIR / "sase1"
 _REQUIRED = ("id", "title", "source", "dialect", "query")
@@ -47,7 +47,7 @@ class Sase1Case:
         import pandas as pd
 
         if self.stream is not None:
-            from reference.sase1.stock_stream import StockStreamConfig, to_frame
+            from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
             return to_frame(StockStreamConfig.from_mapping(self.stream))
         return pd.DataFrame(self.events)
@@ -84,7 +84,7 @@ def _parse(raw: Any, path: Path, n: int) -> Sase1Case:
     if ("events" in raw) == ("stream" in raw):
         raise fail("give exactly one of 'events' (rows) and 'stream' (SASE 1.0 generator parameters)")
     if "stream" in raw:
-        from reference.sase1.stock_stream import StockStreamConfig
+        from cepkit.reference.sase1.stock_stream import StockStreamConfig
 
         if not isinstance(raw["stream"], dict):
             raise fail("'stream' must be a mapping of generator parameters")
@@ -154,7 +154,7 @@ def check_table(case: Sase1Case, table) -> None:
 
 def query_of(case: Sase1Case):
     """The case's query, parsed and read in its dialect."""
-    from reference.language import parse
+    from cepkit.reference.language import parse
 
     return parse(case.query, dialect=case.dialect)
 
@@ -162,8 +162,8 @@ def query_of(case: Sase1Case):
 def cases() -> list:
     """Every SASE 1.0 dialect vector as a harness case (conformance/harness.py); its query is the parsed
     AST in the case's dialect, so every SASE engine runs it or refuses the dialect by name."""
-    from conformance.harness import Case as HarnessCase
-    from reference.readers import from_pandas
+    from cepkit.conformance.harness import Case as HarnessCase
+    from cepkit.reference.readers import from_pandas
 
     return [HarnessCase(id=c.id, language="sase", query=query_of(c), events=from_pandas(c.frame(), ts_unit=c.ts_unit),
                         check=partial(check_table, c), source=c.source, title=c.title, path=c.path)

@@ -19,7 +19,7 @@ from typing import Any
 
 import re
 
-from conformance.loader import check_keys, read_cases
+from cepkit.conformance.loader import check_keys, read_cases
 
 AREA_DIR = Path(__file__).resolve().parent / "cases"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
@@ -296,13 +296,13 @@ def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
 
 
 # ---------------------------------------------------------------------------------------- harness cases
-# Every sql and replay vector as conformance.harness.Case, run by conformance/test_all_engines.py on every
+# Every sql and replay vector as cepkit.conformance.harness.Case, run by tests/conformance/test_all_engines.py on every
 # engine registered for "sql" (reference, gpu, replay). The checks are those of the per-language tests:
 # rows as SQL outputs them (a multiset of {column: value}, values compared as repr(plain(v))) and matches
 # (bindings as strings, ts).
 
 def norm_row(row: dict) -> tuple:
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     return tuple(sorted((k, repr(plain(v))) for k, v in row.items()))
 
@@ -312,7 +312,7 @@ def norm_match(bindings: dict, ts) -> tuple:
 
 
 def _rows_mode(query: str) -> str | None:
-    from reference.sql.parse import parse
+    from cepkit.reference.sql.parse import parse
 
     try:
         return parse(query).rows
@@ -341,7 +341,7 @@ def _sql_check(case: SqlCase):
 
 def _sql_error(case: SqlCase):
     def check(exc: Exception) -> None:
-        from reference.errors import QueryError
+        from cepkit.reference.errors import QueryError
 
         assert isinstance(exc, QueryError), f"{case.id}: expected a QueryError, got {type(exc).__name__}: {exc}"
         assert case.error["contains"] in exc.message, str(exc)
@@ -359,10 +359,10 @@ def _frame(events: list):
 def _own_rows(query: str, read: dict):
     """(the table a query carries in VALUES as an EventBatch, its rows as records); (None, []) for a query
     the parser refuses (an expected-error vector: compiling it fails first)."""
-    from reference.errors import QueryError
-    from reference.sql.engine import to_table
-    from reference.sql.parse import parse
-    from reference.sql.source import base
+    from cepkit.reference.errors import QueryError
+    from cepkit.reference.sql.engine import to_table
+    from cepkit.reference.sql.parse import parse
+    from cepkit.reference.sql.source import base
 
     try:
         q = parse(query)
@@ -391,9 +391,9 @@ def cases() -> list:
     engine but replay (events as a DataFrame), and on the replay engine over a store with the vector's
     block size and indexes, planned by the cost model (pareto), by full replay (none), and once per index
     configuration (method = the configuration's variables). The replay intervals themselves and the
-    aggregation cost model (not properties of a match table) stay in conformance/test_replay_conformance.py."""
-    from conformance.harness import Case
-    from reference import registry
+    aggregation cost model (not properties of a match table) stay in tests/conformance/test_replay_conformance.py."""
+    from cepkit.conformance.harness import Case
+    from cepkit.reference import registry
 
     out = []
     for c in load_sql_cases():

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from conformance.sql_loader import WindowCase, load_window_cases
+from cepkit.conformance.sql_loader import WindowCase, load_window_cases
 
 
 def window_text(w: dict) -> str:
@@ -55,7 +55,7 @@ def _check(c: WindowCase):
 
 
 def cases() -> list:
-    from conformance.harness import Case
+    from cepkit.conformance.harness import Case
 
     read = {"type_col": None, "default_type": "event"}
     out = []

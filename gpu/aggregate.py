@@ -2,7 +2,7 @@
 window (the thesis' non-incremental kernel, §4.4) into an exact 128-bit sum, the non-null count, min and
 max of int64 values (float64 columns as int64 multiples of a decimal scale); long windows read whole
 blocks of about sqrt(length) events from per-block partials computed first, the ends event by event. The host
-computes the window bounds (gpu.windows) and builds rows as the reference: avg is the exact fraction
+computes the window bounds (cepkit.gpu.windows) and builds rows as the reference: avg is the exact fraction
 sum / count, empty windows give sum 0, count 0 and null min/max/avg, or are skipped (A10)."""
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from typing import Sequence
 
 import numpy as np
 
-from gpu.buffers import download, scratch, upload
-from gpu.columns import scaled_integers
-from gpu.device import runtime
-from gpu.launch import kernel
-from gpu.windows import window_bounds
-from reference.windows.aggregate import AggRow, check_functions
-from reference.windows.api import check_attribute
-from reference.windows.spec import WindowSpec
+from cepkit.gpu.buffers import download, scratch, upload
+from cepkit.gpu.columns import scaled_integers
+from cepkit.gpu.device import runtime
+from cepkit.gpu.launch import kernel
+from cepkit.gpu.windows import window_bounds
+from cepkit.reference.windows.aggregate import AggRow, check_functions
+from cepkit.reference.windows.api import check_attribute
+from cepkit.reference.windows.spec import WindowSpec
 
 BATCH = 1 << 22
 
@@ -115,7 +115,7 @@ def _exact(x, factor: int):
 
 def aggregate_arrays(batch, attr: str, spec: WindowSpec, device: str | None = None, batch_size: int = BATCH,
                      events: list | None = None) -> WindowAggregates:
-    """The aggregates of every window of `batch` (windows as reference.windows.spec.windows)."""
+    """The aggregates of every window of `batch` (windows as cepkit.reference.windows.spec.windows)."""
     check_attribute(batch, attr)
     values, null, scale = scaled_integers(batch.columns[attr], attr)
     start, stop, wts = window_bounds(batch.ts, spec)
@@ -147,6 +147,6 @@ def aggregate_arrays(batch, attr: str, spec: WindowSpec, device: str | None = No
 
 def aggregate_rows(batch, attr: str, spec: WindowSpec, funcs: Sequence[str] = ("sum",), skip_empty: bool = False,
                    device: str | None = None, batch_size: int = BATCH) -> list[AggRow]:
-    """Like reference.windows.api.aggregate_batch (any method): one AggRow per window."""
+    """Like cepkit.reference.windows.api.aggregate_batch (any method): one AggRow per window."""
     check_functions(funcs)
     return aggregate_arrays(batch, attr, spec, device, batch_size).rows(funcs, skip_empty)

@@ -6,11 +6,11 @@ from typing import Callable
 
 import numpy as np
 
-from gpu.clexpr import Operand
-from gpu.columns import DeviceColumn, device_columns
-from reference.errors import Unsupported
-from reference.sql import ast as S
-from reference.sql.validate import nodes
+from cepkit.gpu.clexpr import Operand
+from cepkit.gpu.columns import DeviceColumn, device_columns
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.validate import nodes
 
 
 @dataclass
@@ -57,7 +57,7 @@ def bind(expr, raw: Callable[[str | None, str], np.ndarray], index: Callable[[st
     """Device columns for the references of `expr`; `raw(qualifier, column)` gives the whole column.
     Text columns share one sorted dictionary, so any two of them compare by code; float64 columns that
     arithmetic reads also get their exact decimal form."""
-    from reference.sql.run import numeric_refs
+    from cepkit.reference.sql.run import numeric_refs
 
     keys = column_refs(expr)
     computed = numeric_refs([expr])

@@ -3,7 +3,7 @@
 A column becomes int64 ('long'), float64 ('double', NaN never reaches a comparison: it is null) or int32
 codes into a sorted dictionary ('code') shared by every column of a group (the columns a condition
 compares), plus a uint8 null mask when the column has nulls. Text that reads as a number also gets a
-numeric view, so text/number comparisons follow reference.evaluate.compare_values. Values the kernels
+numeric view, so text/number comparisons follow cepkit.reference.evaluate.compare_values. Values the kernels
 cannot hold exactly (integers beyond int64, mixed text and numbers, float ids) raise Unsupported.
 """
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from gpu.clexpr import INT64_MAX, INT64_MIN, Operand, exact_float
-from reference.errors import Unsupported
-from reference.evaluate import as_number
-from reference.events import exact
+from cepkit.gpu.clexpr import INT64_MAX, INT64_MIN, Operand, exact_float
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.evaluate import as_number
+from cepkit.reference.events import exact
 
 
 @dataclass

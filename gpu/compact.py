@@ -1,13 +1,13 @@
 """Order-preserving stream compaction on the device: a bitmap of 32-event words (one word per work-item,
-as the thesis' eval kernel writes bitmap bytes), an exclusive scan of the per-word counts (gpu.scan),
+as the thesis' eval kernel writes bitmap bytes), an exclusive scan of the per-word counts (cepkit.gpu.scan),
 and a scatter of the set positions to their scanned offsets (spec/004 §4.3, §4.8)."""
 from __future__ import annotations
 
 import numpy as np
 
-from gpu.buffers import download, scratch
-from gpu.launch import kernel
-from gpu.scan import exclusive_scan
+from cepkit.gpu.buffers import download, scratch
+from cepkit.gpu.launch import kernel
+from cepkit.gpu.scan import exclusive_scan
 
 WORD = 32
 

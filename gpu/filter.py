@@ -1,5 +1,5 @@
 """Filter σ_φ (Def 2.10) on an OpenCL device: one work-item per 32 events evaluates the generated
-condition into a bitmap word, then order-preserving compaction (gpu.compact). Input moves to the device
+condition into a bitmap word, then order-preserving compaction (cepkit.gpu.compact). Input moves to the device
 in batches of `batch_size` events; the kept positions of every batch are appended in order."""
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from gpu import clexpr
-from gpu.bind import bind
-from gpu.buffers import scratch, upload
-from gpu.columns import raw_column
-from gpu.compact import WORD, compact, words
-from gpu.device import runtime
-from gpu.launch import kernel, overflow_error, overflowed
-from reference.sql.run import numeric_columns
-from reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
-from reference.windows.api import filter_condition, output_rows
+from cepkit.gpu import clexpr
+from cepkit.gpu.bind import bind
+from cepkit.gpu.buffers import scratch, upload
+from cepkit.gpu.columns import raw_column
+from cepkit.gpu.compact import WORD, compact, words
+from cepkit.gpu.device import runtime
+from cepkit.gpu.launch import kernel, overflow_error, overflowed
+from cepkit.reference.sql.run import numeric_columns
+from cepkit.reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
+from cepkit.reference.windows.api import filter_condition, output_rows
 
 BATCH = 1 << 22
 
@@ -72,5 +72,5 @@ def filter_indices(batch, where: str, device: str | None = None, batch_size: int
 
 
 def filter_rows(batch, where: str, device: str | None = None, batch_size: int = BATCH) -> list[dict[str, Any]]:
-    """Like reference.windows.api.filter_batch: the kept events as rows with ts, id and attributes."""
+    """Like cepkit.reference.windows.api.filter_batch: the kept events as rows with ts, id and attributes."""
     return output_rows(batch, filter_indices(batch, where, device, batch_size))

@@ -1,5 +1,5 @@
 """Windowed join (Defs 2.12, 2.13) on an OpenCL device: one work-item per probing event scans the other
-stream's active window (gpu.windows.active_ranges: strict Def 2.9 or warm-up, A12) with the generated
+stream's active window (cepkit.gpu.windows.active_ranges: strict Def 2.9 or warm-up, A12) with the generated
 condition, counting results; an exclusive scan gives every probe its output offset and a second pass
 writes the (left, right) pairs. Probes are laid out in the reference's processing order (timestamp,
 the first stream before the second at equal timestamps, A13), so results come out in the reference's
@@ -10,19 +10,19 @@ from typing import Any
 
 import numpy as np
 
-from gpu import clexpr
-from gpu.bind import bind
-from gpu.buffers import download, scratch, upload
-from gpu.columns import raw_column
-from gpu.device import runtime
-from gpu.launch import kernel, overflow_error, overflowed
-from gpu.scan import exclusive_scan
-from gpu.windows import active_ranges
-from reference.errors import QueryError
-from reference.sql.run import batch_rows
-from reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
-from reference.windows.api import join_condition, join_rows
-from reference.windows.spec import WindowSpec
+from cepkit.gpu import clexpr
+from cepkit.gpu.bind import bind
+from cepkit.gpu.buffers import download, scratch, upload
+from cepkit.gpu.columns import raw_column
+from cepkit.gpu.device import runtime
+from cepkit.gpu.launch import kernel, overflow_error, overflowed
+from cepkit.gpu.scan import exclusive_scan
+from cepkit.gpu.windows import active_ranges
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sql.run import batch_rows
+from cepkit.reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
+from cepkit.reference.windows.api import join_condition, join_rows
+from cepkit.reference.windows.spec import WindowSpec
 
 BATCH = 1 << 20
 
@@ -136,7 +136,7 @@ def _span(own: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int, int]:
 
 def join_rows_gpu(left, right, on: str, left_window: WindowSpec, right_window: WindowSpec,
                   active: str = "strict", device: str | None = None, batch_size: int = BATCH) -> list[dict[str, Any]]:
-    """Like reference.windows.api.join_batches: rows ts, left_id, right_id, left_<attr>, right_<attr>."""
+    """Like cepkit.reference.windows.api.join_batches: rows ts, left_id, right_id, left_<attr>, right_<attr>."""
     pl, pr, pt = join_pairs(left, right, on, left_window, right_window, active, device, batch_size)
     lcols, lrows = _rows_at(left, pl)
     rcols, rrows = _rows_at(right, pr)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu.buffers import download
-from reference.errors import EventError
+from cepkit.gpu.buffers import download
+from cepkit.reference.errors import EventError
 
 _KERNELS: dict = {}
 

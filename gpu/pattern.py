@@ -13,12 +13,12 @@ from typing import Mapping
 
 import numpy as np
 
-from gpu.device import Runtime
-from gpu.launch import kernel_ns
-from gpu.columns import DeviceColumn
-from gpu.pattern_kernel import OVF_MATCH, OVF_NODE, OVF_PM, fields, slot_shape, source
-from gpu.pattern_plan import PatternPlan
-from reference.errors import EventError
+from cepkit.gpu.device import Runtime
+from cepkit.gpu.launch import kernel_ns
+from cepkit.gpu.columns import DeviceColumn
+from cepkit.gpu.pattern_kernel import OVF_MATCH, OVF_NODE, OVF_PM, fields, slot_shape, source
+from cepkit.gpu.pattern_plan import PatternPlan
+from cepkit.reference.errors import EventError
 
 Match = tuple[tuple[int, ...], tuple[str, ...]]   # partition rows and their variables
 

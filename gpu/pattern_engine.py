@@ -1,6 +1,6 @@
 """MATCH_RECOGNIZE ALL MATCHES on the engine contract, matching on an OpenCL device (gpu/pattern_run.py).
 
-The program is the reference's (reference.sql.engine.SqlProgram: rows buffered, the table computed at
+The program is the reference's (cepkit.reference.sql.engine.SqlProgram: rows buffered, the table computed at
 close, the same match table); only the matching of each partition runs on the device. The constructs the
 kernel runs are declared in reference/registry.py (GPU_SQL); gpu/pattern_plan.py refuses finer things
 (PREV of an expression) at compile time, by name.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.contract import Engine
-from reference.sql import ast as S
-from reference.sql.engine import SqlProgram
+from cepkit.reference.contract import Engine
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.engine import SqlProgram
 
 
 class GpuSqlProgram(SqlProgram):
@@ -26,10 +26,10 @@ class GpuSqlEngine(Engine):
 
     def build(self, q: S.MatchRecognize, device: str | None = None, launch: str | None = None,
               **_options: Any) -> GpuSqlProgram:
-        from gpu.pattern import LAUNCH, LAUNCHES
-        from gpu.pattern_plan import plan
-        from gpu.pattern_run import run_rows
-        from reference.errors import QueryError
+        from cepkit.gpu.pattern import LAUNCH, LAUNCHES
+        from cepkit.gpu.pattern_plan import plan
+        from cepkit.gpu.pattern_run import run_rows
+        from cepkit.reference.errors import QueryError
 
         plan(q)  # Unsupported (by construct, with position) now rather than at close
         launch = launch or LAUNCH

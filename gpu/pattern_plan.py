@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.errors import Unsupported
-from reference.sql import ast as S
-from reference.sql.program import Glushkov, compile_pattern, glushkov
-from reference.sql.validate import nodes
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.program import Glushkov, compile_pattern, glushkov
+from cepkit.reference.sql.validate import nodes
 
 ENGINE = "gpu"
 STRATEGIES = {"contiguous": 0, "skip_till_next": 1, "skip_till_any": 2}

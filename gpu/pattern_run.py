@@ -1,6 +1,6 @@
 """MATCH_RECOGNIZE `ALL MATCHES` queries with the matching on an OpenCL device.
 
-Parsing, partitioning, ordering, MEASURES and the output table are the reference's (reference.sql.run):
+Parsing, partitioning, ordering, MEASURES and the output table are the reference's (cepkit.reference.sql.run):
 the device finds each partition's matches (rows and variables), and the host evaluates the MEASURES of
 each match with the reference evaluator (per match, not per event).
 """
@@ -10,13 +10,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from gpu.columns import device_columns
-from gpu.pattern import LAUNCH, DevicePatternMatcher
-from gpu.pattern_plan import PatternPlan, plan
-from reference.errors import EventError
-from reference.sql import ast as S
-from reference.sql.run import SOURCE_ROW, Table, bind_columns, within_ticks
-from reference.sql.run import run_rows as reference_run_rows
+from cepkit.gpu.columns import device_columns
+from cepkit.gpu.pattern import LAUNCH, DevicePatternMatcher
+from cepkit.gpu.pattern_plan import PatternPlan, plan
+from cepkit.reference.errors import EventError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, within_ticks
+from cepkit.reference.sql.run import run_rows as reference_run_rows
 
 BATCH = 4096   # rows per device batch (one host synchronisation per batch)
 _I64 = (-(1 << 63) + 1, (1 << 63) - 1)
@@ -24,14 +24,14 @@ _I64 = (-(1 << 63) + 1, (1 << 63) - 1)
 
 def compile_query(q: S.MatchRecognize | str, columns: Sequence[str]) -> tuple[S.MatchRecognize, PatternPlan]:
     """The bound query and its device plan; QueryError / Unsupported (by construct) at compile time."""
-    from reference.sql.parse import parse
+    from cepkit.reference.sql.parse import parse
 
     q = bind_columns(parse(q) if isinstance(q, str) else q, list(columns))
     return q, plan(q)
 
 
 class DeviceAllMatches:
-    """The `all_matches` hook of reference.sql.run.run_rows: every partition matched on the device. Built
+    """The `all_matches` hook of cepkit.reference.sql.run.run_rows: every partition matched on the device. Built
     from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
 
     def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH,
@@ -43,7 +43,7 @@ class DeviceAllMatches:
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
                  ts_unit: str | None) -> list[list]:
-        from gpu.device import runtime
+        from cepkit.gpu.device import runtime
 
         p = plan(q)  # q as bound to the table by run_rows (exact column names)
         rows = [r for prows in partitions for r in prows]
@@ -95,7 +95,7 @@ def _keys(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> tuple[np.nd
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
              ts_unit: str | None = None, device: str | None = None, batch: int = BATCH,
              launch: str = LAUNCH) -> Table:
-    """reference.sql.run.run_rows with the matching on the device (`device` as for --device; `launch` as
+    """cepkit.reference.sql.run.run_rows with the matching on the device (`device` as for --device; `launch` as
     for DevicePatternMatcher)."""
     bound, p = compile_query(q, columns)
     return reference_run_rows(bound, columns, rows, ts_unit,
@@ -103,8 +103,8 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
 
 
 def run_query(q: S.MatchRecognize | str, batch, device: str | None = None) -> Table:
-    """reference.sql.run.run_query on the device: an EventBatch's ts, id and columns are the table."""
-    from reference.sql.run import batch_rows
+    """cepkit.reference.sql.run.run_query on the device: an EventBatch's ts, id and columns are the table."""
+    from cepkit.reference.sql.run import batch_rows
 
     columns, rows = batch_rows(batch)
     return run_rows(q, columns, rows, batch.ts_unit, device)

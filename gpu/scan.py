@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu.buffers import download, scratch
-from gpu.launch import kernel
+from cepkit.gpu.buffers import download, scratch
+from cepkit.gpu.launch import kernel
 
 ITEMS = 16          # counts per work-item in the blocked scan
 

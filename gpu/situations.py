@@ -5,7 +5,7 @@ a kernel evaluates every situation condition on every event (one work-item per e
 the condition holds and did not hold on the partition's previous event; an inclusive max-scan of the start
 positions gives every event the start of its run; a scan over "run ends here" (the condition fails after
 holding) compacts the finished situations whose duration te - ts lies in the inclusive bounds. The run
-still open at the end of a chunk is carried into the next one. The result equals reference.tpstream's
+still open at the end of a chunk is carried into the next one. The result equals cepkit.reference.tpstream's
 Deriver: situations with te = the time of the first event failing the condition, that event excluded.
 """
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Sequence
 
 import numpy as np
 
-from gpu.clexpr import PRELUDE, predicate
-from gpu.columns import device_columns, raw_column
-from gpu.device import runtime
-from gpu.launch import kernel_ns
-from reference.errors import EventError, Unsupported
-from reference.language import ast as A
-from reference.tpstream.query import SituationDef
-from reference.tpstream.situations import Situation
+from cepkit.gpu.clexpr import PRELUDE, predicate
+from cepkit.gpu.columns import device_columns, raw_column
+from cepkit.gpu.device import runtime
+from cepkit.gpu.launch import kernel_ns
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.tpstream.query import SituationDef
+from cepkit.reference.tpstream.situations import Situation
 
 ENGINE = "gpu"
 CHUNK = 1 << 16
@@ -240,10 +240,10 @@ __kernel void cepkit_sit_starts(const long n, const long off, __global const uch
 
 def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, ...] = (),
            device: str | None = None, chunk: int = CHUNK, conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
-    """reference.tpstream.run.derive on the device: ([(partition, name, ts, te, events)],
+    """cepkit.reference.tpstream.run.derive on the device: ([(partition, name, ts, te, events)],
     [(partition, name, ts, events so far)])."""
-    from reference.tpstream.bind import partitions
-    from reference.tpstream.reads import check_columns
+    from cepkit.reference.tpstream.bind import partitions
+    from cepkit.reference.tpstream.reads import check_columns
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     parts = partitions(batch, partition_by)
@@ -258,7 +258,7 @@ def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, 
 
 def device_derivation(device: str | None = None, chunk: int = CHUNK,
                       conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
-    """The `derived` hook of reference.tpstream.run.run_query: situations derived on the device, their
+    """The `derived` hook of cepkit.reference.tpstream.run.run_query: situations derived on the device, their
     conditions under the query's `conventions`."""
     def derived(definitions, batch, parts):
         deriver = DeviceDeriver(definitions, batch, device, chunk, conventions)
@@ -268,7 +268,7 @@ def device_derivation(device: str | None = None, chunk: int = CHUNK,
 
 def run_query(query, batch, device: str | None = None, chunk: int = CHUNK):
     """A TPStream query in exact mode: situations derived on the device, matched by the reference matcher."""
-    from reference.tpstream.run import run_query as reference_run_query
+    from cepkit.reference.tpstream.run import run_query as reference_run_query
 
     return reference_run_query(query, batch, "exact", "matcher",
                                derived=device_derivation(device, chunk, query.conventions))

@@ -3,10 +3,10 @@ exact matcher, through run_query's `derived=` hook. Exact mode only: its registr
 "early output", so `compile(..., mode="early")` is refused by name at compile time."""
 from __future__ import annotations
 
-from reference.contract import Engine
-from reference.errors import Unsupported
-from reference.tpstream.engine import TPStreamProgram
-from reference.tpstream.query import TPQuery
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.tpstream.engine import TPStreamProgram
+from cepkit.reference.tpstream.query import TPQuery
 
 
 class GpuTPStreamEngine(Engine):
@@ -14,7 +14,7 @@ class GpuTPStreamEngine(Engine):
     language = "tpstream"
 
     def build(self, query: TPQuery, mode: str = "exact", device: str | None = None, chunk: int | None = None):
-        from gpu.situations import CHUNK, device_derivation
+        from cepkit.gpu.situations import CHUNK, device_derivation
 
         if mode != "exact":
             raise Unsupported(self.name, "early output")

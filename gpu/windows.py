@@ -1,10 +1,10 @@
-"""The windows of reference.windows.spec.windows (Defs 2.7, 2.8, A10, A11) as NumPy arrays: first event,
+"""The windows of cepkit.reference.windows.spec.windows (Defs 2.7, 2.8, A10, A11) as NumPy arrays: first event,
 one-past-last event and timestamp of every window, computed without a Python loop per window."""
 from __future__ import annotations
 
 import numpy as np
 
-from reference.windows.spec import WindowSpec
+from cepkit.reference.windows.spec import WindowSpec
 
 _WIDE = 2 ** 62   # a size or slide from here on is computed with Python ints (WITHIN 2^63 ticks and more)
 
@@ -50,7 +50,7 @@ def window_bounds(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.ndar
 
 def active_ranges(ts: np.ndarray, seen: np.ndarray, t: np.ndarray, spec: WindowSpec,
                   active: str) -> tuple[np.ndarray, np.ndarray]:
-    """[lo, hi) of the active window (reference.windows.join._active) of a stream with timestamps `ts`,
+    """[lo, hi) of the active window (cepkit.reference.windows.join._active) of a stream with timestamps `ts`,
     for probes at times `t` that have seen its first `seen` events."""
     ts = np.asarray(ts, dtype=np.int64)
     seen = np.asarray(seen, dtype=np.int64)

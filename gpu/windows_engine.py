@@ -1,13 +1,13 @@
 """The windowed operators on an OpenCL device, on the engine contract: the program, input and match table
 are the reference's (reference/windows/engine.py); the filter, the window aggregates and the join pairs
-are computed by gpu.filter, gpu.aggregate and gpu.join (the same rows as the reference)."""
+are computed by cepkit.gpu.filter, cepkit.gpu.aggregate and cepkit.gpu.join (the same rows as the reference)."""
 from __future__ import annotations
 
 from typing import Any
 
-from reference.contract import Engine
-from reference.windows.engine import WindowProgram
-from reference.windows.query import WindowQuery
+from cepkit.reference.contract import Engine
+from cepkit.reference.windows.engine import WindowProgram
+from cepkit.reference.windows.query import WindowQuery
 
 
 class GpuWindowProgram(WindowProgram):
@@ -18,18 +18,18 @@ class GpuWindowProgram(WindowProgram):
         self.device = device
 
     def filter_rows(self, batch):
-        from gpu.filter import filter_rows
+        from cepkit.gpu.filter import filter_rows
 
         return filter_rows(batch, self.q.condition, self.device)
 
     def aggregate_rows(self, batch):
-        from gpu.aggregate import aggregate_rows
+        from cepkit.gpu.aggregate import aggregate_rows
 
         return [r.as_dict() for r in aggregate_rows(batch, self.q.attr, self.q.window, self.q.funcs,
                                                      self.q.skip_empty, self.device)]
 
     def join_rows(self, left, right):
-        from gpu.join import join_rows_gpu
+        from cepkit.gpu.join import join_rows_gpu
 
         return join_rows_gpu(left, right, self.q.condition, self.q.window, self.q.right_window, self.q.active,
                              self.device)

@@ -16,9 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.nfab.compile import Formula, NFAb
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.nfab.compile import Formula, NFAb
 
 NUM, NULL, STR = 0, 1, 2
 

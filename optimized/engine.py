@@ -20,23 +20,23 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from optimized import kernel as K
-from optimized import merging, runindex
-from optimized.bytecode import ENGINE, FormulaCompiler
-from optimized.returns import ReturnProgram, column, concat_columns
-from optimized.store import Store
-from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.errors import EventError, Unsupported
-from reference.evaluate import Env, evaluate
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.contract import Engine, Program
-from reference.match import Match
-from reference.match_table import Layout, MatchTable
-from reference.match_table import decode as decode_column
-from reference.match_table import encode as encode_column
-from reference.nfab.compile import NFAb, check_selection, compile_nfab, is_nfab_query
-from reference.pattern.counters import Counters
+from cepkit.optimized import kernel as K
+from cepkit.optimized import merging, runindex
+from cepkit.optimized.bytecode import ENGINE, FormulaCompiler
+from cepkit.optimized.returns import ReturnProgram, column, concat_columns
+from cepkit.optimized.store import Store
+from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.evaluate import Env, evaluate
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.reference.match_table import decode as decode_column
+from cepkit.reference.match_table import encode as encode_column
+from cepkit.reference.nfab.compile import NFAb, check_selection, compile_nfab, is_nfab_query
+from cepkit.reference.pattern.counters import Counters
 
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
@@ -91,8 +91,8 @@ class OptimizedProgram(Program):
         self.kernel = K
         self.generated = None
         if codegen:  # a module of straight-line formulas for this query (optimized/codegen.py)
-            from optimized.cache import load_module
-            from optimized.codegen import module_source
+            from cepkit.optimized.cache import load_module
+            from cepkit.optimized.codegen import module_source
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query),
                                                                      fc.null_logic))
@@ -499,7 +499,7 @@ class OptimizedProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-    from reference.language.printer import query_to_text
+    from cepkit.reference.language.printer import query_to_text
 
     return query_to_text(q)
 
@@ -562,7 +562,7 @@ class OptimizedEngine(Engine):
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
         if q.dialect == "sase1":  # SASE 1.0's runs (optimized/sase1); the options above are SASE+ measurements
-            from optimized.sase1.program import Sase1OptimizedProgram
+            from cepkit.optimized.sase1.program import Sase1OptimizedProgram
 
             return Sase1OptimizedProgram(compile_nfab(q), selection=selection)
         if not is_nfab_query(q):

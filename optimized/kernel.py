@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
-from optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
-                                relink, replace, sweep)
-from optimized.values import agg_add, cmp_vals, rat_add, rat_div, rat_mod, rat_mul, rat_sub, sub64
+from cepkit.optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR
+from cepkit.optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
+                                       relink, replace, sweep)
+from cepkit.optimized.values import agg_add, cmp_vals, rat_add, rat_div, rat_mod, rat_mul, rat_sub, sub64
 
 NUM, NULL, STR = 0, 1, 2
 FIRST, ITER = 0, 1

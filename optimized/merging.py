@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from optimized import kernel as K
-from optimized.bytecode import M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, OP_AGG, OP_ATTR, OP_LEN
-from reference.nfab.compile import NFAb
+from cepkit.optimized import kernel as K
+from cepkit.optimized.bytecode import M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, OP_AGG, OP_ATTR, OP_LEN
+from cepkit.reference.nfab.compile import NFAb
 
 # the accumulator fields an aggregate reads (offsets in its AGGW slot): sum num/den 0-1, count 2,
 # min 3-4, max 5-6; a function of no values (count 0) is null, so "count > 0" is part of the key

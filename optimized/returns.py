@@ -14,13 +14,13 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from optimized import kernel as K
-from optimized.bytecode import NULL, STR, FormulaCompiler
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.language.validate import walk
-from reference.match_table import FRACTION
-from reference.nfab.compile import NFAb
+from cepkit.optimized import kernel as K
+from cepkit.optimized.bytecode import NULL, STR, FormulaCompiler
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.validate import walk
+from cepkit.reference.match_table import FRACTION
+from cepkit.reference.nfab.compile import NFAb
 
 
 @njit(cache=True)

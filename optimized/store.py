@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text, string_code
-from reference.errors import Unsupported
-from reference.events import EventBatch, exact
+from cepkit.optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text, string_code
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.events import EventBatch, exact
 
 
 def _unsupported(what: str, column: str) -> Unsupported:
@@ -115,7 +115,7 @@ class Store:
         self.end += size
 
     def value(self, pos: int, attr: str):
-        """The exact value of an attribute (as reference.evaluate sees it)."""
+        """The exact value of an attribute (as cepkit.reference.evaluate sees it)."""
         k = self.attrs.index(attr)
         q = pos - self.base
         t = self.vt[k, q]

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from reference.errors import EventError, QueryError
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.language.printer import expr_to_text
-from reference.language.units import NANOS
-from reference.language.validate import walk
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.printer import expr_to_text
+from cepkit.reference.language.units import NANOS
+from cepkit.reference.language.validate import walk
 
 _ORDERING = {"<", "<=", ">", ">="}
 

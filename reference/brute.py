@@ -8,12 +8,12 @@ component lies in its gap. Exponential: for tiny inputs and for checking the NFA
 """
 from __future__ import annotations
 
-from reference.events import EventBatch
-from reference.errors import ResourceLimit
-from reference.language import ast as A
-from reference.match import Match
-from reference.nfab.compile import Formula, NFAb
-from reference.nfab.runs import NFAbProgram
+from cepkit.reference.events import EventBatch
+from cepkit.reference.errors import ResourceLimit
+from cepkit.reference.language import ast as A
+from cepkit.reference.match import Match
+from cepkit.reference.nfab.compile import Formula, NFAb
+from cepkit.reference.nfab.runs import NFAbProgram
 
 Bindings = tuple[tuple[int, ...], ...]
 

@@ -5,14 +5,14 @@ pattern model (spec/001 §2.7, skip-till-any-match); a query in the SASE 1.0 dia
 enumeration, reference/brute.py and reference/pattern/brute.py) picks its program the same way."""
 from __future__ import annotations
 
-from reference.brute import BruteForceProgram
-from reference.contract import Engine
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.language.constructs import SASE1_DIALECT
-from reference.nfab.compile import compile_nfab, is_nfab_query
-from reference.nfab.runs import NFAbProgram
-from reference.nfab.sase1 import Sase1Program
+from cepkit.reference.brute import BruteForceProgram
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.constructs import SASE1_DIALECT
+from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
+from cepkit.reference.nfab.runs import NFAbProgram
+from cepkit.reference.nfab.sase1 import Sase1Program
 
 
 class _SaseEngine(Engine):
@@ -25,8 +25,8 @@ class _SaseEngine(Engine):
             return self.sase1_program(compile_nfab(q), selection=selection)
         if is_nfab_query(q):
             return self.nfab_program(compile_nfab(q), selection=selection)
-        from reference.pattern.engines import all_only
-        from reference.pattern.model import compile_pattern
+        from cepkit.reference.pattern.engines import all_only
+        from cepkit.reference.pattern.model import compile_pattern
 
         all_only(self.name, selection)
         program = self.pattern_program()(compile_pattern(q))
@@ -44,7 +44,7 @@ class ReferenceEngine(_SaseEngine):
 
     @staticmethod
     def pattern_program():
-        from reference.pattern.eager import EagerProgram
+        from cepkit.reference.pattern.eager import EagerProgram
 
         return EagerProgram
 
@@ -63,6 +63,6 @@ class BruteForceEngine(_SaseEngine):
 
     @staticmethod
     def pattern_program():
-        from reference.pattern.brute import PatternBruteProgram
+        from cepkit.reference.pattern.brute import PatternBruteProgram
 
         return PatternBruteProgram

@@ -106,3 +106,9 @@ def require_extra(extra: str, what: str) -> None:
     package = missing_package(extra)
     if package is not None:
         raise MissingExtra(what, extra, package)
+
+
+# Their public name: tracebacks and reprs say cepkit.errors.QueryError, and pickles name the module users import
+# (cepkit/errors.py, which re-exports them).
+for _public in (CepkitError, QueryError, Unsupported, EventError, ResourceLimit, CepkitWarning, MissingExtra):
+    _public.__module__ = "cepkit.errors"

@@ -1,5 +1,5 @@
 """Exact evaluation of the expression language (ints, Fractions, strings, null): the one reference
-evaluator of every language, driven by the query's null logic (`reference.language.ast.Conventions`).
+evaluator of every language, driven by the query's null logic (`cepkit.reference.language.ast.Conventions`).
 
 Null (a missing value) propagates through arithmetic; division or modulo by zero gives null; arithmetic
 on text is an EventError. Comparisons, boolean logic and the numeric reading of truth values follow the
@@ -15,7 +15,7 @@ null logic:
 
 `reduce` is that shared semantics for the shared nodes (Const, Compare, And, Or, Not, BinOp, Neg); each
 language's evaluator handles its own leaves (SASE attribute references and aggregates here, SQL row
-navigation in reference.sql.exprs) and delegates every other node to it.
+navigation in cepkit.reference.sql.exprs) and delegates every other node to it.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from reference.errors import EventError
-from reference.language import ast as A
+from cepkit.reference.errors import EventError
+from cepkit.reference.language import ast as A
 
 Value = Any
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reference.events import EventBatch
-from reference.readers import from_arrow, from_pandas, read_events
-from reference.lazy_import import lazy_module
+from cepkit.reference.events import EventBatch
+from cepkit.reference.readers import from_arrow, from_pandas, read_events
+from cepkit.reference.lazy_import import lazy_module
 
 pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 

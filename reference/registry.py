@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from reference.errors import CepkitError, QueryError, Unsupported, require_extra
+from cepkit.reference.errors import CepkitError, QueryError, Unsupported, require_extra
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class LanguageEntry:
     parse: str                      # "module:function": text -> AST (QueryError with line and column)
     constructs: str                 # "module:function": AST -> {construct name: position}
     title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
-    events: str = "reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
+    events: str = "cepkit.reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
     # "module:function" (query, engine name, build) -> program: the language's front-end step around every
     # engine's program (SQL: the outer query and the input forms); None: build(query)
@@ -38,7 +38,7 @@ class LanguageEntry:
 class EngineEntry:
     language: str
     name: str
-    target: str                     # "module:Class" of a reference.contract.Engine
+    target: str                     # "module:Class" of a cepkit.reference.contract.Engine
     description: str
     constructs: frozenset[str] | None = None   # None: every construct of the language
     events: str | None = None       # "module:function" for input other than the language's (a replay store)
@@ -51,7 +51,7 @@ def _load(target: str) -> Any:
 
 SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window", "aggregate", "RETURN"})
 NON_OVERLAP = "non-overlap output (--selection non-overlap)"
-SASE1_DIALECT = "SASE 1.0 dialect"  # reference.language.constructs.SASE1_DIALECT
+SASE1_DIALECT = "SASE 1.0 dialect"  # cepkit.reference.language.constructs.SASE1_DIALECT
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
@@ -61,59 +61,59 @@ OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optim
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
-                  "reference.language:parse", "reference.language.constructs:constructs", "SASE+"),
+                  "cepkit.reference.language:parse", "cepkit.reference.language.constructs:constructs", "SASE+"),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
-                  "reference.sql.parse:parse", "reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
-                  events="reference.sql.engine:to_table", program="reference.sql.front:build"),
+                  "cepkit.reference.sql.parse:parse", "cepkit.reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
+                  events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
-                  "reference.tpstream.parser:parse_tpstream", "reference.tpstream.constructs:constructs",
-                  "TPStream", events="reference.inputs:to_untyped_batch"),
+                  "cepkit.reference.tpstream.parser:parse_tpstream", "cepkit.reference.tpstream.constructs:constructs",
+                  "TPStream", events="cepkit.reference.inputs:to_untyped_batch"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
-                  "reference.afa.afafile:loads_afa", "reference.afa.constructs:constructs", "AFA",
-                  events="reference.afa.eventfile:to_elements"),
+                  "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
+                  events="cepkit.reference.afa.eventfile:to_elements"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "reference.windows.query:parse", "reference.windows.query:constructs", "window",
-                  events="reference.windows.engine:to_input"),
+                  "cepkit.reference.windows.query:parse", "cepkit.reference.windows.query:constructs", "window",
+                  events="cepkit.reference.windows.engine:to_input"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
-    EngineEntry("sase", "reference", "reference.engine:ReferenceEngine",
+    EngineEntry("sase", "reference", "cepkit.reference.engine:ReferenceEngine",
                 "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
-    EngineEntry("sase", "brute", "reference.engine:BruteForceEngine",
+    EngineEntry("sase", "brute", "cepkit.reference.engine:BruteForceEngine",
                 "the definitions by enumeration (at most 200 events)",
                 SASE_CORE | STRATEGIES | SASE_PATTERNS | {NON_OVERLAP}),  # not the SASE 1.0 dialect
-    EngineEntry("sase", "reference-eager", "reference.pattern.engines:EagerEngine",
+    EngineEntry("sase", "reference-eager", "cepkit.reference.pattern.engines:EagerEngine",
                 "the eager NFA of spec/001 (skip-till-any-match)",
                 SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),
-    EngineEntry("sase", "reference-lazy", "reference.pattern.engines:LazyChainEngine",
+    EngineEntry("sase", "reference-lazy", "cepkit.reference.pattern.engines:LazyChainEngine",
                 "the lazy chain NFA of spec/001 (rarest event type first)",
                 SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),
-    EngineEntry("sase", "reference-tree", "reference.pattern.engines:TreeEngine",
+    EngineEntry("sase", "reference-tree", "cepkit.reference.pattern.engines:TreeEngine",
                 "the lazy tree NFA of spec/001 (no Kleene closure)",
                 (SASE_CORE - {"Kleene closure"}) | SASE_PATTERNS | {"skip_till_any_match"}),
-    EngineEntry("sase", "reference-ssc", "reference.rfid.engine:SSCEngine",
+    EngineEntry("sase", "reference-ssc", "cepkit.reference.rfid.engine:SSCEngine",
                 "the SASE RFID plan of spec/002 (SSC, active instance stacks)",
                 (SASE_CORE - {"Kleene closure", "aggregate"}) | {"ANY(...)", "RFID dialect", "skip_till_any_match"}),
-    EngineEntry("sase", "optimized-lazy", "optimized.lazy.engines:OptimizedLazyEngine",
+    EngineEntry("sase", "optimized-lazy", "cepkit.optimized.lazy.engines:OptimizedLazyEngine",
                 "Numba lazy chain NFA of spec/001 (rarest type first; Kleene closure included)",
                 OPTIMIZED_KLEENE),
-    EngineEntry("sase", "optimized-tree", "optimized.lazy.engines:OptimizedTreeEngine",
+    EngineEntry("sase", "optimized-tree", "cepkit.optimized.lazy.engines:OptimizedTreeEngine",
                 "Numba tree NFA of spec/001 (adaptive order; no Kleene closure)",
                 OPTIMIZED_PATTERNS),
-    EngineEntry("sase", "optimized-eager", "optimized.lazy.engines:OptimizedEagerEngine",
+    EngineEntry("sase", "optimized-eager", "cepkit.optimized.lazy.engines:OptimizedEagerEngine",
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
                 OPTIMIZED_KLEENE),
-    EngineEntry("sase", "optimized", "optimized.engine:OptimizedEngine",
+    EngineEntry("sase", "optimized", "cepkit.optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences; SASE 1.0's runs in its dialect)",
                 SASE_CORE | STRATEGIES | {NON_OVERLAP, SASE1_DIALECT}),
 
-    EngineEntry("sql", "reference", "reference.sql.engine:SqlEngine",
+    EngineEntry("sql", "reference", "cepkit.reference.sql.engine:SqlEngine",
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
-    EngineEntry("sql", "gpu", "gpu.pattern_engine:GpuSqlEngine",
+    EngineEntry("sql", "gpu", "cepkit.gpu.pattern_engine:GpuSqlEngine",
                 "OpenCL step kernel for ALL MATCHES sequential patterns",
                 # what gpu/pattern_plan.py lets the kernel run (names of reference/sql/constructs.py); the
                 # host evaluates MEASURES with the reference, so every MEASURES construct is the gpu's too
@@ -123,37 +123,37 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                            "AFTER MATCH SKIP TO LAST"}
                           | {f"{f} in MEASURES" for f in ("PREV", "NEXT", "FIRST", "LAST", "PREV of an expression",
                                                           "CLASSIFIER", "MATCH_NUMBER", "aggregates")})),
-    EngineEntry("sql", "optimized", "optimized.sql.engine:OptimizedSqlEngine",
+    EngineEntry("sql", "optimized", "cepkit.optimized.sql.engine:OptimizedSqlEngine",
                 "Numba row-pattern matcher and ALL MATCHES runner over partitions sorted in NumPy"),
-    EngineEntry("sql", "replay", "reference.replay.engine:ReplayEngine",
+    EngineEntry("sql", "replay", "cepkit.reference.replay.engine:ReplayEngine",
                 "index-based offline replay over a store directory (spec/004 §3)",
-                events="reference.replay.engine:open_store"),
+                events="cepkit.reference.replay.engine:open_store"),
 
-    EngineEntry("tpstream", "reference", "reference.tpstream.engine:TPStreamEngine",
+    EngineEntry("tpstream", "reference", "cepkit.reference.tpstream.engine:TPStreamEngine",
                 "situation derivation and the Allen-relation matcher (exact and early output)"),
-    EngineEntry("tpstream", "brute", "reference.tpstream.engine:TPStreamBruteEngine",
+    EngineEntry("tpstream", "brute", "cepkit.reference.tpstream.engine:TPStreamBruteEngine",
                 "the definitions by enumerating configurations (small inputs)"),
-    EngineEntry("tpstream", "gpu", "gpu.situations_engine:GpuTPStreamEngine",
+    EngineEntry("tpstream", "gpu", "cepkit.gpu.situations_engine:GpuTPStreamEngine",
                 "situation derivation in OpenCL, the reference's exact matcher",
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
                            "RETURN", "exact output"})),  # not "early output"
-    EngineEntry("tpstream", "optimized", "optimized.tpstream.engine:OptimizedTPStreamEngine",
+    EngineEntry("tpstream", "optimized", "cepkit.optimized.tpstream.engine:OptimizedTPStreamEngine",
                 "columnar situation derivation and the Allen-relation matcher in Numba (exact and early output)",
                 frozenset({"situations", "Allen relations", "PARTITION BY", "duration bounds", "disjunctive relations",
                            "RETURN", "exact output", "early output"})),
 
-    EngineEntry("afa", "reference", "reference.afa.engine:AfaEngine",
+    EngineEntry("afa", "reference", "cepkit.reference.afa.engine:AfaEngine",
                 "the speculative AFA operator and its flavours (ignorable, seq, cleanse)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),  # flavour refusals: the input's, at feed time
-    EngineEntry("afa", "optimized", "optimized.afa.engine:OptimizedAfaEngine",
+    EngineEntry("afa", "optimized", "cepkit.optimized.afa.engine:OptimizedAfaEngine",
                 "Algorithm 1 over typed arrays in Numba (every flavour; dynamic patterns under basic)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
                            "epsilon arcs", "standby arcs"})),
 
-    EngineEntry("window", "reference", "reference.windows.engine:WindowEngine",
+    EngineEntry("window", "reference", "cepkit.reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),
-    EngineEntry("window", "gpu", "gpu.windows_engine:GpuWindowEngine",
+    EngineEntry("window", "gpu", "cepkit.gpu.windows_engine:GpuWindowEngine",
                 "OpenCL filter, windowed aggregation and join"),
 )}
 
@@ -179,13 +179,13 @@ def engine_entry(lang: str, name: str) -> EngineEntry:
     return ENGINES[(lang, name)]
 
 
-# The extra (reference/errors.py EXTRAS) an engine needs, by the top package of its "module:Class" target.
-ENGINE_EXTRAS: dict[str, str] = {"gpu": "gpu", "spark_jobs": "spark"}
+# The extra (reference/errors.py EXTRAS) an engine needs, by the cepkit subpackage of its "module:Class" target.
+ENGINE_EXTRAS: dict[str, str] = {"cepkit.gpu": "gpu", "cepkit.spark_jobs": "spark"}
 
 
 def engine_extra(lang: str, name: str) -> str | None:
     """The extra the named engine needs beyond the core install, else None (imports nothing)."""
-    return ENGINE_EXTRAS.get(engine_entry(lang, name).target.partition(":")[0].split(".")[0])
+    return ENGINE_EXTRAS.get(".".join(engine_entry(lang, name).target.partition(":")[0].split(".")[:2]))
 
 
 def require_engine(lang: str, name: str) -> None:

@@ -5,7 +5,7 @@
 # probe kernel, install Debian/Ubuntu's pocl-opencl-icd if apt-get and root are available.
 set -u
 PY="${1:-.venv/bin/python}"
-probe() { "$PY" -c 'from gpu.device import runtime; print("OpenCL device:", runtime().name)' 2>/dev/null; }
+probe() { "$PY" -c 'from cepkit.gpu.device import runtime; print("OpenCL device:", runtime().name)' 2>/dev/null; }
 if probe; then exit 0; fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "no OpenCL device builds kernels; installing the system PoCL (apt-get install pocl-opencl-icd)"

@@ -1,19 +1,19 @@
-"""The Spark job for every language (spark_jobs.languages plans the split, spark_jobs.generic_tasks runs the
+"""The Spark job for every language (cepkit.spark_jobs.languages plans the split, cepkit.spark_jobs.generic_tasks runs the
 groups): read the events, number them where the plan needs it, partition and sort them in Spark, match
-inside the executors, write the match rows atomically (spark_jobs.commit)."""
+inside the executors, write the match rows atomically (cepkit.spark_jobs.commit)."""
 from __future__ import annotations
 
 import time
 
-from reference import registry
-from reference.errors import EventError, QueryError
-from spark_jobs import commit as C
-from spark_jobs import generic_tasks as G
-from spark_jobs import languages as L
-from spark_jobs import plan as P
-from spark_jobs import source as S
-from spark_jobs import spark_io as IO
-from spark_jobs import tasks as T
+from cepkit.reference import registry
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs import generic_tasks as G
+from cepkit.spark_jobs import languages as L
+from cepkit.spark_jobs import plan as P
+from cepkit.spark_jobs import source as S
+from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import tasks as T
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 
@@ -23,8 +23,8 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                 input_format: str | None = None, slice_length: int | None = None,
                 partitions: int | None = None, spark=None, key: str | None = None, flavor: str | None = None,
                 t0: float | None = None):
-    """Run a query of any language (spark_jobs.languages); returns spark_jobs.job.Summary."""
-    from spark_jobs.job import Summary
+    """Run a query of any language (cepkit.spark_jobs.languages); returns cepkit.spark_jobs.job.Summary."""
+    from cepkit.spark_jobs.job import Summary
 
     t0 = t0 if t0 is not None else time.perf_counter()
     if lang not in ("sase", "sql", "tpstream", "afa"):
@@ -118,15 +118,15 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
             plan = L.LanguagePlan(plan.kind, plan.keys, -(-plan.context // ns_per_tick), plan.note)
     elif lang == "sase":
         if n:
-            from reference.binding import resolve_type
+            from cepkit.reference.binding import resolve_type
 
             for c in _components(q):
                 resolve_type(c.event_type, type_names, c.pos)
         plan = L.plan_sase(q, selection, L.sase_window_ticks(q, stream_unit, ns_per_tick) if n else 1)
 
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from reference.match_table import Layout
-        from reference.sql.table import output_columns
+        from cepkit.reference.match_table import Layout
+        from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
@@ -201,7 +201,7 @@ def _options(lang: str, selection: str, flavor: str | None) -> dict:
 
 
 def _components(q):
-    from reference.language.ast import leaves
+    from cepkit.reference.language.ast import leaves
 
     return leaves(q.pattern)
 

@@ -1,4 +1,4 @@
-"""The task body of the generic Spark path (spark_jobs.languages): feed each group's sorted rows to a program of
+"""The task body of the generic Spark path (cepkit.spark_jobs.languages): feed each group's sorted rows to a program of
 any language (`registry.get_engine(lang, engine).compile(query)`) and turn its MatchTable into Arrow rows of a
 schema fixed on the driver (`output_schema`). Plain Python and pyarrow, so it is testable without Spark.
 
@@ -19,12 +19,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reference.errors import CepkitError, EventError
-from reference.match import json_safe
-from reference.match_table import KIND, Layout, MatchTable
-from reference.readers import from_arrow, from_columns
-from reference.typed_columns import text_column
-from spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
+from cepkit.reference.errors import CepkitError, EventError
+from cepkit.reference.match import json_safe
+from cepkit.reference.match_table import KIND, Layout, MatchTable
+from cepkit.reference.readers import from_arrow, from_columns
+from cepkit.reference.typed_columns import text_column
+from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
 
 ROW_COL = "__cepkit_row"    # the row's number in the file (0-based), the order of arrival
 POS_COL = "__cepkit_pos"    # the event's position in (ts, id) order (count windows)
@@ -87,7 +87,7 @@ def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Arra
         if pc.all(plain).as_py():
             return pc.binary_join_element_wise('"', col, '"', "")
     if kind is not None:
-        from reference.match_table import decode
+        from cepkit.reference.match_table import decode
 
         values = decode(col, kind)
     else:
@@ -147,7 +147,7 @@ def program_input(spec: GenericSpec, rows: pa.Table, program) -> Any:
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
         codes = remap[batch.type_codes] if len(batch) else batch.type_codes
         batch = dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
-    from reference import registry
+    from cepkit.reference import registry
 
     return registry.read_input(spec.lang, spec.engine, batch, getattr(program, "query", None))
 
@@ -156,7 +156,7 @@ class Group:
     """One program fed one group's rows, chunk by chunk."""
 
     def __init__(self, spec: GenericSpec, key: tuple):
-        from reference import registry
+        from cepkit.reference import registry
 
         self.spec, self.key = spec, key
         self.program = registry.get_engine(spec.lang, spec.engine).compile(spec.query, **dict(spec.options))

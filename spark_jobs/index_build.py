@@ -5,10 +5,10 @@ A block is a Parquet row group. `blocks.parquet` holds one row per block, in str
 row groups in file order): file, row group, first seq, row count, the timestamp range (min/max and first/
 last) and, per column, null count, min and max, and the sum of numeric columns (exact for integers, the
 correctly rounded one for floats). Its key-value metadata records the events, whether timestamps are
-strictly increasing, the time unit, and the fingerprint of every data file (spark_jobs.index_files).
+strictly increasing, the time unit, and the fingerprint of every data file (cepkit.spark_jobs.index_files).
 One Spark pass over the blocks computes it; each secondary index (`--index ATTR`, the thesis' (key, seq, t)
 entries, spec/004 §3.1) is one more pass reading only the timestamp and that column, sorted by (key, seq)
-into `secondary-ATTR/`. The directory is replaced atomically (spark_jobs.commit)."""
+into `secondary-ATTR/`. The directory is replaced atomically (cepkit.spark_jobs.commit)."""
 from __future__ import annotations
 
 import json
@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from reference.errors import CepkitError, EventError
-from spark_jobs import commit as C
-from spark_jobs import index_files as F
-from spark_jobs import spark_io as IO
-from spark_jobs import tasks as T
+from cepkit.reference.errors import CepkitError, EventError
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs import index_files as F
+from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import tasks as T
 
 INDEX_DIR = "_cepkit_index"
 BLOCKS = "blocks.parquet"

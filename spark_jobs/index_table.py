@@ -1,6 +1,6 @@
-"""The side table of `cepkit spark index` opened for planning: the store interface that reference.replay's
+"""The side table of `cepkit spark index` opened for planning: the store interface that cepkit.reference.replay's
 planner reads (events, blocks with their timestamp ranges, strict_ts, ts_unit, the secondary indexes),
-after checking that it still describes the data (spark_jobs.index_files.check_fresh)."""
+after checking that it still describes the data (cepkit.spark_jobs.index_files.check_fresh)."""
 from __future__ import annotations
 
 import json
@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from reference.errors import EventError
-from spark_jobs import index_build as B
-from spark_jobs import index_files as F
+from cepkit.reference.errors import EventError
+from cepkit.spark_jobs import index_build as B
+from cepkit.spark_jobs import index_files as F
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -96,7 +96,7 @@ class KeyIndex:
 
 
 class IndexedEvents:
-    """The events of a Parquet directory as reference.replay.plan.plan reads a store: StaleIndex when the side
+    """The events of a Parquet directory as cepkit.reference.replay.plan.plan reads a store: StaleIndex when the side
     table is missing or no longer matches the data files or its own secondary indexes."""
 
     stats_ok = True   # the side table holds every block's timestamp range

@@ -5,17 +5,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from reference import registry
-from reference.binding import attribute_uses, resolve_type, window_bound
-from reference.errors import EventError, QueryError, require_extra
-from reference.language import parse
-from spark_jobs import commit as C
-from spark_jobs import languages as L
-from spark_jobs import plan as P
-from spark_jobs import source as S
-from spark_jobs import spark_io as IO
-from spark_jobs import tasks as T
-from spark_jobs import warmup as W
+from cepkit.reference import registry
+from cepkit.reference.binding import attribute_uses, resolve_type, window_bound
+from cepkit.reference.errors import EventError, QueryError, require_extra
+from cepkit.reference.language import parse
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs import languages as L
+from cepkit.spark_jobs import plan as P
+from cepkit.spark_jobs import source as S
+from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import warmup as W
 
 UDFS = ("arrow", "pandas")
 PARTITION_EVENTS = 100_000   # events per partition of the matching stage (partition_count)
@@ -50,7 +50,7 @@ class Summary:
 
 
 def _recover_output(out_dir: str) -> tuple[str, ...]:
-    """Clean what killed runs left beside a local `out_dir` and check it can be replaced (spark_jobs.commit),
+    """Clean what killed runs left beside a local `out_dir` and check it can be replaced (cepkit.spark_jobs.commit),
     before Spark starts; other file systems are checked once the session is up."""
     if not S.is_local(out_dir):
         return ()
@@ -66,13 +66,13 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     """Run `query` (text) over the events at `events`; write the matches under `out_dir`.
     `fail_once_marker` and `fail_first_attempt` inject task failures, for tests of retry (tasks.TaskSpec).
     Queries other than flat SASE+ sequences with a time window (language: named, else detected) go to
-    spark_jobs.generic_job (`key`, `flavor`: AFA)."""
+    cepkit.spark_jobs.generic_job (`key`, `flavor`: AFA)."""
     t0 = time.perf_counter()
     if spark is None:
         require_extra("spark", "the Spark job")  # MissingExtra naming cepkit[spark], not an ImportError later
     lang = registry.language(language).name if language else registry.detect(query)
     if lang != "sase" or L.needs_generic(lang, parse(query)) or key is not None or flavor is not None:
-        from spark_jobs.generic_job import run_generic
+        from cepkit.spark_jobs.generic_job import run_generic
 
         if udf is not None:
             raise QueryError("--udf chooses the task body of flat SASE+ sequences; this query takes the "
@@ -225,6 +225,6 @@ def partition_count(events: int, parallelism: int) -> int:
 
 
 def _session(master: str | None):
-    from spark_jobs.session import get_session, job_settings
+    from cepkit.spark_jobs.session import get_session, job_settings
 
     return get_session(master, **job_settings(master, W.cache_env()))

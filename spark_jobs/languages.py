@@ -1,6 +1,6 @@
 """How the Spark job splits a query of any language (docs/spark.md "Every language on Spark").
 
-The flat SASE+ sequences keep their own tuned path (spark_jobs.plan); this module plans everything else:
+The flat SASE+ sequences keep their own tuned path (cepkit.spark_jobs.plan); this module plans everything else:
 - **MATCH_RECOGNIZE**: by its PARTITION BY columns (the engine partitions and orders each task's rows
   itself, so a task may hold several partitions); without PARTITION BY, the thesis' ALL MATCHES mode with
   WITHIN by time slices of the first ORDER BY key (each match is independent and spans at most WITHIN);
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference import registry
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.nfab.compile import is_nfab_query
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.nfab.compile import is_nfab_query
 
 # engines preferred for the SASE+ forms the flat path refuses, fastest first (the first that runs the query)
 SASE_ENGINES = ("optimized-lazy", "optimized-eager", "optimized", "reference")
@@ -56,7 +56,7 @@ def refuse(lang: str, message: str, node=None) -> QueryError:
 
 def needs_generic(lang: str, q) -> bool:
     """Whether the query goes to the generic path (every language but the flat SASE+ sequences with a
-    time window, which spark_jobs.plan splits)."""
+    time window, which cepkit.spark_jobs.plan splits)."""
     if lang != "sase":
         return True
     return not is_nfab_query(q) or (q.window is not None and q.window.kind == "events")
@@ -134,7 +134,7 @@ def plan_sase(q: A.Query, selection: str, window_ticks: int | None) -> LanguageP
 
 def sql_window_ticks(q, ts_unit: str | None) -> int | None:
     """ALL MATCHES' WITHIN in ticks of the first ORDER BY key, as context (inclusive bound: +1)."""
-    from reference.sql.table import within_ticks
+    from cepkit.reference.sql.table import within_ticks
 
     ticks = within_ticks(q, ts_unit)
     return None if ticks is None else ticks + (0 if q.within.exclusive else 1)
@@ -142,7 +142,7 @@ def sql_window_ticks(q, ts_unit: str | None) -> int | None:
 
 def sase_window_ticks(q: A.Query, ts_unit: str | None, ns_per_tick: int) -> int:
     """The WITHIN window as context in ticks (positions for a count window)."""
-    from spark_jobs.plan import window_in_ts_long
+    from cepkit.spark_jobs.plan import window_in_ts_long
 
     if q.window.kind == "events":
         strict = q.conventions.window_bound == "strict"

@@ -1,6 +1,6 @@
 """The replay job on Spark: the units of a replay (one per replay interval, or the slices of a full scan),
-the row groups each reads, the tasks that run them (spark_jobs.replay_tasks), the atomic write of the
-matches. The replay intervals come from reference.replay's planner over spark_jobs.index_table
+the row groups each reads, the tasks that run them (cepkit.spark_jobs.replay_tasks), the atomic write of the
+matches. The replay intervals come from cepkit.reference.replay's planner over cepkit.spark_jobs.index_table
 (cepkit.spark_replay_cli joins the two)."""
 from __future__ import annotations
 
@@ -12,20 +12,20 @@ from itertools import pairwise
 import numpy as np
 import pyarrow as pa
 
-from reference import registry
-from reference.errors import QueryError, Unsupported
-from reference.sql import ast as S
-from reference.sql.constructs import constructs, variables
-from reference.sql.parse import parse
-from reference.sql.table import output_columns, referenced_columns
-from reference.sql.validate import nodes
-from spark_jobs import commit as C
-from spark_jobs import index_build as B
-from spark_jobs import replay_tasks as R
-from spark_jobs import source as SRC
-from spark_jobs import tasks as T
-from spark_jobs.index_table import IndexedEvents
-from spark_jobs.spark_io import write_matches
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.constructs import constructs, variables
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.table import output_columns, referenced_columns
+from cepkit.reference.sql.validate import nodes
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs import index_build as B
+from cepkit.spark_jobs import replay_tasks as R
+from cepkit.spark_jobs import source as SRC
+from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.index_table import IndexedEvents
+from cepkit.spark_jobs.spark_io import write_matches
 
 JOB = "spark replay"
 BLOCKS_PER_TASK = 16

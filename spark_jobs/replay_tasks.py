@@ -3,7 +3,7 @@ read those row groups with pyarrow, run the query's program over them, and keep 
 
 A unit (a, b, extend) owns the matches whose first row has a <= ts <= b and whose last row has
 ts <= b + extend. A replay interval is a unit with extend 0: the matches lying wholly inside [a, b]
-(reference.replay.plan.execute keeps the same ones); a slice of a full scan has extend = the window, so
+(cepkit.reference.replay.plan.execute keeps the same ones); a slice of a full scan has extend = the window, so
 every match starting in the slice is its own. Rows read before and after the range are context (PREV,
 NEXT); a match starting or ending in them belongs to another unit."""
 from __future__ import annotations
@@ -16,19 +16,19 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reference import registry
-from reference.errors import CepkitError
-from reference.match_table import MatchTable
-from reference.readers import from_arrow
-from spark_jobs import index_build as B
-from spark_jobs import tasks as T
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.readers import from_arrow
+from cepkit.spark_jobs import index_build as B
+from cepkit.spark_jobs import tasks as T
 
 UNIT_COLUMNS = ("unit", "a", "b", "extend", "blocks")
 
 
 @dataclass(frozen=True)
 class ReplaySpec:
-    """Everything a replay task needs (the block layout of spark_jobs.index_build, the query)."""
+    """Everything a replay task needs (the block layout of cepkit.spark_jobs.index_build, the query)."""
 
     query: str
     engine: str

@@ -8,7 +8,7 @@ import sys
 DEFAULT_MASTER = "local[*,2]"
 # the Python workers' daemon: imports NumPy, pandas, pyarrow, Numba and the engine once, before it forks
 # each worker (spark_jobs/worker_daemon.py); $CEPKIT_SPARK_DAEMON overrides it ("" keeps PySpark's own)
-DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "spark_jobs.worker_daemon")
+DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "cepkit.spark_jobs.worker_daemon")
 
 
 def master_cores(master: str | None) -> int:
@@ -62,7 +62,7 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start (no Java, a bad JAVA_HOME, a master that refuses us)
-        from reference.errors import CepkitError
+        from cepkit.reference.errors import CepkitError
 
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 
-from reference.errors import EventError
-from reference.numbers_text import NULL_WORDS
-from spark_jobs import commit as C
-from spark_jobs import source as S
-from spark_jobs import tasks as T
+from cepkit.reference.errors import EventError
+from cepkit.reference.numbers_text import NULL_WORDS
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs import source as S
+from cepkit.spark_jobs import tasks as T
 
 
 def first_action(events: str, action):
@@ -47,7 +47,7 @@ def key_group(col: str):
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None) -> int:
     """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
-    (spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
+    (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap)."""
     if S.is_local(out_dir):
         fs, target = C.LocalFS(), S.local_path(out_dir)

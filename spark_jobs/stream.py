@@ -1,7 +1,7 @@
 """The streaming job: a Structured Streaming query that matches a keyed query over events as they arrive,
-keeping each key's pattern state in Spark's state store (`applyInPandasWithState`, spark_jobs.stream_state)
+keeping each key's pattern state in Spark's state store (`applyInPandasWithState`, cepkit.spark_jobs.stream_state)
 with an event-time watermark, and appends the final matches to Parquet files under OUT (the batch job's
-rows, spark_jobs.tasks.output_schema). Every check on the user's input runs before Spark writes anything."""
+rows, cepkit.spark_jobs.tasks.output_schema). Every check on the user's input runs before Spark writes anything."""
 from __future__ import annotations
 
 import os
@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from reference import registry
-from reference.errors import CepkitError, EventError, QueryError, require_extra
-from reference.language import parse
-from spark_jobs import plan as P
-from spark_jobs import source as S
-from spark_jobs import spark_io as IO
-from spark_jobs import stream_checkpoint as K
-from spark_jobs import stream_source as R
-from spark_jobs import stream_state as ST
-from spark_jobs import tasks as T
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, EventError, QueryError, require_extra
+from cepkit.reference.language import parse
+from cepkit.spark_jobs import plan as P
+from cepkit.spark_jobs import source as S
+from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import stream_checkpoint as K
+from cepkit.spark_jobs import stream_source as R
+from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import tasks as T
 
 MATCHES_METRIC = "cepkit_matches"
 
@@ -73,7 +73,7 @@ class StreamSummary:
 
 def default_engine() -> str:
     """The batch job's default ("optimized" where registered)."""
-    from spark_jobs.job import default_engine as batch_default
+    from cepkit.spark_jobs.job import default_engine as batch_default
 
     return batch_default()
 
@@ -90,13 +90,13 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
     ticks (default: the query's window context). `partitions`: the state's partitions (a new checkpoint
     only; default: the session's spark.sql.shuffle.partitions). `report` gets a line per micro-batch
     (default: stderr). `language` (default: detected from the text): MATCH_RECOGNIZE, TPStream (`early`: early output) and AFA
-    (`key`, `flavor`) run through spark_jobs.stream_languages."""
+    (`key`, `flavor`) run through cepkit.spark_jobs.stream_languages."""
     if spark is None:
         require_extra("spark", "the streaming job")
     report = report or (lambda line: print(line, file=sys.stderr, flush=True))
     language = registry.language(language).name if language else registry.detect(query)
     if language != "sase" or key is not None or flavor is not None or early:
-        from spark_jobs.stream_languages import run_language_stream
+        from cepkit.spark_jobs.stream_languages import run_language_stream
 
         return run_language_stream(language, query, source, out_dir, checkpoint, engine=engine,
                                    watermark=watermark, columns=columns, ts_unit=ts_unit, once=once,
@@ -316,6 +316,6 @@ def _check_types(schema, columns: S.Columns) -> bool:
 
 
 def stream_session(master: str | None):
-    from spark_jobs.session import get_session
+    from cepkit.spark_jobs.session import get_session
 
     return get_session(master, **{"spark.sql.shuffle.partitions": "8"})

@@ -9,8 +9,8 @@ import hashlib
 import json
 import os
 
-from reference.errors import CepkitError
-from spark_jobs import source as S
+from cepkit.reference.errors import CepkitError
+from cepkit.spark_jobs import source as S
 
 FINGERPRINT = "_cepkit_stream.json"
 

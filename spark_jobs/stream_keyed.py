@@ -1,9 +1,9 @@
 """One key's step in the streaming job for MATCH_RECOGNIZE, TPStream and AFA (the function
-`applyInPandasWithState` calls): the generic path's groups (spark_jobs.generic_tasks) fed as the stream
+`applyInPandasWithState` calls): the generic path's groups (cepkit.spark_jobs.generic_tasks) fed as the stream
 arrives, the rows written in the format of `cepkit spark run` for the language. Plain Python and pyarrow.
 
 - **TPStream** (exact and early output): the events are buffered until the watermark makes them final
-  (spark_jobs.stream_state's rule) and fed in (ts, id) order to the key's program, kept (pickled) in the
+  (cepkit.spark_jobs.stream_state's rule) and fed in (ts, id) order to the key's program, kept (pickled) in the
   state store; its feed returns the configurations it completes (early: those known at an event's time).
 - **MATCH_RECOGNIZE**: its programs compute at close, so the key's final rows are kept until the watermark
   passes the last of them by the WITHIN context; no later row can then join a match with them, and one
@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from reference.errors import CepkitError, EventError
-from reference.match_table import MatchTable
-from spark_jobs import generic_tasks as G
-from spark_jobs import stream_state as ST
-from spark_jobs import tasks as T
+from cepkit.reference.errors import CepkitError, EventError
+from cepkit.reference.match_table import MatchTable
+from cepkit.spark_jobs import generic_tasks as G
+from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import tasks as T
 
 # arrival order of a file stream's rows (AFA): Spark's file metadata
 ARRIVAL = ("__cepkit_mtime", "__cepkit_file", "__cepkit_row_index")
@@ -73,7 +73,7 @@ _TEMPLATES: dict[tuple, Any] = {}   # per Python worker: a compiled program per 
 def fresh_program(spec: G.GenericSpec) -> Any:
     """A new program for the query: a copy of the worker's compiled one (compiling an AFA takes ~20 ms,
     a copy ~3 ms), or compiled where a copy fails."""
-    from reference import registry
+    from cepkit.reference import registry
 
     key = (spec.lang, spec.engine, spec.query, spec.options)
     if key not in _TEMPLATES:

@@ -1,6 +1,6 @@
 """The streaming job for MATCH_RECOGNIZE, TPStream and AFA (docs/spark.md "Streaming every language"): the
-generic path's split by key (spark_jobs.languages), each key's program in Spark's state store
-(spark_jobs.stream_keyed), the rows of `cepkit spark run` for the language appended under OUT. What the
+generic path's split by key (cepkit.spark_jobs.languages), each key's program in Spark's state store
+(cepkit.spark_jobs.stream_keyed), the rows of `cepkit spark run` for the language appended under OUT. What the
 stream cannot run is refused by name before any Spark work."""
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from reference import registry
-from reference.errors import EventError, QueryError
-from spark_jobs import generic_tasks as G
-from spark_jobs import languages as L
-from spark_jobs import source as S
-from spark_jobs import spark_io as IO
-from spark_jobs import stream as M
-from spark_jobs import stream_checkpoint as K
-from spark_jobs import stream_keyed as KS
-from spark_jobs import stream_source as R
-from spark_jobs import stream_state as ST
+from cepkit.reference import registry
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.spark_jobs import generic_tasks as G
+from cepkit.spark_jobs import languages as L
+from cepkit.spark_jobs import source as S
+from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import stream as M
+from cepkit.spark_jobs import stream_checkpoint as K
+from cepkit.spark_jobs import stream_keyed as KS
+from cepkit.spark_jobs import stream_source as R
+from cepkit.spark_jobs import stream_state as ST
 
 # engines whose feed returns matches as they complete (the stream's "program" mode needs one)
 INCREMENTAL = {("tpstream", "optimized"), ("afa", "optimized"), ("afa", "reference")}
@@ -26,7 +26,7 @@ INCREMENTAL = {("tpstream", "optimized"), ("afa", "optimized"), ("afa", "referen
 
 @dataclass(frozen=True)
 class StreamPlan:
-    """How a query of another language streams: its keys, mode (spark_jobs.stream_keyed) and columns."""
+    """How a query of another language streams: its keys, mode (cepkit.spark_jobs.stream_keyed) and columns."""
 
     keys: tuple[str, ...]
     mode: str
@@ -90,7 +90,7 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
                         once: bool, partitions: int | None, trigger_seconds: float | None, timeout: float | None,
                         until, spark, master: str | None, report, key: str | None, flavor: str | None,
                         early: bool) -> M.StreamSummary:
-    """spark_jobs.stream.run_stream for MATCH_RECOGNIZE, TPStream and AFA."""
+    """cepkit.spark_jobs.stream.run_stream for MATCH_RECOGNIZE, TPStream and AFA."""
     if lang == "sase":
         raise QueryError("--key, --flavor and --early are for AFA and TPStream queries")
     q = registry.parse(lang, query)
@@ -137,8 +137,8 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
     default_type = {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
     layout = program.layout
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from reference.match_table import Layout
-        from reference.sql.table import output_columns
+        from cepkit.reference.match_table import Layout
+        from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in schema.fieldNames() if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))

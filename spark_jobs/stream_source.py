@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from reference.errors import CepkitError, EventError
-from spark_jobs import source as S
+from cepkit.reference.errors import CepkitError, EventError
+from cepkit.spark_jobs import source as S
 
 FILE_FORMATS = ("parquet", "json")
 KAFKA_PROVIDER = "org.apache.spark.sql.kafka010.KafkaSourceProvider"

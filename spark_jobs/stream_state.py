@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from reference.errors import CepkitError, EventError
-from reference.match_table import MatchTable
-from spark_jobs import tasks as T
+from cepkit.reference.errors import CepkitError, EventError
+from cepkit.reference.match_table import MatchTable
+from cepkit.spark_jobs import tasks as T
 
 EVENT_TIME = "__cepkit_event_time"   # the timestamp as Spark event time: one tick = one millisecond, + OFFSET
 # Spark's watermark starts at 0 ms and its timeouts must be positive: event time is ts + OFFSET milliseconds,

@@ -15,13 +15,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch, exact
-from reference.match import Match, json_safe, plain
-from reference.match_table import MatchTable
-from reference.readers import from_arrow, from_columns, from_pandas
-from reference.typed_columns import text_cells, text_column
-from spark_jobs.match_rows import output_batch
+from cepkit.reference.errors import CepkitError, EventError, QueryError
+from cepkit.reference.events import EventBatch, exact
+from cepkit.reference.match import Match, json_safe, plain
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.readers import from_arrow, from_columns, from_pandas
+from cepkit.reference.typed_columns import text_cells, text_column
+from cepkit.spark_jobs.match_rows import output_batch
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
 TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
@@ -68,7 +68,7 @@ def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_i
 
 
 def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.RecordBatch:
-    """The job's rows for `matches`: a match table column by column (spark_jobs.match_rows), Match rows one
+    """The job's rows for `matches`: a match table column by column (cepkit.spark_jobs.match_rows), Match rows one
     by one."""
     schema = output_schema(spec.variables, spec.returns, spec.id_is_int)
     if isinstance(matches, MatchTable):
@@ -172,7 +172,7 @@ def _plain_key(value):
 @functools.lru_cache(maxsize=8)
 def parsed(query: str):
     """The query's AST, parsed once per worker process (a task compiles a program per group)."""
-    from reference import registry
+    from cepkit.reference import registry
 
     return registry.parse("sase", query)
 
@@ -182,7 +182,7 @@ class GroupRunner:
 
     def __init__(self, spec: TaskSpec, key: tuple, program: Any = None):
         """`program`: a program to go on with (a streaming key's, kept in Spark's state store), else a new one."""
-        from reference import registry
+        from cepkit.reference import registry
 
         self.spec = spec
         self.key = key

@@ -1,12 +1,12 @@
 """PySpark's Python worker daemon, started warm: it imports NumPy, pandas, pyarrow, Numba and the engine
 modules once, then forks every Python worker from itself, so a new worker starts with them imported.
-Selected by `spark.python.daemon.module` (spark_jobs.session.job_settings)."""
+Selected by `spark.python.daemon.module` (cepkit.spark_jobs.session.job_settings)."""
 from __future__ import annotations
 
 import importlib
 
-PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.compute", "numba", "reference.readers", "reference.registry",
-           "spark_jobs.tasks")
+PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.compute", "numba", "cepkit.reference.readers", "cepkit.reference.registry",
+           "cepkit.spark_jobs.tasks")
 
 
 def preload() -> None:
@@ -18,7 +18,7 @@ def preload() -> None:
         except Exception:  # noqa: BLE001 - the task imports it again and reports the error
             pass
     try:
-        from reference import registry
+        from cepkit.reference import registry
 
         engines = registry.engines_for("sase")
     except Exception:  # noqa: BLE001 - as above

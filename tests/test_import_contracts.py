@@ -13,8 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "pyproject.toml"
-CHECKED = ("cepkit", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")
-PROJECT = CHECKED + ("tests",)
+CHECKED = ("cepkit", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")  # folders
+PROJECT = ("cepkit", "benchmarks", "tests")  # import names
+MOVED = ("reference", "optimized", "gpu", "spark_jobs", "conformance")  # folders installed as cepkit.<folder>
 
 
 def _lint_imports(root: Path, config: Path) -> subprocess.CompletedProcess:
@@ -46,7 +47,7 @@ def test_every_reference_module_sits_in_a_layer():
     modules = []
     for path in (ROOT / "reference").rglob("*.py"):
         if path.name != "__init__.py":
-            modules.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+            modules.append("cepkit." + ".".join(path.relative_to(ROOT).with_suffix("").parts))
     missing = sorted(m for m in modules if not any(m == x or m.startswith(x + ".") for x in listed))
     assert not missing, f"put these modules in a layer of the layers contract in pyproject.toml: {missing}"
 
@@ -71,13 +72,13 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
             tmp_path.joinpath(name, "__init__.py").touch()
         elif not tmp_path.joinpath(*parts).is_dir():
             tmp_path.joinpath(*parts[:-1], parts[-1] + ".py").touch()
-    (tmp_path / "reference" / "events.py").write_text("import cepkit\n")
+    (tmp_path / "cepkit" / "reference" / "events.py").write_text("import cepkit.api\n")
     config = tmp_path / "pyproject.toml"
     config.write_text(CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
 
     done = _lint_imports(tmp_path, config)
     assert done.returncode != 0, done.stdout + done.stderr
-    assert "BROKEN" in done.stdout and "reference.events -> cepkit" in done.stdout, done.stdout + done.stderr
+    assert "BROKEN" in done.stdout and "cepkit.reference.events -> cepkit" in done.stdout, done.stdout + done.stderr
 
 
 # ------------------------------------------------------------------ underscore names of other modules
@@ -90,6 +91,8 @@ def private_imports(path: Path, root: Path) -> list[str]:
     """`from M import _x` and `M._x` (M a project module the file imports) in one file, as 'file:line: what'.
     A module may use its own underscore names; dunder names are public."""
     parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[0] in MOVED:
+        parts.insert(0, "cepkit")  # reference/x.py is cepkit.reference.x
     is_package = parts[-1] == "__init__"
     if is_package:
         parts.pop()
@@ -133,15 +136,17 @@ def test_no_module_imports_another_modules_underscore_name():
 
 
 def test_the_underscore_check_finds_both_forms(tmp_path):
-    (tmp_path / "reference").mkdir()
-    (tmp_path / "reference" / "__init__.py").touch()
-    (tmp_path / "reference" / "helpers.py").write_text("def _util():\n    return 1\n\n\nX = _util()\n")
-    user = tmp_path / "reference" / "user.py"
-    user.write_text("from reference.helpers import _util, X\nimport reference.helpers as H\n"
+    package = tmp_path / "cepkit" / "reference"
+    package.mkdir(parents=True)
+    (tmp_path / "cepkit" / "__init__.py").touch()
+    (package / "__init__.py").touch()
+    (package / "helpers.py").write_text("def _util():\n    return 1\n\n\nX = _util()\n")
+    user = package / "user.py"
+    user.write_text("from cepkit.reference.helpers import _util, X\nimport cepkit.reference.helpers as H\n"
                     "from . import helpers\n\n\ndef f():\n    return H._util() + helpers._util() + X.__class__\n")
     assert private_imports(user, tmp_path) == [
-        "reference/user.py:1: from reference.helpers import _util",
-        "reference/user.py:7: reference.helpers._util",
-        "reference/user.py:7: reference.helpers._util",
+        "cepkit/reference/user.py:1: from cepkit.reference.helpers import _util",
+        "cepkit/reference/user.py:7: cepkit.reference.helpers._util",
+        "cepkit/reference/user.py:7: cepkit.reference.helpers._util",
     ]
-    assert private_imports(tmp_path / "reference" / "helpers.py", tmp_path) == []
+    assert private_imports(package / "helpers.py", tmp_path) == []

@@ -30,7 +30,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 
 def _value(v: Any) -> Any:
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     if isinstance(v, float) and math.isinf(v):
         return "inf" if v > 0 else "-inf"
@@ -38,7 +38,7 @@ def _value(v: Any) -> Any:
 
 
 def _payload(afa, register: Any) -> Any:
-    from reference.afa.afafile import payload_dict
+    from cepkit.reference.afa.afafile import payload_dict
 
     p = payload_dict(afa, register)
     return {k: _value(x) for k, x in p.items()} if isinstance(p, dict) else _value(p)
@@ -48,7 +48,7 @@ def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf, engi
     """Feed (row, element) pairs (or, for the optimized engine, the events file itself) through the AFA
     engine's program and close it; errors name the input row. Returns the program (its `outputs`,
     `punctuations`, `net_output()`)."""
-    from reference import registry
+    from cepkit.reference import registry
 
     program = registry.get_engine("afa", engine).compile(afa, flavor=flavor, sigma=sigma)
     if engine != "reference":
@@ -59,7 +59,7 @@ def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf, engi
 
 
 def _rows(afa, op, net: bool) -> list[dict]:
-    from reference.afa.stream import Output
+    from cepkit.reference.afa.stream import Output
 
     if net:
         counts: Counter = op.net_output()
@@ -104,13 +104,13 @@ def _flat_frame(rows: list[dict]):
 
 
 def run(args: argparse.Namespace) -> int:
-    from reference.afa.afafile import load_afa
-    from reference.afa.eventfile import read_stream
+    from cepkit.reference.afa.afafile import load_afa
+    from cepkit.reference.afa.eventfile import read_stream
 
     from cepkit.cli import limit_options, limited
-    from reference.afa.engine import AfaEngine
+    from cepkit.reference.afa.engine import AfaEngine
 
-    from reference import registry
+    from cepkit.reference import registry
 
     engine = getattr(args, "engine", None) or "reference"
     (AfaEngine if engine == "reference" else type(registry.get_engine("afa", engine))).check_budget(

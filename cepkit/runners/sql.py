@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 
 from cepkit import options
-from reference.errors import QueryError
+from cepkit.reference.errors import QueryError
 
 
 # docs/semantics.md SD1: why this language reads its events whole
@@ -17,7 +17,7 @@ WHOLE = "whole input read: a MATCH_RECOGNIZE query runs over its table at once (
 
 def _query_columns(q) -> list[str]:
     """Every column name the query mentions (the device plan is checked before the table is read)."""
-    from reference.sql.validate import nodes
+    from cepkit.reference.sql.validate import nodes
 
     found: list[str] = []
     for e in [m.expr for m in q.measures] + [d.cond for d in q.define] + [k.col for k in q.order_by] + \
@@ -36,7 +36,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None = None):
     """(an EventBatch of every column of the table: type and id stay ordinary columns, its ts column)."""
-    from reference.sql.engine import to_table
+    from cepkit.reference.sql.engine import to_table
 
     options = {"ts_col": ts_col} if ts_col else {}
     batch = to_table(path, query, ts_unit=ts_unit, id_col=None, **options)
@@ -46,7 +46,7 @@ def read_table(path: str, query, ts_col: str | None = None, ts_unit: str | None 
 def ts_columns(q, ts_col: str) -> list[str]:
     """The output columns that hold timestamps: the timestamp column itself (ALL ROWS PER MATCH, SELECT) and
     every MEASURE that is it, navigated or not (`FIRST(A.ts)`, `LAST(ts)`, `B.ts`)."""
-    from reference.sql import ast as S
+    from cepkit.reference.sql import ast as S
 
     out = [ts_col]
     for m in q.measures:
@@ -61,7 +61,7 @@ def ts_columns(q, ts_col: str) -> list[str]:
 def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
     """The output rows, column by column (cepkit.output.write_rows); `timestamps` in the run's time form."""
     from cepkit.output import write_rows
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     values = {c: [plain(row[k]) for row in table.rows] for k, c in enumerate(table.columns)}
     write_rows(table.columns, values, len(table.rows), fmt, output, "(no rows)", timestamps)
@@ -74,8 +74,8 @@ def write_match_table(table, fmt: str, output: str | None, timestamps: tuple[str
     import pyarrow as pa
 
     from cepkit.output import write_rows
-    from reference.match import plain
-    from reference.match_table import KIND, decode
+    from cepkit.reference.match import plain
+    from cepkit.reference.match_table import KIND, decode
 
     arrow = table.to_arrow()
     values: dict[str, object] = {}
@@ -94,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
     applies the input forms and the outer query around it), written column by column."""
     from cepkit.api import warn_unbounded
     from cepkit.cli import limit_options, read_query
-    from reference import registry
-    from reference.sql import parse
+    from cepkit.reference import registry
+    from cepkit.reference.sql import parse
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     q = parse(read_query(args.query))
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
     from cepkit.output import note_input
-    from reference.sql import source
+    from cepkit.reference.sql import source
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     events = len(batch)
@@ -126,22 +126,22 @@ def run(args: argparse.Namespace) -> int:
     data = as_ids(batch)
     if registry.engine_entry("sql", engine).events is not None:   # replay: a store written for the table
         if batch.ts_col != "ts":   # the store keeps its times as `ts`: the query's column would be lost
-            from reference.errors import Unsupported
+            from cepkit.reference.errors import Unsupported
 
             raise Unsupported(engine, f"a table whose timestamp column is '{batch.ts_col}' (a store keeps 'ts'; "
                                       "run it with: reference, optimized)")
         data = registry.read_input("sql", engine, data)
     table = in_columns(program.run(data), columns)   # every output row; --limit keeps the first N (below)
     if q.outer is not None:
-        from reference.sql.front import apply
-        from reference.sql.outer import Step
+        from cepkit.reference.sql.front import apply
+        from cepkit.reference.sql.outer import Step
 
         step = Step(q, table.layout.payload)
         timestamps = [name for name, e in step.items
                       if isinstance(e, str) and table.layout.payload[step.source[e]] in timestamps]
         table = apply(step, table)
     if args.limit is not None and len(table) > args.limit:  # the first N output rows
-        from reference.match_table import MatchTable
+        from cepkit.reference.match_table import MatchTable
 
         table = MatchTable(table.layout, arrow=table.to_arrow().slice(0, args.limit))
     elapsed = time.monotonic() - started
@@ -165,8 +165,8 @@ def inner_columns(inner, batch) -> tuple[list[str], list[str]]:
     """(the output columns, those that hold timestamps) of the MATCH_RECOGNIZE over the table `batch`: the
     table's columns in their order, no made-up `id` (QueryError, with position, for a column the table
     lacks)."""
-    from reference.sql.run import Table, project_columns
-    from reference.sql.table import bind_columns, output_columns, shown
+    from cepkit.reference.sql.run import Table, project_columns
+    from cepkit.reference.sql.table import bind_columns, output_columns, shown
 
     columns = shown([batch.ts_col] + [c for c in batch.columns if c != batch.ts_col])
     inner = bind_columns(inner, columns)
@@ -178,7 +178,7 @@ def in_columns(table, names: list[str]):
     """A program's match table with the payload columns `names`, in that order (each the payload column of
     that name, else of that name in another case); a made-up `id` column (row numbers) is left out. The
     table as is where its columns are not those."""
-    from reference.match_table import Layout, MatchTable
+    from cepkit.reference.match_table import Layout, MatchTable
 
     payload = list(table.layout.payload)
     if payload == names or len(set(names)) != len(names) or len(set(payload)) != len(payload):
@@ -210,10 +210,10 @@ def _summary(args: argparse.Namespace, q, engine: str, rows: int, events: int, e
 
 def _run_device(args: argparse.Namespace, q, launch: str | None) -> int:
     """--engine gpu: the reference's rows, ALL MATCHES matched on the device (gpu/pattern_run.py)."""
-    from gpu.pattern_run import DeviceAllMatches, compile_query
-    from reference.sql import source
-    from reference.sql.run import batch_rows, run_rows
-    from reference.sql.table import shown
+    from cepkit.gpu.pattern_run import DeviceAllMatches, compile_query
+    from cepkit.reference.sql import source
+    from cepkit.reference.sql.run import batch_rows, run_rows
+    from cepkit.reference.sql.table import shown
 
     inner = q.inner   # the MATCH_RECOGNIZE; the input forms and the outer query are applied around it
     # refuses what the device cannot run before reading any event
@@ -242,7 +242,7 @@ def _run_device(args: argparse.Namespace, q, launch: str | None) -> int:
 
 def outer_table(q, table, timestamps: list[str]):
     """The run's table after the query's outer SELECT / WHERE / ORDER BY, and its timestamp columns."""
-    from reference.sql.outer import Step
+    from cepkit.reference.sql.outer import Step
 
     step = Step(q, table.columns)
     kept, rows = step.apply(table.rows)

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
-from reference.errors import CepkitError, QueryError
+from cepkit.reference.errors import CepkitError, QueryError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,9 +23,9 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited, read_query
-    from reference import registry
-    from reference.readers import read_events
-    from reference.tpstream.parser import parse_tpstream
+    from cepkit.reference import registry
+    from cepkit.reference.readers import read_events
+    from cepkit.reference.tpstream.parser import parse_tpstream
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     if engine == "gpu" and args.early:
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=args.type_col,
                         default_type=args.default_type or "event")
-    from reference.tpstream.engine import BRUTE_LIMIT
+    from cepkit.reference.tpstream.engine import BRUTE_LIMIT
 
     if engine == "brute" and len(batch) > BRUTE_LIMIT:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def matches_of(table, query) -> list:
     """The TPMatch of each row of a TPStream program's table (reference/tpstream/engine.py's layout:
     partition attributes, each situation's NAME.start and NAME.end, the RETURN values)."""
-    from reference.tpstream.run import TPMatch
+    from cepkit.reference.tpstream.run import TPMatch
 
     k, names = len(query.partition_by), list(query.streams)
     out = []
@@ -74,7 +74,7 @@ def matches_of(table, query) -> list:
 
 def frame(matches: Sequence[Any], query) -> pd.DataFrame:
     """One row per match: partition attributes, each situation's ts and te, ts (detection), RETURN values."""
-    from reference.match import plain
+    from cepkit.reference.match import plain
 
     names = list(query.streams)
     cols = list(query.partition_by) + [f"{n}_{e}" for n in names for e in ("ts", "te")] + ["ts"] + \

@@ -7,7 +7,7 @@
 
 An exception with a `construct` attribute (Refused, cepkit's Unsupported) is a refusal of that construct.
 An exception from `compile` that is a ValueError or a cepkit error reports a query error, one from `run` an
-event error (reference.errors.QueryError / EventError say which wherever they are raised); any other
+event error (cepkit.errors.QueryError / EventError say which wherever they are raised); any other
 exception is a crash, and fails the vector."""
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from conformance.harness import Case
-from conformance.kit import outside
-from conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
-from conformance.kit.protocol import Refused, vector_of
-from conformance.kit.rows import RowError, to_table
-from reference.errors import CepkitError, EventError, QueryError, Unsupported
+from cepkit.conformance.harness import Case
+from cepkit.conformance.kit import outside
+from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
+from cepkit.conformance.kit.protocol import Refused, vector_of
+from cepkit.conformance.kit.rows import RowError, to_table
+from cepkit.reference.errors import CepkitError, EventError, QueryError, Unsupported
 
 
 class AdapterError(Exception):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.match_table import MatchTable
+from cepkit.reference.match_table import MatchTable
 
 
 @dataclass(frozen=True)

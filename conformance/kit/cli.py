@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from reference import registry
+from cepkit.reference import registry
 
 
 def register(sub) -> None:
@@ -32,9 +32,9 @@ def register(sub) -> None:
 
 
 def _engine(args: argparse.Namespace):
-    from conformance.kit.adapter import AdapterEngine, AdapterError
-    from conformance.kit.command import CommandEngine, CommandError
-    from conformance.kit.registered import RegisteredEngine
+    from cepkit.conformance.kit.adapter import AdapterEngine, AdapterError
+    from cepkit.conformance.kit.command import CommandEngine, CommandError
+    from cepkit.conformance.kit.registered import RegisteredEngine
 
     if args.adapter is not None:
         try:
@@ -76,7 +76,7 @@ def _progress(total: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance.kit import junit, session, summary, vectors
+    from cepkit.conformance.kit import junit, session, summary, vectors
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")

@@ -7,7 +7,7 @@ import socket
 import time
 import xml.etree.ElementTree as ET
 
-from conformance.kit.outcome import FAILED, REFUSED, Outcome, describe
+from cepkit.conformance.kit.outcome import FAILED, REFUSED, Outcome, describe
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

@@ -5,9 +5,9 @@ import json
 import textwrap
 from dataclasses import dataclass
 
-from conformance.harness import Case
-from conformance.kit.answers import Answer, Crash, Raised, Refusal
-from conformance.kit.protocol import vector_of
+from cepkit.conformance.harness import Case
+from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal
+from cepkit.conformance.kit.protocol import vector_of
 
 PASSED, FAILED, REFUSED = "passed", "failed", "refused"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import warnings
 
-from conformance.harness import Case
-from reference import registry
-from reference.errors import CepkitError, CepkitWarning
-from reference.match_table import Layout
+from cepkit.conformance.harness import Case
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, CepkitWarning
+from cepkit.reference.match_table import Layout
 
 
 def runs(case: Case) -> bool:
@@ -22,7 +22,7 @@ def languages() -> list[str]:
 def reference_layout(case: Case) -> Layout | None:
     """The columns the reference engine gives the vector's matches (None when the reference refuses the
     query: an expected-error vector)."""
-    from conformance.harness import run_case
+    from cepkit.conformance.harness import run_case
 
     try:
         with warnings.catch_warnings():

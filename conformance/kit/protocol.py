@@ -4,12 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.harness import Case
+from cepkit.conformance.harness import Case
 
 
 class Refused(Exception):
     """An outside engine declines a construct of the vector's query, naming it (the vector counts as refused,
-    not failed). cepkit's own `reference.errors.Unsupported` counts the same."""
+    not failed). cepkit's own `cepkit.errors.Unsupported` counts the same."""
 
     def __init__(self, construct: str, message: str = ""):
         self.construct = construct

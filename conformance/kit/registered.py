@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import traceback
 
-from conformance.harness import Case, run_case
-from conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
-from reference import registry
-from reference.errors import CepkitError, EventError, Unsupported
+from cepkit.conformance.harness import Case, run_case
+from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, EventError, Unsupported
 
 
 class RegisteredEngine:

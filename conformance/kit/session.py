@@ -5,11 +5,11 @@ import time
 import warnings
 from typing import Callable
 
-from conformance.harness import Case
-from conformance.kit.answers import Rows
-from conformance.kit.outcome import Outcome, judge
-from conformance.kit.vectors import constructs_of
-from reference.errors import CepkitWarning
+from cepkit.conformance.harness import Case
+from cepkit.conformance.kit.answers import Rows
+from cepkit.conformance.kit.outcome import Outcome, judge
+from cepkit.conformance.kit.vectors import constructs_of
+from cepkit.reference.errors import CepkitWarning
 
 
 def run(engine, cases: list[Case], progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conformance.kit.outcome import FAILED, PASSED, REFUSED, Outcome, describe
+from cepkit.conformance.kit.outcome import FAILED, PASSED, REFUSED, Outcome, describe
 
 STATUSES = (PASSED, FAILED, REFUSED)
 

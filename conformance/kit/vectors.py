@@ -8,12 +8,12 @@ import importlib.resources
 from pathlib import Path
 from typing import Sequence
 
-from conformance.harness import Case
-from reference import registry
-from reference.errors import CepkitError
+from cepkit.conformance.harness import Case
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError
 
-LOADERS = ("conformance.loader", "conformance.sql_loader", "conformance.tpstream_loader", "conformance.afa_loader",
-           "conformance.windows_loader")
+LOADERS = ("cepkit.conformance.loader", "cepkit.conformance.sql_loader", "cepkit.conformance.tpstream_loader", "cepkit.conformance.afa_loader",
+           "cepkit.conformance.windows_loader")
 
 
 def cases_dir() -> Path:

@@ -1,10 +1,10 @@
-"""Checked int64 arithmetic for generated fences and transfers: optimized.values' add64 / sub64 / mul64
+"""Checked int64 arithmetic for generated fences and transfers: cepkit.optimized.values' add64 / sub64 / mul64
 without Numba-level inlining (LLVM inlines them; Numba's inline="always" made each AFA compile take seconds)."""
 from __future__ import annotations
 
 from numba import njit
 
-from optimized.values import SAFE
+from cepkit.optimized.values import SAFE
 
 
 @njit(cache=True)

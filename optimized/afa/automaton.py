@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from optimized.afa.kernel import INF, MINF
+from cepkit.optimized.afa.kernel import INF, MINF
 
 
 def lifetime_row(lt) -> list[int]:

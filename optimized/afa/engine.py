@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from optimized.afa.exprgen import ENGINE
-from optimized.afa.program import OptimizedAfaProgram
-from reference.contract import Engine
-from reference.afa.constructs import sigma_value
-from reference.errors import QueryError
+from cepkit.optimized.afa.exprgen import ENGINE
+from cepkit.optimized.afa.program import OptimizedAfaProgram
+from cepkit.reference.contract import Engine
+from cepkit.reference.afa.constructs import sigma_value
+from cepkit.reference.errors import QueryError
 
 
 

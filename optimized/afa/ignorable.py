@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from optimized.afa.exprgen import HEAD
-from optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
-                                  K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
-                                  N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
-                                  FN, MAT, VEC)
-from optimized.arrays import grow2
+from cepkit.optimized.afa.exprgen import HEAD
+from cepkit.optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
+                                         K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
+                                         N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
+                                         FN, MAT, VEC)
+from cepkit.optimized.arrays import grow2
 
 X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
 N_L = 14   # S[N_L]: the used length of the id pool (S[AUX] in kernel.py, free under this flavour)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from optimized.afa.exprgen import FIRE_SIG, HEAD
-from optimized.arrays import grow2
+from cepkit.optimized.afa.exprgen import FIRE_SIG, HEAD
+from cepkit.optimized.arrays import grow2
 
 INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
 MINF = np.iinfo(np.int64).min      # t_e, t_p and max LE before any element

@@ -15,17 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from optimized.afa import kernel as K
-from optimized.afa.automaton import automaton
-from optimized.afa.exprgen import ENGINE, HEAD, Texts, fire_source, refuse
-from optimized.afa.inputs import ARC, read_batch
-from optimized.afa.state import State
-from optimized.bytecode import INT64_MAX, NULL, NUM, STR
-from optimized.cache import load_module
-from reference.afa.stream import OutPunctuation, Output
-from reference.contract import Program
-from reference.errors import EventError, QueryError, Unsupported
-from reference.match_table import Layout, MatchTable
+from cepkit.optimized.afa import kernel as K
+from cepkit.optimized.afa.automaton import automaton
+from cepkit.optimized.afa.exprgen import ENGINE, HEAD, Texts, fire_source, refuse
+from cepkit.optimized.afa.inputs import ARC, read_batch
+from cepkit.optimized.afa.state import State
+from cepkit.optimized.bytecode import INT64_MAX, NULL, NUM, STR
+from cepkit.optimized.cache import load_module
+from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.reference.contract import Program
+from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.reference.match_table import Layout, MatchTable
 
 MESSAGES = {
     K.ERR_BELOW: "{what} of {event} below the current punctuation {t_e}",
@@ -140,9 +140,9 @@ class OptimizedAfaProgram(Program):
         default mode an inserted arc applies to LEs above t_curr and a deleted one up to t_curr, so no stored
         list changes; an explicit lifetime (an inserted arc's, or a retracted arc's) re-derives the lists it
         touches (the kernel's `rediff`)."""
-        from reference.afa.model import INF as PINF
-        from reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
-        from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
+        from cepkit.reference.afa.model import INF as PINF
+        from cepkit.reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
+        from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 
         def refused(construct: str) -> Unsupported:
             exc = Unsupported(ENGINE, construct)
@@ -223,8 +223,8 @@ class OptimizedAfaProgram(Program):
 
     def _rediff(self, lt: Any) -> None:
         """Re-derive the lists from the first entry at or after lt.lo to the first unchanged one past lt.hi."""
-        from optimized.afa.automaton import lifetime_row
-        from optimized.afa.inputs import Batch
+        from cepkit.optimized.afa.automaton import lifetime_row
+        from cepkit.optimized.afa.inputs import Batch
 
         lo, _lo_open, hi, hi_closed = lifetime_row(lt)
         if lt.lo != -math.inf:
@@ -240,7 +240,7 @@ class OptimizedAfaProgram(Program):
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto
         if self.flavor == "ignorable":
-            from optimized.afa.ignorable import run_ignorable
+            from cepkit.optimized.afa.ignorable import run_ignorable
 
             try:
                 (st.K, st.R, st.X, st.L, st.E, st.O, st.P) = run_ignorable(
@@ -267,7 +267,7 @@ class OptimizedAfaProgram(Program):
 
     def _close(self) -> MatchTable:
         if not self.closed and self.flavor == "cleanse":
-            from optimized.afa.inputs import Batch
+            from cepkit.optimized.afa.inputs import Batch
 
             empty = Batch(np.zeros(0, np.int8), np.zeros((0, self.state.Q.shape[1]), np.int64), [], None)
             self._run(empty, 1)   # end of input: Cleanse releases what it still holds

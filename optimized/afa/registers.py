@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from optimized.values import NULL, gcd
+from cepkit.optimized.values import NULL, gcd
 
 
 @njit(cache=True)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from optimized.afa import kernel as K
-from optimized.afa.exprgen import EHEAD, HEAD
+from cepkit.optimized.afa import kernel as K
+from cepkit.optimized.afa.exprgen import EHEAD, HEAD
 
 
 class State:

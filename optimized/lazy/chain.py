@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.lazy.common import INF, NONE, add_row, below, evict, expire, fits, holds_on, lower, push, qualify
-from optimized.lazy.negation import accept, fc_blocked, release
+from cepkit.optimized.lazy.common import INF, NONE, add_row, below, evict, expire, fits, holds_on, lower, push, qualify
+from cepkit.optimized.lazy.negation import accept, fc_blocked, release
 
 
 @njit(cache=True)

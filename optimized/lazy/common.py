@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized import kernel as K
+from cepkit.optimized import kernel as K
 
 HDR = K.HDR
 NONE = -1

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.lazy.common import NONE, add_row, expire, fits, holds_on
-from optimized.lazy.negation import accept, release
+from cepkit.optimized.lazy.common import NONE, add_row, expire, fits, holds_on
+from cepkit.optimized.lazy.negation import accept, release
 
 
 @njit(cache=True)

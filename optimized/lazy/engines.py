@@ -7,17 +7,17 @@ import os
 
 import numpy as np
 
-from optimized.lazy import chain, eager, kleene, tree
-from optimized.lazy import order as order_module
-from optimized.lazy.order import estimated_orders
-from optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
-from optimized.lazy.program import PatternKernelProgram, kleene_floor, rows_floor
-from reference.contract import Engine
-from reference.errors import QueryError, Unsupported
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
-from reference.pattern.model import compile_pattern
+from cepkit.optimized.lazy import chain, eager, kleene, tree
+from cepkit.optimized.lazy import order as order_module
+from cepkit.optimized.lazy.order import estimated_orders
+from cepkit.optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
+from cepkit.optimized.lazy.program import PatternKernelProgram, kleene_floor, rows_floor
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
+from cepkit.reference.pattern.model import compile_pattern
 
 NEGATION_STRATEGIES = {"post-processing": "pp", "pp": "pp", "post_processing": "pp",
                        "first-chance": "fc", "fc": "fc", "first_chance": "fc"}

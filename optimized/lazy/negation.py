@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from optimized.lazy.common import INF, add_row, first_of, holds_at, inside
+from cepkit.optimized.lazy.common import INF, add_row, first_of, holds_at, inside
 
 
 @njit(cache=True)

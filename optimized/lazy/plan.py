@@ -1,9 +1,9 @@
-"""A query's pattern model (reference.pattern.model, front end) as int64 arrays for the kernels.
+"""A query's pattern model (cepkit.reference.pattern.model, front end) as int64 arrays for the kernels.
 
 Variables get one global index (their place in `Pattern.variables`); an assignment is an int64 row of
 stream positions per global variable, -1 where unbound. WHERE checks become formulas of one table
-(optimized.bytecode), evaluated on a run row of the NFA^b kernel's layout (first / last / length per
-variable) by the shared evaluator (optimized.kernel.holds) or its generated form (optimized.codegen).
+(cepkit.optimized.bytecode), evaluated on a run row of the NFA^b kernel's layout (first / last / length per
+variable) by the shared evaluator (cepkit.optimized.kernel.holds) or its generated form (cepkit.optimized.codegen).
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from optimized import kernel as K
-from optimized.bytecode import FormulaCompiler
-from reference.errors import QueryError, Unsupported
-from reference.nfab.compile import Formula
-from reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
+from cepkit.optimized import kernel as K
+from cepkit.optimized.bytecode import FormulaCompiler
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.nfab.compile import Formula
+from cepkit.reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
 
 MAX_VARS = 62  # bound sets are int64 bit masks
 
@@ -34,8 +34,8 @@ class Plan:
     unary: np.ndarray             # (B, V) formula of v's one-event filter (-1: none)
     checks: np.ndarray            # (B, C, 4) [formula, variable, needs mask, unary] in b's check order
     nchecks: np.ndarray           # (B,)
-    tables: np.ndarray            # the packed formula tables (optimized.kernel.pack)
-    table_dict: dict              # the same tables unpacked (for optimized.codegen)
+    tables: np.ndarray            # the packed formula tables (cepkit.optimized.kernel.pack)
+    table_dict: dict              # the same tables unpacked (for cepkit.optimized.codegen)
     width: int                    # run row width: K.HDR + 3 V
     neg_names: tuple[str, ...]    # negated variables (a global index each)
     neg: np.ndarray               # (B, K, 5) per negation k of b: [negated variable, formula, pred mask, succ mask, open-ended]

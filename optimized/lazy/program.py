@@ -12,17 +12,17 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from optimized.engine import window_ticks
-from optimized.lazy.plan import Plan, compile_plan
-from optimized.store import Store
-from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.contract import Program
-from reference.errors import EventError
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.match_table import Layout, MatchTable
-from reference.pattern.counters import Counters
-from reference.pattern.model import Pattern
+from cepkit.optimized.engine import window_ticks
+from cepkit.optimized.lazy.plan import Plan, compile_plan
+from cepkit.optimized.store import Store
+from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.reference.contract import Program
+from cepkit.reference.errors import EventError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.reference.pattern.counters import Counters
+from cepkit.reference.pattern.model import Pattern
 
 STEP = 1 << 16  # events per kernel call (the live state is checked against the budget between calls)
 
@@ -56,7 +56,7 @@ class PatternKernelProgram(Program):
         if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
             from types import SimpleNamespace
 
-            from optimized.returns import ReturnProgram
+            from cepkit.optimized.returns import ReturnProgram
 
             fake = SimpleNamespace(query=pattern.query, n=self.plan.nvars, negations=(),
                                    components=[SimpleNamespace(var=n) for n in self.plan.names])
@@ -81,8 +81,8 @@ class PatternKernelProgram(Program):
         ranges offs (items the tables cannot give exactly: the reference evaluator per match)."""
         if self.returns is None:
             return None
-        from optimized.returns import column
-        from reference.evaluate import Env, evaluate
+        from cepkit.optimized.returns import column
+        from cepkit.reference.evaluate import Env, evaluate
 
         s = self.store
         names = self.plan.names
@@ -124,7 +124,7 @@ class PatternKernelProgram(Program):
         if not self.codegen:
             return static
         if kind not in self.modules:
-            from optimized.lazy.generated import module
+            from cepkit.optimized.lazy.generated import module
 
             self.modules[kind] = module(kind, self.plan, _query_text(self.query), self.query.conventions.null_logic)
         return self.modules[kind]
@@ -355,7 +355,7 @@ class PatternKernelProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-    from reference.language.printer import query_to_text
+    from cepkit.reference.language.printer import query_to_text
 
     return query_to_text(q)
 

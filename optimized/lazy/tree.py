@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.lazy.common import INF, NONE, bound_mask, evict, first_of, fits, holds_on, inside, lower, push, qualify
-from optimized.lazy.negation import accept, release
+from cepkit.optimized.lazy.common import INF, NONE, bound_mask, evict, first_of, fits, holds_on, inside, lower, push, qualify
+from cepkit.optimized.lazy.negation import accept, release
 
 
 @njit(cache=True)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.arrays import grow2
-from optimized.kernel import HDR, extend_run, holds
+from cepkit.optimized.arrays import grow2
+from cepkit.optimized.kernel import HDR, extend_run, holds
 
 # S (int64 scalars of the program)
 S_N, S_STRAT, S_HASWIN, S_WINPOS, S_BOUND, S_KEY = range(6)
 S_SIZE = 6
-CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # optimized.engine.STRATEGY_CODES
+CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # cepkit.optimized.engine.STRATEGY_CODES
 NONE, USE, CLOSE = 0, 1, 2
 FRESH = 0  # pool row 0: the empty run a new run starts from (never allocated)
 EMPTY = -1  # a table slot never used

@@ -12,24 +12,24 @@ from collections.abc import Callable
 
 import numpy as np
 
-from optimized import kernel as K
-from optimized.bytecode import ENGINE, FormulaCompiler
-from optimized.engine import (
+from cepkit.optimized import kernel as K
+from cepkit.optimized.bytecode import ENGINE, FormulaCompiler
+from cepkit.optimized.engine import (
     MAX_COMPONENTS,
     PROGRESS_STEP,
     STRATEGY_CODES,
     OptimizedProgram,
 )
-from optimized.returns import ReturnProgram
-from optimized.sase1 import kernel as S1
-from optimized.store import Store
-from reference.binding import attribute_uses
-from reference.errors import Unsupported
-from reference.events import EventBatch
-from reference.language.dialects import partition_attrs
-from reference.match_table import MatchTable
-from reference.nfab.compile import NFAb
-from reference.pattern.counters import Counters
+from cepkit.optimized.returns import ReturnProgram
+from cepkit.optimized.sase1 import kernel as S1
+from cepkit.optimized.store import Store
+from cepkit.reference.binding import attribute_uses
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language.dialects import partition_attrs
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.nfab.compile import NFAb
+from cepkit.reference.pattern.counters import Counters
 
 POOL_ROWS = 64      # initial run pool (row 0 is the empty run new runs start from)
 ARENA_ROWS = 1024   # initial buffer nodes
@@ -68,7 +68,7 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
-        keys = partition_attrs(q)  # the dialect allows one [attr] (reference.language.dialects)
+        keys = partition_attrs(q)  # the dialect allows one [attr] (cepkit.reference.language.dialects)
         self.S = np.zeros(S1.S_SIZE, np.int64)
         self.S[S1.S_N] = n
         self.S[S1.S_STRAT] = STRATEGY_CODES[nfa.strategy]

@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.arrays import grow, grow2
+from cepkit.optimized.arrays import grow, grow2
 from numba import types as T
 
-from optimized.sql.matcher import DEFINE_FN, ERR_STATE, REC_MATCH, RECORDS, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, \
+from cepkit.optimized.sql.matcher import DEFINE_FN, ERR_STATE, REC_MATCH, RECORDS, ST_ERROR, ST_NLAB, ST_NREC, ST_PEAK, \
     ST_ROW, ST_VAR, inside, step_registers
 
 STRATEGIES = {"contiguous": 0, "skip_till_any": 1, "skip_till_next": 2}

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from optimized.bytecode import NULL, NUM, STR
-from optimized.sql.exprgen import BOOL
-from optimized.store import encode
-from reference.errors import EventError
-from reference.events import exact
-from reference.match_table import FRACTION
-from reference.match_table import encode as encode_values
+from cepkit.optimized.bytecode import NULL, NUM, STR
+from cepkit.optimized.sql.exprgen import BOOL
+from cepkit.optimized.store import encode
+from cepkit.reference.errors import EventError
+from cepkit.reference.events import exact
+from cepkit.reference.match_table import FRACTION
+from cepkit.reference.match_table import encode as encode_values
 
 
 class Encoded:
@@ -58,7 +58,7 @@ class Encoded:
 
 
 def encode_column(values: np.ndarray, strings: dict[str, int], name: str):
-    """optimized.store.encode, with each distinct value of a column that is not integers encoded once
+    """cepkit.optimized.store.encode, with each distinct value of a column that is not integers encoded once
     (pandas' hash factorization: no Python work per row)."""
     if values.dtype.kind in "iub" or len(values) == 0:
         return encode(values, strings, name)
@@ -108,7 +108,7 @@ def normalized(n: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def arrow_column(t: np.ndarray, n: np.ndarray, d: np.ndarray, texts: np.ndarray) -> pa.Array:
-    """An Arrow column of exact values from tagged ones, typed as reference.match_table.encode types them."""
+    """An Arrow column of exact values from tagged ones, typed as cepkit.reference.match_table.encode types them."""
     null = t == NULL
     present = set(np.unique(t[~null]).tolist())
     if not present:

@@ -21,14 +21,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
-from optimized.codegen import FALSE3, TRUE3, Val, Emitter
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.sql import ast as S
-from reference.sql.validate import nodes
+from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
+from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.validate import nodes
 
-BOOL = 3   # a measure's tag for a truth value (the value tags are optimized.bytecode's NUM, NULL, STR)
+BOOL = 3   # a measure's tag for a truth value (the value tags are cepkit.optimized.bytecode's NUM, NULL, STR)
 
 
 def refuse(construct: str, node) -> Unsupported:
@@ -37,7 +37,7 @@ def refuse(construct: str, node) -> Unsupported:
 
 
 def var_of(e) -> str | None:
-    """The one pattern variable an argument's references use (None: universal), as reference.sql.exprs."""
+    """The one pattern variable an argument's references use (None: universal), as cepkit.reference.sql.exprs."""
     for n in nodes(e):
         if isinstance(n, (S.ColRef, S.Classifier)) and n.var is not None:
             return n.var

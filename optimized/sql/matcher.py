@@ -26,8 +26,8 @@ from numba import njit
 from numba import types as T
 from numba.core.types import FunctionType
 
-from optimized.arrays import grow, grow2
-from optimized.values import rat_add, rat_less
+from cepkit.optimized.arrays import grow, grow2
+from cepkit.optimized.values import rat_add, rat_less
 
 # instruction kinds: reference/sql/program.py
 MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE = range(8)

@@ -15,13 +15,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from optimized.tpstream.columns import SAFE, NumVec, numeric, raw
-from reference.errors import EventError, Unsupported
-from reference.evaluate import Env, as_number, compare_values, evaluate, truth
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.tpstream.query import SituationDef
-from reference.tpstream.reads import value_reader
+from cepkit.optimized.tpstream.columns import SAFE, NumVec, numeric, raw
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.evaluate import Env, as_number, compare_values, evaluate, truth
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.tpstream.query import SituationDef
+from cepkit.reference.tpstream.reads import value_reader
 
 ENGINE = "optimized"
 INT64_MAX = (1 << 63) - 1

@@ -1,9 +1,9 @@
-"""Algorithm 5.4 (early output) in Numba, as reference.tpstream.early.EarlyMatcher: one scan over the working
+"""Algorithm 5.4 (early output) in Numba, as cepkit.reference.tpstream.early.EarlyMatcher: one scan over the working
 events in partition order keeps each stream's open run; at each new event time t the situations that
-change (ends under matchOnEnd, starts or delayed starts under matchOnStart, reference.tpstream.detection)
+change (ends under matchOnEnd, starts or delayed starts under matchOnStart, cepkit.reference.tpstream.detection)
 are joined along their stream's evaluation order with the finished situations (te <= t) and the open runs
 that are visible at t, every constraint certain at t for all completions of unknown end times
-(pairwise, as reference.tpstream.certainty.certain), every member starting at or after t - WITHIN. A
+(pairwise, as cepkit.reference.tpstream.certainty.certain), every member starting at or after t - WITHIN. A
 configuration is reported at t unless it was already visible and certain at the partition's previous event
 time, and from the first changed situation it holds only."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.tpstream.allen_nb import any_holds, partner_slice
-from optimized.arrays import grow, grow2
-from optimized.tpstream.matcher import SCAN
+from cepkit.optimized.tpstream.allen_nb import any_holds, partner_slice
+from cepkit.optimized.arrays import grow, grow2
+from cepkit.optimized.tpstream.matcher import SCAN
 
 UNKNOWN = 1 << 62   # the end time of a run still open
 

@@ -1,10 +1,10 @@
 """The optimized TPStream engine (issue 15): exact and early output (docs/semantics.md T9)."""
 from __future__ import annotations
 
-from optimized.tpstream.program import ENGINE, OptimizedTPStreamProgram
-from reference.contract import Engine
-from reference.errors import QueryError
-from reference.tpstream.query import TPQuery
+from cepkit.optimized.tpstream.program import ENGINE, OptimizedTPStreamProgram
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import QueryError
+from cepkit.reference.tpstream.query import TPQuery
 
 MODES = ("exact", "early")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from optimized.tpstream.columns import raw
-from reference.events import EventBatch, exact
+from cepkit.optimized.tpstream.columns import raw
+from cepkit.reference.events import EventBatch, exact
 
 
 class Partitions:

@@ -20,23 +20,23 @@ import math
 import numpy as np
 import pyarrow as pa
 
-from optimized.tpstream import conditions
-from optimized.tpstream.aggregates import Column, per_situation
-from optimized.tpstream.columns import numeric, raw
-from optimized.tpstream.allen_nb import relation_mask
-from optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive, repeated_time
-from optimized.tpstream.early import early_match
-from optimized.tpstream.matcher import Steps, match
-from optimized.tpstream.partitions import Partitions, latest, stable_order
-from optimized.tpstream.situations import Situations, spans
-from reference.contract import Program
-from reference.errors import EventError, Unsupported
-from reference.events import EventBatch, exact
-from reference.match import Match, plain
-from reference.match_table import Layout, MatchTable, decode, encode
-from reference.tpstream.detection import triggers
-from reference.tpstream.query import TPQuery
-from reference.tpstream.reads import check_columns, window_ticks
+from cepkit.optimized.tpstream import conditions
+from cepkit.optimized.tpstream.aggregates import Column, per_situation
+from cepkit.optimized.tpstream.columns import numeric, raw
+from cepkit.optimized.tpstream.allen_nb import relation_mask
+from cepkit.optimized.tpstream.derive import S_A, S_B, S_PID, S_STREAM, S_TE, S_TS, derive, repeated_time
+from cepkit.optimized.tpstream.early import early_match
+from cepkit.optimized.tpstream.matcher import Steps, match
+from cepkit.optimized.tpstream.partitions import Partitions, latest, stable_order
+from cepkit.optimized.tpstream.situations import Situations, spans
+from cepkit.reference.contract import Program
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.events import EventBatch, exact
+from cepkit.reference.match import Match, plain
+from cepkit.reference.match_table import Layout, MatchTable, decode, encode
+from cepkit.reference.tpstream.detection import triggers
+from cepkit.reference.tpstream.query import TPQuery
+from cepkit.reference.tpstream.reads import check_columns, window_ticks
 
 ENGINE = "optimized"
 LIMIT = 1 << 62   # durations and windows at or beyond this bound nothing
@@ -101,7 +101,7 @@ class OptimizedTPStreamProgram(Program):
         if self.closed:
             raise EventError("the TPStream program is closed: feed comes before close")
         if not isinstance(batch, EventBatch):
-            raise EventError(f"a TPStream program feeds on EventBatches (reference.inputs.to_batch), "
+            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.reference.inputs.to_batch), "
                              f"not {type(batch).__name__}")
         if self.bound and self.ts_unit != batch.ts_unit:
             raise EventError(f"the batches' timestamp units differ ({self.ts_unit} then {batch.ts_unit})", column="ts")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from optimized.tpstream.aggregates import Column
+from cepkit.optimized.tpstream.aggregates import Column
 
 
 @njit(cache=True)

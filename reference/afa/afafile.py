@@ -23,12 +23,12 @@ from typing import Any
 
 import yaml
 
-from reference.afa.expr import (
+from cepkit.reference.afa.expr import (
     check_expression, compile_fence, compile_transfer, constant, is_boolean_shape, parse_expression,
 )
-from reference.afa.model import Afa, Arc
-from reference.errors import QueryError
-from reference.language.limits import MAX_DEPTH, check_text, read_query_file
+from cepkit.reference.afa.model import Afa, Arc
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.limits import MAX_DEPTH, check_text, read_query_file
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}
 _TOP_REQUIRED = ("states", "start", "final", "arcs")

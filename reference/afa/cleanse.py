@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from reference.afa.model import INF
-from reference.afa.operator import AfaOperator, ProtocolError
-from reference.afa.stream import Element, Insert, OutPunctuation, Output, Punctuate, Retract
-from reference.errors import Unsupported
+from cepkit.reference.afa.model import INF
+from cepkit.reference.afa.operator import AfaOperator, ProtocolError
+from cepkit.reference.afa.stream import Element, Insert, OutPunctuation, Output, Punctuate, Retract
+from cepkit.reference.errors import Unsupported
 
 
 class Cleanse:

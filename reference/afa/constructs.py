@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.afa.model import Afa
-from reference.errors import QueryError
+from cepkit.reference.afa.model import Afa
+from cepkit.reference.errors import QueryError
 
 FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 # what each flavour refuses (spec/003 §5.7, A17): the basic and ignorable flavours run everything

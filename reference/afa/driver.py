@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from reference.afa.cleanse import Cleanse
-from reference.afa.ignorable import IgnorableAfaOperator
-from reference.afa.model import INF, Afa
-from reference.afa.operator import AfaOperator
-from reference.afa.oracle import oracle
-from reference.afa.seqop import SeqAfaOperator
-from reference.afa.stream import Element, Insert, Retract
+from cepkit.reference.afa.cleanse import Cleanse
+from cepkit.reference.afa.ignorable import IgnorableAfaOperator
+from cepkit.reference.afa.model import INF, Afa
+from cepkit.reference.afa.operator import AfaOperator
+from cepkit.reference.afa.oracle import oracle
+from cepkit.reference.afa.seqop import SeqAfaOperator
+from cepkit.reference.afa.stream import Element, Insert, Retract
 
 FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 

@@ -17,16 +17,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reference.afa.afafile import payload_dict
-from reference.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
-from reference.afa.driver import make_operator
-from reference.afa.eventfile import AfaInput, to_elements
-from reference.afa.model import Afa
-from reference.afa.stream import OutPunctuation, Output
-from reference.contract import Engine, Program
-from reference.errors import EventError, QueryError, Unsupported
-from reference.match import Match
-from reference.match_table import Layout
+from cepkit.reference.afa.afafile import payload_dict
+from cepkit.reference.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
+from cepkit.reference.afa.driver import make_operator
+from cepkit.reference.afa.eventfile import AfaInput, to_elements
+from cepkit.reference.afa.model import Afa
+from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
 
 
 class AfaEngine(Engine):

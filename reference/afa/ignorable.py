@@ -22,9 +22,9 @@ import bisect
 from collections import Counter
 from typing import Any
 
-from reference.afa.model import INF, Afa
-from reference.afa.operator import AfaOperator, ProtocolError
-from reference.afa.stream import Event, Output
+from cepkit.reference.afa.model import INF, Afa
+from cepkit.reference.afa.operator import AfaOperator, ProtocolError
+from cepkit.reference.afa.stream import Event, Output
 
 
 class Node:

@@ -16,11 +16,11 @@ import bisect
 from collections import Counter
 from typing import Any, Iterable
 
-from reference.afa.model import INF, Afa, Arc, Lifetime, check_arc_states, check_epsilon_acyclic
-from reference.afa.stream import (
+from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime, check_arc_states, check_epsilon_acyclic
+from cepkit.reference.afa.stream import (
     ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, OutPunctuation, Output, Punctuate, Retract,
 )
-from reference.errors import EventError, QueryError
+from cepkit.reference.errors import EventError, QueryError
 
 Node = tuple  # (start_le, min_re, q, r)
 

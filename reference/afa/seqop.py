@@ -12,10 +12,10 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from reference.afa.model import Afa
-from reference.afa.operator import AfaOperator, ProtocolError
-from reference.afa.stream import Event, OutPunctuation
-from reference.errors import Unsupported
+from cepkit.reference.afa.model import Afa
+from cepkit.reference.afa.operator import AfaOperator, ProtocolError
+from cepkit.reference.afa.stream import Event, OutPunctuation
+from cepkit.reference.errors import Unsupported
 
 
 class SeqAfaOperator(AfaOperator):

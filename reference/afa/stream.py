@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from reference.afa.model import Arc, Lifetime
+from cepkit.reference.afa.model import Arc, Lifetime
 
 
 def _payload(values: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> tuple:

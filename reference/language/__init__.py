@@ -1,8 +1,8 @@
 """Query languages of cepkit: every surface syntax parses to the one AST in `ast`."""
 from __future__ import annotations
 
-from reference.errors import QueryError
-from reference.language.ast import Query
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.ast import Query
 
 LANGUAGES = ("sase",)
 
@@ -12,8 +12,8 @@ def parse(text: str, language: str = "sase", dialect: str | None = None) -> Quer
     reads it with SASE 1.0's behaviour, "sase+" (or None, for PATTERN ...) with the paper's."""
     if language != "sase":
         raise QueryError(f"unknown query language '{language}'", expected=list(LANGUAGES))
-    from reference.language.dialects import with_dialect
-    from reference.language.sase import parse_sase
-    from reference.language.validate import validate
+    from cepkit.reference.language.dialects import with_dialect
+    from cepkit.reference.language.sase import parse_sase
+    from cepkit.reference.language.validate import validate
 
     return with_dialect(validate(parse_sase(text)), dialect)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference.language import ast as A
+from cepkit.reference.language import ast as A
 
 SASE1_DIALECT = "SASE 1.0 dialect"  # the construct name of a query read with SASE 1.0's behaviour
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference.errors import QueryError
-from reference.language import ast as A
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
 
 DIALECTS = ("sase+", "sase1")
 SASE1_SUFFIX = ".query"  # SASE 1.0's query files

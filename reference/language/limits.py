@@ -9,8 +9,8 @@ from typing import Any
 from lark import Tree
 from lark.visitors import Transformer_NonRecursive
 
-from reference.errors import QueryError
-from reference.language.ast import Pos
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.ast import Pos
 
 MAX_DEPTH = 100
 """The most levels an expression or a pattern may nest. Each operator, NOT, unary minus, comparison,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from reference.language import ast as A
+from cepkit.reference.language import ast as A
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "neg": 7, "atom": 8}
 

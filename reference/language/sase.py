@@ -9,10 +9,10 @@ from pathlib import Path
 from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.limits import DepthLimited, check_text
-from reference.language.units import parse_unit
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.limits import DepthLimited, check_text
+from cepkit.reference.language.units import parse_unit
 
 STRATEGY_NAMES = {
     "strict_contiguity": A.Strategy.STRICT_CONTIGUITY,
@@ -365,7 +365,7 @@ def _default_name(expr: A.Expr) -> str:
     """A column name for an unnamed RETURN item: its text with non-identifier characters as '_'."""
     import re
 
-    from reference.language.printer import expr_to_text
+    from cepkit.reference.language.printer import expr_to_text
 
     return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", expr_to_text(expr))).strip("_") or "value"
 
@@ -378,7 +378,7 @@ def parse_sase(text: str) -> A.Query:
 def transform_text(text: str, parse, transformer, words: dict[str, str] = _TOKEN_WORDS):
     """`transformer` applied to `parse(text)`; lark's syntax errors and the QueryErrors the transformer
     raises come out as QueryError (with line, column and what was expected, named by `words`); a control
-    character in the text or nesting deeper than MAX_DEPTH is a QueryError too (reference.language.limits)."""
+    character in the text or nesting deeper than MAX_DEPTH is a QueryError too (cepkit.reference.language.limits)."""
     check_text(text)
     try:
         return transformer.transform(parse(text))

@@ -4,8 +4,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from reference.errors import QueryError
-from reference.language import ast as A
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
 
 
 def walk(e: A.Expr) -> Iterator[A.Expr]:

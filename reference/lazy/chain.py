@@ -17,11 +17,11 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import combinations
 
-from reference.errors import QueryError
-from reference.events import EventBatch
-from reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
-from reference.pattern.model import BEGIN, Branch, Check, Pattern
-from reference.pattern.program import INF, Assignment, PatternProgram
+from cepkit.reference.errors import QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
+from cepkit.reference.pattern.model import BEGIN, Branch, Check, Pattern
+from cepkit.reference.pattern.program import INF, Assignment, PatternProgram
 
 NEGATION_STRATEGIES = {"post-processing": "pp", "pp": "pp", "post_processing": "pp",
                        "first-chance": "fc", "fc": "fc", "first_chance": "fc"}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 from typing import Callable, Sequence
 
-from reference.errors import QueryError
-from reference.pattern.model import Branch, Pattern
+from cepkit.reference.errors import QueryError
+from cepkit.reference.pattern.model import Branch, Pattern
 
 DEFAULT_PREFIX = 1000  # events counted to estimate rates when no order is given
 

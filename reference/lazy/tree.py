@@ -13,9 +13,9 @@ Negation is checked after acceptance (post-processing).
 """
 from __future__ import annotations
 
-from reference.errors import Unsupported
-from reference.pattern.model import Branch, Pattern
-from reference.pattern.program import INF, Assignment, PatternProgram
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.pattern.model import Branch, Pattern
+from cepkit.reference.pattern.program import INF, Assignment, PatternProgram
 
 
 class _Instance:

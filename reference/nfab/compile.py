@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference.errors import QueryError, Unsupported
-from reference.language import ast as A
-from reference.language.printer import expr_to_text
-from reference.language.validate import walk
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.printer import expr_to_text
+from cepkit.reference.language.validate import walk
 
 MAX_CLAUSES = 512
 
@@ -271,7 +271,7 @@ def _ignore_text(s: A.Strategy, f: Formula) -> str:
 def _window_text(w: A.Window | None) -> str:
     if w is None:
         return "none"
-    from reference.language.printer import window_to_text
+    from cepkit.reference.language.printer import window_to_text
 
     return window_to_text(w).replace("WITHIN ", "< ")
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.evaluate import Env, evaluate, truth
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.contract import Budget, Program
-from reference.match import Match
-from reference.match_table import Layout
-from reference.nfab.compile import Formula, NFAb, check_selection
-from reference.pattern.counters import Counters
+from cepkit.reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.contract import Budget, Program
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.nfab.compile import Formula, NFAb, check_selection
+from cepkit.reference.pattern.counters import Counters
 
 FIRST, ITER = 0, 1
 Bindings = tuple[tuple[int, ...], ...]

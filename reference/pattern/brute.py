@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from reference.brute import MAX_EVENTS, TooLarge
-from reference.events import EventBatch
-from reference.match import Match
-from reference.pattern.model import Pattern
-from reference.pattern.program import Assignment, PatternProgram
+from cepkit.reference.brute import MAX_EVENTS, TooLarge
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match import Match
+from cepkit.reference.pattern.model import Pattern
+from cepkit.reference.pattern.program import Assignment, PatternProgram
 
 MAX_KLEENE_CANDIDATES = 14  # 2^14 subsets per Kleene variable
 

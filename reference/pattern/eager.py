@@ -8,8 +8,8 @@ event, so every combination is tried; AND patterns get one state per set of boun
 """
 from __future__ import annotations
 
-from reference.pattern.model import BEGIN, Branch, Check, Pattern
-from reference.pattern.program import Assignment, PatternProgram
+from cepkit.reference.pattern.model import BEGIN, Branch, Check, Pattern
+from cepkit.reference.pattern.program import Assignment, PatternProgram
 
 Instance = tuple[int, tuple[tuple[str, tuple[int, ...]], ...]]
 

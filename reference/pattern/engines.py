@@ -1,11 +1,11 @@
 """Engines over the pattern model: eager NFA, brute force, lazy Chain NFA and Tree NFA (spec/001)."""
 from __future__ import annotations
 
-from reference.contract import Engine
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.pattern.model import compile_pattern
-from reference.pattern.program import unsupported_options
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.pattern.model import compile_pattern
+from cepkit.reference.pattern.program import unsupported_options
 
 
 def _pattern(engine: str, q: A.Query):
@@ -34,7 +34,7 @@ class EagerEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from reference.pattern.eager import EagerProgram
+        from cepkit.reference.pattern.eager import EagerProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
@@ -50,7 +50,7 @@ class LazyChainEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from reference.lazy.chain import LazyChainProgram
+        from cepkit.reference.lazy.chain import LazyChainProgram
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
         all_only(self.name, selection)
@@ -65,7 +65,7 @@ class TreeEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from reference.lazy.tree import TreeProgram
+        from cepkit.reference.lazy.tree import TreeProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.printer import expr_to_text
-from reference.language.validate import alternatives, walk
-from reference.nfab.compile import Formula, conjuncts, compile_nfab
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.printer import expr_to_text
+from cepkit.reference.language.validate import alternatives, walk
+from cepkit.reference.nfab.compile import Formula, conjuncts, compile_nfab
 
 BEGIN, TAKE, PROCEED, NEG = "begin", "take", "proceed", "neg"
 
@@ -31,7 +31,7 @@ class Var:
 
 @dataclass(frozen=True)
 class Check:
-    """WHERE clauses evaluated together, at a place NFA^b would evaluate them (see `reference.pattern.clauses`).
+    """WHERE clauses evaluated together, at a place NFA^b would evaluate them (see `cepkit.reference.pattern.clauses`).
 
     kind BEGIN: on `var`'s first event; TAKE: on every element of Kleene `var` from the 2nd on;
     PROCEED: on Kleene `var`'s completed closure; NEG: on a candidate event of negated `var`.

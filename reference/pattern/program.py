@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Iterable
 
-from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.errors import QueryError
-from reference.evaluate import Env, evaluate, truth
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.contract import Program
-from reference.match import Match
-from reference.match_table import Layout
-from reference.nfab.runs import EventStore, drive
-from reference.pattern.counters import Counters
-from reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
+from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.reference.errors import QueryError
+from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.contract import Program
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.nfab.runs import EventStore, drive
+from cepkit.reference.pattern.counters import Counters
+from cepkit.reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
 
 Assignment = dict  # var -> tuple[int, ...]
 INF = float("inf")

@@ -10,12 +10,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from reference.errors import EventError
-from reference.replay import cost as C
-from reference.replay.store import ReplayWarning, Store
-from reference.windows.aggregate import AggRow, aggregate, aggregate_windows
-from reference.windows.partial import EMPTY, Partial, of_values
-from reference.windows.spec import Window, WindowSpec, windows_from_bounds
+from cepkit.reference.errors import EventError
+from cepkit.reference.replay import cost as C
+from cepkit.reference.replay.store import ReplayWarning, Store
+from cepkit.reference.windows.aggregate import AggRow, aggregate, aggregate_windows
+from cepkit.reference.windows.partial import EMPTY, Partial, of_values
+from cepkit.reference.windows.spec import Window, WindowSpec, windows_from_bounds
 
 
 @dataclass(frozen=True)

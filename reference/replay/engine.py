@@ -1,8 +1,8 @@
 """MATCH_RECOGNIZE over a replay store (spec/004 §3) on the engine contract.
 
-The program feeds on a reference.replay.store.Store (`open_store`: a store, a store directory, or events
+The program feeds on a cepkit.reference.replay.store.Store (`open_store`: a store, a store directory, or events
 that a store is written for, in a temporary directory) and returns the table the reference returns on the
-store's events: index-based replay where the plan allows it, full replay otherwise (reference.replay.plan).
+store's events: index-based replay where the plan allows it, full replay otherwise (cepkit.reference.replay.plan).
 A store is the whole stream, so the table is computed at `close()`; feeding a second store before `close()` is an error.
 """
 from __future__ import annotations
@@ -11,21 +11,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from reference.contract import Engine
-from reference.errors import QueryError
-from reference.replay.store import Store
-from reference.sql import ast as S
-from reference.sql.engine import SqlProgram, output_columns, table_matches
+from cepkit.reference.contract import Engine
+from cepkit.reference.errors import QueryError
+from cepkit.reference.replay.store import Store
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
 def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), **read_options: Any) -> Store:
-    """A Store: itself, the store directory at a path, or (any other input reference.inputs.to_batch reads)
+    """A Store: itself, the store directory at a path, or (any other input cepkit.reference.inputs.to_batch reads)
     a store written for those events in a temporary directory (removed with the store), with `block_size`
     and secondary `indexes`."""
-    from reference.inputs import to_batch
-    from reference.replay.store import write_store
+    from cepkit.reference.inputs import to_batch
+    from cepkit.reference.replay.store import write_store
 
     if isinstance(events, Store):
         return events
@@ -45,11 +45,11 @@ class ReplayProgram(SqlProgram):
         super().__init__(q, None)
         self.method = method
         self.store: Store | None = None
-        self.plan = None            # the reference.replay.plan.Plan of the run (mode, intervals, blocks)
+        self.plan = None            # the cepkit.reference.replay.plan.Plan of the run (mode, intervals, blocks)
 
     def _feed(self, store, progress=None):
         if not isinstance(store, Store):
-            raise QueryError("the replay engine feeds on a store (reference.replay.engine.open_store)")
+            raise QueryError("the replay engine feeds on a store (cepkit.reference.replay.engine.open_store)")
         if self.store is not None:
             raise QueryError("the replay engine reads one store per program (a store is the whole stream)")
         self.store = store
@@ -59,14 +59,14 @@ class ReplayProgram(SqlProgram):
         return ()
 
     def _close(self):
-        from reference.replay.plan import replay
+        from cepkit.reference.replay.plan import replay
 
         if self.store is None:
             return ()
         table, self.plan = replay(self.q, self.store, self.method)
         self.store = None
-        from reference.match_table import Layout
-        from reference.sql.constructs import variables
+        from cepkit.reference.match_table import Layout
+        from cepkit.reference.sql.constructs import variables
 
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
         return table_matches(table, self._layout, self.q)
@@ -74,7 +74,7 @@ class ReplayProgram(SqlProgram):
 
 class ReplayEngine(Engine):
     """Option method: pareto (default), greedy, optimal, all (every index), none (full replay), or the
-    variables whose indexes to use (a list, as reference.replay.plan.plan takes)."""
+    variables whose indexes to use (a list, as cepkit.reference.replay.plan.plan takes)."""
 
     name = "replay"
     language = "sql"

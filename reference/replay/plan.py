@@ -11,18 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from reference.errors import QueryError
-from reference.language.units import NANOS
-from reference.replay import cost as C
-from reference.replay.intervals import Selected, candidate_intervals, merge
-from reference.replay.select import Candidate, Config, greedy, optimal, pareto
-from reference.replay.store import Store
-from reference.replay.symbols import symbols
-from reference.sql import ast as S
-from reference.sql.allmatches import AllMatches
-from reference.sql.parse import parse
-from reference.sql.run import Emitter, Table, project_columns, within_check, run_rows
-from reference.sql.validate import nodes
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.units import NANOS
+from cepkit.reference.replay import cost as C
+from cepkit.reference.replay.intervals import Selected, candidate_intervals, merge
+from cepkit.reference.replay.select import Candidate, Config, greedy, optimal, pareto
+from cepkit.reference.replay.store import Store
+from cepkit.reference.replay.symbols import symbols
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.allmatches import AllMatches
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.run import Emitter, Table, project_columns, within_check, run_rows
+from cepkit.reference.sql.validate import nodes
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reference.language import ast as A
-from reference.sql import ast as S
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
 
 
 @dataclass(frozen=True)

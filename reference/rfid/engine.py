@@ -19,21 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from reference.errors import QueryError, Unsupported
-from reference.evaluate import Env, evaluate, truth
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.language.printer import expr_to_text
-from reference.language.validate import walk
-from reference.contract import Engine, Program
-from reference.match import Match
-from reference.match_table import Layout
-from reference.nfab.compile import conjuncts, expand_equiv, to_cnf
-from reference.nfab.runs import EventStore, drive
-from reference.pattern.counters import Counters
-from reference.rfid.negation import Negation, NegationOperator
-from reference.rfid.ssc import SSC
+from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.printer import expr_to_text
+from cepkit.reference.language.validate import walk
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.nfab.compile import conjuncts, expand_equiv, to_cnf
+from cepkit.reference.nfab.runs import EventStore, drive
+from cepkit.reference.pattern.counters import Counters
+from cepkit.reference.rfid.negation import Negation, NegationOperator
+from cepkit.reference.rfid.ssc import SSC
 
 ENGINE = "reference-ssc"
 EQUIVALENCE_MODES = ("df", "multi_pais", "sigma")

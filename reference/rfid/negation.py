@@ -22,10 +22,10 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from reference.binding import WindowBound
-from reference.evaluate import Env, evaluate, truth
-from reference.language import ast as A
-from reference.pattern.counters import Counters
+from cepkit.reference.binding import WindowBound
+from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.reference.language import ast as A
+from cepkit.reference.pattern.counters import Counters
 
 Seq = tuple[int, ...]
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Hashable
 
-from reference.binding import WindowBound
-from reference.evaluate import compare_values
-from reference.pattern.counters import Counters
-from reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
+from cepkit.reference.binding import WindowBound
+from cepkit.reference.evaluate import compare_values
+from cepkit.reference.pattern.counters import Counters
+from cepkit.reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
 
 _SKIP = object()
 

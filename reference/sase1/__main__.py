@@ -1,16 +1,16 @@
-"""`python -m reference.sase1 CONFIG.stream OUT.csv`: write the stock stream a SASE 1.0 `.stream` file
+"""`python -m cepkit.reference.sase1 CONFIG.stream OUT.csv`: write the stock stream a SASE 1.0 `.stream` file
 describes, as CSV (id, ts, type, symbol, price, volume)."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from reference.errors import CepkitError
-from reference.sase1.stock_stream import read_config, write_csv
+from cepkit.reference.errors import CepkitError
+from cepkit.reference.sase1.stock_stream import read_config, write_csv
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reference.sase1", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m cepkit.reference.sase1", description=__doc__.split("\n\n")[0])
     parser.add_argument("config", help="a SASE 1.0 .stream file (streamSize = ..., randomSeed = ..., end)")
     parser.add_argument("output", help="the CSV file to write")
     args = parser.parse_args(argv)

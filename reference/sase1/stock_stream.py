@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from reference.errors import QueryError
-from reference.sase1.java_random import JavaRandom
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sase1.java_random import JavaRandom
 
 COLUMNS = ("id", "ts", "type", "symbol", "price", "volume")
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
-from reference.sql import ast as S
-from reference.sql.exprs import Ctx, holds
-from reference.sql.program import Glushkov, Program, compile_pattern
-from reference.sql.program import glushkov as program_glushkov
-from reference.sql.vm import most_common
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.program import Glushkov, Program, compile_pattern
+from cepkit.reference.sql.program import glushkov as program_glushkov
+from cepkit.reference.sql.vm import most_common
 
 __all__ = ["AllMatches", "Glushkov", "Run", "glushkov"]
 

@@ -1,6 +1,6 @@
 """AST nodes of MATCH_RECOGNIZE: row patterns, navigation and match functions, and the query.
 
-Arithmetic, comparison and boolean nodes are the project's (reference.language.ast); the nodes here
+Arithmetic, comparison and boolean nodes are the project's (cepkit.reference.language.ast); the nodes here
 are the ones SQL row pattern recognition adds. Positions are excluded from equality.
 """
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from reference.language.ast import NOPOS, SQL_CONVENTIONS, Conventions, Pos  # noqa: F401  (re-exported)
-from reference.language.ast import pos_field as _pos
+from cepkit.reference.language.ast import NOPOS, SQL_CONVENTIONS, Conventions, Pos  # noqa: F401  (re-exported)
+from cepkit.reference.language.ast import pos_field as _pos
 
 
 # ----------------------------------------------------------------------------- row patterns

@@ -13,10 +13,10 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from reference.errors import EventError, QueryError
-from reference.events import exact
-from reference.language import ast as A
-from reference.sql import ast as S
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.events import exact
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
 
 Column = tuple[np.ndarray, np.ndarray]
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
@@ -34,7 +34,7 @@ def check(e: Any, clause: str) -> None:
     if isinstance(e, A.BinOp) and e.op not in _ARITH:
         raise QueryError(f"'{e.op}' is not supported in {clause} (+, - and * are)", pos.line or None,
                          pos.column or None)
-    from reference.sql.validate import children
+    from cepkit.reference.sql.validate import children
 
     for c in children(e):
         check(c, clause)

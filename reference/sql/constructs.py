@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.language import ast as A
-from reference.sql import ast as S
-from reference.sql.validate import nodes
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.validate import nodes
 
 OUTPUT = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": "ALL MATCHES"}
 STRATEGY = {"contiguous": "CONTIGUOUS", "skip_till_next": "SKIP_TILL_NEXT_MATCH",

@@ -6,7 +6,7 @@ pieces gives exactly what one `run` gives.
 
 The match table (docs/semantics.md, "SQL rows in the match table"):
 - variables: the pattern variables, in order of first occurrence;
-- payload: the query's output columns, exactly reference.sql.run.Table.columns (SELECT or MEASURES with the
+- payload: the query's output columns, exactly cepkit.reference.sql.run.Table.columns (SELECT or MEASURES with the
   partition columns; ALL ROWS PER MATCH adds the row's columns), one table row per SQL output row, in the
   order the SQL query outputs them;
 - ONE ROW PER MATCH / ALL MATCHES: bindings and ts are the match's canonical form (Table.matches: the ids
@@ -19,18 +19,18 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from reference.contract import Engine, Program
-from reference.errors import QueryError
-from reference.events import EventBatch
-from reference.match import Match
-from reference.match_table import Layout
-from reference.sql import ast as S
-from reference.sql.constructs import variables
-from reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.errors import QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.constructs import variables
+from cepkit.reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
-    """The Match rows of a reference.sql.run.Table: one per output row, payload = the row's values by column.
+    """The Match rows of a cepkit.reference.sql.run.Table: one per output row, payload = the row's values by column.
     ALL ROWS PER MATCH (no Table.matches): unbound, ts = the row's first ORDER BY key where it is output."""
     out = []
     if table.matches is not None:
@@ -54,7 +54,7 @@ class SqlProgram(Program):
 
     def __init__(self, q: S.MatchRecognize, run_table: Callable[..., Any]):
         self.q = q
-        self.run_table = run_table  # (query, columns, rows, ts_unit, state) -> reference.sql.run.Table
+        self.run_table = run_table  # (query, columns, rows, ts_unit, state) -> cepkit.reference.sql.run.Table
         self.columns: list[str] = []
         self.rows: list[dict] = []
         self.ts_unit: str | None = None
@@ -75,7 +75,7 @@ class SqlProgram(Program):
         return self._layout
 
     def _feed(self, batch, progress=None):
-        from reference.sql.run import batch_rows
+        from cepkit.reference.sql.run import batch_rows
 
         check_table(batch, self.q)
         columns, rows = batch_rows(batch, ts_col=batch.ts_col)
@@ -108,7 +108,7 @@ class SqlEngine(Engine):
     counts_state = True  # the VM's live threads at each row; ALL MATCHES: live runs plus the matches held
 
     def build(self, q: S.MatchRecognize) -> SqlProgram:
-        from reference.sql.run import run_rows
+        from cepkit.reference.sql.run import run_rows
 
         return SqlProgram(q, lambda q, columns, rows, ts_unit, state: run_rows(q, columns, rows, ts_unit, state=state))
 
@@ -123,9 +123,9 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     query's first ORDER BY column when it
     holds integers or datetimes (a text column never is one, except text of ISO-8601 datetimes in a CSV or
     JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
-    tick (reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
+    tick (cepkit.reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
     reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
-    from reference.sql.source import base, carries_rows, values_frame
+    from cepkit.reference.sql.source import base, carries_rows, values_frame
 
     if query is not None and carries_rows(query):
         if events is not None and not isinstance(events, EventBatch):
@@ -167,8 +167,8 @@ _NOT_TIME = ("missing timestamp", "cannot read timestamp", "is not a whole numbe
 
 
 def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
-    from reference.errors import EventError
-    from reference.inputs import to_batch
+    from cepkit.reference.errors import EventError
+    from cepkit.reference.inputs import to_batch
 
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
@@ -176,7 +176,7 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
         return to_batch(events, **options)
     candidates = ["ts"]
     if query is not None and query.order_by:
-        from reference.sql.source import input_column
+        from cepkit.reference.sql.source import input_column
 
         candidates.append(input_column(query, query.order_by[0].col.col))
     for col in dict.fromkeys(candidates):
@@ -220,8 +220,8 @@ def _with_tick(events: Any, options: dict[str, Any]) -> EventBatch:
     import pandas as pd
     import pyarrow as pa
 
-    from reference import readers as R
-    from reference.inputs import to_batch
+    from cepkit.reference import readers as R
+    from cepkit.reference.inputs import to_batch
 
     options = {k: v for k, v in options.items() if k != "sort"}
     if isinstance(events, pd.DataFrame):

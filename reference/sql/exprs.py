@@ -1,11 +1,11 @@
 """Exact evaluation of MATCH_RECOGNIZE expressions over a (partial) match: what SQL adds to the one
-reference evaluator (reference.evaluate).
+reference evaluator (cepkit.reference.evaluate).
 
 A match is a list of partition row positions with one label each. `cur` selects the RUNNING view
 (the match up to and including its `cur`-th row); FINAL reads the whole match. This module evaluates
 the SQL leaves (column references, PREV/NEXT/FIRST/LAST, CLASSIFIER, MATCH_NUMBER, aggregates, IS NULL)
 and hands every other node (constants, comparisons, AND/OR/NOT, arithmetic) to
-`reference.evaluate.reduce` under `Ctx.null_logic`, the query's convention: SQL's three-valued logic
+`cepkit.reference.evaluate.reduce` under `Ctx.null_logic`, the query's convention: SQL's three-valued logic
 unless the caller says otherwise (a comparison with null, and arithmetic with null, is null).
 """
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from reference.evaluate import check_number, arithmetic, reduce, sql_truth
-from reference.evaluate import compare as _compare
-from reference.errors import EventError
-from reference.sql import ast as S
-from reference.sql.validate import nodes
+from cepkit.reference.evaluate import check_number, arithmetic, reduce, sql_truth
+from cepkit.reference.evaluate import compare as _compare
+from cepkit.reference.errors import EventError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.validate import nodes
 
 Value = Any
 

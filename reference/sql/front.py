@@ -10,13 +10,13 @@ from typing import Any, Callable
 
 import pyarrow as pa
 
-from reference.contract import Budget, Program
-from reference.errors import QueryError, Unsupported
-from reference.events import EventBatch
-from reference.match_table import Layout, MatchTable
-from reference.sql import ast as S
-from reference.sql import outer_arrow, source
-from reference.sql.outer import Step
+from cepkit.reference.contract import Budget, Program
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql import outer_arrow, source
+from cepkit.reference.sql.outer import Step
 
 
 def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], Program]) -> Program:
@@ -24,7 +24,7 @@ def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], P
     events table; else `make(q.inner)` inside an OuterProgram."""
     if q.outer is None and q.source is None:
         return make(q)
-    from reference import registry
+    from cepkit.reference import registry
 
     if registry.engine_entry("sql", engine).events is not None:   # it feeds on its own input, not the table
         what = "VALUES input" if source.carries_rows(q) else "subquery input" if source.subqueries(q) else None

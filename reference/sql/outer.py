@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from reference.errors import EventError
-from reference.evaluate import reduce, sql_truth
-from reference.sql import ast as S
-from reference.sql.table import query_error, shown
-from reference.sql.validate import nodes
+from cepkit.reference.errors import EventError
+from cepkit.reference.evaluate import reduce, sql_truth
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.table import query_error, shown
+from cepkit.reference.sql.validate import nodes
 
 _PATTERN_ONLY = (S.Nav, S.SqlAgg, S.Classifier, S.MatchNumber)
 

@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from reference.errors import EventError
-from reference.language import ast as A
-from reference.match_table import KIND, ROLE, Layout, MatchTable, decode, encode
-from reference.sql import ast as S
-from reference.sql import columnar
-from reference.sql.outer import Step
-from reference.sql.validate import nodes
+from cepkit.reference.errors import EventError
+from cepkit.reference.language import ast as A
+from cepkit.reference.match_table import KIND, ROLE, Layout, MatchTable, decode, encode
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql import columnar
+from cepkit.reference.sql.outer import Step
+from cepkit.reference.sql.validate import nodes
 
 
 def applies(step: Step) -> bool:

@@ -1,4 +1,4 @@
-"""Parse MATCH_RECOGNIZE text into the AST (reference.sql.ast); every mistake is a QueryError with position."""
+"""Parse MATCH_RECOGNIZE text into the AST (cepkit.reference.sql.ast); every mistake is a QueryError with position."""
 from __future__ import annotations
 
 import re
@@ -7,14 +7,14 @@ from functools import lru_cache
 
 from lark import Lark, Token, v_args
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.limits import DepthLimited
-from reference.language.sase import transform_text
-from reference.language.units import parse_unit
-from reference.sql import ast as S
-from reference.sql.grammar import GRAMMAR
-from reference.sql.validate import validate
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.limits import DepthLimited
+from cepkit.reference.language.sase import transform_text
+from cepkit.reference.language.units import parse_unit
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.grammar import GRAMMAR
+from cepkit.reference.sql.validate import validate
 
 
 @lru_cache(maxsize=1)
@@ -133,7 +133,7 @@ def _plain_select(outer: S.Outer) -> tuple[S.ColRef, ...] | None:
 
 def _constant(e):
     """The exact value of a constant expression of a VALUES row (QueryError naming anything else)."""
-    from reference.evaluate import reduce
+    from cepkit.reference.evaluate import reduce
 
     def leaf(x):
         if isinstance(x, (A.Const, A.BinOp, A.Neg, A.Compare, A.And, A.Or, A.Not)):
@@ -552,7 +552,7 @@ class _ToAst(DepthLimited):
 def parse_expression(text: str, variables: tuple[str, ...] = ()):
     """A standalone condition (for windowed filters and joins): no pattern functions or aggregates;
     qualified column references may only use `variables`."""
-    from reference.sql.validate import nodes
+    from cepkit.reference.sql.validate import nodes
 
     e = transform_text(text, lambda t: _parser().parse(t, start="expr_start"), _transformer(text), _WORDS)
     for n in nodes(e):

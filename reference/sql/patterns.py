@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from reference.sql import ast as S
+from cepkit.reference.sql import ast as S
 
 
 def variables(p: S.Pattern) -> list[S.PVar]:

@@ -1,7 +1,7 @@
 """Row patterns back to text (the parser reads the text back to an equal pattern)."""
 from __future__ import annotations
 
-from reference.sql import ast as S
+from cepkit.reference.sql import ast as S
 
 
 def pattern_text(p: S.Pattern) -> str:

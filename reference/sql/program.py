@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from math import factorial
 
-from reference.errors import QueryError
-from reference.sql import ast as S
-from reference.sql.patterns import expand_permute, nullable
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.patterns import expand_permute, nullable
 
 MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE = range(8)
 _NAMES = ("match", "split", "jump", "iteration", "exit-if-empty", "at-start", "at-end", "done")

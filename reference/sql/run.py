@@ -4,14 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from reference.errors import EventError
-from reference.sql import ast as S
-from reference.sql.allmatches import AllMatches
-from reference.sql.exprs import Ctx, evaluate
-from reference.sql.program import compile_pattern
-from reference.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
-                                 numeric_uses_of, skip_target, within_ticks)
-from reference.sql.vm import VM
+from cepkit.reference.errors import EventError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.allmatches import AllMatches
+from cepkit.reference.sql.exprs import Ctx, evaluate
+from cepkit.reference.sql.program import compile_pattern
+from cepkit.reference.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
+                                        numeric_uses_of, skip_target, within_ticks)
+from cepkit.reference.sql.vm import VM
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     `all_matches(q, partitions, ts_unit)`, if given, finds the ALL MATCHES matches instead of AllMatches:
     for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order.
     `state(live, variable)` (contract.Budget.check_state) is told the live threads / runs after each row."""
-    from reference.sql.parse import parse
+    from cepkit.reference.sql.parse import parse
 
     if isinstance(q, str):
         q = parse(q)
@@ -236,7 +236,7 @@ def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter
 
 
 def run_query(q: S.MatchRecognize | str, batch) -> Table:
-    """Run a query over an EventBatch (reference.events); its ts, id and type are columns too."""
+    """Run a query over an EventBatch (cepkit.reference.events); its ts, id and type are columns too."""
     columns, rows = batch_rows(batch)
     return run_rows(q, columns, rows, batch.ts_unit)
 

@@ -1,6 +1,6 @@
 """The input forms of a MATCH_RECOGNIZE query (docs/semantics.md SQ-F): an inline VALUES table, and
 subqueries that keep the rows their WHERE holds for and pick or rename columns with their SELECT. Every
-engine gets them from here: the table reader builds the VALUES table (reference.sql.engine.to_table) and
+engine gets them from here: the table reader builds the VALUES table (cepkit.reference.sql.engine.to_table) and
 the outer step (reference/sql/outer.py) applies the subqueries to each fed EventBatch, column by column."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reference.errors import QueryError
-from reference.events import EventBatch
-from reference.sql import ast as S
-from reference.sql import columnar
-from reference.sql.table import TICK, query_error, resolve_column
+from cepkit.reference.errors import QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql import columnar
+from cepkit.reference.sql.table import TICK, query_error, resolve_column
 
 
 def base(q: S.MatchRecognize) -> S.Values | str:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from reference.errors import QueryError
-from reference.events import EventBatch
-from reference.language.units import NANOS
-from reference.sql import ast as S
+from cepkit.reference.errors import QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language.units import NANOS
+from cepkit.reference.sql import ast as S
 
 
 def query_error(msg: str, pos) -> QueryError:
@@ -75,15 +75,15 @@ _ORDERING = {"<", "<=", ">", ">="}
 def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
     """(qualifier, column) the expressions need as numbers, each with its first such reference: operands of
     arithmetic, of an ordering comparison (< <= > >=) and of sum / avg / min / max, through PREV / NEXT /
-    FIRST / LAST (the rule SASE and TPStream follow, reference.binding.attribute_uses), except an operand
+    FIRST / LAST (the rule SASE and TPStream follow, cepkit.reference.binding.attribute_uses), except an operand
     ordered against a text literal."""
     return _numeric(exprs, ordering=True)
 
 
 def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
     """The references under arithmetic and sum / avg, and with `ordering` also under < <= > >= and min / max."""
-    from reference.language import ast as A
-    from reference.sql.validate import children
+    from cepkit.reference.language import ast as A
+    from cepkit.reference.sql.validate import children
 
     aggregates = ("sum", "avg", "min", "max") if ordering else ("sum", "avg")
     out: dict[tuple[str | None, str], S.ColRef] = {}
@@ -114,7 +114,7 @@ def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
 
 
 def _is_text(e: Any) -> bool:
-    from reference.language import ast as A
+    from cepkit.reference.language import ast as A
 
     return isinstance(e, A.Const) and isinstance(e.value, str)
 
@@ -181,7 +181,7 @@ def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
 
 def referenced_columns(q: S.MatchRecognize) -> set[str]:
     """Every column the query's MEASURES and DEFINE read."""
-    from reference.sql.validate import nodes
+    from cepkit.reference.sql.validate import nodes
 
     return {n.col for e in [m.expr for m in q.measures] + [d.cond for d in q.define]
             for n in nodes(e) if isinstance(n, S.ColRef)}
@@ -190,8 +190,8 @@ def referenced_columns(q: S.MatchRecognize) -> set[str]:
 def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
     """EventError (naming the row and column) for a value that is not a number in a column the query needs
     as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
-    ('5' = 5), as for SASE (reference.binding.check_columns)."""
-    from reference.errors import EventError
+    ('5' = 5), as for SASE (cepkit.reference.binding.check_columns)."""
+    from cepkit.reference.errors import EventError
 
     numeric = numeric_uses(q)
     for col, ref in numeric.items():

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.ast import NOPOS
-from reference.sql import ast as S
-from reference.sql.patterns import nullable, variables, walk
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.ast import NOPOS
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.patterns import nullable, variables, walk
 
 _NAV_NAMES = {"prev": "PREV", "next": "NEXT", "first": "FIRST", "last": "LAST"}
 
@@ -160,7 +160,7 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
                            "mention (as Trino does), and a cepkit output holds one column of a name", ref.pos)
     if q.within is not None and not order:
         raise _err("WITHIN needs ORDER BY (its first key is the time)", q.within.pos)
-    from reference.sql import outer, source   # (they use this module's walkers)
+    from cepkit.reference.sql import outer, source   # (they use this module's walkers)
 
     outer.check(q)
     source.check(q)

@@ -3,7 +3,7 @@
 From a start row, threads advance together one row at a time (Pike VM, as Trino's Matcher). The threads
 waiting at `match` or `done` instructions are kept in preference order. At each row every waiting thread,
 most preferred first, tries its `match`: if the DEFINE condition of its variable holds (RUNNING semantics
-over the thread's match so far, via reference.sql.exprs), the thread moves past it and follows the
+over the thread's match so far, via cepkit.reference.sql.exprs), the thread moves past it and follows the
 non-consuming instructions (split, jump, ...) with an explicit stack, preferred branch first, to its next
 `match` or `done`. A thread that reaches `done` is a match; it replaces the one found before (every
 thread still running was preferred to that one) and every thread less preferred than it is dropped. The
@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Callable, Iterator, Mapping
 
-from reference.sql import ast as S
-from reference.sql.exprs import Ctx, holds
-from reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
-                                   Program)
-from reference.sql.validate import nodes
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
+                                          Program)
+from cepkit.reference.sql.validate import nodes
 
 Result = tuple[int, tuple[str, ...], tuple[bool, ...]]
 NO_MARKS: frozenset[int] = frozenset()

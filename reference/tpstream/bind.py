@@ -6,13 +6,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from reference.errors import EventError, QueryError
-from reference.evaluate import Env, evaluate, truth
-from reference.events import EventBatch
-from reference.language.ast import TPSTREAM_CONVENTIONS
-from reference.tpstream.order import towards
-from reference.tpstream.query import Amount, SituationDef, TPQuery
-from reference.tpstream.reads import check_columns, value_reader, window_ticks
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language.ast import TPSTREAM_CONVENTIONS
+from cepkit.reference.tpstream.order import towards
+from cepkit.reference.tpstream.query import Amount, SituationDef, TPQuery
+from cepkit.reference.tpstream.reads import check_columns, value_reader, window_ticks
 
 
 @dataclass(frozen=True)

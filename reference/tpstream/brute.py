@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from reference.tpstream import allen
-from reference.tpstream.bind import Plan, Stream
+from cepkit.reference.tpstream import allen
+from cepkit.reference.tpstream.bind import Plan, Stream
 
 
 def runs(stream: Stream, positions: Sequence[int], ts: Sequence[int]) -> list[tuple[int, int | None, tuple[int, ...]]]:

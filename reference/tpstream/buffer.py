@@ -5,8 +5,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Iterable
 
-from reference.tpstream import allen
-from reference.tpstream.situations import Situation
+from cepkit.reference.tpstream import allen
+from cepkit.reference.tpstream.situations import Situation
 
 
 def _index_range(keys: list, r: allen.Range, head: int) -> tuple[int, int]:

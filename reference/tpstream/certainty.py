@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from reference.tpstream import allen
-from reference.tpstream.bind import Stream
-from reference.tpstream.situations import Situation
+from cepkit.reference.tpstream import allen
+from cepkit.reference.tpstream.bind import Stream
+from cepkit.reference.tpstream.situations import Situation
 
 
 def known_te(s: Situation, t: int) -> int | None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.errors import QueryError
-from reference.tpstream.query import TPQuery
+from cepkit.reference.errors import QueryError
+from cepkit.reference.tpstream.query import TPQuery
 
 MODES = ("exact", "early")
 

@@ -10,12 +10,12 @@ situations that changed at t it is reported from the first one only.
 """
 from __future__ import annotations
 
-from reference.tpstream.bind import Plan
-from reference.tpstream.buffer import Buffer
-from reference.tpstream.certainty import certain, known_te, visible
-from reference.tpstream.detection import triggers
-from reference.tpstream.order import evaluation_order
-from reference.tpstream.situations import Deriver, Situation
+from cepkit.reference.tpstream.bind import Plan
+from cepkit.reference.tpstream.buffer import Buffer
+from cepkit.reference.tpstream.certainty import certain, known_te, visible
+from cepkit.reference.tpstream.detection import triggers
+from cepkit.reference.tpstream.order import evaluation_order
+from cepkit.reference.tpstream.situations import Deriver, Situation
 
 
 class EarlyMatcher:

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 
 
-from reference.contract import Engine, Program
-from reference.errors import CepkitError, EventError, QueryError
-from reference.events import EventBatch
-from reference.match import Match
-from reference.match_table import Layout
-from reference.tpstream.query import TPQuery
-from reference.tpstream.run import MODES, run_query
-from reference.events import concat_batches as concat
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.errors import CepkitError, EventError, QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.tpstream.query import TPQuery
+from cepkit.reference.tpstream.run import MODES, run_query
+from cepkit.reference.events import concat_batches as concat
 
 
 class TPStreamEngine(Engine):
@@ -85,7 +85,7 @@ class TPStreamProgram(Program):
         if self.closed:
             raise EventError("the TPStream program is closed: feed comes before close")
         if not isinstance(batch, EventBatch):
-            raise EventError(f"a TPStream program feeds on EventBatches (reference.inputs.to_batch), "
+            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.reference.inputs.to_batch), "
                              f"not {type(batch).__name__}")
         if len(batch) == 0:
             return []

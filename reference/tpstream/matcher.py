@@ -2,10 +2,10 @@
 last situation finishes, and reported at that time (its largest end time, Def 5.7)."""
 from __future__ import annotations
 
-from reference.tpstream.bind import Plan
-from reference.tpstream.buffer import Buffer
-from reference.tpstream.order import evaluation_order
-from reference.tpstream.situations import Situation
+from cepkit.reference.tpstream.bind import Plan
+from cepkit.reference.tpstream.buffer import Buffer
+from cepkit.reference.tpstream.order import evaluation_order
+from cepkit.reference.tpstream.situations import Situation
 
 
 class ExactMatcher:

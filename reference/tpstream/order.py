@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from reference.tpstream import allen
+from cepkit.reference.tpstream import allen
 
 Step = tuple[int, tuple[tuple[int, frozenset[str]], ...]]  # (stream, ((bound partner p, R with p R stream), ...))
 Constraints = Sequence[tuple[int, frozenset[str], int]]   # (i, relations, j): S_i R S_j

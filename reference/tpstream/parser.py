@@ -8,12 +8,12 @@ from pathlib import Path
 
 from lark import Lark, v_args
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.sase import ExprToAst, transform_text
-from reference.language.units import parse_unit
-from reference.tpstream import allen
-from reference.tpstream.query import RETURN_FUNCS, Constraint, Duration, ReturnAgg, SituationDef, TPQuery
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.sase import ExprToAst, transform_text
+from cepkit.reference.language.units import parse_unit
+from cepkit.reference.tpstream import allen
+from cepkit.reference.tpstream.query import RETURN_FUNCS, Constraint, Duration, ReturnAgg, SituationDef, TPQuery
 
 _WORDS = {
     "NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "DOT": "'.'",

@@ -1,6 +1,6 @@
 """TPStream query nodes: durations, situation definitions, temporal constraints, RETURN aggregates.
 
-Conditions are expressions of the project's AST (`reference.language.ast`); an attribute written
+Conditions are expressions of the project's AST (`cepkit.reference.language.ast`); an attribute written
 bare (`speed`) or qualified by its own situation (`B.speed`) reads the event being tested.
 """
 from __future__ import annotations
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language.units import NANOS
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.units import NANOS
 
 Amount = Union[int, Fraction]
 RETURN_FUNCS = ("first", "last", "count", "sum", "avg", "min", "max")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from reference.evaluate import aggregate as exact_aggregate
-from reference.events import EventBatch
-from reference.language import ast as A
-from reference.match import plain
-from reference.tpstream.query import Amount, SituationDef
+from cepkit.reference.evaluate import aggregate as exact_aggregate
+from cepkit.reference.events import EventBatch
+from cepkit.reference.language import ast as A
+from cepkit.reference.match import plain
+from cepkit.reference.tpstream.query import Amount, SituationDef
 
 PSEUDO = ("ts", "id")  # readable without a column: the event's timestamp and id
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.events import EventBatch
-from reference.match import json_safe
-from reference.tpstream import brute
-from reference.tpstream.bind import Plan, compile_plan, partitions
-from reference.tpstream.early import EarlyMatcher
-from reference.tpstream.matcher import ExactMatcher
-from reference.tpstream.query import TPQuery
-from reference.tpstream.reads import aggregate
-from reference.tpstream.situations import Deriver, Situation
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match import json_safe
+from cepkit.reference.tpstream import brute
+from cepkit.reference.tpstream.bind import Plan, compile_plan, partitions
+from cepkit.reference.tpstream.early import EarlyMatcher
+from cepkit.reference.tpstream.matcher import ExactMatcher
+from cepkit.reference.tpstream.query import TPQuery
+from cepkit.reference.tpstream.reads import aggregate
+from cepkit.reference.tpstream.situations import Deriver, Situation
 
 MODES = ("exact", "early")
 ENGINES = ("matcher", "brute")
@@ -58,7 +58,7 @@ def run_query(query: TPQuery, batch: EventBatch, mode: str = "exact", engine: st
     """Every match of the query over the batch, sorted by (ts, partition order of first event, starts).
 
     `derived(definitions, batch, parts)`, if given (exact mode, matcher), derives the situations instead of
-    the Deriver: per partition, [(position, [Situation])] in event order (e.g. gpu.situations)."""
+    the Deriver: per partition, [(position, [Situation])] in event order (e.g. cepkit.gpu.situations)."""
     if mode not in MODES or engine not in ENGINES:
         raise ValueError(f"mode must be one of {MODES} and engine one of {ENGINES}")
     if derived is not None and (mode, engine) != ("exact", "matcher"):
@@ -119,8 +119,8 @@ def _run_brute(plan: Plan, key, positions, batch: EventBatch, mode: str) -> list
 def derive(definitions, batch: EventBatch, partition_by: tuple[str, ...] = ()):
     """The situations of each definition alone (no pattern), and the runs still open at the end:
     ([(partition, name, ts, te, events)], [(partition, name, ts, events so far)])."""
-    from reference.tpstream.bind import compile_stream
-    from reference.tpstream.reads import check_columns, value_reader
+    from cepkit.reference.tpstream.bind import compile_stream
+    from cepkit.reference.tpstream.reads import check_columns, value_reader
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     value = value_reader(batch)

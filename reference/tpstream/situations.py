@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from reference.tpstream.bind import Stream
+from cepkit.reference.tpstream.bind import Stream
 
 
 @dataclass(frozen=True)

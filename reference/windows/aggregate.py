@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from reference.errors import QueryError
-from reference.windows.partial import Partial, finalize, of_values
-from reference.windows.spec import Window, WindowSpec, slices, windows
-from reference.windows.tree import AggregateTree
+from cepkit.reference.errors import QueryError
+from cepkit.reference.windows.partial import Partial, finalize, of_values
+from cepkit.reference.windows.spec import Window, WindowSpec, slices, windows
+from cepkit.reference.windows.tree import AggregateTree
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 

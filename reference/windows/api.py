@@ -1,17 +1,17 @@
-"""The windowed operators over EventBatches (reference.events), with conditions written as SQL text."""
+"""The windowed operators over EventBatches (cepkit.reference.events), with conditions written as SQL text."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from reference.errors import EventError, QueryError
-from reference.sql import ast as S
-from reference.sql.parse import parse_expression
-from reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of
-from reference.sql.validate import nodes
-from reference.windows.aggregate import AggRow, aggregate
-from reference.windows.filter import filter_events
-from reference.windows.join import join
-from reference.windows.spec import WindowSpec
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.parse import parse_expression
+from cepkit.reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of
+from cepkit.reference.sql.validate import nodes
+from cepkit.reference.windows.aggregate import AggRow, aggregate
+from cepkit.reference.windows.filter import filter_events
+from cepkit.reference.windows.join import join
+from cepkit.reference.windows.spec import WindowSpec
 
 
 def _rows(batch):

@@ -3,14 +3,14 @@
 
 Input: FILTER and AGGREGATE feed on EventBatches; JOIN on two streams at once, `feed((left, right))` or
 `feed({"left": left, "right": right})` (either side may be None or empty in a piece). `to_input` reads them
-from what reference.inputs.to_batch reads (the registry's reader for the language).
+from what cepkit.reference.inputs.to_batch reads (the registry's reader for the language).
 
 Output (docs/semantics.md, "Windowed operators in the match table"), in the order the reference outputs
 its rows, the payload being exactly the reference's output row:
 - FILTER: one row per passing event; bindings {e: (id,)}, ts = the event's ts, payload = ts, id and the
-  event's attributes (reference.windows.api.filter_batch). Emitted by `feed`, batch by batch.
+  event's attributes (cepkit.reference.windows.api.filter_batch). Emitted by `feed`, batch by batch.
 - AGGREGATE: one row per window; no bindings, ts = the window's timestamp (its last instant / its last
-  event's ts, reference.windows.spec), payload = ts and the aggregates in the query's order (AggRow.as_dict).
+  event's ts, cepkit.reference.windows.spec), payload = ts and the aggregates in the query's order (AggRow.as_dict).
   Time windows start at the first event and only closed windows count, so the table comes at `close()`.
 - JOIN: one row per pair; bindings {left: (left_id,), right: (right_id,)}, ts = the probing event's ts,
   payload = ts, left_id, right_id, left_<attr>..., right_<attr>... (join_batches). Computed at `close()`.
@@ -22,12 +22,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from reference.contract import Engine, Program
-from reference.errors import EventError, QueryError
-from reference.events import EventBatch
-from reference.match import Match
-from reference.match_table import Layout
-from reference.windows.query import WindowQuery
+from cepkit.reference.contract import Engine, Program
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.events import EventBatch
+from cepkit.reference.match import Match
+from cepkit.reference.match_table import Layout
+from cepkit.reference.windows.query import WindowQuery
 
 VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 
@@ -35,7 +35,7 @@ VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 def to_input(events: Any, **read_options: Any) -> Any:
     """An EventBatch, or for a join a (left, right) pair of EventBatches, from anything to_batch reads
     (a (left, right) tuple or a {"left", "right"} mapping of such for a join)."""
-    from reference.inputs import to_batch
+    from cepkit.reference.inputs import to_batch
 
     if isinstance(events, Mapping):
         events = (events.get("left"), events.get("right"))
@@ -120,18 +120,18 @@ class WindowProgram(Program):
 
     # ------------------------------------------------------------------ the operators
     def filter_rows(self, batch: EventBatch) -> list[dict]:
-        from reference.windows.api import filter_batch
+        from cepkit.reference.windows.api import filter_batch
 
         return filter_batch(batch, self.q.condition)
 
     def aggregate_rows(self, batch: EventBatch) -> list[dict]:
-        from reference.windows.api import aggregate_batch
+        from cepkit.reference.windows.api import aggregate_batch
 
         return [r.as_dict() for r in aggregate_batch(batch, self.q.attr, self.q.window, self.q.funcs, self.method,
                                                       self.q.skip_empty)]
 
     def join_rows(self, left: EventBatch, right: EventBatch) -> list[dict]:
-        from reference.windows.api import join_batches
+        from cepkit.reference.windows.api import join_batches
 
         return join_batches(left, right, self.q.condition, self.q.window, self.q.right_window, self.q.active)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.exprs import Ctx, holds
 
 
 def filter_events(rows: Sequence[Mapping[str, Any]], condition) -> list[int]:

@@ -12,9 +12,9 @@ import bisect
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from reference.errors import QueryError
-from reference.sql.exprs import Ctx, holds
-from reference.windows.spec import WindowSpec
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.windows.spec import WindowSpec
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ One statement; keywords are case-insensitive; `--` starts a comment that runs to
     <window>    := TIME <size> [SLIDE <slide>] [ALIGN FIRST | ALIGN ZERO] | COUNT <size> [SLIDE <slide>]
     <f>         := sum | count | min | max | avg          (every aggregate names the same attribute)
 
-Conditions are SQL expressions (reference.sql.parse.parse_expression); a join's qualifies every column with
+Conditions are SQL expressions (cepkit.reference.sql.parse.parse_expression); a join's qualifies every column with
 L. (the left stream) or R. (the right stream) and ends at the keyword WINDOW. SLIDE defaults to 1, ALIGN to
 FIRST (the first event's ts), the right window to the left one, ACTIVE to STRICT (Def 2.9). Every mistake
 is a QueryError with the line and column of the query text.
@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.errors import QueryError
-from reference.language.ast import Pos
-from reference.language.limits import check_text
-from reference.windows.spec import WindowSpec
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.ast import Pos
+from cepkit.reference.language.limits import check_text
+from cepkit.reference.windows.spec import WindowSpec
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 _TOKEN = re.compile(r"\s*(?:(--[^\n]*)|([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(\S))")
@@ -202,7 +202,7 @@ def _end(t: _Tokens) -> None:
 
 
 def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tuple[str, Pos]:
-    from reference.sql.parse import parse_expression
+    from cepkit.reference.sql.parse import parse_expression
 
     at = t.here()
     cond, offset = t.rest_until(stop)
@@ -211,8 +211,8 @@ def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tupl
     try:
         e = parse_expression(cond, variables)
         if variables:
-            from reference.sql import ast as S
-            from reference.sql.validate import nodes
+            from cepkit.reference.sql import ast as S
+            from cepkit.reference.sql.validate import nodes
 
             for n in nodes(e):
                 if isinstance(n, S.ColRef) and n.var is None:

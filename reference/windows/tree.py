@@ -6,7 +6,7 @@ leaves can sit in ring order.
 """
 from __future__ import annotations
 
-from reference.windows.partial import EMPTY, Partial
+from cepkit.reference.windows.partial import EMPTY, Partial
 
 
 class AggregateTree:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.afa.model import INF, Afa, Arc, Lifetime
-from reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
+from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime
+from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
 
 TYPES = "ABCX"
 

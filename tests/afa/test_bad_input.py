@@ -5,13 +5,13 @@ from collections import Counter
 
 import pytest
 
-from reference.afa.afafile import loads_afa
-from reference.afa.cleanse import Cleanse
-from reference.afa.model import Afa, Arc, Lifetime
-from reference.afa.operator import AfaOperator, ProtocolError
-from reference.afa.seqop import SeqAfaOperator
-from reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
-from reference.errors import EventError, QueryError, Unsupported
+from cepkit.reference.afa.afafile import loads_afa
+from cepkit.reference.afa.cleanse import Cleanse
+from cepkit.reference.afa.model import Afa, Arc, Lifetime
+from cepkit.reference.afa.operator import AfaOperator, ProtocolError
+from cepkit.reference.afa.seqop import SeqAfaOperator
+from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
+from cepkit.reference.errors import EventError, QueryError, Unsupported
 
 AB_TEXT = """\
 window: 10

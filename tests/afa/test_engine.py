@@ -10,13 +10,13 @@ import pyarrow as pa
 import pytest
 
 import cepkit
-from conformance.afa_loader import load_cases
-from reference import registry
-from reference.afa.afafile import load_afa
-from reference.afa.eventfile import AfaInput, read_stream, to_elements
-from reference.afa.stream import OutPunctuation, Output
-from reference.errors import EventError, QueryError, Unsupported
-from reference.match_table import MatchTable
+from cepkit.conformance.afa_loader import load_cases
+from cepkit.reference import registry
+from cepkit.reference.afa.afafile import load_afa
+from cepkit.reference.afa.eventfile import AfaInput, read_stream, to_elements
+from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.reference.match_table import MatchTable
 
 ROOT = Path(__file__).resolve().parents[2]
 Q1 = ROOT / "examples" / "afa" / "q1.afa.yaml"

@@ -6,11 +6,11 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from reference.afa.afafile import loads_afa
-from reference.afa.eventfile import read_stream
-from reference.afa.model import INF, Lifetime
-from reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Insert, Punctuate, Retract
-from reference.errors import EventError
+from cepkit.reference.afa.afafile import loads_afa
+from cepkit.reference.afa.eventfile import read_stream
+from cepkit.reference.afa.model import INF, Lifetime
+from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Insert, Punctuate, Retract
+from cepkit.reference.errors import EventError
 from tests.afa.test_bad_input import AB_TEXT
 
 # The reading tests need no payload field `v` (the AB AFA's transfers read it): they count instead.

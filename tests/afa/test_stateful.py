@@ -11,10 +11,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from reference.afa.driver import NetInput
-from reference.afa.ignorable import IgnorableAfaOperator
-from reference.afa.operator import AfaOperator, ProtocolError
-from reference.afa.stream import Event, Insert, Punctuate, Retract
+from cepkit.reference.afa.driver import NetInput
+from cepkit.reference.afa.ignorable import IgnorableAfaOperator
+from cepkit.reference.afa.operator import AfaOperator, ProtocolError
+from cepkit.reference.afa.stream import Event, Insert, Punctuate, Retract
 from tests.afa.strategies import TYPES, afas, ignorable_afas
 
 

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import cepkit
-from reference.match_table import MatchTable
+from cepkit.reference.match_table import MatchTable
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 
@@ -54,7 +54,7 @@ def test_compile_finds_the_language_from_the_text():
 
 def test_sql_table_timestamp_from_the_first_order_by_column(tmp_path):
     """A table without a ts column: the query's first ORDER BY column is the timestamp, for cepkit.run as
-    for `cepkit run` (one reader: reference.sql.engine.to_table), and the query reads that column by name."""
+    for `cepkit run` (one reader: cepkit.reference.sql.engine.to_table), and the query reads that column by name."""
     from cepkit.cli import main
 
     (tmp_path / "t.csv").write_text("time,price\n1,10\n2,8\n3,7\n4,9\n")

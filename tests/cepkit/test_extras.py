@@ -139,7 +139,7 @@ import sys
 from pathlib import Path
 import cepkit
 from cepkit.cli import build_parser
-from reference import registry
+from cepkit.reference import registry
 
 build_parser()  # `cepkit run --help` lists every engine
 for query, events, lang in [("query3.sase", "fig3_stream.csv", "sase"), ("sql/v_shape.sql", "sql/ticker.csv", "sql"),

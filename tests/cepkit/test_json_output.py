@@ -12,7 +12,7 @@ import pytest
 
 from cepkit.cli import main
 from cepkit.output import json_line
-from reference.match import Match, json_safe
+from cepkit.reference.match import Match, json_safe
 
 INF, NAN = float("inf"), float("nan")
 
@@ -47,7 +47,7 @@ def test_match_to_json_is_strict():
 
 
 def test_tpstream_match_to_json_is_strict():
-    from reference.tpstream.run import TPMatch
+    from cepkit.reference.tpstream.run import TPMatch
 
     m = TPMatch(partition=(INF,), situations=(("A", 1, None),), ts=3, values=(("avg_speed", NAN),))
     out = strict(json.dumps(m.to_json(("car",)), allow_nan=False))
@@ -55,7 +55,7 @@ def test_tpstream_match_to_json_is_strict():
 
 
 def test_spark_task_payload_is_strict_json():
-    from spark_jobs.tasks import TaskSpec, matches_to_arrow
+    from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     spec = TaskSpec(query="", engine="reference", selection="all", ts_col="ts", id_col="id", type_col=None,
                     default_type="S", ts_unit=None, type_names=("S",), group_cols=("k",), variables=("a",),

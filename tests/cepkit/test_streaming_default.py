@@ -17,9 +17,9 @@ import pytest
 
 import cepkit.runners.sase as sase_runner
 from cepkit.cli import main
-from reference import event_chunks
-from reference.errors import EventError
-from reference.event_chunks import SeenIds, iter_events
+from cepkit.reference import event_chunks
+from cepkit.reference.errors import EventError
+from cepkit.reference.event_chunks import SeenIds, iter_events
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 FORMATS = ["jsonl", "csv", "table", "parquet"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 import cepkit
-from reference import registry
+from cepkit.reference import registry
 
 
 def _events(vector):
@@ -19,9 +19,9 @@ def _events(vector):
 
 
 def _carries_rows(query: str) -> bool:
-    from reference.errors import QueryError
-    from reference.sql.parse import parse
-    from reference.sql.source import carries_rows
+    from cepkit.reference.errors import QueryError
+    from cepkit.reference.sql.parse import parse
+    from cepkit.reference.sql.source import carries_rows
 
     try:
         return carries_rows(parse(query))

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import cepkit
-from conformance.kit import vectors
-from reference import registry
+from cepkit.conformance.kit import vectors
+from cepkit.reference import registry
 from tests.conformance_kit.kit_run import junit_counts, kit
 
 ROOT = Path(__file__).resolve().parents[2]

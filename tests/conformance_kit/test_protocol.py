@@ -9,11 +9,11 @@ from fractions import Fraction
 
 import pytest
 
-from conformance.kit import vectors
-from conformance.kit.answers import Crash, Raised, Refusal, Rows
-from conformance.kit.command import CommandEngine, command_line, write_vector
-from conformance.kit.protocol import vector_of
-from conformance.kit.rows import RowError, number, to_match
+from cepkit.conformance.kit import vectors
+from cepkit.conformance.kit.answers import Crash, Raised, Refusal, Rows
+from cepkit.conformance.kit.command import CommandEngine, command_line, write_vector
+from cepkit.conformance.kit.protocol import vector_of
+from cepkit.conformance.kit.rows import RowError, number, to_match
 from tests.conformance_kit.kit_run import junit_counts, kit
 
 
@@ -109,7 +109,7 @@ class _Adapter:
     (_Adapter(compile_error=KeyError("bug")), None),     # a crash, not a report
 ])
 def test_adapter_exceptions(adapter, kind):
-    from conformance.kit.adapter import AdapterEngine
+    from cepkit.conformance.kit.adapter import AdapterEngine
 
     engine = AdapterEngine.__new__(AdapterEngine)
     engine.adapter, engine.declared = adapter, ("sase",)

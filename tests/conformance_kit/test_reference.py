@@ -2,8 +2,8 @@
 protocol's JSON rows."""
 from __future__ import annotations
 
-from conformance.kit import vectors
-from reference import registry
+from cepkit.conformance.kit import vectors
+from cepkit.reference import registry
 from tests.conformance_kit.kit_run import junit_counts, kit
 
 

@@ -1,5 +1,5 @@
-"""gpu.clexpr against the reference: generated truth values, run in an OpenCL kernel, equal the reference's
-SQL evaluation (reference.sql.exprs) on random expressions over random rows."""
+"""cepkit.gpu.clexpr against the reference: generated truth values, run in an OpenCL kernel, equal the reference's
+SQL evaluation (cepkit.reference.sql.exprs) on random expressions over random rows."""
 from __future__ import annotations
 
 import os
@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpu import clexpr
-from gpu.bind import bind
-from gpu.buffers import download, scratch, upload
-from gpu.device import GpuBuildError, runtime
-from reference.errors import EventError, Unsupported
-from reference.readers import from_pandas
-from reference.sql.exprs import Ctx, _truthy, evaluate, holds
-from reference.sql.parse import parse_expression
-from reference.sql.run import batch_rows
+from cepkit.gpu import clexpr
+from cepkit.gpu.bind import bind
+from cepkit.gpu.buffers import download, scratch, upload
+from cepkit.gpu.device import GpuBuildError, runtime
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.sql.exprs import Ctx, _truthy, evaluate, holds
+from cepkit.reference.sql.parse import parse_expression
+from cepkit.reference.sql.run import batch_rows
 
 # random conditions compare a column with itself now and then; the compiler's note on it is expected
 pytestmark = pytest.mark.filterwarnings("ignore:.*compiler output")

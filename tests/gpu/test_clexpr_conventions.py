@@ -1,5 +1,5 @@
-"""gpu.clexpr reads the query's null logic: under a two-valued query (SASE, TPStream) the generated truth
-values, run in an OpenCL kernel, equal reference.evaluate's two-valued logic on random expressions over
+"""cepkit.gpu.clexpr reads the query's null logic: under a two-valued query (SASE, TPStream) the generated truth
+values, run in an OpenCL kernel, equal cepkit.reference.evaluate's two-valued logic on random expressions over
 random rows; under the default (SQL, three-valued) they are what tests/gpu/test_clexpr.py pins."""
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpu import clexpr
-from gpu.bind import bind
-from reference.errors import EventError, Unsupported
-from reference.evaluate import truth
-from reference.language import ast as A
-from reference.sql.exprs import Ctx, evaluate
-from reference.sql.parse import parse_expression
-from reference.sql.run import batch_rows
+from cepkit.gpu import clexpr
+from cepkit.gpu.bind import bind
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.evaluate import truth
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql.exprs import Ctx, evaluate
+from cepkit.reference.sql.parse import parse_expression
+from cepkit.reference.sql.run import batch_rows
 from tests.gpu.test_clexpr import FLOATS, INTS, TEXTS, _batch, _condition, device_cells
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*compiler output")

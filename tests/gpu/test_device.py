@@ -6,8 +6,8 @@ import sys
 import pyopencl as cl
 import pytest
 
-from gpu.device import PROBE, list_devices, runtime, select_device
-from reference.errors import QueryError
+from cepkit.gpu.device import PROBE, list_devices, runtime, select_device
+from cepkit.reference.errors import QueryError
 
 
 def test_default_device_builds_kernels():
@@ -40,7 +40,7 @@ def test_only_the_wheel_pocl_either_builds_or_says_how_to_install_one():
     libs = os.path.join(os.path.dirname(cl.__file__), ".libs")
     env = {**os.environ, "OCL_ICD_VENDORS": libs}
     env.pop("CEPKIT_OPENCL_DEVICE", None)
-    run = subprocess.run([sys.executable, "-c", "from gpu.device import runtime, PROBE; runtime().build(PROBE)"],
+    run = subprocess.run([sys.executable, "-c", "from cepkit.gpu.device import runtime, PROBE; runtime().build(PROBE)"],
                          capture_output=True, text=True, env=env)
     if run.returncode:  # the wheel's PoCL cannot target this CPU: a clear NoOpenCL, not a build error
         assert "NoOpenCL" in run.stderr and "apt-get install pocl-opencl-icd" in run.stderr

@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpu.aggregate import aggregate_rows
-from gpu.filter import filter_rows
-from gpu.join import join_rows_gpu
-from reference.errors import EventError, Unsupported
-from reference.windows.aggregate import FUNCS
-from reference.windows.api import aggregate_batch, filter_batch, join_batches
+from cepkit.gpu.aggregate import aggregate_rows
+from cepkit.gpu.filter import filter_rows
+from cepkit.gpu.join import join_rows_gpu
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.windows.aggregate import FUNCS
+from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 from tests.gpu.strategies import batches, specs
 
 SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -65,9 +65,9 @@ def test_many_words_and_probes_scan_in_segments():
     import numpy as np
     import pandas as pd
 
-    from gpu.filter import filter_indices
-    from reference.readers import from_pandas
-    from reference.windows.spec import WindowSpec
+    from cepkit.gpu.filter import filter_indices
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(5)
 
@@ -87,8 +87,8 @@ def test_long_windows_combine_block_partials_exactly():
     import numpy as np
     import pandas as pd
 
-    from reference.readers import from_pandas
-    from reference.windows.spec import WindowSpec
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(11)
     n = 2_000

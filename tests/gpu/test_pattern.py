@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gpu.pattern
-from gpu.pattern_run import DeviceAllMatches, compile_query
-from gpu.pattern_run import run_rows as gpu_run_rows
-from reference.errors import EventError, Unsupported
-from reference.sql.run import run_rows
+import cepkit.gpu.pattern
+from cepkit.gpu.pattern_run import DeviceAllMatches, compile_query
+from cepkit.gpu.pattern_run import run_rows as gpu_run_rows
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.sql.run import run_rows
 
 COLUMNS = ["ts", "id", "s", "v", "g", "t"]
 STRATEGIES = ["CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH"]
@@ -55,7 +55,7 @@ GROUPS = [("event", None), ("batch", None), ("batch", 2)]
 
 
 def _group(size: int | None):
-    return patch.object(gpu.pattern, "GROUP", size or gpu.pattern.GROUP)
+    return patch.object(cepkit.gpu.pattern, "GROUP", size or cepkit.gpu.pattern.GROUP)
 
 
 def _same(q: str, rows, batch: int, launch: str = "batch", group: int | None = None) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu.buffers import download, upload
-from gpu.device import runtime
-from gpu.scan import ITEMS, exclusive_scan
+from cepkit.gpu.buffers import download, upload
+from cepkit.gpu.device import runtime
+from cepkit.gpu.scan import ITEMS, exclusive_scan
 
 
 @pytest.mark.parametrize("m", [0, 1, 255, 257, 256 * ITEMS, 256 * ITEMS + 1, 50_000])

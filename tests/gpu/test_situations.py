@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cepkit.cli import main
-from gpu.situations import derive as gpu_derive
-from gpu.situations import run_query as gpu_run_query
-from reference.errors import EventError, Unsupported
-from reference.readers import from_pandas
-from reference.tpstream.parser import parse_definitions, parse_tpstream
-from reference.tpstream.run import derive, run_query
+from cepkit.gpu.situations import derive as gpu_derive
+from cepkit.gpu.situations import run_query as gpu_run_query
+from cepkit.reference.errors import EventError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.reference.tpstream.run import derive, run_query
 
-# two-valued logic as reference.evaluate: a comparison with a null is false and NOT makes it true;
+# two-valued logic as cepkit.reference.evaluate: a comparison with a null is false and NOT makes it true;
 # AND / OR / NOT take truthiness (null false, 0 false)
 DEFINITIONS = parse_definitions("A AS x > 0 AND y <= 2, B AS y > x AT LEAST 2, C AS x + y = 3 AT MOST 3, "
                                 "D AS x >= 1 BETWEEN 2 AND 4, E AS NOT (y <= 1) OR x, F AS x AND NOT y, "

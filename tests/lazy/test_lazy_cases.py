@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from cepkit import compile
-from conformance.loader import case_batch, load_cases, match_key
-from reference.errors import QueryError, Unsupported
-from reference.readers import from_pandas
-from reference.language import parse
-from reference.pattern.model import compile_pattern
+from cepkit.conformance.loader import case_batch, load_cases, match_key
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.language import parse
+from cepkit.reference.pattern.model import compile_pattern
 
 LAZY_CASES = [c for c in load_cases() if c.exact and not c.options
               and parse(c.query, c.language).strategy.value == "skip_till_any_match"]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from cepkit.cli import main
-from conformance.loader import load_cases
+from cepkit.conformance.loader import load_cases
 
 SPEC_CASES = [c for c in load_cases() if c.path.split("/")[-1].startswith(("lazy_", "rfid_"))]
 

@@ -10,11 +10,11 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.nfab.compile import is_nfab_query
-from reference.errors import QueryError, Unsupported
-from reference.readers import from_pandas
-from reference.language import parse
-from reference.pattern.model import compile_pattern
+from cepkit.reference.nfab.compile import is_nfab_query
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.language import parse
+from cepkit.reference.pattern.model import compile_pattern
 from tests.lazy.strategies import pattern_trees, streams
 
 

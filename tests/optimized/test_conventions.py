@@ -8,12 +8,12 @@ import re
 import pytest
 
 from cepkit import compile
-from optimized.bytecode import FormulaCompiler
-from optimized.codegen import formulas_source
-from reference.errors import Unsupported
-from reference.language import ast as A
-from reference.language.sase import parse_sase
-from reference.nfab.compile import compile_nfab
+from cepkit.optimized.bytecode import FormulaCompiler
+from cepkit.optimized.codegen import formulas_source
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.sase import parse_sase
+from cepkit.reference.nfab.compile import compile_nfab
 
 QUERY = "PATTERN SEQ(A a, B b) WHERE skip_till_any_match { a.x < b.x } WITHIN 10"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cepkit.cli import main
-from optimized.engine import INT64_MAX, window_ticks
-from reference.binding import WindowBound
+from cepkit.optimized.engine import INT64_MAX, window_ticks
+from cepkit.reference.binding import WindowBound
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

@@ -7,8 +7,8 @@ import pytest
 
 from cepkit import compile
 from cepkit.cli import main
-from reference.errors import EventError
-from reference.readers import from_pandas
+from cepkit.reference.errors import EventError
+from cepkit.reference.readers import from_pandas
 from tests.optimized.test_codegen import QUERY
 
 BIG = 2**62

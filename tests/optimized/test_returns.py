@@ -9,8 +9,8 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.readers import from_pandas
-from reference.language import parse
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.language import parse
 from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks
 from tests.reference.sase_strategies import STRATEGIES, patterns, streams
 from tests.reference.test_nfab_vs_brute import with_strategy

@@ -11,9 +11,9 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.errors import Unsupported
-from reference.language import parse
-from reference.readers import from_pandas
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.language import parse
+from cepkit.reference.readers import from_pandas
 from tests.reference.test_sase1_vs_model import STRATEGIES
 
 VARS = "abc"
@@ -138,7 +138,7 @@ def test_what_it_cannot_run_is_refused_by_name(text, construct):
 
 def test_limit_and_max_state_as_the_reference():
     """--limit stops after the event that reaches it; --max-state names the run's variable."""
-    from reference.errors import ResourceLimit
+    from cepkit.reference.errors import ResourceLimit
 
     frame = pd.DataFrame({"id": range(40), "type": ["A"] * 40, "ts": range(40), "k": [1] * 40, "v": [1] * 40})
     batch = from_pandas(frame)
@@ -170,8 +170,8 @@ def test_cepkit_run_of_examples_q1_on_optimized_in_chunks_prints_sase1s_count(tm
     from pathlib import Path
 
     from cepkit.cli import main
-    from conformance.sase1_loader import load_cases
-    from reference.sase1.__main__ import main as write_stream
+    from cepkit.conformance.sase1_loader import load_cases
+    from cepkit.reference.sase1.__main__ import main as write_stream
 
     root = Path(__file__).resolve().parents[2]
     assert write_stream([str(root / "examples/sase1/Q1.stream"), str(tmp_path / "q1.csv")]) == 0

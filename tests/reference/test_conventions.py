@@ -1,6 +1,6 @@
 """Conventions on the query (docs/semantics.md, "Conventions on the query"): each front end sets the null
 logic and the window bound on the AST; the one reference evaluator gives the documented truth tables
-under each null logic; the SQL evaluator (reference.sql.exprs) and the shared one agree."""
+under each null logic; the SQL evaluator (cepkit.reference.sql.exprs) and the shared one agree."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import EventError
-from reference.evaluate import Env, compare, evaluate, truth
-from reference.language import ast as A
-from reference.language.printer import conventions_to_text
-from reference.language.sase import parse_sase
-from reference.sql import ast as S
-from reference.sql.exprs import Ctx
-from reference.sql.exprs import evaluate as sql_evaluate
-from reference.sql.exprs import holds as sql_holds
-from reference.sql.parse import parse as parse_sql
-from reference.tpstream.parser import parse_tpstream
+from cepkit.reference.errors import EventError
+from cepkit.reference.evaluate import Env, compare, evaluate, truth
+from cepkit.reference.language import ast as A
+from cepkit.reference.language.printer import conventions_to_text
+from cepkit.reference.language.sase import parse_sase
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx
+from cepkit.reference.sql.exprs import evaluate as sql_evaluate
+from cepkit.reference.sql.exprs import holds as sql_holds
+from cepkit.reference.sql.parse import parse as parse_sql
+from cepkit.reference.tpstream.parser import parse_tpstream
 
 
 # ----------------------------------------------------------------------------- front ends
@@ -224,7 +224,7 @@ def test_sql_default_is_three_valued(e, row):
 def _oracle(e, row, logic):
     """The documented rules written out directly (as SQL's and SASE's evaluators had them before they
     shared one): three-valued SQL logic, or two-valued logic where a null comparison is false."""
-    from reference.evaluate import compare_values
+    from cepkit.reference.evaluate import compare_values
     if isinstance(e, tuple):
         return row.get(e[1])
     if isinstance(e, A.Const):
@@ -273,7 +273,7 @@ def test_shared_evaluator_follows_the_documented_rules(e, row, logic):
 
 # ----------------------------------------------------------------------------- window checks read the bound
 def test_window_binding_reads_the_query_bound():
-    from reference.binding import window_bound
+    from cepkit.reference.binding import window_bound
     w = A.Window(10, None)
     assert window_bound(w, None, "strict").strict
     assert not window_bound(w, None, "inclusive").strict
@@ -283,7 +283,7 @@ def test_window_binding_reads_the_query_bound():
 
 
 def test_tpstream_window_reads_the_query_bound():
-    from reference.tpstream.reads import window_ticks
+    from cepkit.reference.tpstream.reads import window_ticks
     assert window_ticks(10, "inclusive") == 10
     assert window_ticks(10, "strict") == 9
     assert window_ticks(Fraction(21, 2), "strict") == 10
@@ -291,7 +291,7 @@ def test_tpstream_window_reads_the_query_bound():
 
 
 def test_sql_within_reads_the_query_bound():
-    from reference.sql.run import run_rows
+    from cepkit.reference.sql.run import run_rows
     rows = [{"ts": 0, "x": 1}, {"ts": 5, "x": 2}]
     text = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(b.ts) AS e ONE ROW PER MATCH " \
            "PATTERN (a b) WITHIN 5{} DEFINE b AS b.x > a.x)"

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from cepkit.cli import main
-from reference import registry
-from reference.errors import QueryError
-from reference.language.limits import MAX_DEPTH
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language.limits import MAX_DEPTH
 
 D = MAX_DEPTH
 

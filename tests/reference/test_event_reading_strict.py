@@ -13,16 +13,16 @@ import pyarrow as pa
 import pytest
 
 from cepkit.cli import main
-from reference.afa.afafile import loads_afa
-from reference.afa.eventfile import read_stream, to_elements
-from reference.errors import EventError
-from reference.evaluate import aggregate
-from reference.inputs import to_batch
-from reference.event_chunks import iter_events
-from reference.numbers_text import NotANumber, parse_number
-from reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
-from reference.sql.engine import to_table
-from reference.sql.parse import parse as parse_sql
+from cepkit.reference.afa.afafile import loads_afa
+from cepkit.reference.afa.eventfile import read_stream, to_elements
+from cepkit.reference.errors import EventError
+from cepkit.reference.evaluate import aggregate
+from cepkit.reference.inputs import to_batch
+from cepkit.reference.event_chunks import iter_events
+from cepkit.reference.numbers_text import NotANumber, parse_number
+from cepkit.reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
+from cepkit.reference.sql.engine import to_table
+from cepkit.reference.sql.parse import parse as parse_sql
 
 SASE = "PATTERN SEQ(A a, B b) WHERE a.x < b.x\n"
 SASE_AVG = "PATTERN SEQ(A a, B+ b[ ]) WHERE a.x < avg(b[ ].x)\nWITHIN 5\nRETURN avg(b[ ].x) AS m\n"

@@ -9,10 +9,10 @@ import pytest
 
 import cepkit
 from cepkit.api import unbounded_kleene
-from reference import registry
-from reference.contract import DEFAULT_MAX_STATE, Budget
-from reference.errors import CepkitWarning, QueryError, ResourceLimit
-from reference.readers import read_events
+from cepkit.reference import registry
+from cepkit.reference.contract import DEFAULT_MAX_STATE, Budget
+from cepkit.reference.errors import CepkitWarning, QueryError, ResourceLimit
+from cepkit.reference.readers import read_events
 
 LIMITS = Path(__file__).resolve().parents[2] / "examples" / "limits"
 EXPLOSIVE = (LIMITS / "explosive.sase").read_text()

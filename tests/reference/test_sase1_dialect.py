@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import cepkit
-from reference import registry
-from reference.errors import QueryError, Unsupported
-from reference.language import parse
-from reference.language.dialects import dialect_of_path, with_dialect
+from cepkit.reference import registry
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.language import parse
+from cepkit.reference.language.dialects import dialect_of_path, with_dialect
 
 ANY = "PATTERN SEQ(A+ a[], B b) WHERE skip-till-any-match AND [k] AND a[i].v > a[i-1].v WITHIN 10"
 EVENTS = [{"id": "a1", "type": "A", "ts": 1, "k": 1, "v": 1}, {"id": "a2", "type": "A", "ts": 2, "k": 1, "v": 2},
@@ -102,15 +102,15 @@ def test_cepkit_run_of_examples_q1_over_its_regenerated_stream_prints_sase1s_cou
     import json
 
     from cepkit.cli import main
-    from conformance.sase1_loader import load_cases
-    from reference.sase1.__main__ import main as write_stream
+    from cepkit.conformance.sase1_loader import load_cases
+    from cepkit.reference.sase1.__main__ import main as write_stream
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     assert write_stream([str(root / "examples/sase1/Q1.stream"), str(tmp_path / "q1.csv")]) == 0
     assert main(["run", str(root / "examples/Q1.query"), str(tmp_path / "q1.csv")]) == 0
     out, err = capsys.readouterr()
     vector = next(c for c in load_cases() if c.id == "S1-Q1")
-    from reference.sase1.stock_stream import StockStreamConfig, read_config
+    from cepkit.reference.sase1.stock_stream import StockStreamConfig, read_config
 
     assert read_config(root / "examples/sase1/Q1.stream") == StockStreamConfig.from_mapping(vector.stream)
     rows = [json.loads(line)["bindings"] for line in out.splitlines()]

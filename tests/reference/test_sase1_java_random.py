@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from reference.errors import QueryError
-from reference.sase1.java_random import JavaRandom
-from reference.sase1.stock_stream import StockStreamConfig, generate, parse_config
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sase1.java_random import JavaRandom
+from cepkit.reference.sase1.stock_stream import StockStreamConfig, generate, parse_config
 
 
 def test_random_42_matches_java():
@@ -70,7 +70,7 @@ def test_bad_config_is_a_clear_error(text, words):
 
 
 def test_writes_csv(tmp_path):
-    from reference.sase1.__main__ import main
+    from cepkit.reference.sase1.__main__ import main
 
     config = tmp_path / "s.stream"
     config.write_text("streamSize = 5\nrandomSeed = 3\nincreaseProbability = 50\nend\n")

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference.readers import from_pandas
-from reference.replay.aggregate import aggregate_store
-from reference.replay.store import ReplayWarning, SUMS_KEY, Store, write_store
-from reference.windows.spec import WindowSpec
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.replay.aggregate import aggregate_store
+from cepkit.reference.replay.store import ReplayWarning, SUMS_KEY, Store, write_store
+from cepkit.reference.windows.spec import WindowSpec
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from cepkit.cli import main
-from reference.readers import from_pandas
-from reference.replay.plan import execute, plan, replay
-from reference.replay.store import ReplayWarning, Store, StoreError, write_store
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.replay.plan import execute, plan, replay
+from cepkit.reference.replay.store import ReplayWarning, Store, StoreError, write_store
 
 EX = Path(__file__).resolve().parents[2] / "examples" / "sql"
 

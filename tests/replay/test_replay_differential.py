@@ -8,10 +8,10 @@ import pandas as pd
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from reference.readers import from_pandas
-from reference.replay.plan import execute, plan
-from reference.replay.store import write_store
-from reference.sql.run import run_rows
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.replay.plan import execute, plan
+from cepkit.reference.replay.store import write_store
+from cepkit.reference.sql.run import run_rows
 
 VARS = ("A", "B", "C", "D")
 

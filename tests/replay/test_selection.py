@@ -7,8 +7,8 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.replay.cost import Stats, estimator
-from reference.replay.select import Candidate, _pareto, _select, greedy, optimal, pareto
+from cepkit.reference.replay.cost import Stats, estimator
+from cepkit.reference.replay.select import Candidate, _pareto, _select, greedy, optimal, pareto
 
 
 def test_greedy_fails_example():

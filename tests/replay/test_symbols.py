@@ -1,8 +1,8 @@
 """Pattern rewrite to basic / Kleene symbols and the ranges their DEFINEs give (spec/004 §3.4.4, §2.8)."""
 from __future__ import annotations
 
-from reference.replay.symbols import symbols
-from reference.sql import parse
+from cepkit.reference.replay.symbols import symbols
+from cepkit.reference.sql import parse
 
 LISTING_31 = """SELECT * FROM CRIMES MATCH_RECOGNIZE (
   ORDER BY ts MEASURES A.ID AS a ALL MATCHES
@@ -36,9 +36,9 @@ def test_table_32_rewrites():
 def test_propagated_range_keeps_its_bounds(tmp_path):
     import pandas as pd
 
-    from reference.readers import from_pandas
-    from reference.replay.plan import execute, plan
-    from reference.replay.store import write_store
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.replay.plan import execute, plan
+    from cepkit.reference.replay.store import write_store
 
     frame = pd.DataFrame({"ts": [1, 2, 3, 4], "a": [3, 3, 5, 3]})
     store = write_store(from_pandas(frame, type_col=None, default_type="e"), tmp_path, block_size=1,

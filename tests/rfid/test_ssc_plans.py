@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from reference.errors import QueryError, Unsupported
-from reference.readers import from_pandas
-from reference.rfid import SSCEngine
+from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.rfid import SSCEngine
 
 BASIC = {"pais": False, "equivalence": "sigma", "push_predicates": False, "push_window": False}
 

@@ -11,8 +11,8 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference.readers import from_pandas
-from reference.rfid import SSCEngine
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.rfid import SSCEngine
 from tests.rfid.strategies import queries, streams
 
 # scaled from the active profile (tests/conftest.py): ~1000 examples in CI take a few seconds

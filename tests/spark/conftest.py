@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def spark():
-    from spark_jobs.session import get_session
+    from cepkit.spark_jobs.session import get_session
 
     session = get_session(
         "local[2,2]", app_name="cepkit-tests",

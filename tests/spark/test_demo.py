@@ -21,8 +21,8 @@ def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
 def test_sample_check_notices_a_missing_match(tmp_path):
     import cepkit
     from benchmarks.workloads.stock import generate
-    from reference.readers import from_pandas
-    from spark_jobs.tasks import TaskSpec, matches_to_arrow
+    from cepkit.reference.readers import from_pandas
+    from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()
     events = generate(3000, symbols=2, seed=7, volume_max=1010)

@@ -15,9 +15,9 @@ import pytest
 
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
-from spark_jobs import commit as C
-from spark_jobs.job import run_job
-from spark_jobs.session import DEFAULT_MASTER
+from cepkit.spark_jobs import commit as C
+from cepkit.spark_jobs.job import run_job
+from cepkit.spark_jobs.session import DEFAULT_MASTER
 from tests.spark.helpers import expected_rows, output_rows
 
 KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
@@ -40,7 +40,7 @@ def events(tmp_path_factory):
 
 
 def rows(out: Path, text: str) -> list:
-    from reference.language import parse
+    from cepkit.reference.language import parse
 
     q = parse(text)
     return output_rows(pd.read_parquet(out), [c.var for c in q.pattern.components if not c.negated],

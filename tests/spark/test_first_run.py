@@ -1,5 +1,5 @@
 """A fast first run: the columnar output rows equal the row-by-row ones, the session
-settings, partition sizing, and the measure of what tasks compiled (spark_jobs.warmup.counting)."""
+settings, partition sizing, and the measure of what tasks compiled (cepkit.spark_jobs.warmup.counting)."""
 from __future__ import annotations
 
 import json
@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from reference.match import json_safe
-from spark_jobs import job as J
-from spark_jobs import session as S
-from spark_jobs import warmup as W
-from spark_jobs.match_rows import float_json
+from cepkit.reference.match import json_safe
+from cepkit.spark_jobs import job as J
+from cepkit.spark_jobs import session as S
+from cepkit.spark_jobs import warmup as W
+from cepkit.spark_jobs.match_rows import float_json
 
 
 def test_float_json_is_json_dumps_of_each_value():
@@ -28,8 +28,8 @@ def test_columnar_rows_equal_row_by_row_rows(engine, id_is_int):
     import cepkit
     from benchmarks import spark_demo as demo
     from benchmarks.workloads.stock import generate
-    from reference.readers import from_pandas
-    from spark_jobs.tasks import TaskSpec, matches_to_arrow
+    from cepkit.reference.readers import from_pandas
+    from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()
     program = cepkit.compile(text, engine=engine)
@@ -51,7 +51,7 @@ def test_partitions_follow_the_data_and_the_cores():
 def test_job_settings_reuse_warm_workers_and_share_the_caches():
     conf = S.job_settings("local[3,2]", {"NUMBA_CACHE_DIR": "/c/numba", "CEPKIT_CACHE": "/c/gen"})
     assert conf["spark.python.worker.reuse"] == "true"
-    assert conf["spark.python.daemon.module"] == "spark_jobs.worker_daemon"
+    assert conf["spark.python.daemon.module"] == "cepkit.spark_jobs.worker_daemon"
     assert conf["spark.sql.shuffle.partitions"] == "6"
     assert conf["spark.executorEnv.NUMBA_CACHE_DIR"] == "/c/numba"
     assert conf["spark.executorEnv.CEPKIT_CACHE"] == "/c/gen"

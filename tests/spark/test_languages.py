@@ -1,4 +1,4 @@
-"""Every language on Spark (spark_jobs.languages): for MATCH_RECOGNIZE (by PARTITION BY, and by time slice),
+"""Every language on Spark (cepkit.spark_jobs.languages): for MATCH_RECOGNIZE (by PARTITION BY, and by time slice),
 TPStream, AFA (by key) and the SASE+ forms the flat path refuses (AND / OR, RFID, count windows) the Spark
 output equals the single-process output computed here; what cannot be split exactly is refused by name."""
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 import cepkit
-from reference.errors import EventError, QueryError
-from reference.match import canonical_key, json_safe
-from reference.readers import from_pandas
-from spark_jobs.job import run_job
-from spark_jobs.source import Columns
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.match import canonical_key, json_safe
+from cepkit.reference.readers import from_pandas
+from cepkit.spark_jobs.job import run_job
+from cepkit.spark_jobs.source import Columns
 from tests.spark.helpers import ordered
 
 EX = Path(__file__).resolve().parents[2] / "examples"
@@ -186,11 +186,11 @@ def test_slices_at_their_edges_without_spark(name, length):
     """The task body alone over slices cut as the job cuts them (short slices: matches across every edge)."""
     import pyarrow as pa
 
-    from reference import registry
-    from reference.language import parse
-    from spark_jobs import generic_tasks as G
-    from spark_jobs import languages as L
-    from spark_jobs import plan as P
+    from cepkit.reference import registry
+    from cepkit.reference.language import parse
+    from cepkit.spark_jobs import generic_tasks as G
+    from cepkit.spark_jobs import languages as L
+    from cepkit.spark_jobs import plan as P
 
     frame = ordered(sase_events(80, 9))
     q = parse(SASE[name])

@@ -15,8 +15,8 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from reference.match import canonical_key, json_safe
-from reference.readers import from_pandas
+from cepkit.reference.match import canonical_key, json_safe
+from cepkit.reference.readers import from_pandas
 
 QUERY = """SELECT * FROM trades MATCH_RECOGNIZE (
   ORDER BY ts
@@ -43,7 +43,7 @@ def spark_rows(out_dir, variables=("A", "B", "C", "D"), returns=("a_ts", "d_ts",
 def store(tmp_path_factory, spark):
     """A reference store (5 files of 6 row groups of 10 events; ties in ts) with the Spark side table."""
     from cepkit.spark_replay_cli import spark_index
-    from reference.replay.store import write_store
+    from cepkit.reference.replay.store import write_store
 
     rng = np.random.default_rng(7)
     n = 300
@@ -58,8 +58,8 @@ def store(tmp_path_factory, spark):
 
 def test_replay_equals_full_scan_and_reference_and_reads_fewer_blocks(store, tmp_path, spark, capsys):
     from cepkit.spark_replay_cli import spark_replay
-    from reference.replay.plan import plan
-    from reference.replay.store import Store
+    from cepkit.reference.replay.plan import plan
+    from cepkit.reference.replay.store import Store
 
     root, frame = store
     query = tmp_path / "q.sql"
@@ -82,7 +82,7 @@ def test_replay_equals_full_scan_and_reference_and_reads_fewer_blocks(store, tmp
 
 def test_a_changed_data_file_makes_the_index_stale(store, tmp_path):
     from cepkit.spark_replay_cli import spark_replay
-    from spark_jobs.index_files import StaleIndex
+    from cepkit.spark_jobs.index_files import StaleIndex
 
     root, _ = store
     copy = tmp_path / "copy"

@@ -12,13 +12,13 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from reference.errors import EventError
-from reference.language import parse
-from reference.events import exact
-from reference.match import json_safe
-from reference.typed_columns import text_column
-from spark_jobs import tasks as T
-from spark_jobs.job import run_job
+from cepkit.reference.errors import EventError
+from cepkit.reference.language import parse
+from cepkit.reference.events import exact
+from cepkit.reference.match import json_safe
+from cepkit.reference.typed_columns import text_column
+from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.job import run_job
 from tests.spark.helpers import output_rows
 
 KEYED = ("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [sym] and b.x > a.x } WITHIN 10 "

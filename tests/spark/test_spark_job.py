@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
-from spark_jobs.job import default_engine, run_job
+from cepkit.spark_jobs.job import default_engine, run_job
 from tests.spark.helpers import expected_rows, output_rows
 
 # (engine, task body): the default engine with the default body (applyInPandas), the reference with mapInArrow
@@ -42,7 +42,7 @@ def stock(tmp_path_factory):
 
 
 def spark_rows(spark, out, text):
-    from reference.language import parse
+    from cepkit.reference.language import parse
 
     q = parse(text)
     variables = [c.var for c in q.pattern.components if not c.negated]
@@ -84,7 +84,7 @@ def test_non_overlap_by_key(spark, stock, tmp_path):
 
 
 def test_default_type_when_there_is_no_type_column(spark, stock, tmp_path):
-    from spark_jobs.source import Columns
+    from cepkit.spark_jobs.source import Columns
 
     frame, _ = stock
     path = tmp_path / "untyped.parquet"

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from reference.errors import QueryError
-from reference.language import parse
-from spark_jobs import plan as P
-from spark_jobs import tasks as T
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import parse
+from cepkit.spark_jobs import plan as P
+from cepkit.spark_jobs import tasks as T
 from tests.reference.sase_strategies import patterns, streams
 from tests.spark.helpers import expected_rows, ordered, output_rows
 

@@ -12,11 +12,11 @@ import pytest
 
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
-from reference.errors import EventError
-from reference.language import parse
-from spark_jobs import stream_checkpoint as K
-from spark_jobs.stream import run_stream
-from spark_jobs.stream_source import MissingConnector, StreamSource, require_kafka
+from cepkit.reference.errors import EventError
+from cepkit.reference.language import parse
+from cepkit.spark_jobs import stream_checkpoint as K
+from cepkit.spark_jobs.stream import run_stream
+from cepkit.spark_jobs.stream_source import MissingConnector, StreamSource, require_kafka
 from tests.spark.helpers import expected_rows, output_rows
 
 KLEENE = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
@@ -194,9 +194,9 @@ def test_key_step_keeps_state_across_micro_batches(text):
     query without WITHIN keeps its programs)."""
     import pyarrow as pa
 
-    from spark_jobs import stream_state as ST
-    from spark_jobs.source import Columns
-    from spark_jobs.stream import default_engine, stream_spec
+    from cepkit.spark_jobs import stream_state as ST
+    from cepkit.spark_jobs.source import Columns
+    from cepkit.spark_jobs.stream import default_engine, stream_spec
 
     frame = generate(300, symbols=3, seed=7)
     spec = stream_spec(text, default_engine(), Columns(), "type", id_is_int=True, delay=70)

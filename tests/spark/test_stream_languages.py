@@ -13,10 +13,10 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from reference.errors import EventError, QueryError
-from spark_jobs.stream import run_stream
-from spark_jobs.stream_keyed import check_event_rows
-from spark_jobs.stream_source import StreamSource
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.spark_jobs.stream import run_stream
+from cepkit.spark_jobs.stream_keyed import check_event_rows
+from cepkit.spark_jobs.stream_source import StreamSource
 from tests.spark.test_languages import expected, frame_rows
 from tests.spark.test_stream import in_order, write_files
 

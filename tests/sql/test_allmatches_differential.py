@@ -7,10 +7,10 @@ from itertools import combinations, product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.sql.allmatches import AllMatches
-from reference.sql.exprs import Ctx, holds
-from reference.sql.patterns import nullable
-from reference.sql.printer import pattern_text
+from cepkit.reference.sql.allmatches import AllMatches
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.patterns import nullable
+from cepkit.reference.sql.printer import pattern_text
 from tests.sql.strategies import VARS, patterns, to_python_re
 from tests.sql.test_matcher_differential import CROSS, CROSS_AGG
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import reference.sql.run as sql_run
+import cepkit.reference.sql.run as sql_run
 from cepkit.cli import main
 
 EX = Path(__file__).resolve().parents[2] / "examples" / "sql"
@@ -15,7 +15,7 @@ EX = Path(__file__).resolve().parents[2] / "examples" / "sql"
 
 @pytest.fixture()
 def reference_calls(monkeypatch):
-    """How many times the reference matcher (reference.sql.run.run_rows) ran."""
+    """How many times the reference matcher (cepkit.reference.sql.run.run_rows) ran."""
     calls = []
     real = sql_run.run_rows
 

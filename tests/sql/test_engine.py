@@ -1,5 +1,5 @@
 """MATCH_RECOGNIZE on the engine contract: the reference, gpu and replay engines through the registry
-(reference.registry.get_engine), without the cepkit package."""
+(cepkit.reference.registry.get_engine), without the cepkit package."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -8,13 +8,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from reference import registry
-from reference.errors import EventError, QueryError, Unsupported
-from reference.readers import from_pandas
-from reference.match_table import MatchTable
-from reference.sql.constructs import ALL, constructs
-from reference.sql.parse import parse
-from reference.sql.run import run_query
+from cepkit.reference import registry
+from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.sql.constructs import ALL, constructs
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.run import run_query
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts"
 ONE = HEAD + " MEASURES A.v AS av, LAST(B.v) AS bv, avg(B.v) AS mean ONE ROW PER MATCH " \
@@ -114,8 +114,8 @@ def test_other_engines_return_the_reference_table(engine):
 
 
 def test_replay_reads_a_store_directory_and_a_store(tmp_path):
-    from reference.replay.engine import open_store
-    from reference.replay.store import Store, write_store
+    from cepkit.reference.replay.engine import open_store
+    from cepkit.reference.replay.store import Store, write_store
 
     write_store(batch(), tmp_path / "s", block_size=4, secondary=("v",))
     want = run("reference", ONE, batch())

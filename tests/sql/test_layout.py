@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cepkit.cli import main
-from conformance.sql_loader import load_sql_cases, norm_row
-from reference.errors import QueryError
-from reference.sql.parse import parse
+from cepkit.conformance.sql_loader import load_sql_cases, norm_row
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sql.parse import parse
 
 CASES = {c.id: c for c in load_sql_cases() if c.path.endswith("trino_layout.yaml")}
 LAYOUT = [c for c in CASES.values() if c.expected_columns is not None and c.events is None]   # VALUES rows

@@ -15,13 +15,13 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.language import ast as A
-from reference.sql import ast as S
-from reference.sql.exprs import Ctx, holds
-from reference.sql.parse import parse
-from reference.sql.printer import pattern_text
-from reference.sql.program import compile_pattern
-from reference.sql.vm import VM
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.printer import pattern_text
+from cepkit.reference.sql.program import compile_pattern
+from cepkit.reference.sql.vm import VM
 from tests.sql.strategies import VARS, patterns, to_python_re
 
 V = S.ColRef(None, "v")

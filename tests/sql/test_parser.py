@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from reference.sql import ast as S
-from reference.sql import parse, run_rows
-from reference.sql.printer import pattern_text
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql import parse, run_rows
+from cepkit.reference.sql.printer import pattern_text
 
 
 def mr(body: str) -> S.MatchRecognize:

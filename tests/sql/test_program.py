@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.sql import ast as S
-from reference.sql.parse import parse
-from reference.sql.program import compile_pattern
-from reference.sql.run import run_rows
-from reference.sql.vm import FULL, VM, history_reads
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.program import compile_pattern
+from cepkit.reference.sql.run import run_rows
+from cepkit.reference.sql.vm import FULL, VM, history_reads
 
 
 def mr(text: str) -> S.MatchRecognize:

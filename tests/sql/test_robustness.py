@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import EventError, QueryError
-from reference.sql import parse, run_rows
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.sql import parse, run_rows
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE ("
 CLAUSE_TOKENS = ["PARTITION BY", "ORDER BY", "MEASURES", "ONE ROW PER MATCH", "ALL ROWS PER MATCH", "ALL MATCHES",

@@ -14,9 +14,9 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from reference.errors import EventError, QueryError
-from reference.sql import ast as S
-from reference.sql.parse import parse
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.parse import parse
 
 V_SHAPE = """SELECT m.id AS row_id, m.match, m.val, m.label
 FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80), (5, 90), (6, 50), (7, 40), (8, 60)) t(id, value)
@@ -203,15 +203,15 @@ def test_star_leaves_out_made_up_ids():
 def test_columnar_outer_step_equals_the_row_by_row_one(outer):
     """reference/sql/outer_arrow.py (column by column) against front.apply_rows (exact values row by row):
     nulls, text, fractions (AVG), integers past 64 bits, both sort directions."""
-    from reference.sql import front, outer_arrow
-    from reference.sql.outer import Step
+    from cepkit.reference.sql import front, outer_arrow
+    from cepkit.reference.sql.outer import Step
 
     mr = ("MATCH_RECOGNIZE (PARTITION BY p ORDER BY k MEASURES CLASSIFIER() AS lbl, LAST(B.v) AS top, "
           "AVG(B.v) AS avg_v ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A B+) DEFINE B AS B.v > PREV(B.v))")
     q = parse(outer.format(mr=mr))
     frame = pd.DataFrame({"p": [1, 1, 1, 2, 2, 2, 2, 1], "k": [1, 2, 3, 4, 5, 6, 7, 8],
                           "v": [5, 6, 8, 1, 1, 2, 4, 3]})
-    from reference.sql.engine import to_table
+    from cepkit.reference.sql.engine import to_table
 
     inner = cepkit.compile(q.inner, language="sql").run(to_table(frame, q.inner))
     step = Step(q, inner.layout.payload)

@@ -14,12 +14,12 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.language import ast as A
-from reference.sql import ast as S
-from reference.sql.exprs import Ctx, holds
-from reference.sql.printer import pattern_text
-from reference.sql.program import compile_pattern
-from reference.sql.vm import VM
+from cepkit.reference.language import ast as A
+from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx, holds
+from cepkit.reference.sql.printer import pattern_text
+from cepkit.reference.sql.program import compile_pattern
+from cepkit.reference.sql.vm import VM
 from tests.sql.strategies import VARS, patterns
 
 V = S.ColRef(None, "v")

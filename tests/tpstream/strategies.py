@@ -6,8 +6,8 @@ import random
 import pandas as pd
 from hypothesis import strategies as st
 
-from reference.readers import from_pandas
-from reference.tpstream import allen
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.tpstream import allen
 
 NAMES = ("A", "B", "C", "D")
 GROUPS = (
@@ -118,10 +118,10 @@ def streams(draw, partitioned: bool, min_events: int = 0, max_events: int = 28):
 def planted(draw):
     """A query whose pattern is read off one configuration of situations the stream really has (mostly
     including the true relation of each pair, sometimes not), so patterns of 3-4 situations match."""
-    from reference.tpstream.bind import compile_stream
-    from reference.tpstream.reads import value_reader
-    from reference.tpstream.brute import situations
-    from reference.tpstream.parser import parse_definitions, parse_tpstream
+    from cepkit.reference.tpstream.bind import compile_stream
+    from cepkit.reference.tpstream.reads import value_reader
+    from cepkit.reference.tpstream.brute import situations
+    from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
 
     n = draw(st.sampled_from((3, 4)))
     batch = draw(streams(False, min_events=12))

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.tpstream import allen
-from reference.tpstream.buffer import Buffer
-from reference.tpstream.situations import Situation
+from cepkit.reference.tpstream import allen
+from cepkit.reference.tpstream.buffer import Buffer
+from cepkit.reference.tpstream.situations import Situation
 
 
 @st.composite

@@ -4,11 +4,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.tpstream import brute
-from reference.tpstream.bind import compile_stream
-from reference.tpstream.reads import value_reader
-from reference.tpstream.parser import parse_definitions
-from reference.tpstream.run import derive
+from cepkit.reference.tpstream import brute
+from cepkit.reference.tpstream.bind import compile_stream
+from cepkit.reference.tpstream.reads import value_reader
+from cepkit.reference.tpstream.parser import parse_definitions
+from cepkit.reference.tpstream.run import derive
 from tests.tpstream.strategies import bounds, conditions, streams
 
 

@@ -9,13 +9,13 @@ import pyarrow as pa
 import pytest
 
 import cepkit
-from reference import registry
-from reference.errors import CepkitError, EventError, QueryError, Unsupported
-from reference.readers import read_events
-from reference.inputs import to_batch
-from reference.match_table import MatchTable
-from reference.tpstream.parser import parse_tpstream
-from reference.tpstream.run import run_query
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, EventError, QueryError, Unsupported
+from cepkit.reference.readers import read_events
+from cepkit.reference.inputs import to_batch
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.reference.tpstream.run import run_query
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY = (ROOT / "examples" / "tpstream" / "aggressive_drivers.tps").read_text()

@@ -5,10 +5,10 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import EventError
-from reference.readers import from_pandas
-from reference.tpstream.parser import parse_tpstream
-from reference.tpstream.run import run_query
+from cepkit.reference.errors import EventError
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.reference.tpstream.run import run_query
 
 QUERY = parse_tpstream("FROM s PARTITION BY k DEFINE A AS x > 1, B AS y = 'on' OR y > 2 "
                        "PATTERN A overlaps;meets;before B WITHIN 20 RETURN avg(A.x) AS ax, last(B.y) AS ly")

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.tpstream.parser import parse_definitions, parse_tpstream
-from reference.tpstream.query import Duration
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.reference.tpstream.query import Duration
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTING_5_1 = (ROOT / "examples" / "tpstream" / "aggressive_drivers.tps").read_text()

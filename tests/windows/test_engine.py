@@ -1,5 +1,5 @@
 """The windowed operators on the engine contract: window query text, WindowEngine / GpuWindowEngine through
-the registry (reference.registry.get_engine), without the cepkit package."""
+the registry (cepkit.reference.registry.get_engine), without the cepkit package."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -8,13 +8,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from reference import registry
-from reference.errors import EventError, QueryError
-from reference.readers import from_pandas
-from reference.match_table import MatchTable
-from reference.windows.api import aggregate_batch, filter_batch, join_batches
-from reference.windows.query import WindowQuery, constructs, parse
-from reference.windows.spec import WindowSpec
+from cepkit.reference import registry
+from cepkit.reference.errors import EventError, QueryError
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.match_table import MatchTable
+from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
+from cepkit.reference.windows.query import WindowQuery, constructs, parse
+from cepkit.reference.windows.spec import WindowSpec
 
 FILTER = "FILTER WHERE v > 3"
 AGG = "AGGREGATE sum(v), avg(v), count(v)\nOVER TIME 4 SLIDE 2"

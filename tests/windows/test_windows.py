@@ -6,11 +6,11 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import QueryError
-from reference.sql.parse import parse_expression
-from reference.windows.aggregate import aggregate
-from reference.windows.join import join
-from reference.windows.spec import WindowSpec, slices, windows
+from cepkit.reference.errors import QueryError
+from cepkit.reference.sql.parse import parse_expression
+from cepkit.reference.windows.aggregate import aggregate
+from cepkit.reference.windows.join import join
+from cepkit.reference.windows.spec import WindowSpec, slices, windows
 
 import pytest
 
@@ -113,7 +113,7 @@ def _brute_join(left, lt, right, rt, cond, lw, rw, active):
     stream's events processed before it; strict: the active window is the window of `windows()` with the
     largest timestamp <= t (count windows: among those whose events were all processed), warm-up: the
     last `size` processed events or those in [t - size + 1, t]."""
-    from reference.sql.exprs import Ctx, holds
+    from cepkit.reference.sql.exprs import Ctx, holds
 
     probes = sorted([(t, 0, i) for i, t in enumerate(lt)] + [(t, 1, j) for j, t in enumerate(rt)])
     out = []
@@ -158,9 +158,9 @@ def test_join_equals_its_definition(s1, s2, lw, rw, active):
 def test_text_in_computed_or_aggregated_columns_is_an_event_error(tmp_path):
     import pandas as pd
 
-    from reference.errors import EventError
-    from reference.readers import from_pandas
-    from reference.windows.api import aggregate_batch, filter_batch, join_batches
+    from cepkit.reference.errors import EventError
+    from cepkit.reference.readers import from_pandas
+    from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 
     batch = from_pandas(pd.DataFrame({"ts": [1, 2], "v": [1, "x"]}), type_col=None, default_type="e")
     for call in (lambda: aggregate_batch(batch, "v", WindowSpec("count", 1, 1)),

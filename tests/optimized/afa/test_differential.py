@@ -39,8 +39,8 @@ def _programs(text: str):
 def test_every_prefix_gives_the_reference_rows_and_net_output(text, rows):
     """...and the net output after every prefix is Definition 2 on the net input so far (the brute-force
     oracle, reference/afa/oracle.py): the order-agnostic guarantee."""
-    from reference.afa.driver import NetInput
-    from reference.afa.eventfile import element_of
+    from cepkit.reference.afa.driver import NetInput
+    from cepkit.reference.afa.eventfile import element_of
 
     ref, opt = _programs(text)
     ref_all: Counter = Counter()
@@ -126,7 +126,7 @@ def test_dynamic_patterns_give_the_reference_rows(data):
     """Arc insertions (default lifetime: LE > t_curr, or an explicit [le, re)), deletions (up to t_curr),
     retractions of arcs and arc punctuations among disordered events; an arc row the reference refuses (an
     active arc inserted, an inactive one deleted, a lifetime below the punctuation) gets the same error."""
-    from reference.errors import CepkitError
+    from cepkit.reference.errors import CepkitError
     from tests.optimized.afa.strategies import dynamic_rows
 
     text = data.draw(afa_texts(standby=True))

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, event, given, note, reject, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from reference import registry
-from reference.errors import CepkitError, Unsupported
-from reference.match_table import MatchTable
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, Unsupported
+from cepkit.reference.match_table import MatchTable
 from tests.sql.strategies import core_queries, numbered_conditions, patterns, queries, tables
 
 ENGINE = "optimized"

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import cepkit
-from reference.inputs import to_untyped_batch
-from reference.match_table import MatchTable
+from cepkit.reference.inputs import to_untyped_batch
+from cepkit.reference.match_table import MatchTable
 
 
 def _rows(n: int, seed: int) -> pd.DataFrame:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from reference.errors import QueryError
-from reference.language import ast as A
-from reference.language import parse
-from reference.language.printer import query_to_text
+from cepkit.reference.errors import QueryError
+from cepkit.reference.language import ast as A
+from cepkit.reference.language import parse
+from cepkit.reference.language.printer import query_to_text
 
 
 def test_nested_pattern_shape():

@@ -8,15 +8,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conformance.tpstream_loader import TPCase, load_cases, load_file
-from reference.errors import Unsupported
-from reference.readers import from_pandas
-from reference.match import plain
-from reference.tpstream import allen, brute
-from reference.tpstream.bind import compile_stream, partitions
-from reference.tpstream.reads import aggregate, value_reader
-from reference.tpstream.parser import parse_definitions, parse_tpstream
-from reference.tpstream.run import derive, run_query
+from cepkit.conformance.tpstream_loader import TPCase, load_cases, load_file
+from cepkit.reference.errors import Unsupported
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.match import plain
+from cepkit.reference.tpstream import allen, brute
+from cepkit.reference.tpstream.bind import compile_stream, partitions
+from cepkit.reference.tpstream.reads import aggregate, value_reader
+from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.reference.tpstream.run import derive, run_query
 
 CASES = load_cases()
 
@@ -93,7 +93,7 @@ def _check_match(case: TPCase, engine: str) -> None:
         if engine == "gpu":
             if mode == "early":  # the gpu engine derives for the exact mode only
                 continue
-            from gpu.situations import run_query as gpu_run_query
+            from cepkit.gpu.situations import run_query as gpu_run_query
             matches = gpu_run_query(q, batch, chunk=3)   # small chunks: runs carried across chunks
         else:
             matches = run_query(q, batch, mode, engine)
@@ -121,7 +121,7 @@ def _params():
 def test_case(case: TPCase, engine: str):
     if case.kind == "derive":
         if engine == "gpu":
-            from gpu.situations import derive as gpu_derive
+            from cepkit.gpu.situations import derive as gpu_derive
             _check_derive(case, lambda defs, batch, pb: gpu_derive(defs, batch, pb, chunk=3))
         else:
             _check_derive(case)

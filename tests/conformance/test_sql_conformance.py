@@ -1,12 +1,12 @@
-"""The MATCH_RECOGNIZE vectors (conformance/cases/sql/*.yaml) run in conformance/test_all_engines.py, on every
-engine registered for "sql" (reference, gpu, replay), through conformance.sql_loader.cases() with the checks
+"""The MATCH_RECOGNIZE vectors (conformance/cases/sql/*.yaml) run in tests/conformance/test_all_engines.py, on every
+engine registered for "sql" (reference, gpu, replay), through cepkit.conformance.sql_loader.cases() with the checks
 this file made before (rows as a multiset by repr of the exact value, matches by bindings and ts, expected
 errors by message, line and column). What stays here: the loader's own strictness."""
 from __future__ import annotations
 
 import pytest
 
-from conformance.sql_loader import cases, load_sql_cases
+from cepkit.conformance.sql_loader import cases, load_sql_cases
 
 
 def test_every_vector_is_a_harness_case():

@@ -1,5 +1,5 @@
 """Self-tests of the SASE+ conformance vectors (conformance/cases/*.yaml). The vectors themselves run on
-every engine through the one harness: conformance/test_all_engines.py (loader.cases()).
+every engine through the one harness: tests/conformance/test_all_engines.py (loader.cases()).
 """
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from conformance.loader import check_result, load_cases, match_key
-from reference import registry
+from cepkit.conformance.loader import check_result, load_cases, match_key
+from cepkit.reference import registry
 
 CASES = load_cases()
 
@@ -33,7 +33,7 @@ def test_every_case_has_an_expectation() -> None:
 
 
 def test_match_key_equals_match_key_method() -> None:
-    from reference.match import Match
+    from cepkit.reference.match import Match
 
     bindings = {"b": ("e6",), "a": ("e3", "e4")}
     assert match_key(bindings) == Match.make(bindings, 6).key()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from conformance.sql_loader import load_replay_cases
-from reference.readers import from_pandas
-from reference.replay.cost import aggregation_choice, c_index, c_replay
-from reference.replay.plan import execute, plan
-from reference.replay.store import write_store
+from cepkit.conformance.sql_loader import load_replay_cases
+from cepkit.reference.readers import from_pandas
+from cepkit.reference.replay.cost import aggregation_choice, c_index, c_replay
+from cepkit.reference.replay.plan import execute, plan
+from cepkit.reference.replay.store import write_store
 
 CASES = load_replay_cases()
 

@@ -1,15 +1,15 @@
-"""The windowed-operator vectors (conformance/cases/windows/*.yaml) run in conformance/test_all_engines.py,
+"""The windowed-operator vectors (conformance/cases/windows/*.yaml) run in tests/conformance/test_all_engines.py,
 as window queries on every engine registered for "window" (reference with the tree and the naive method,
-gpu), through conformance.windows_loader.cases() with the check this file made before (the output rows
+gpu), through cepkit.conformance.windows_loader.cases() with the check this file made before (the output rows
 equal the expected list, in order, exactly). What stays here: the loader's own strictness, and that every
 vector is a harness case whose query text parses."""
 from __future__ import annotations
 
 import pytest
 
-from conformance.sql_loader import load_window_cases
-from conformance.windows_loader import cases
-from reference import registry
+from cepkit.conformance.sql_loader import load_window_cases
+from cepkit.conformance.windows_loader import cases
+from cepkit.reference import registry
 
 
 def test_every_vector_is_a_harness_case():
@@ -21,7 +21,7 @@ def test_every_vector_is_a_harness_case():
 
 
 def test_loader_is_strict(tmp_path):
-    from conformance.sql_loader import load_replay_cases
+    from cepkit.conformance.sql_loader import load_replay_cases
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("cases:\n  - {id: x, title: t, source: s, operator: filter, where: v > 1, events: [],"

@@ -5,12 +5,12 @@ import importlib
 
 import pytest
 
-from conformance.harness import Case, run_case
-from reference import registry
-from reference.errors import CepkitError, Unsupported
+from cepkit.conformance.harness import Case, run_case
+from cepkit.reference import registry
+from cepkit.reference.errors import CepkitError, Unsupported
 
-LOADERS = ("conformance.loader", "conformance.sql_loader", "conformance.tpstream_loader", "conformance.afa_loader",
-           "conformance.windows_loader", "conformance.sase1_loader")
+LOADERS = ("cepkit.conformance.loader", "cepkit.conformance.sql_loader", "cepkit.conformance.tpstream_loader", "cepkit.conformance.afa_loader",
+           "cepkit.conformance.windows_loader", "cepkit.conformance.sase1_loader")
 
 
 def _cases() -> list[Case]:
