@@ -21,8 +21,7 @@ def child(language: str, events: int, chunk: int) -> dict:
     import warnings
 
     import cepkit
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     warnings.simplefilter("ignore")
     if language == "tpstream":
         from benchmarks.tpstream_optimized import QUERIES, stream

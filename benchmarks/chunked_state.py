@@ -5,7 +5,7 @@ several lengths, each read from a Parquet file in chunks and fed to the optimize
                                        [--window 500] [--dir DIR]
 
 For each length: the spec/000 §7 stock stream (benchmarks/workloads/stock.py, seed 1) is written to
-DIR/stock_N.parquet (kept for reruns), then a child process reads it with cepkit.reference.event_chunks, feeds
+DIR/stock_N.parquet (kept for reruns), then a child process reads it with cepkit.core.event_chunks, feeds
 every chunk to the program, writes the matches as JSON lines to /dev/null, and reports the largest
 `state_size()` seen after any chunk and its peak resident memory (VmHWM).
 """
@@ -25,7 +25,7 @@ def child(path: str, chunk_size: int, text: str) -> dict:
     """Feed the file chunk by chunk; the peak of each state_size() field, matches, events/s, ru_maxrss."""
     from cepkit import compile
     from cepkit.output import MatchWriter
-    from cepkit.reference.event_chunks import iter_events
+    from cepkit.core.event_chunks import iter_events
 
     program = compile(text, engine="optimized")
     writer = MatchWriter("jsonl", os.devnull, program)

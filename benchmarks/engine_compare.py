@@ -59,14 +59,13 @@ def stream_size(engine: str, window: int, name: str = "") -> int:
 @lru_cache(maxsize=8)
 def stream(n: int, query3: bool):
     from benchmarks.workloads.stock import generate
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return from_pandas(generate(n, symbols=SYMBOLS, seed=1, volume_max=1010 if query3 else 1000))
 
 
 def available(engine: str) -> bool:
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     return engine in registry.engines_for("sase")
 
 

@@ -44,7 +44,7 @@ def sase_query(window: int) -> str:
 def _batch(data: list[dict]):
     import pandas as pd
 
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return from_pandas(pd.DataFrame(data, columns=COLUMNS), type_col=None, default_type="E")
 

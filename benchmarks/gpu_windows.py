@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.windows.spec import WindowSpec
 
 FILTER = "v > 500 AND v % 7 != 3"

@@ -29,7 +29,7 @@ SLOW = ("reference-eager", "reference-lazy")
 
 def batch(n: int, ratio: int, seed: int = 0):
     from benchmarks.workloads.skewed import generate
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return from_pandas(generate(n, common=ratio, seed=seed))
 
@@ -92,7 +92,7 @@ def child(engine: str, events: int, chunk: int, ratio: int, window: int) -> dict
 
     from benchmarks.workloads.skewed import generate
     from cepkit import compile
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     program = compile(QUERY.format(window=window), engine=engine)
     matches, started = 0, time.perf_counter()

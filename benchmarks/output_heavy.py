@@ -62,7 +62,7 @@ def in_process(path: str) -> dict:
     from cepkit import compile
     from cepkit.match_output import jsonl
     from cepkit.output import TimeForm, json_line, use_time_form
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
 
     t = time.perf_counter()
     batch = read_events(path)

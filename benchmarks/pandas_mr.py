@@ -62,8 +62,7 @@ def run_reference(query: str, df: pd.DataFrame) -> list[dict[str, Any]]:
     """The output rows of cepkit's reference engine (the match table's payload; without the row numbers the
     reader makes up as ids when the frame has no id column, which ALL ROWS PER MATCH would show)."""
     import cepkit
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     program = cepkit.compile(query, language="sql")
     table = program.run(registry.read_input("sql", "reference", df, query=registry.parse("sql", query)))
     made_up = set() if "id" in df.columns else {"id"}

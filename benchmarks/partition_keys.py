@@ -43,7 +43,7 @@ def generate(n: int, prices: int = PRICES, seed: int = 0) -> pd.DataFrame:
 
 @lru_cache(maxsize=4)
 def stream(n: int, prices: int = PRICES):
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return from_pandas(generate(n, prices))
 

@@ -1,4 +1,4 @@
-"""Seconds to read an events file (cepkit.reference.readers.read_events) of N rows: CSV and JSON Lines.
+"""Seconds to read an events file (cepkit.core.readers.read_events) of N rows: CSV and JSON Lines.
 
     python -m benchmarks.read_throughput [--rows N] [--repeat R]
 
@@ -34,7 +34,7 @@ def write_files(folder: str, rows: int) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=200_000)

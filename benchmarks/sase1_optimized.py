@@ -43,7 +43,7 @@ def stream(events: int, query: str = "q1"):
 
 @lru_cache(maxsize=4)
 def _stream(events: int, kind: str):
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.sase1.stock_stream import StockStreamConfig, read_config, to_frame
 
     if kind in UNIFORM:

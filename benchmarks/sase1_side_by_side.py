@@ -175,7 +175,7 @@ def run_jar(command: list[str], repeats: int, cwd: str) -> tuple[float | None, l
 @lru_cache(maxsize=4)
 def stream_batch(name: str, events: int):
     """The query's stream with `events` events, as an event batch (asv: benchmarks/asv/bench_sase1.py)."""
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
     return from_pandas(to_frame(StockStreamConfig.from_mapping({**QUERIES[name][1], "streamSize": events})))
@@ -205,7 +205,7 @@ def cepkit_whole_seconds(command: list[str], output: str) -> tuple[float, int]:
 
 def measure(name: str, events: int, args, cp: str, tmp: str) -> dict[str, Best]:
     """Best seconds and match counts of the four measurements, --repeat rounds alternating jar and cepkit."""
-    from cepkit.reference.readers import read_csv
+    from cepkit.core.readers import read_csv
     from cepkit.reference.sase1.stock_stream import StockStreamConfig, read_config, write_csv
 
     text, params = QUERIES[name]

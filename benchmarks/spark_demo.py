@@ -21,7 +21,7 @@ QUERY3 = Path(__file__).resolve().parent.parent / "examples" / "query3.sase"
 
 
 def _rows(frame, variables, returns) -> set:
-    from cepkit.reference.match import canonical_key
+    from cepkit.core.match import canonical_key
 
     return {(canonical_key({v: list(rec[v]) for v in variables}), int(rec["ts"]),
              tuple(rec[r] for r in returns)) for rec in frame.to_dict("records")}
@@ -31,9 +31,9 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     """(number of sample matches, whether the Spark output's matches ending before `cutoff` equal the
     reference's matches over the events before it)."""
     import cepkit
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.language import parse
-    from cepkit.reference.match import json_safe
+    from cepkit.core.match import json_safe
 
     q = parse(text)
     assert not any(c.negated for c in q.pattern.components), "the prefix check needs a query without negation"
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     from benchmarks.workloads.stock import generate
-    from cepkit.reference.errors import CepkitError
+    from cepkit.core.errors import CepkitError
     from cepkit.spark_jobs.job import run_job
 
     out = Path(args.out)

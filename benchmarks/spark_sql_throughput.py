@@ -33,10 +33,10 @@ def main(argv: list[str] | None = None) -> None:
 
     import cepkit
     from benchmarks.sql_optimized import ticker
-    from cepkit.reference.errors import CepkitWarning
+    from cepkit.core.errors import CepkitWarning
 
     warnings.simplefilter("ignore", CepkitWarning)  # V shapes have no WITHIN (PARTITION BY bounds them)
-    from cepkit.reference import registry
+    from cepkit.core import registry
     from cepkit.spark_jobs.job import run_job
     from cepkit.spark_jobs.session import get_session
 

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     import cepkit
     from benchmarks.engine_compare import query_text
     from benchmarks.workloads.stock import generate
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
     from cepkit.spark_jobs.job import default_engine, run_job
     from cepkit.spark_jobs.session import get_session, job_settings
     from cepkit.spark_jobs.warmup import cache_env

@@ -60,8 +60,7 @@ def ticker(rows: int, partitions: int = 40, seed: int = 0) -> pd.DataFrame:
 def engine_seconds(query: str, frame: pd.DataFrame, engine: str, repeat: int) -> tuple[float, int]:
     """Best seconds of `program.run(batch)` over `repeat` runs, and the number of output rows."""
     import cepkit
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     program = cepkit.compile(query, language="sql", engine=engine)
     batch = registry.read_input("sql", engine, frame, query=program.q)
     best, n = float("inf"), 0

@@ -57,7 +57,7 @@ def stream(n: int, cars: int = 10, seed: int = 7) -> pd.DataFrame:
 
 
 def batch(n: int):
-    from cepkit.reference.inputs import to_untyped_batch
+    from cepkit.core.inputs import to_untyped_batch
 
     return to_untyped_batch(stream(n))
 

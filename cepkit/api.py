@@ -1,14 +1,14 @@
-"""compile() and run(): one door to every language and engine (reference/registry.py)."""
+"""compile() and run(): one door to every language and engine (core/registry.py)."""
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
 from typing import Any
 
-from cepkit.reference import registry
-from cepkit.reference.contract import Program
-from cepkit.reference.errors import CepkitWarning
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.contract import Program
+from cepkit.core.errors import CepkitWarning
+from cepkit.core.match_table import MatchTable
 
 
 def language_of(text: str, language: str | None = None) -> str:
@@ -52,7 +52,7 @@ def compile(text: str, language: str | None = None, engine: str = "reference", d
     QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
-    partial matches; default cepkit.reference.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
+    partial matches; default cepkit.core.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
     (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1)."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
     text = sase_dialect(lang, text, dialect)
@@ -76,7 +76,7 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     if dialect is None:
         return text
     if lang != "sase":
-        from cepkit.reference.errors import QueryError
+        from cepkit.core.errors import QueryError
 
         raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
     from cepkit.reference.language import parse

@@ -8,7 +8,7 @@ import time
 import warnings
 
 import cepkit.options as option_types
-from cepkit.reference.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
+from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -203,7 +203,7 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
             f.write(data)
             shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         return path, "<stdin>"
-    from cepkit.reference.readers import check_file
+    from cepkit.core.readers import check_file
 
     check_file(events)
     compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if events.lower().endswith(c)), "")
@@ -226,8 +226,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from cepkit.languages import detect
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     lang = detect(args.query, args.language, _text_if_needed(args.query, args.language))
     for other, options in _LANGUAGE_OPTIONS.items():
         for action in options if other != lang.name else ():
@@ -247,8 +246,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _text_if_needed(path: str, explicit: str | None) -> str | None:
     """The query text when neither --language nor the file's suffix names the language."""
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     if explicit is not None or registry.by_suffix(path) is not None:
         return None
     return read_query(path)
@@ -291,8 +289,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
     from cepkit.languages import LANGUAGES
-    from cepkit.reference import registry
-    from cepkit.reference.contract import DEFAULT_MAX_STATE
+    from cepkit.core import registry
+    from cepkit.core.contract import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")

@@ -11,7 +11,7 @@ def register(sub) -> None:
 
 
 def _devices(args: argparse.Namespace) -> int:
-    from cepkit.reference.errors import require_extra
+    from cepkit.core.errors import require_extra
 
     require_extra("gpu", "cepkit devices")
     from cepkit.gpu.device import list_devices, select_device

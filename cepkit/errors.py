@@ -1,6 +1,6 @@
 """The errors and warnings cepkit raises, by their public name (`cepkit.errors.QueryError`, ...). Every mistake
 in a query or in the events is one of these; the command line prints its message and exits with its code."""
-from cepkit.reference.errors import (CepkitError, CepkitWarning, EventError, MissingExtra, QueryError,
+from cepkit.core.errors import (CepkitError, CepkitWarning, EventError, MissingExtra, QueryError,
                                      ResourceLimit, Unsupported)
 
 __all__ = ["CepkitError", "CepkitWarning", "EventError", "MissingExtra", "QueryError", "ResourceLimit",

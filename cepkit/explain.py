@@ -33,8 +33,7 @@ def _conventions(q: Any) -> str:
 
 
 def _engines(language: str) -> str:
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     lines = []
     for name in registry.engines_for(language):
         entry = registry.engine_entry(language, name)
@@ -371,7 +370,7 @@ def svg(dot: str) -> str:
     import shutil
     import subprocess
 
-    from cepkit.reference.errors import CepkitError
+    from cepkit.core.errors import CepkitError
 
     exe = shutil.which("dot")
     if exe is None:

@@ -1,4 +1,4 @@
-"""How `cepkit run` and `cepkit explain` handle each language of reference/registry.py: the function that
+"""How `cepkit run` and `cepkit explain` handle each language of core/registry.py: the function that
 adds the language's own `cepkit run` options, the one that runs it, and the one that explains a query
 (all "module:function", imported only when used). Languages, suffixes and engines come from the registry.
 """
@@ -8,8 +8,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError
+from cepkit.core import registry
+from cepkit.core.errors import QueryError
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cepkit.output import max_ids, time_form
-from cepkit.reference.match import plain
-from cepkit.reference.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
+from cepkit.core.match import plain
+from cepkit.core.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
                                          value_json)
-from cepkit.reference.match_table import FRACTION, KIND, MatchTable, decode, encode
+from cepkit.core.match_table import FRACTION, KIND, MatchTable, decode, encode
 
 SLICE = 65_536        # rows turned into text at once ...
 SLICE_IDS = 4_000_000  # ... and bound ids: Arrow's 32-bit string offsets stay far from their 2 GiB limit

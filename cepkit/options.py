@@ -8,11 +8,11 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from cepkit.reference.events import TIME_UNITS
+from cepkit.core.events import TIME_UNITS
 
 
 def ts_unit(text: str) -> str:
-    """A unit of integer timestamps (cepkit.reference.events.TIME_UNITS)."""
+    """A unit of integer timestamps (cepkit.core.events.TIME_UNITS)."""
     if text not in TIME_UNITS:
         raise argparse.ArgumentTypeError(f"unknown time unit {text!r} (expected one of {', '.join(TIME_UNITS)})")
     return text

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from cepkit.reference.errors import CepkitError
-from cepkit.reference.match import Match, json_safe, plain
+from cepkit.core.errors import CepkitError
+from cepkit.core.match import Match, json_safe, plain
 
 if TYPE_CHECKING:
     import pandas as pd
-    from cepkit.reference.match_table import MatchTable
+    from cepkit.core.match_table import MatchTable
 
 
 class OutputError(CepkitError):
@@ -84,7 +84,7 @@ class TimeForm:
         where it stands for none (null, infinity, a fraction of a nanosecond, out of range)."""
         import pandas as pd
 
-        from cepkit.reference.events import TIME_UNITS
+        from cepkit.core.events import TIME_UNITS
 
         if value is None or isinstance(value, bool) or self.unit is None:
             return None
@@ -125,7 +125,7 @@ class TimeForm:
         Timestamp.isoformat takes forty); the same text, digit for digit."""
         import pandas as pd
 
-        from cepkit.reference.events import TIME_UNITS
+        from cepkit.core.events import TIME_UNITS
 
         out = list(values)
         if self.mode == "ticks" or self.unit is None:
@@ -322,7 +322,7 @@ def render_columns(columns: Sequence[str], cells: Sequence[Any], right: Sequence
     padded = [pc.utf8_lpad(a, w) if r else pc.utf8_rpad(a, w) for a, w, r in zip(cells, widths, right)]
     rows = padded[0] if len(padded) == 1 else pc.binary_join_element_wise(*padded, "  ")
     rows = pc.utf8_rtrim(rows, RSTRIP_SPACES)
-    from cepkit.reference.match_json import text_bytes
+    from cepkit.core.match_json import text_bytes
 
     return "\n".join(head) + "\n" + bytes(text_bytes(rows)).decode("utf-8")[:-1]
 
@@ -520,7 +520,7 @@ def write_rows(columns: Sequence[str], values: dict[str, list], n: int, fmt: str
 
 
 def _table(matches: Any, program: Any) -> "MatchTable":
-    from cepkit.reference.match_table import MatchTable
+    from cepkit.core.match_table import MatchTable
 
     return matches if isinstance(matches, MatchTable) else MatchTable.from_matches(program.layout, list(matches))
 
@@ -630,7 +630,7 @@ class MatchWriter:
     def close(self) -> None:
         """Finish the output: the CSV header where no match wrote it, rename the written output onto
         `output` (or copy the spooled CSV to standard output), or write the held matches."""
-        from cepkit.reference.match_table import MatchTable
+        from cepkit.core.match_table import MatchTable
 
         if self.appended and (self.typing is False or not self.spill.paths):
             try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cepkit.reference.errors import CepkitError, EventError, QueryError, require_extra
+from cepkit.core.errors import CepkitError, EventError, QueryError, require_extra
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -163,8 +163,7 @@ def collect(args: argparse.Namespace) -> Plot:
     from cepkit.api import warn_unbounded
     from cepkit.cli import read_query
     from cepkit.languages import detect
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     text = read_query(args.query)
     lang = detect(args.query, args.language, text if args.language is None and
                   registry.by_suffix(args.query) is None else None).name
@@ -261,7 +260,7 @@ def _values(name: str | None, columns: dict) -> list[float | None] | None:
 
 
 def _text(v: Any) -> str:
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     v = plain(v)
     return str(v)
@@ -345,7 +344,7 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
 
 
 def _key(i: Any) -> str:
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     return str(plain(i))
 

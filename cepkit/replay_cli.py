@@ -7,7 +7,7 @@ import warnings
 from contextlib import contextmanager
 
 from cepkit import options
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
@@ -52,7 +52,7 @@ def warnings_to_stderr():
 
 
 def _store(args: argparse.Namespace) -> int:
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
     from cepkit.reference.replay.store import write_store
 
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
-from cepkit.reference.errors import require_extra
+from cepkit.core.errors import require_extra
 
 
 def register(sub) -> None:

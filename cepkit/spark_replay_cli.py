@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 
 from cepkit import options
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError, require_extra
+from cepkit.core import registry
+from cepkit.core.errors import QueryError, require_extra
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 CONF = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100000"}

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
-from cepkit.reference.errors import require_extra
+from cepkit.core.errors import require_extra
 
 
 def register_stream(actions) -> None:
@@ -49,7 +49,7 @@ def register_stream(actions) -> None:
 
 
 def _cmd_spark_stream(args: argparse.Namespace) -> int:
-    from cepkit.reference.errors import QueryError
+    from cepkit.core.errors import QueryError
 
     require_extra("spark", "cepkit spark stream")
     from cepkit.cli import read_query

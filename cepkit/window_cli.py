@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from cepkit import options
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 FORMATS = ("jsonl", "csv", "table")
 
@@ -68,7 +68,7 @@ def register(sub) -> None:
 
 def _read(path, args):
     from cepkit.output import note_input
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
 
     batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
@@ -116,7 +116,7 @@ def _write(rows: list[dict], args) -> None:
     import pandas as pd
 
     from cepkit.output import json_line, render_table, ts_frame, ts_record, write_text
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
@@ -131,8 +131,7 @@ def _write(rows: list[dict], args) -> None:
 def _run(query, data, args, method: str = "tree") -> list[dict]:
     """The output rows of a window query (cepkit.reference.windows.query.WindowQuery) on the chosen engine: the
     payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     options = {"device": args.device} if args.engine == "gpu" else {"method": method}
     program = registry.get_engine("window", args.engine).compile(query, **options)
     return [dict(m.payload) for m in program.run(data)]

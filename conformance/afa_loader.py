@@ -36,8 +36,8 @@ from cepkit.reference.afa.afafile import load_afa, loads_afa
 from cepkit.reference.afa.driver import FLAVORS
 from cepkit.reference.afa.eventfile import element_of
 from cepkit.reference.afa.model import INF, Afa
-from cepkit.reference.errors import CepkitError
-from cepkit.reference.match import Match
+from cepkit.core.errors import CepkitError
+from cepkit.core.match import Match
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "afa"
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """One harness for every language's conformance vectors: each case runs through `cepkit.compile` on every
-engine registered for its language (reference/registry.py); an engine that refuses a construct of the
+engine registered for its language (core/registry.py); an engine that refuses a construct of the
 case (Unsupported, by name) skips it, anything else it returns is checked.
 
 Each language's loader turns its YAML vectors into `Case`s (`conformance.<language>_loader.cases()`);
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.match_table import MatchTable
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,7 @@ class Case:
 def run_case(case: Case, engine: str) -> MatchTable:
     """Compile the case's query on the engine and run it over the case's events."""
     import cepkit
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     program = cepkit.compile(case.query, language=case.language, engine=engine, **case.options)
     data = registry.read_input(case.language, engine, case.events, **case.read_options)
     if case.chunk is None or not hasattr(data, "slice"):

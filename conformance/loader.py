@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from cepkit.reference.match import canonical_key
+from cepkit.core.match import canonical_key
 
 __all__ = ["Case", "load_cases", "load_file", "case_batch", "match_key", "format_match", "CASES_DIR"]
 
@@ -324,10 +324,10 @@ def _parse_matches(matches: Any, what: str, event_ids: dict[str, int], fail) -> 
 
 
 def case_batch(case: Case):
-    """The case's events as a `cepkit.reference.events.EventBatch` (rows missing a column get null there)."""
+    """The case's events as a `cepkit.core.events.EventBatch` (rows missing a column get null there)."""
     import pandas as pd
 
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return from_pandas(pd.DataFrame(case.events), type_col=case.type_col, ts_unit=case.ts_unit)
 

@@ -163,7 +163,7 @@ def cases() -> list:
     """Every SASE 1.0 dialect vector as a harness case (conformance/harness.py); its query is the parsed
     AST in the case's dialect, so every SASE engine runs it or refuses the dialect by name."""
     from cepkit.conformance.harness import Case as HarnessCase
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
 
     return [HarnessCase(id=c.id, language="sase", query=query_of(c), events=from_pandas(c.frame(), ts_unit=c.ts_unit),
                         check=partial(check_table, c), source=c.source, title=c.title, path=c.path)

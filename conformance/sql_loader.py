@@ -302,7 +302,7 @@ def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
 # (bindings as strings, ts).
 
 def norm_row(row: dict) -> tuple:
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     return tuple(sorted((k, repr(plain(v))) for k, v in row.items()))
 
@@ -341,7 +341,7 @@ def _sql_check(case: SqlCase):
 
 def _sql_error(case: SqlCase):
     def check(exc: Exception) -> None:
-        from cepkit.reference.errors import QueryError
+        from cepkit.core.errors import QueryError
 
         assert isinstance(exc, QueryError), f"{case.id}: expected a QueryError, got {type(exc).__name__}: {exc}"
         assert case.error["contains"] in exc.message, str(exc)
@@ -359,7 +359,7 @@ def _frame(events: list):
 def _own_rows(query: str, read: dict):
     """(the table a query carries in VALUES as an EventBatch, its rows as records); (None, []) for a query
     the parser refuses (an expected-error vector: compiling it fails first)."""
-    from cepkit.reference.errors import QueryError
+    from cepkit.core.errors import QueryError
     from cepkit.reference.sql.engine import to_table
     from cepkit.reference.sql.parse import parse
     from cepkit.reference.sql.source import base
@@ -393,8 +393,7 @@ def cases() -> list:
     configuration (method = the configuration's variables). The replay intervals themselves and the
     aggregation cost model (not properties of a match table) stay in tests/conformance/test_replay_conformance.py."""
     from cepkit.conformance.harness import Case
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     out = []
     for c in load_sql_cases():
         read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}

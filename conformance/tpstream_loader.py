@@ -189,7 +189,7 @@ def _exact(v: Any) -> Any:
     """A value in comparable exact form (a YAML float is read as its decimal text)."""
     from fractions import Fraction
 
-    from cepkit.reference.match import comparable
+    from cepkit.core.match import comparable
 
     return comparable(Fraction(str(v)) if isinstance(v, float) else v)
 

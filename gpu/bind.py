@@ -8,7 +8,7 @@ import numpy as np
 
 from cepkit.gpu.clexpr import Operand
 from cepkit.gpu.columns import DeviceColumn, device_columns
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.validate import nodes
 

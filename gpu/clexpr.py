@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.evaluate import as_number
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
@@ -418,7 +418,7 @@ def _float(q) -> float:
 
 
 def exact_float(d: float):
-    """The reference's exact value of a float64 (cepkit.reference.events: integral floats are ints, others
+    """The reference's exact value of a float64 (cepkit.core.events: integral floats are ints, others
     read back from their shortest repr)."""
     if math.isinf(d):
         return d

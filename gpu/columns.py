@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from cepkit.gpu.clexpr import INT64_MAX, INT64_MIN, Operand, exact_float
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.evaluate import as_number
-from cepkit.reference.events import exact
+from cepkit.core.events import exact
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from cepkit.reference.errors import CepkitError, MissingExtra, QueryError, missing_package
+from cepkit.core.errors import CepkitError, MissingExtra, QueryError, missing_package
 
 ENV_VAR = "CEPKIT_OPENCL_DEVICE"
 INSTALL_HINT = 'install an OpenCL platform, for example PoCL for the CPU: pip install "pyopencl[pocl]"'

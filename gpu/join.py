@@ -18,7 +18,7 @@ from cepkit.gpu.device import runtime
 from cepkit.gpu.launch import kernel, overflow_error, overflowed
 from cepkit.gpu.scan import exclusive_scan
 from cepkit.gpu.windows import active_ranges
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql.run import batch_rows
 from cepkit.reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
 from cepkit.reference.windows.api import join_condition, join_rows

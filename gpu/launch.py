@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from cepkit.gpu.buffers import download
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 
 _KERNELS: dict = {}
 

@@ -18,7 +18,7 @@ from cepkit.gpu.launch import kernel_ns
 from cepkit.gpu.columns import DeviceColumn
 from cepkit.gpu.pattern_kernel import OVF_MATCH, OVF_NODE, OVF_PM, fields, slot_shape, source
 from cepkit.gpu.pattern_plan import PatternPlan
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 
 Match = tuple[tuple[int, ...], tuple[str, ...]]   # partition rows and their variables
 

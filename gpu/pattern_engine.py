@@ -2,14 +2,14 @@
 
 The program is the reference's (cepkit.reference.sql.engine.SqlProgram: rows buffered, the table computed at
 close, the same match table); only the matching of each partition runs on the device. The constructs the
-kernel runs are declared in reference/registry.py (GPU_SQL); gpu/pattern_plan.py refuses finer things
+kernel runs are declared in core/registry.py (GPU_SQL); gpu/pattern_plan.py refuses finer things
 (PREV of an expression) at compile time, by name.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from cepkit.reference.contract import Engine
+from cepkit.core.contract import Engine
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram
 
@@ -29,7 +29,7 @@ class GpuSqlEngine(Engine):
         from cepkit.gpu.pattern import LAUNCH, LAUNCHES
         from cepkit.gpu.pattern_plan import plan
         from cepkit.gpu.pattern_run import run_rows
-        from cepkit.reference.errors import QueryError
+        from cepkit.core.errors import QueryError
 
         plan(q)  # Unsupported (by construct, with position) now rather than at close
         launch = launch or LAUNCH

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.program import Glushkov, compile_pattern, glushkov
 from cepkit.reference.sql.validate import nodes

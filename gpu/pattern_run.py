@@ -13,7 +13,7 @@ import numpy as np
 from cepkit.gpu.columns import device_columns
 from cepkit.gpu.pattern import LAUNCH, DevicePatternMatcher
 from cepkit.gpu.pattern_plan import PatternPlan, plan
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, within_ticks
 from cepkit.reference.sql.run import run_rows as reference_run_rows

@@ -20,7 +20,7 @@ from cepkit.gpu.clexpr import PRELUDE, predicate
 from cepkit.gpu.columns import device_columns, raw_column
 from cepkit.gpu.device import runtime
 from cepkit.gpu.launch import kernel_ns
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.tpstream.query import SituationDef
 from cepkit.reference.tpstream.situations import Situation

@@ -3,8 +3,8 @@ exact matcher, through run_query's `derived=` hook. Exact mode only: its registr
 "early output", so `compile(..., mode="early")` is refused by name at compile time."""
 from __future__ import annotations
 
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import Unsupported
+from cepkit.core.contract import Engine
+from cepkit.core.errors import Unsupported
 from cepkit.reference.tpstream.engine import TPStreamProgram
 from cepkit.reference.tpstream.query import TPQuery
 

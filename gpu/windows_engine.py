@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cepkit.reference.contract import Engine
+from cepkit.core.contract import Engine
 from cepkit.reference.windows.engine import WindowProgram
 from cepkit.reference.windows.query import WindowQuery
 

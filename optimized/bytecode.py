@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.nfab.compile import Formula, NFAb
 

@@ -26,17 +26,17 @@ from cepkit.optimized.bytecode import ENGINE, FormulaCompiler
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
 from cepkit.optimized.store import Store
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.evaluate import Env, evaluate
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout, MatchTable
-from cepkit.reference.match_table import decode as decode_column
-from cepkit.reference.match_table import encode as encode_column
+from cepkit.core.contract import Engine, Program
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout, MatchTable
+from cepkit.core.match_table import decode as decode_column
+from cepkit.core.match_table import encode as encode_column
 from cepkit.reference.nfab.compile import NFAb, check_selection, compile_nfab, is_nfab_query
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}

@@ -16,10 +16,10 @@ from numba import njit
 
 from cepkit.optimized import kernel as K
 from cepkit.optimized.bytecode import NULL, STR, FormulaCompiler
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.validate import walk
-from cepkit.reference.match_table import FRACTION
+from cepkit.core.match_table import FRACTION
 from cepkit.reference.nfab.compile import NFAb
 
 

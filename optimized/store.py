@@ -1,7 +1,7 @@
 """The window of the stream the kernel can still read: columnar int64 arrays by global position.
 
 Attributes are stored exactly as (tag, numerator, denominator): integers and bools as themselves,
-floats through their shortest decimal repr (reference/events.py `exact`), text as dictionary codes
+floats through their shortest decimal repr (core/events.py `exact`), text as dictionary codes
 (equality only). Values that cannot be stored exactly in 64 bits are refused by name (`Unsupported`).
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from fractions import Fraction
 import numpy as np
 
 from cepkit.optimized.bytecode import ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text, string_code
-from cepkit.reference.errors import Unsupported
-from cepkit.reference.events import EventBatch, exact
+from cepkit.core.errors import Unsupported
+from cepkit.core.events import EventBatch, exact
 
 
 def _unsupported(what: str, column: str) -> Unsupported:

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.events import EventBatch
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
-from cepkit.reference.language.units import NANOS
+from cepkit.core.units import NANOS
 from cepkit.reference.language.validate import walk
 
 _ORDERING = {"<", "<=", ">", ">="}

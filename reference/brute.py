@@ -8,10 +8,10 @@ component lies in its gap. Exponential: for tiny inputs and for checking the NFA
 """
 from __future__ import annotations
 
-from cepkit.reference.events import EventBatch
-from cepkit.reference.errors import ResourceLimit
+from cepkit.core.events import EventBatch
+from cepkit.core.errors import ResourceLimit
 from cepkit.reference.language import ast as A
-from cepkit.reference.match import Match
+from cepkit.core.match import Match
 from cepkit.reference.nfab.compile import Formula, NFAb
 from cepkit.reference.nfab.runs import NFAbProgram
 

@@ -6,8 +6,8 @@ enumeration, reference/brute.py and reference/pattern/brute.py) picks its progra
 from __future__ import annotations
 
 from cepkit.reference.brute import BruteForceProgram
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import Unsupported
+from cepkit.core.contract import Engine
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.constructs import SASE1_DIALECT
 from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.language import ast as A
 
 Value = Any
@@ -89,7 +89,7 @@ _EXACT = {int, Fraction}
 
 def _aggregated_number(v: Value, func: str) -> Value:
     """An exact number for SUM / AVG: EventError for text, a boolean, or a non-finite number (readers refuse
-    those, reference/events.py; an event built by hand may still hold one)."""
+    those, core/events.py; an event built by hand may still hold one)."""
     check_number(v, func.upper())
     if isinstance(v, float):
         if not math.isfinite(v):

@@ -32,7 +32,7 @@ import socket
 import tempfile
 import uuid
 
-from cepkit.reference.errors import CepkitError
+from cepkit.core.errors import CepkitError
 
 MARKER = "_CEPKIT_JOB"    # Spark and pyarrow skip names starting with "_" when reading the Parquet parts
 NEW, OLD = "cepkit-new", "cepkit-old"

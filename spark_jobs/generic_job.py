@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import generic_tasks as G
 from cepkit.spark_jobs import languages as L
@@ -125,7 +125,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         plan = L.plan_sase(q, selection, L.sase_window_ticks(q, stream_unit, ns_per_tick) if n else 1)
 
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from cepkit.reference.match_table import Layout
+        from cepkit.core.match_table import Layout
         from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]

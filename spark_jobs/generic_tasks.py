@@ -19,11 +19,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference.errors import CepkitError, EventError
-from cepkit.reference.match import json_safe
-from cepkit.reference.match_table import KIND, Layout, MatchTable
-from cepkit.reference.readers import from_arrow, from_columns
-from cepkit.reference.typed_columns import text_column
+from cepkit.core.errors import CepkitError, EventError
+from cepkit.core.match import json_safe
+from cepkit.core.match_table import KIND, Layout, MatchTable
+from cepkit.core.readers import from_arrow, from_columns
+from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
 
 ROW_COL = "__cepkit_row"    # the row's number in the file (0-based), the order of arrival
@@ -87,7 +87,7 @@ def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Arra
         if pc.all(plain).as_py():
             return pc.binary_join_element_wise('"', col, '"', "")
     if kind is not None:
-        from cepkit.reference.match_table import decode
+        from cepkit.core.match_table import decode
 
         values = decode(col, kind)
     else:
@@ -147,8 +147,7 @@ def program_input(spec: GenericSpec, rows: pa.Table, program) -> Any:
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
         codes = remap[batch.type_codes] if len(batch) else batch.type_codes
         batch = dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     return registry.read_input(spec.lang, spec.engine, batch, getattr(program, "query", None))
 
 
@@ -156,8 +155,7 @@ class Group:
     """One program fed one group's rows, chunk by chunk."""
 
     def __init__(self, spec: GenericSpec, key: tuple):
-        from cepkit.reference import registry
-
+        from cepkit.core import registry
         self.spec, self.key = spec, key
         self.program = registry.get_engine(spec.lang, spec.engine).compile(spec.query, **dict(spec.options))
         self.tables: list[MatchTable] = []

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cepkit.reference.errors import CepkitError, EventError
+from cepkit.core.errors import CepkitError, EventError
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import index_files as F
 from cepkit.spark_jobs import spark_io as IO

@@ -7,7 +7,7 @@ import json
 import os
 import struct
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 
 # a reference replay store (reference/replay/store.py, `cepkit store`) lists its data files in this manifest;
 # its other top-level files (the reference's secondary indexes) are not events

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import index_files as F
 

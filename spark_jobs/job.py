@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from cepkit.reference import registry
+from cepkit.core import registry
 from cepkit.reference.binding import attribute_uses, resolve_type, window_bound
-from cepkit.reference.errors import EventError, QueryError, require_extra
+from cepkit.core.errors import EventError, QueryError, require_extra
 from cepkit.reference.language import parse
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import languages as L

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError
+from cepkit.core import registry
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.nfab.compile import is_nfab_query
 

@@ -1,13 +1,13 @@
 """The Spark job's output rows from a match table, column by column: one list of ids per variable, `ts`,
 and each RETURN value as the JSON text of `json_safe(value)` (what `json.dumps` gives row by row), built
-from the table's Arrow columns by cepkit.reference.match_json (shared with `cepkit run`'s JSON lines)."""
+from the table's Arrow columns by cepkit.core.match_json (shared with `cepkit run`'s JSON lines)."""
 from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference.match_json import float_json, value_json  # noqa: F401  (float_json: the Spark tests use it here)
-from cepkit.reference.match_table import KIND, MatchTable
+from cepkit.core.match_json import float_json, value_json  # noqa: F401  (float_json: the Spark tests use it here)
+from cepkit.core.match_table import KIND, MatchTable
 
 
 def ids_column(col: pa.ChunkedArray | pa.Array, id_is_int: bool) -> pa.Array:

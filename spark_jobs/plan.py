@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from cepkit.reference.binding import window_bound
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
 

@@ -12,8 +12,8 @@ from itertools import pairwise
 import numpy as np
 import pyarrow as pa
 
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import constructs, variables
 from cepkit.reference.sql.parse import parse

@@ -16,10 +16,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError
-from cepkit.reference.match_table import MatchTable
-from cepkit.reference.readers import from_arrow
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError
+from cepkit.core.match_table import MatchTable
+from cepkit.core.readers import from_arrow
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import tasks as T
 

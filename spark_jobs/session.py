@@ -62,7 +62,7 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start (no Java, a bad JAVA_HOME, a master that refuses us)
-        from cepkit.reference.errors import CepkitError
+        from cepkit.core.errors import CepkitError
 
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "

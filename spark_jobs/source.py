@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from cepkit.reference.binding import PSEUDO_ATTRIBUTES, attribute_uses
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.language import ast as A
 
 FORMATS = ("parquet", "csv")
@@ -106,7 +106,7 @@ def read(spark, path: str, fmt: str, cols: Columns = Columns()):
 
     CSV: the timestamp, id and type columns keep the types Spark infers (the plan needs long or datetime
     timestamps); every other column is read as text and typed inside the task by the readers' one rule
-    (`cepkit.reference.typed_columns.text_column`). Mode FAILFAST, without CSV column pruning: a row with more or
+    (`cepkit.core.typed_columns.text_column`). Mode FAILFAST, without CSV column pruning: a row with more or
     fewer cells than the header fails the first action that reads the file (`malformed_csv` turns that into
     an EventError)."""
     from pyspark.errors import AnalysisException

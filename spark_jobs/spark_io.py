@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.numbers_text import NULL_WORDS
+from cepkit.core.errors import EventError
+from cepkit.core.numbers_text import NULL_WORDS
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, EventError, QueryError, require_extra
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, EventError, QueryError, require_extra
 from cepkit.reference.language import parse
 from cepkit.spark_jobs import plan as P
 from cepkit.spark_jobs import source as S

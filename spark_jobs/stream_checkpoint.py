@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 
-from cepkit.reference.errors import CepkitError
+from cepkit.core.errors import CepkitError
 from cepkit.spark_jobs import source as S
 
 FINGERPRINT = "_cepkit_stream.json"

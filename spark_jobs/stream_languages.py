@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs import generic_tasks as G
 from cepkit.spark_jobs import languages as L
 from cepkit.spark_jobs import source as S
@@ -137,7 +137,7 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
     default_type = {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
     layout = program.layout
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from cepkit.reference.match_table import Layout
+        from cepkit.core.match_table import Layout
         from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in schema.fieldNames() if c not in (ts_col, id_col)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from cepkit.reference.errors import CepkitError, EventError
+from cepkit.core.errors import CepkitError, EventError
 from cepkit.spark_jobs import source as S
 
 FILE_FORMATS = ("parquet", "json")

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from cepkit.reference.errors import CepkitError, EventError
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.errors import CepkitError, EventError
+from cepkit.core.match_table import MatchTable
 from cepkit.spark_jobs import tasks as T
 
 EVENT_TIME = "__cepkit_event_time"   # the timestamp as Spark event time: one tick = one millisecond, + OFFSET

@@ -15,12 +15,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference.errors import CepkitError, EventError, QueryError
-from cepkit.reference.events import EventBatch, exact
-from cepkit.reference.match import Match, json_safe, plain
-from cepkit.reference.match_table import MatchTable
-from cepkit.reference.readers import from_arrow, from_columns, from_pandas
-from cepkit.reference.typed_columns import text_cells, text_column
+from cepkit.core.errors import CepkitError, EventError, QueryError
+from cepkit.core.events import EventBatch, exact
+from cepkit.core.match import Match, json_safe, plain
+from cepkit.core.match_table import MatchTable
+from cepkit.core.readers import from_arrow, from_columns, from_pandas
+from cepkit.core.typed_columns import text_cells, text_column
 from cepkit.spark_jobs.match_rows import output_batch
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -172,8 +172,7 @@ def _plain_key(value):
 @functools.lru_cache(maxsize=8)
 def parsed(query: str):
     """The query's AST, parsed once per worker process (a task compiles a program per group)."""
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     return registry.parse("sase", query)
 
 
@@ -182,8 +181,7 @@ class GroupRunner:
 
     def __init__(self, spec: TaskSpec, key: tuple, program: Any = None):
         """`program`: a program to go on with (a streaming key's, kept in Spark's state store), else a new one."""
-        from cepkit.reference import registry
-
+        from cepkit.core import registry
         self.spec = spec
         self.key = key
         self.program = program if program is not None else \

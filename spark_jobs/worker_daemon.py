@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.compute", "numba", "cepkit.reference.readers", "cepkit.reference.registry",
+PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.compute", "numba", "cepkit.core.readers", "cepkit.core.registry",
            "cepkit.spark_jobs.tasks")
 
 
@@ -18,8 +18,7 @@ def preload() -> None:
         except Exception:  # noqa: BLE001 - the task imports it again and reports the error
             pass
     try:
-        from cepkit.reference import registry
-
+        from cepkit.core import registry
         engines = registry.engines_for("sase")
     except Exception:  # noqa: BLE001 - as above
         return

@@ -78,7 +78,7 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
 
     done = _lint_imports(tmp_path, config)
     assert done.returncode != 0, done.stdout + done.stderr
-    assert "BROKEN" in done.stdout and "cepkit.reference.events -> cepkit" in done.stdout, done.stdout + done.stderr
+    assert "BROKEN" in done.stdout and "cepkit.core.events -> cepkit" in done.stdout, done.stdout + done.stderr
 
 
 # ------------------------------------------------------------------ underscore names of other modules

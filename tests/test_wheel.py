@@ -101,7 +101,7 @@ def test_the_wheel_holds_one_top_level_name(installed):
 
 def test_the_fresh_environment_imports_cepkit_only(installed):
     _, env, base = installed
-    code = ("import importlib.util, cepkit, cepkit.errors, cepkit.reference.registry; "
+    code = ("import importlib.util, cepkit, cepkit.errors, cepkit.core.registry; "
             "print(cepkit.__file__); "
             f"print([n for n in {FOLDERS + ('benchmarks', 'tests')!r} if importlib.util.find_spec(n)])")
     done = subprocess.run([str(env / "bin" / "python"), "-c", code], cwd=base, env=_clean_env(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from benchmarks.workloads.skewed import generate
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 
 QUERY = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN {window}"
 LAZY_ORDER = "C,B,A"

@@ -16,13 +16,13 @@ class WriteMatches:
 
     def setup_cache(self):
         from cepkit import compile
-        from cepkit.reference.readers import from_arrow
+        from cepkit.core.readers import from_arrow
 
         return compile(H.QUERY, engine="optimized").run(from_arrow(H.generate(EVENTS))).to_arrow()
 
     def setup(self, arrow, writer):
         from cepkit import compile
-        from cepkit.reference.match_table import MatchTable
+        from cepkit.core.match_table import MatchTable
 
         self.layout = compile(H.QUERY, engine="optimized").layout
         self.arrow = arrow

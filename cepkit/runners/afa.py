@@ -30,7 +30,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 
 def _value(v: Any) -> Any:
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     if isinstance(v, float) and math.isinf(v):
         return "inf" if v > 0 else "-inf"
@@ -48,8 +48,7 @@ def run_stream(afa, elements, flavor: str = "basic", sigma: Any = math.inf, engi
     """Feed (row, element) pairs (or, for the optimized engine, the events file itself) through the AFA
     engine's program and close it; errors name the input row. Returns the program (its `outputs`,
     `punctuations`, `net_output()`)."""
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     program = registry.get_engine("afa", engine).compile(afa, flavor=flavor, sigma=sigma)
     if engine != "reference":
         program.record = True   # keep the change stream for printing
@@ -110,8 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited
     from cepkit.reference.afa.engine import AfaEngine
 
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     engine = getattr(args, "engine", None) or "reference"
     (AfaEngine if engine == "reference" else type(registry.get_engine("afa", engine))).check_budget(
         **limit_options(args))

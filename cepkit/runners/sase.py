@@ -6,7 +6,7 @@ import sys
 import time
 
 from cepkit import options
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 LAZY_ENGINES = ("reference-lazy", "optimized-lazy")  # the chain NFAs: they take --order and --negation
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from cepkit.output import MatchWriter
     from cepkit.reference.language import parse
     from cepkit.reference.language.dialects import dialect_of_path
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         batches = [read_events(args.events, sort=args.sort, **options)]
         progress = Progress(f"cepkit {engine}", not args.no_progress)
     else:
-        from cepkit.reference.event_chunks import iter_events
+        from cepkit.core.event_chunks import iter_events
 
         batches = iter_events(args.events, chunk, **options)
         progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=True)  # length not known

@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 
 from cepkit import options
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 # docs/semantics.md SD1: why this language reads its events whole
@@ -61,7 +61,7 @@ def ts_columns(q, ts_col: str) -> list[str]:
 def write_table(table, fmt: str, output: str | None, timestamps: tuple[str, ...] = ()) -> None:
     """The output rows, column by column (cepkit.output.write_rows); `timestamps` in the run's time form."""
     from cepkit.output import write_rows
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     values = {c: [plain(row[k]) for row in table.rows] for k, c in enumerate(table.columns)}
     write_rows(table.columns, values, len(table.rows), fmt, output, "(no rows)", timestamps)
@@ -74,8 +74,8 @@ def write_match_table(table, fmt: str, output: str | None, timestamps: tuple[str
     import pyarrow as pa
 
     from cepkit.output import write_rows
-    from cepkit.reference.match import plain
-    from cepkit.reference.match_table import KIND, decode
+    from cepkit.core.match import plain
+    from cepkit.core.match_table import KIND, decode
 
     arrow = table.to_arrow()
     values: dict[str, object] = {}
@@ -90,11 +90,11 @@ def write_match_table(table, fmt: str, output: str | None, timestamps: tuple[str
 
 
 def run(args: argparse.Namespace) -> int:
-    """The query's rows computed by the chosen engine's program (reference/registry.py; the SQL front step
+    """The query's rows computed by the chosen engine's program (core/registry.py; the SQL front step
     applies the input forms and the outer query around it), written column by column."""
     from cepkit.api import warn_unbounded
     from cepkit.cli import limit_options, read_query
-    from cepkit.reference import registry
+    from cepkit.core import registry
     from cepkit.reference.sql import parse
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     data = as_ids(batch)
     if registry.engine_entry("sql", engine).events is not None:   # replay: a store written for the table
         if batch.ts_col != "ts":   # the store keeps its times as `ts`: the query's column would be lost
-            from cepkit.reference.errors import Unsupported
+            from cepkit.core.errors import Unsupported
 
             raise Unsupported(engine, f"a table whose timestamp column is '{batch.ts_col}' (a store keeps 'ts'; "
                                       "run it with: reference, optimized)")
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                       if isinstance(e, str) and table.layout.payload[step.source[e]] in timestamps]
         table = apply(step, table)
     if args.limit is not None and len(table) > args.limit:  # the first N output rows
-        from cepkit.reference.match_table import MatchTable
+        from cepkit.core.match_table import MatchTable
 
         table = MatchTable(table.layout, arrow=table.to_arrow().slice(0, args.limit))
     elapsed = time.monotonic() - started
@@ -178,7 +178,7 @@ def in_columns(table, names: list[str]):
     """A program's match table with the payload columns `names`, in that order (each the payload column of
     that name, else of that name in another case); a made-up `id` column (row numbers) is left out. The
     table as is where its columns are not those."""
-    from cepkit.reference.match_table import Layout, MatchTable
+    from cepkit.core.match_table import Layout, MatchTable
 
     payload = list(table.layout.payload)
     if payload == names or len(set(names)) != len(names) or len(set(payload)) != len(payload):

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
-from cepkit.reference.errors import CepkitError, QueryError
+from cepkit.core.errors import CepkitError, QueryError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,8 +23,8 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited, read_query
-    from cepkit.reference import registry
-    from cepkit.reference.readers import read_events
+    from cepkit.core import registry
+    from cepkit.core.readers import read_events
     from cepkit.reference.tpstream.parser import parse_tpstream
 
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
@@ -74,7 +74,7 @@ def matches_of(table, query) -> list:
 
 def frame(matches: Sequence[Any], query) -> pd.DataFrame:
     """One row per match: partition attributes, each situation's ts and te, ts (detection), RETURN values."""
-    from cepkit.reference.match import plain
+    from cepkit.core.match import plain
 
     names = list(query.streams)
     cols = list(query.partition_by) + [f"{n}_{e}" for n in names for e in ("ts", "te")] + ["ts"] + \

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 # docs/semantics.md SD1: why this language reads its events whole
@@ -16,8 +16,7 @@ WHOLE = "whole input read: window programs run over the whole stream (Program.ru
 def run(args: argparse.Namespace) -> int:
     from cepkit.cli import limit_options, limited, read_query
     from cepkit.output import write_matches
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     engine = args.engine or "reference"  # checked against the registry by `cepkit run`
     text = read_query(args.query)
     options = {"device": args.device} if engine == "gpu" and args.device is not None else {}

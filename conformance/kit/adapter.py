@@ -24,7 +24,7 @@ from cepkit.conformance.kit import outside
 from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
 from cepkit.conformance.kit.protocol import Refused, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
-from cepkit.reference.errors import CepkitError, EventError, QueryError, Unsupported
+from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
 
 
 class AdapterError(Exception):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.match_table import MatchTable
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from cepkit.reference import registry
-
-
+from cepkit.core import registry
 def register(sub) -> None:
     c = sub.add_parser("conformance", help="run the conformance vectors against a cepkit engine, a Python adapter "
                        "or an external command (docs/conformance.md)",

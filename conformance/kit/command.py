@@ -28,8 +28,8 @@ from cepkit.conformance.kit import outside
 from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
 from cepkit.conformance.kit.protocol import Vector, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
-from cepkit.reference import registry
-from cepkit.reference.match import json_safe
+from cepkit.core import registry
+from cepkit.core.match import json_safe
 
 # Unusual codes, so that what interpreters and argument parsers exit with on their own (1, 2, 126, 127) is never
 # read as an answer: sysexits' EX_DATAERR for the query, the next one for the events, automake's SKIP.

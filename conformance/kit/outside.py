@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 
 from cepkit.conformance.harness import Case
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, CepkitWarning
-from cepkit.reference.match_table import Layout
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, CepkitWarning
+from cepkit.core.match_table import Layout
 
 
 def runs(case: Case) -> bool:

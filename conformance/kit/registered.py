@@ -5,8 +5,8 @@ import traceback
 
 from cepkit.conformance.harness import Case, run_case
 from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, EventError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, EventError, Unsupported
 
 
 class RegisteredEngine:

@@ -6,8 +6,8 @@ import re
 from fractions import Fraction
 from typing import Any, Iterable
 
-from cepkit.reference.match import NON_FINITE, Match
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.match import NON_FINITE, Match
+from cepkit.core.match_table import Layout, MatchTable
 
 RESERVED = ("bindings", "ts", "detected", "sign", "lifetime")
 _RATIO = re.compile(r"-?\d+/\d+")

@@ -9,7 +9,7 @@ from cepkit.conformance.harness import Case
 from cepkit.conformance.kit.answers import Rows
 from cepkit.conformance.kit.outcome import Outcome, judge
 from cepkit.conformance.kit.vectors import constructs_of
-from cepkit.reference.errors import CepkitWarning
+from cepkit.core.errors import CepkitWarning
 
 
 def run(engine, cases: list[Case], progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from cepkit.conformance.harness import Case
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError
 
 LOADERS = ("cepkit.conformance.loader", "cepkit.conformance.sql_loader", "cepkit.conformance.tpstream_loader", "cepkit.conformance.afa_loader",
            "cepkit.conformance.windows_loader")

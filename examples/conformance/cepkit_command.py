@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 import cepkit
-from cepkit.reference.errors import CepkitWarning, EventError, QueryError, Unsupported
+from cepkit.core.errors import CepkitWarning, EventError, QueryError, Unsupported
 
 ENGINE = "reference"
 NON_FINITE = ("Infinity", "-Infinity", "NaN")

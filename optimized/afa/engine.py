@@ -1,4 +1,4 @@
-"""The optimized AFA engine: registered as ("afa", "optimized") in reference/registry.py.
+"""The optimized AFA engine: registered as ("afa", "optimized") in core/registry.py.
 
 It runs every flavour of the reference: basic (Algorithm 1, maximally speculative, with retractions and
 punctuations), seq (AFA+O: sequence numbers, no speculation; input retractions refused when fed, as the
@@ -14,9 +14,9 @@ from typing import Any
 
 from cepkit.optimized.afa.exprgen import ENGINE
 from cepkit.optimized.afa.program import OptimizedAfaProgram
-from cepkit.reference.contract import Engine
+from cepkit.core.contract import Engine
 from cepkit.reference.afa.constructs import sigma_value
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 

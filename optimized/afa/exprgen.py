@@ -19,7 +19,7 @@ from numba import types
 
 from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, INT64_MAX, NULL, NUM, STR, numeric_text
 from cepkit.optimized.codegen import Emitter, Val
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 
 ENGINE = "optimized"

@@ -1,7 +1,7 @@
 """An AFA input batch as typed arrays: element kinds, (LE, RE, payload hash) and the attributes the AFA reads.
 
 Files (CSV, JSON Lines, Parquet), DataFrames and Arrow tables are read column-wise by the reference's
-readers (cepkit.reference.readers, cepkit.reference.afa.eventfile.check_attributes: the same column errors) and
+readers (cepkit.core.readers, cepkit.reference.afa.eventfile.check_attributes: the same column errors) and
 converted with NumPy. A row the vectorized checks flag is handed to the reference's `element_of`, which
 raises its exact error. Python lists of rows and (row, element) pairs are read row by row through the
 reference (`to_elements`), as the reference does. Arc rows (dynamic patterns) get the kind ARC: the program
@@ -24,8 +24,8 @@ from cepkit.optimized.afa.kernel import INF, INSERT, PUNCTUATE, RETRACT
 from cepkit.optimized.bytecode import NULL, NUM, STR, numeric_text
 from cepkit.reference.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Insert, Punctuate, Retract
-from cepkit.reference.errors import EventError, Unsupported
-from cepkit.reference.events import exact
+from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.events import exact
 
 KIND_CODES = {"insert": INSERT, "+": INSERT, "retract": RETRACT, "-": RETRACT, "punctuate": PUNCTUATE,
               "cti": PUNCTUATE, "punctuation": PUNCTUATE}
@@ -206,7 +206,7 @@ def _first(mask: np.ndarray) -> list[int]:
 
 def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: dict[str, int],
                  texts: Texts) -> Batch:
-    """The batch of a table's columns (attribute form, cepkit.reference.events.attribute_column)."""
+    """The batch of a table's columns (attribute form, cepkit.core.events.attribute_column)."""
     n = len(rows)
     check_attributes(columns, rows, afa)
     record = _records(columns, rows)
@@ -345,7 +345,7 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
     if isinstance(source, AfaInput):
         source = source.source
     if isinstance(source, (str, os.PathLike)):
-        from cepkit.reference.readers import (csv_columns, csv_strings, event_format, json_columns, json_records,
+        from cepkit.core.readers import (csv_columns, csv_strings, event_format, json_columns, json_records,
                                               read_arrow_file)
 
         path = os.fspath(source)
@@ -379,7 +379,7 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
 
 
 def from_frame(frame: pd.DataFrame, afa, slots, texts) -> Batch:
-    from cepkit.reference.events import attribute_column
+    from cepkit.core.events import attribute_column
 
     names = [str(c) for c in frame.columns]
     for k, name in enumerate(names):

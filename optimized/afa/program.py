@@ -1,4 +1,4 @@
-"""The optimized AFA program: the engine contract (reference/contract.py) over the Numba kernel.
+"""The optimized AFA program: the engine contract (core/contract.py) over the Numba kernel.
 
 Each feed reads the batch into typed arrays (optimized/afa/inputs.py), runs the kernel over all of it in
 one call and returns the output rows as a match table with the reference's layout (reference/afa/engine.py:
@@ -23,9 +23,9 @@ from cepkit.optimized.afa.state import State
 from cepkit.optimized.bytecode import INT64_MAX, NULL, NUM, STR
 from cepkit.optimized.cache import load_module
 from cepkit.reference.afa.stream import OutPunctuation, Output
-from cepkit.reference.contract import Program
-from cepkit.reference.errors import EventError, QueryError, Unsupported
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.contract import Program
+from cepkit.core.errors import EventError, QueryError, Unsupported
+from cepkit.core.match_table import Layout, MatchTable
 
 MESSAGES = {
     K.ERR_BELOW: "{what} of {event} below the current punctuation {t_e}",

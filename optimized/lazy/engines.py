@@ -12,9 +12,9 @@ from cepkit.optimized.lazy import order as order_module
 from cepkit.optimized.lazy.order import estimated_orders
 from cepkit.optimized.lazy.plan import all_negations, chain_arrays, fc_dependencies
 from cepkit.optimized.lazy.program import PatternKernelProgram, kleene_floor, rows_floor
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.events import EventBatch
+from cepkit.core.contract import Engine
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
 from cepkit.reference.pattern.model import compile_pattern

@@ -14,7 +14,7 @@ import numpy as np
 
 from cepkit.optimized import kernel as K
 from cepkit.optimized.bytecode import FormulaCompiler
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.nfab.compile import Formula
 from cepkit.reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
 

@@ -16,12 +16,12 @@ from cepkit.optimized.engine import window_ticks
 from cepkit.optimized.lazy.plan import Plan, compile_plan
 from cepkit.optimized.store import Store
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.reference.contract import Program
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import EventBatch
+from cepkit.core.contract import Program
+from cepkit.core.errors import EventError
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
-from cepkit.reference.match_table import Layout, MatchTable
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.match_table import Layout, MatchTable
+from cepkit.core.counters import Counters
 from cepkit.reference.pattern.model import Pattern
 
 STEP = 1 << 16  # events per kernel call (the live state is checked against the budget between calls)

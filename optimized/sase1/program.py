@@ -24,12 +24,12 @@ from cepkit.optimized.returns import ReturnProgram
 from cepkit.optimized.sase1 import kernel as S1
 from cepkit.optimized.store import Store
 from cepkit.reference.binding import attribute_uses
-from cepkit.reference.errors import Unsupported
-from cepkit.reference.events import EventBatch
+from cepkit.core.errors import Unsupported
+from cepkit.core.events import EventBatch
 from cepkit.reference.language.dialects import partition_attrs
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.match_table import MatchTable
 from cepkit.reference.nfab.compile import NFAb
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 
 POOL_ROWS = 64      # initial run pool (row 0 is the empty run new runs start from)
 ARENA_ROWS = 1024   # initial buffer nodes

@@ -12,10 +12,10 @@ import pyarrow as pa
 from cepkit.optimized.bytecode import NULL, NUM, STR
 from cepkit.optimized.sql.exprgen import BOOL
 from cepkit.optimized.store import encode
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import exact
-from cepkit.reference.match_table import FRACTION
-from cepkit.reference.match_table import encode as encode_values
+from cepkit.core.errors import EventError
+from cepkit.core.events import exact
+from cepkit.core.match_table import FRACTION
+from cepkit.core.match_table import encode as encode_values
 
 
 class Encoded:
@@ -108,7 +108,7 @@ def normalized(n: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def arrow_column(t: np.ndarray, n: np.ndarray, d: np.ndarray, texts: np.ndarray) -> pa.Array:
-    """An Arrow column of exact values from tagged ones, typed as cepkit.reference.match_table.encode types them."""
+    """An Arrow column of exact values from tagged ones, typed as cepkit.core.match_table.encode types them."""
     null = t == NULL
     present = set(np.unique(t[~null]).tolist())
     if not present:

@@ -19,10 +19,10 @@ from cepkit.optimized.sql import allmatches as AM
 from cepkit.optimized.sql import matcher as K
 from cepkit.optimized.sql.columns import Encoded, arrow_column, group_ids, raw_column, sort_key
 from cepkit.optimized.sql.exprgen import History, Names, define_source, measures_source, refuse
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.errors import EventError, Unsupported
-from cepkit.reference.events import EventBatch, concat_batches
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.contract import Engine, Program
+from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.events import EventBatch, concat_batches
+from cepkit.core.match_table import Layout, MatchTable
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import ALL, variables
 from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,

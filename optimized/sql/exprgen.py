@@ -23,7 +23,7 @@ import numpy as np
 
 from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
 from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.validate import nodes

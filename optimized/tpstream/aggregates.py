@@ -13,8 +13,8 @@ from numba import njit
 
 from cepkit.optimized.tpstream.columns import SAFE
 from cepkit.optimized.values import gcd
-from cepkit.reference.errors import EventError
-from cepkit.reference.match_table import FRACTION
+from cepkit.core.errors import EventError
+from cepkit.core.match_table import FRACTION
 from cepkit.reference.tpstream.reads import aggregate
 
 FUNCS = ("first", "last", "count", "sum", "avg", "min", "max")

@@ -1,12 +1,12 @@
 """Attribute columns as exact numeric vectors: int64 numerators, int64 denominators (None: all 1) and a
-null mask (None: no nulls), the values cepkit.reference.events.exact reads from the same cells."""
+null mask (None: no nulls), the values cepkit.core.events.exact reads from the same cells."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 
 SAFE = 9.0e18        # magnitudes a checked int64 result may reach (optimized/values.py)
 EXACT_FLOAT = 2.0 ** 51  # |numerator| below which a decimal reading of a float is its shortest repr
@@ -48,7 +48,7 @@ def numeric(values: np.ndarray) -> NumVec | None:
 
 def decimal_floats(v: np.ndarray) -> NumVec | None:
     """Floats as n / 10**k with the smallest common k <= 15: exactly the Fraction of each float's repr
-    (cepkit.reference.events.exact) when |n| < 2**51; None when no such k exists. NaN is null."""
+    (cepkit.core.events.exact) when |n| < 2**51; None when no such k exists. NaN is null."""
     null = np.isnan(v)
     x = np.where(null, 0.0, v)
     for k in range(16):

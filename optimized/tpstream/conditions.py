@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from cepkit.optimized.tpstream.columns import SAFE, NumVec, numeric, raw
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.evaluate import Env, as_number, compare_values, evaluate, truth
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.tpstream.query import SituationDef
 from cepkit.reference.tpstream.reads import value_reader

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from cepkit.optimized.tpstream.program import ENGINE, OptimizedTPStreamProgram
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import QueryError
+from cepkit.core.contract import Engine
+from cepkit.core.errors import QueryError
 from cepkit.reference.tpstream.query import TPQuery
 
 MODES = ("exact", "early")

@@ -7,7 +7,7 @@ import pandas as pd
 from numba import njit
 
 from cepkit.optimized.tpstream.columns import raw
-from cepkit.reference.events import EventBatch, exact
+from cepkit.core.events import EventBatch, exact
 
 
 class Partitions:

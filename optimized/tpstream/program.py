@@ -29,11 +29,11 @@ from cepkit.optimized.tpstream.early import early_match
 from cepkit.optimized.tpstream.matcher import Steps, match
 from cepkit.optimized.tpstream.partitions import Partitions, latest, stable_order
 from cepkit.optimized.tpstream.situations import Situations, spans
-from cepkit.reference.contract import Program
-from cepkit.reference.errors import EventError, Unsupported
-from cepkit.reference.events import EventBatch, exact
-from cepkit.reference.match import Match, plain
-from cepkit.reference.match_table import Layout, MatchTable, decode, encode
+from cepkit.core.contract import Program
+from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.events import EventBatch, exact
+from cepkit.core.match import Match, plain
+from cepkit.core.match_table import Layout, MatchTable, decode, encode
 from cepkit.reference.tpstream.detection import triggers
 from cepkit.reference.tpstream.query import TPQuery
 from cepkit.reference.tpstream.reads import check_columns, window_ticks
@@ -101,7 +101,7 @@ class OptimizedTPStreamProgram(Program):
         if self.closed:
             raise EventError("the TPStream program is closed: feed comes before close")
         if not isinstance(batch, EventBatch):
-            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.reference.inputs.to_batch), "
+            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.core.inputs.to_batch), "
                              f"not {type(batch).__name__}")
         if self.bound and self.ts_unit != batch.ts_unit:
             raise EventError(f"the batches' timestamp units differ ({self.ts_unit} then {batch.ts_unit})", column="ts")

@@ -27,7 +27,7 @@ from cepkit.reference.afa.expr import (
     check_expression, compile_fence, compile_transfer, constant, is_boolean_shape, parse_expression,
 )
 from cepkit.reference.afa.model import Afa, Arc
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language.limits import MAX_DEPTH, check_text, read_query_file
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}

@@ -14,7 +14,7 @@ from typing import Any
 from cepkit.reference.afa.model import INF
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
 from cepkit.reference.afa.stream import Element, Insert, OutPunctuation, Output, Punctuate, Retract
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 
 
 class Cleanse:

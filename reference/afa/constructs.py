@@ -1,4 +1,4 @@
-"""The constructs an AFA (spec/003) uses with the chosen flavour, by the names reference/registry.py declares.
+"""The constructs an AFA (spec/003) uses with the chosen flavour, by the names core/registry.py declares.
 
 Every AFA uses "flavor:<flavor>"; with a register, "register"; with a window, "window"; with an ε-arc,
 "epsilon arcs"; with standby arcs (arcs a dynamic pattern may insert), "standby arcs". The registry entry of
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cepkit.reference.afa.model import Afa
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 # what each flavour refuses (spec/003 §5.7, A17): the basic and ignorable flavours run everything

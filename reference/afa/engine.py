@@ -1,4 +1,4 @@
-"""The AFA engine (spec/003) under the engine contract (reference/contract.py).
+"""The AFA engine (spec/003) under the engine contract (core/contract.py).
 
     program = AfaEngine().compile(afa_text_or_Afa, flavor="basic", sigma=math.inf)
     table = program.feed(elements)    # (row, element) pairs, an AfaInput, an events path / DataFrame / Arrow table
@@ -23,10 +23,10 @@ from cepkit.reference.afa.driver import make_operator
 from cepkit.reference.afa.eventfile import AfaInput, to_elements
 from cepkit.reference.afa.model import Afa
 from cepkit.reference.afa.stream import OutPunctuation, Output
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.errors import EventError, QueryError, Unsupported
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Engine, Program
+from cepkit.core.errors import EventError, QueryError, Unsupported
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 
 
 class AfaEngine(Engine):

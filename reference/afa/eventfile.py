@@ -3,7 +3,7 @@
 Columns: `kind` (insert, retract, punctuate, arc_insert, arc_delete, arc_retract, arc_punctuate;
 default insert), `le`, `re` (default LE + the AFA's window, else infinity), `seq` (AFA+O only),
 `arc` (the arc of an arc row). Every other column is payload; an empty cell is null and left out.
-Files are read by the readers every language uses (cepkit.reference.readers: one CSV, JSON Lines and Parquet
+Files are read by the readers every language uses (cepkit.core.readers: one CSV, JSON Lines and Parquet
 reader, one number rule): a payload column is typed as a whole, `le`/`re`/`seq` cells are read as numbers
 one by one. Every attribute `e.<attr>` the AFA file's fences and transfers read must be a column, and
 one they compare or compute with must hold numbers (text that reads as a number is one).
@@ -22,10 +22,10 @@ import numpy as np
 from cepkit.reference.afa.expr import walk
 from cepkit.reference.afa.model import INF, Afa, Lifetime
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, Punctuate, Retract
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import attribute_column, exact, number_value
+from cepkit.core.errors import EventError
+from cepkit.core.events import attribute_column, exact, number_value
 from cepkit.reference.language import ast as A
-from cepkit.reference.numbers_text import NotANumber
+from cepkit.core.numbers_text import NotANumber
 
 KINDS = ("insert", "retract", "punctuate", "arc_insert", "arc_delete", "arc_retract", "arc_punctuate")
 _ALIASES = {"+": "insert", "-": "retract", "cti": "punctuate", "punctuation": "punctuate"}
@@ -44,8 +44,8 @@ def _exact(value: Any, row: int, column: str) -> Any:
 
 
 def _file_columns(path: str) -> tuple[dict[str, np.ndarray], list[int]]:
-    """The file's columns in attribute form (cepkit.reference.events.attribute_column) and each row's number."""
-    from cepkit.reference.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
+    """The file's columns in attribute form (cepkit.core.events.attribute_column) and each row's number."""
+    from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
 
     kind = event_format(path)
     if kind == "csv":

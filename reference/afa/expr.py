@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 
 from lark import Lark
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.evaluate import Env, evaluate
 from cepkit.reference.language import ast as A
 

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 INF = math.inf
 

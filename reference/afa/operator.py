@@ -20,7 +20,7 @@ from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime, check_arc_states
 from cepkit.reference.afa.stream import (
     ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, OutPunctuation, Output, Punctuate, Retract,
 )
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 
 Node = tuple  # (start_le, min_re, q, r)
 

@@ -15,7 +15,7 @@ from typing import Any
 from cepkit.reference.afa.model import Afa
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
 from cepkit.reference.afa.stream import Event, OutPunctuation
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 
 
 class SeqAfaOperator(AfaOperator):

@@ -1,7 +1,7 @@
 """Query languages of cepkit: every surface syntax parses to the one AST in `ast`."""
 from __future__ import annotations
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language.ast import Query
 
 LANGUAGES = ("sase",)

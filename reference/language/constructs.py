@@ -1,4 +1,4 @@
-"""The constructs a SASE+ / SASE RFID query uses, by the names engines declare in reference/registry.py."""
+"""The constructs a SASE+ / SASE RFID query uses, by the names engines declare in core/registry.py."""
 from __future__ import annotations
 
 import dataclasses

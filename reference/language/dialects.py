@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 
 DIALECTS = ("sase+", "sase1")

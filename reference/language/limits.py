@@ -9,7 +9,7 @@ from typing import Any
 from lark import Tree
 from lark.visitors import Transformer_NonRecursive
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language.ast import Pos
 
 MAX_DEPTH = 100

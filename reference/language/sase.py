@@ -9,10 +9,10 @@ from pathlib import Path
 from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.limits import DepthLimited, check_text
-from cepkit.reference.language.units import parse_unit
+from cepkit.core.units import parse_unit
 
 STRATEGY_NAMES = {
     "strict_contiguity": A.Strategy.STRICT_CONTIGUITY,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 
 

@@ -17,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import combinations
 
-from cepkit.reference.errors import QueryError
-from cepkit.reference.events import EventBatch
+from cepkit.core.errors import QueryError
+from cepkit.core.events import EventBatch
 from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
 from cepkit.reference.pattern.model import BEGIN, Branch, Check, Pattern
 from cepkit.reference.pattern.program import INF, Assignment, PatternProgram

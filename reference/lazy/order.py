@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import Callable, Sequence
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.pattern.model import Branch, Pattern
 
 DEFAULT_PREFIX = 1000  # events counted to estimate rates when no order is given

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
 from cepkit.reference.language.validate import walk

@@ -10,13 +10,13 @@ from typing import Callable
 
 from cepkit.reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.reference.evaluate import Env, evaluate, truth
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
-from cepkit.reference.contract import Budget, Program
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Budget, Program
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.nfab.compile import Formula, NFAb, check_selection
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 
 FIRST, ITER = 0, 1
 Bindings = tuple[tuple[int, ...], ...]

@@ -19,10 +19,10 @@ run: one copy stays in the closure, the other moves on to the next component (SA
 """
 from __future__ import annotations
 
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.dialects import partition_attrs
-from cepkit.reference.match import Match
+from cepkit.core.match import Match
 from cepkit.reference.nfab.compile import NFAb
 from cepkit.reference.nfab.runs import Bindings, NFAbProgram
 

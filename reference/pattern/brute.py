@@ -10,8 +10,8 @@ from __future__ import annotations
 from itertools import combinations
 
 from cepkit.reference.brute import MAX_EVENTS, TooLarge
-from cepkit.reference.events import EventBatch
-from cepkit.reference.match import Match
+from cepkit.core.events import EventBatch
+from cepkit.core.match import Match
 from cepkit.reference.pattern.model import Pattern
 from cepkit.reference.pattern.program import Assignment, PatternProgram
 

@@ -1,8 +1,8 @@
 """Engines over the pattern model: eager NFA, brute force, lazy Chain NFA and Tree NFA (spec/001)."""
 from __future__ import annotations
 
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import Unsupported
+from cepkit.core.contract import Engine
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.pattern.model import compile_pattern
 from cepkit.reference.pattern.program import unsupported_options

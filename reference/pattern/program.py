@@ -10,15 +10,15 @@ from collections import Counter
 from typing import Callable, Iterable
 
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.evaluate import Env, evaluate, truth
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
-from cepkit.reference.contract import Program
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Program
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.nfab.runs import EventStore, drive
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 from cepkit.reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
 
 Assignment = dict  # var -> tuple[int, ...]

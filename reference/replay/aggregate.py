@@ -10,7 +10,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.replay import cost as C
 from cepkit.reference.replay.store import ReplayWarning, Store
 from cepkit.reference.windows.aggregate import AggRow, aggregate, aggregate_windows

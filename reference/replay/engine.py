@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cepkit.reference.contract import Engine
-from cepkit.reference.errors import QueryError
+from cepkit.core.contract import Engine
+from cepkit.core.errors import QueryError
 from cepkit.reference.replay.store import Store
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches
@@ -21,10 +21,10 @@ METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
 def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), **read_options: Any) -> Store:
-    """A Store: itself, the store directory at a path, or (any other input cepkit.reference.inputs.to_batch reads)
+    """A Store: itself, the store directory at a path, or (any other input cepkit.core.inputs.to_batch reads)
     a store written for those events in a temporary directory (removed with the store), with `block_size`
     and secondary `indexes`."""
-    from cepkit.reference.inputs import to_batch
+    from cepkit.core.inputs import to_batch
     from cepkit.reference.replay.store import write_store
 
     if isinstance(events, Store):
@@ -65,7 +65,7 @@ class ReplayProgram(SqlProgram):
             return ()
         table, self.plan = replay(self.q, self.store, self.method)
         self.store = None
-        from cepkit.reference.match_table import Layout
+        from cepkit.core.match_table import Layout
         from cepkit.reference.sql.constructs import variables
 
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from cepkit.reference.errors import QueryError
-from cepkit.reference.language.units import NANOS
+from cepkit.core.errors import QueryError
+from cepkit.core.units import NANOS
 from cepkit.reference.replay import cost as C
 from cepkit.reference.replay.intervals import Selected, candidate_intervals, merge
 from cepkit.reference.replay.select import Candidate, Config, greedy, optimal, pareto

@@ -22,8 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cepkit.reference.errors import CepkitError, EventError
-from cepkit.reference.events import exact
+from cepkit.core.errors import CepkitError, EventError
+from cepkit.core.events import exact
 
 MANIFEST = "_cepkit_store.json"
 SUMS_KEY = b"cepkit.block_sums"

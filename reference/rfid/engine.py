@@ -20,18 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.evaluate import Env, evaluate, truth
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
 from cepkit.reference.language.validate import walk
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Engine, Program
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.nfab.compile import conjuncts, expand_equiv, to_cnf
 from cepkit.reference.nfab.runs import EventStore, drive
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 from cepkit.reference.rfid.negation import Negation, NegationOperator
 from cepkit.reference.rfid.ssc import SSC
 

@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 from cepkit.reference.binding import WindowBound
 from cepkit.reference.evaluate import Env, evaluate, truth
 from cepkit.reference.language import ast as A
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 
 Seq = tuple[int, ...]
 

@@ -25,7 +25,7 @@ from typing import Callable, Hashable
 
 from cepkit.reference.binding import WindowBound
 from cepkit.reference.evaluate import compare_values
-from cepkit.reference.pattern.counters import Counters
+from cepkit.core.counters import Counters
 from cepkit.reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
 
 _SKIP = object()

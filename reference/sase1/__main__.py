@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cepkit.reference.errors import CepkitError
+from cepkit.core.errors import CepkitError
 from cepkit.reference.sase1.stock_stream import read_config, write_csv
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sase1.java_random import JavaRandom
 
 COLUMNS = ("id", "ts", "type", "symbol", "price", "volume")

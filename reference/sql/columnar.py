@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.events import exact
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.events import exact
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
 

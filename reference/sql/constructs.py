@@ -1,4 +1,4 @@
-"""The constructs a MATCH_RECOGNIZE query uses, by the names engines declare in reference/registry.py.
+"""The constructs a MATCH_RECOGNIZE query uses, by the names engines declare in core/registry.py.
 
 Every name comes with the position of its first occurrence. Pattern constructs are named by what they are
 (`alternation`, `PERMUTE`, ...), functions inside DEFINE by function and clause (`NEXT in DEFINE`), since

@@ -1,4 +1,4 @@
-"""MATCH_RECOGNIZE on the engine contract (reference/contract.py): the reference's row-pattern program.
+"""MATCH_RECOGNIZE on the engine contract (core/contract.py): the reference's row-pattern program.
 
 A SQL query partitions and orders the whole table before it matches, so a program buffers the rows of
 every fed batch and computes the table at `close()` (`feed` returns an empty table): feeding the events in
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.errors import QueryError
-from cepkit.reference.events import EventBatch
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Engine, Program
+from cepkit.core.errors import QueryError
+from cepkit.core.events import EventBatch
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import variables
 from cepkit.reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
@@ -167,8 +167,8 @@ _NOT_TIME = ("missing timestamp", "cannot read timestamp", "is not a whole numbe
 
 
 def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
-    from cepkit.reference.errors import EventError
-    from cepkit.reference.inputs import to_batch
+    from cepkit.core.errors import EventError
+    from cepkit.core.inputs import to_batch
 
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
@@ -220,8 +220,8 @@ def _with_tick(events: Any, options: dict[str, Any]) -> EventBatch:
     import pandas as pd
     import pyarrow as pa
 
-    from cepkit.reference import readers as R
-    from cepkit.reference.inputs import to_batch
+    from cepkit.core import readers as R
+    from cepkit.core.inputs import to_batch
 
     options = {k: v for k, v in options.items() if k != "sort"}
     if isinstance(events, pd.DataFrame):

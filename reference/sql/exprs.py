@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from cepkit.reference.evaluate import check_number, arithmetic, reduce, sql_truth
 from cepkit.reference.evaluate import compare as _compare
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.validate import nodes
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.evaluate import reduce, sql_truth
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.table import query_error, shown

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.language import ast as A
-from cepkit.reference.match_table import KIND, ROLE, Layout, MatchTable, decode, encode
+from cepkit.core.match_table import KIND, ROLE, Layout, MatchTable, decode, encode
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql import columnar
 from cepkit.reference.sql.outer import Step

@@ -7,11 +7,11 @@ from functools import lru_cache
 
 from lark import Lark, Token, v_args
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.limits import DepthLimited
 from cepkit.reference.language.sase import transform_text
-from cepkit.reference.language.units import parse_unit
+from cepkit.core.units import parse_unit
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.grammar import GRAMMAR
 from cepkit.reference.sql.validate import validate

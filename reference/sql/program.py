@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from math import factorial
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.patterns import expand_permute, nullable
 

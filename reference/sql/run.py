@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.allmatches import AllMatches
 from cepkit.reference.sql.exprs import Ctx, evaluate
@@ -236,7 +236,7 @@ def _sql_partition(q: S.MatchRecognize, program, rows: list[dict], emit: Emitter
 
 
 def run_query(q: S.MatchRecognize | str, batch) -> Table:
-    """Run a query over an EventBatch (cepkit.reference.events); its ts, id and type are columns too."""
+    """Run a query over an EventBatch (cepkit.core.events); its ts, id and type are columns too."""
     columns, rows = batch_rows(batch)
     return run_rows(q, columns, rows, batch.ts_unit)
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cepkit.reference.errors import QueryError
-from cepkit.reference.events import EventBatch
+from cepkit.core.errors import QueryError
+from cepkit.core.events import EventBatch
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql import columnar
 from cepkit.reference.sql.table import TICK, query_error, resolve_column

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from cepkit.reference.errors import QueryError
-from cepkit.reference.events import EventBatch
-from cepkit.reference.language.units import NANOS
+from cepkit.core.errors import QueryError
+from cepkit.core.events import EventBatch
+from cepkit.core.units import NANOS
 from cepkit.reference.sql import ast as S
 
 
@@ -191,7 +191,7 @@ def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
     """EventError (naming the row and column) for a value that is not a number in a column the query needs
     as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
     ('5' = 5), as for SASE (cepkit.reference.binding.check_columns)."""
-    from cepkit.reference.errors import EventError
+    from cepkit.core.errors import EventError
 
     numeric = numeric_uses(q)
     for col, ref in numeric.items():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.ast import NOPOS
 from cepkit.reference.sql import ast as S

@@ -6,9 +6,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 from cepkit.reference.evaluate import Env, evaluate, truth
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language.ast import TPSTREAM_CONVENTIONS
 from cepkit.reference.tpstream.order import towards
 from cepkit.reference.tpstream.query import Amount, SituationDef, TPQuery

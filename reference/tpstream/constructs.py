@@ -1,4 +1,4 @@
-"""The constructs a TPStream query (spec/004 §5) uses, by the names reference/registry.py declares.
+"""The constructs a TPStream query (spec/004 §5) uses, by the names core/registry.py declares.
 
 "situations" and "Allen relations" (every query), "PARTITION BY", "duration bounds" (AT LEAST / AT MOST /
 BETWEEN), "disjunctive relations" (a constraint with more than one relation), "RETURN", and the output
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.tpstream.query import TPQuery
 
 MODES = ("exact", "early")

@@ -1,4 +1,4 @@
-"""The TPStream engine (spec/004 §5) under the engine contract (reference/contract.py).
+"""The TPStream engine (spec/004 §5) under the engine contract (core/contract.py).
 
     program = TPStreamEngine().compile(text, mode="exact" | "early")     # TPStreamBruteEngine: by enumeration
     program.feed(batch) ...; table = program.close()
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 
 
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.errors import CepkitError, EventError, QueryError
-from cepkit.reference.events import EventBatch
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Engine, Program
+from cepkit.core.errors import CepkitError, EventError, QueryError
+from cepkit.core.events import EventBatch
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.tpstream.query import TPQuery
 from cepkit.reference.tpstream.run import MODES, run_query
-from cepkit.reference.events import concat_batches as concat
+from cepkit.core.events import concat_batches as concat
 
 
 class TPStreamEngine(Engine):
@@ -85,7 +85,7 @@ class TPStreamProgram(Program):
         if self.closed:
             raise EventError("the TPStream program is closed: feed comes before close")
         if not isinstance(batch, EventBatch):
-            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.reference.inputs.to_batch), "
+            raise EventError(f"a TPStream program feeds on EventBatches (cepkit.core.inputs.to_batch), "
                              f"not {type(batch).__name__}")
         if len(batch) == 0:
             return []

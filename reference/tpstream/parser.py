@@ -8,10 +8,10 @@ from pathlib import Path
 
 from lark import Lark, v_args
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.sase import ExprToAst, transform_text
-from cepkit.reference.language.units import parse_unit
+from cepkit.core.units import parse_unit
 from cepkit.reference.tpstream import allen
 from cepkit.reference.tpstream.query import RETURN_FUNCS, Constraint, Duration, ReturnAgg, SituationDef, TPQuery
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
-from cepkit.reference.language.units import NANOS
+from cepkit.core.units import NANOS
 
 Amount = Union[int, Fraction]
 RETURN_FUNCS = ("first", "last", "count", "sum", "avg", "min", "max")

@@ -6,9 +6,9 @@ import math
 from typing import Any, Callable, Sequence
 
 from cepkit.reference.evaluate import aggregate as exact_aggregate
-from cepkit.reference.events import EventBatch
+from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
-from cepkit.reference.match import plain
+from cepkit.core.match import plain
 from cepkit.reference.tpstream.query import Amount, SituationDef
 
 PSEUDO = ("ts", "id")  # readable without a column: the event's timestamp and id

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cepkit.reference.events import EventBatch
-from cepkit.reference.match import json_safe
+from cepkit.core.events import EventBatch
+from cepkit.core.match import json_safe
 from cepkit.reference.tpstream import brute
 from cepkit.reference.tpstream.bind import Plan, compile_plan, partitions
 from cepkit.reference.tpstream.early import EarlyMatcher

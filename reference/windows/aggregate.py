@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.windows.partial import Partial, finalize, of_values
 from cepkit.reference.windows.spec import Window, WindowSpec, slices, windows
 from cepkit.reference.windows.tree import AggregateTree

@@ -1,9 +1,9 @@
-"""The windowed operators over EventBatches (cepkit.reference.events), with conditions written as SQL text."""
+"""The windowed operators over EventBatches (cepkit.core.events), with conditions written as SQL text."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.parse import parse_expression
 from cepkit.reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of

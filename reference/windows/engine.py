@@ -1,9 +1,9 @@
-"""The windowed operators on the engine contract (reference/contract.py), for window queries
+"""The windowed operators on the engine contract (core/contract.py), for window queries
 (reference/windows/query.py).
 
 Input: FILTER and AGGREGATE feed on EventBatches; JOIN on two streams at once, `feed((left, right))` or
 `feed({"left": left, "right": right})` (either side may be None or empty in a piece). `to_input` reads them
-from what cepkit.reference.inputs.to_batch reads (the registry's reader for the language).
+from what cepkit.core.inputs.to_batch reads (the registry's reader for the language).
 
 Output (docs/semantics.md, "Windowed operators in the match table"), in the order the reference outputs
 its rows, the payload being exactly the reference's output row:
@@ -22,11 +22,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cepkit.reference.contract import Engine, Program
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.events import EventBatch
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout
+from cepkit.core.contract import Engine, Program
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.events import EventBatch
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout
 from cepkit.reference.windows.query import WindowQuery
 
 VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
@@ -35,7 +35,7 @@ VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 def to_input(events: Any, **read_options: Any) -> Any:
     """An EventBatch, or for a join a (left, right) pair of EventBatches, from anything to_batch reads
     (a (left, right) tuple or a {"left", "right"} mapping of such for a join)."""
-    from cepkit.reference.inputs import to_batch
+    from cepkit.core.inputs import to_batch
 
     if isinstance(events, Mapping):
         events = (events.get("left"), events.get("right"))

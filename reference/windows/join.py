@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql.exprs import Ctx, holds
 from cepkit.reference.windows.spec import WindowSpec
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 
 
 @dataclass(frozen=True)

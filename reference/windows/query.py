@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language.ast import Pos
 from cepkit.reference.language.limits import check_text
 from cepkit.reference.windows.spec import WindowSpec

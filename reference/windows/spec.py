@@ -11,7 +11,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Sequence
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 @dataclass(frozen=True)

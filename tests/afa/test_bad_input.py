@@ -11,7 +11,7 @@ from cepkit.reference.afa.model import Afa, Arc, Lifetime
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
 from cepkit.reference.afa.seqop import SeqAfaOperator
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
-from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.core.errors import EventError, QueryError, Unsupported
 
 AB_TEXT = """\
 window: 10

@@ -1,4 +1,4 @@
-"""The AFA engine under the engine contract (reference/contract.py, docs/semantics.md "AFA output as a
+"""The AFA engine under the engine contract (core/contract.py, docs/semantics.md "AFA output as a
 match table"): rows, columns, feeding in pieces, input forms, refusals by construct, errors by row."""
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 
 import cepkit
 from cepkit.conformance.afa_loader import load_cases
-from cepkit.reference import registry
+from cepkit.core import registry
 from cepkit.reference.afa.afafile import load_afa
 from cepkit.reference.afa.eventfile import AfaInput, read_stream, to_elements
 from cepkit.reference.afa.stream import OutPunctuation, Output
-from cepkit.reference.errors import EventError, QueryError, Unsupported
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.errors import EventError, QueryError, Unsupported
+from cepkit.core.match_table import MatchTable
 
 ROOT = Path(__file__).resolve().parents[2]
 Q1 = ROOT / "examples" / "afa" / "q1.afa.yaml"

@@ -10,7 +10,7 @@ from cepkit.reference.afa.afafile import loads_afa
 from cepkit.reference.afa.eventfile import read_stream
 from cepkit.reference.afa.model import INF, Lifetime
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Insert, Punctuate, Retract
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from tests.afa.test_bad_input import AB_TEXT
 
 # The reading tests need no payload field `v` (the AB AFA's transfers read it): they count instead.

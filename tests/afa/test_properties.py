@@ -13,7 +13,7 @@ from cepkit.reference.afa.operator import AfaOperator
 from cepkit.reference.afa.oracle import oracle
 from cepkit.reference.afa.seqop import SeqAfaOperator
 from cepkit.reference.afa.stream import Event, Insert, OutPunctuation, Output, Punctuate, Retract, net
-from cepkit.reference.errors import CepkitError
+from cepkit.core.errors import CepkitError
 from tests.afa.strategies import afas, disordered_streams, dynamic_streams, event_pools, ignorable_afas
 
 FEWER = settings(max_examples=max(50, settings().max_examples // 4), deadline=None)

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import cepkit
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.match_table import MatchTable
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

@@ -140,7 +140,7 @@ def test_unwritable_target_is_exit_1(tmp_path, fig3, capsys, where, why):
 def test_match_writer_interrupted_mid_stream_leaves_previous_output(tmp_path):
     import cepkit
     from cepkit.output import MatchWriter
-    from cepkit.reference.readers import read_events
+    from cepkit.core.readers import read_events
 
     program = cepkit.compile((EXAMPLES / "query3.sase").read_text())
     matches = program.run(read_events(str(EXAMPLES / "fig3_stream.csv")))

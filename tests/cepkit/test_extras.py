@@ -139,8 +139,7 @@ import sys
 from pathlib import Path
 import cepkit
 from cepkit.cli import build_parser
-from cepkit.reference import registry
-
+from cepkit.core import registry
 build_parser()  # `cepkit run --help` lists every engine
 for query, events, lang in [("query3.sase", "fig3_stream.csv", "sase"), ("sql/v_shape.sql", "sql/ticker.csv", "sql"),
                             ("tpstream/aggressive_drivers.tps", "tpstream/car_sensors.csv", "tpstream"),

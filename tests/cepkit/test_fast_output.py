@@ -1,4 +1,4 @@
-"""The column-wise match writer (cepkit.match_output, cepkit.reference.match_json) against the row-by-row formatting
+"""The column-wise match writer (cepkit.match_output, cepkit.core.match_json) against the row-by-row formatting
 it replaced (`Match.to_json` through `json_line`; a pandas frame of `plain` values through `to_csv` and the
 text table; the window queries' rows of RETURN items alone), byte for byte, over random match tables: every table shape a language hands over (Kleene and
 plain variables, unbound variables, no variables; a detection time; sign and lifetime), ids as integers
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from cepkit import match_output as M
 from cepkit.output import (TimeForm, cell_text, ids_text, json_line, numeric, ts_records, use_max_ids,
                            use_time_form)
-from cepkit.reference.match import Match, plain
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.match import Match, plain
+from cepkit.core.match_table import Layout, MatchTable
 
 EXAMPLES = max(10, settings.default.max_examples // 10)
 
@@ -213,11 +213,11 @@ def test_parquet_holds_the_same_values_as_the_pandas_writer(tmp_path):
 def test_no_python_call_per_bound_id(monkeypatch):
     """A Kleene table of integer ids is written without `plain` or `json_safe` per id."""
     import cepkit.output
-    import cepkit.reference.match
-    import cepkit.reference.match_json
+    import cepkit.core.match
+    import cepkit.core.match_json
 
     calls = []
-    for module in (cepkit.reference.match, cepkit.reference.match_json, M, cepkit.output):
+    for module in (cepkit.core.match, cepkit.core.match_json, M, cepkit.output):
         for name in ("plain", "json_safe"):
             if hasattr(module, name):
                 real = getattr(module, name)

@@ -12,7 +12,7 @@ import pytest
 
 from cepkit.cli import main
 from cepkit.output import json_line
-from cepkit.reference.match import Match, json_safe
+from cepkit.core.match import Match, json_safe
 
 INF, NAN = float("inf"), float("nan")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cepkit.cli import Progress, main
-from cepkit.reference.contract import Budget
+from cepkit.core.contract import Budget
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = ROOT / "examples" / "limits"

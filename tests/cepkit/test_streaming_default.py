@@ -17,9 +17,9 @@ import pytest
 
 import cepkit.runners.sase as sase_runner
 from cepkit.cli import main
-from cepkit.reference import event_chunks
-from cepkit.reference.errors import EventError
-from cepkit.reference.event_chunks import SeenIds, iter_events
+from cepkit.core import event_chunks
+from cepkit.core.errors import EventError
+from cepkit.core.event_chunks import SeenIds, iter_events
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 FORMATS = ["jsonl", "csv", "table", "parquet"]

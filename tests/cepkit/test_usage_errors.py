@@ -9,7 +9,7 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 SASE, STOCKS = str(EX / "query3.sase"), str(EX / "stocks.csv")

@@ -15,7 +15,7 @@ from cepkit.conformance.afa_loader import AfaCase, freeze, load_cases, load_file
 from cepkit.reference.afa.afafile import payload_dict
 from cepkit.reference.afa.driver import NetInput, core, make_operator
 from cepkit.reference.afa.stream import Output
-from cepkit.reference.errors import CepkitError
+from cepkit.core.errors import CepkitError
 
 CASES = load_cases()
 

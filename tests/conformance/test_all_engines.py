@@ -6,8 +6,8 @@ import importlib
 import pytest
 
 from cepkit.conformance.harness import Case, run_case
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, Unsupported
 
 LOADERS = ("cepkit.conformance.loader", "cepkit.conformance.sql_loader", "cepkit.conformance.tpstream_loader", "cepkit.conformance.afa_loader",
            "cepkit.conformance.windows_loader", "cepkit.conformance.sase1_loader")

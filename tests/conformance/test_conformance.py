@@ -9,8 +9,7 @@ from collections import Counter
 import pytest
 
 from cepkit.conformance.loader import check_result, load_cases, match_key
-from cepkit.reference import registry
-
+from cepkit.core import registry
 CASES = load_cases()
 
 def test_engine_registry() -> None:
@@ -33,7 +32,7 @@ def test_every_case_has_an_expectation() -> None:
 
 
 def test_match_key_equals_match_key_method() -> None:
-    from cepkit.reference.match import Match
+    from cepkit.core.match import Match
 
     bindings = {"b": ("e6",), "a": ("e3", "e4")}
     assert match_key(bindings) == Match.make(bindings, 6).key()

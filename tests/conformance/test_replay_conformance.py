@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from cepkit.conformance.sql_loader import load_replay_cases
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.replay.cost import aggregation_choice, c_index, c_replay
 from cepkit.reference.replay.plan import execute, plan
 from cepkit.reference.replay.store import write_store

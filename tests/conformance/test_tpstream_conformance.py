@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from cepkit.conformance.tpstream_loader import TPCase, load_cases, load_file
-from cepkit.reference.errors import Unsupported
-from cepkit.reference.readers import from_pandas
-from cepkit.reference.match import plain
+from cepkit.core.errors import Unsupported
+from cepkit.core.readers import from_pandas
+from cepkit.core.match import plain
 from cepkit.reference.tpstream import allen, brute
 from cepkit.reference.tpstream.bind import compile_stream, partitions
 from cepkit.reference.tpstream.reads import aggregate, value_reader

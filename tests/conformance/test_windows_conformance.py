@@ -9,9 +9,7 @@ import pytest
 
 from cepkit.conformance.sql_loader import load_window_cases
 from cepkit.conformance.windows_loader import cases
-from cepkit.reference import registry
-
-
+from cepkit.core import registry
 def test_every_vector_is_a_harness_case():
     got = cases()
     for c in load_window_cases():

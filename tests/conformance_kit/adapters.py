@@ -5,9 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 import cepkit
-from cepkit.reference import registry
-
-
+from cepkit.core import registry
 def _events(vector):
     if vector.language == "afa":
         return vector.events
@@ -19,7 +17,7 @@ def _events(vector):
 
 
 def _carries_rows(query: str) -> bool:
-    from cepkit.reference.errors import QueryError
+    from cepkit.core.errors import QueryError
     from cepkit.reference.sql.parse import parse
     from cepkit.reference.sql.source import carries_rows
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import cepkit
 from cepkit.conformance.kit import vectors
-from cepkit.reference import registry
+from cepkit.core import registry
 from tests.conformance_kit.kit_run import junit_counts, kit
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@ protocol's JSON rows."""
 from __future__ import annotations
 
 from cepkit.conformance.kit import vectors
-from cepkit.reference import registry
+from cepkit.core import registry
 from tests.conformance_kit.kit_run import junit_counts, kit
 
 

@@ -171,8 +171,7 @@ def run_cli(argv: list[str], query: str = "", timeout: float = TIME_LIMIT_S,
 
 def _counts_state(lang: str, args: tuple[str, ...]) -> bool:
     """Whether the engine the arguments pick counts its live state (the others refuse --max-state by name)."""
-    from cepkit.reference import registry
-
+    from cepkit.core import registry
     engine = next((v for k, v in zip(args, args[1:]) if k == "--engine"), "reference")
     try:
         entry = registry.engine_entry("sase" if lang == "sase1" else lang, engine)

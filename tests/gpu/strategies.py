@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 from hypothesis import strategies as st
 
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.windows.spec import WindowSpec
 
 VALUES = st.one_of(st.none(), st.integers(-9, 9), st.sampled_from([2 ** 40, -(2 ** 40)]))

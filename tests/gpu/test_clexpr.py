@@ -15,8 +15,8 @@ from cepkit.gpu import clexpr
 from cepkit.gpu.bind import bind
 from cepkit.gpu.buffers import download, scratch, upload
 from cepkit.gpu.device import GpuBuildError, runtime
-from cepkit.reference.errors import EventError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.sql.exprs import Ctx, _truthy, evaluate, holds
 from cepkit.reference.sql.parse import parse_expression
 from cepkit.reference.sql.run import batch_rows

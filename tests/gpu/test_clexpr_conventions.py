@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cepkit.gpu import clexpr
 from cepkit.gpu.bind import bind
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.evaluate import truth
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql.exprs import Ctx, evaluate

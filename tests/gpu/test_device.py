@@ -7,7 +7,7 @@ import pyopencl as cl
 import pytest
 
 from cepkit.gpu.device import PROBE, list_devices, runtime, select_device
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 
 def test_default_device_builds_kernels():

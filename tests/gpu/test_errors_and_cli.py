@@ -12,8 +12,8 @@ from cepkit.cli import main
 from cepkit.gpu.aggregate import aggregate_rows
 from cepkit.gpu.filter import filter_rows
 from cepkit.gpu.join import join_rows_gpu
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.readers import from_pandas
 from cepkit.reference.windows.spec import WindowSpec
 
 COUNT2 = WindowSpec("count", 2, 1)
@@ -99,7 +99,7 @@ def test_no_usable_opencl_gives_an_install_hint(tmp_path, events):
 
 
 def test_unrepresentable_columns_are_refused_by_name():
-    from cepkit.reference.errors import Unsupported
+    from cepkit.core.errors import Unsupported
 
     floats = from_pandas(pd.DataFrame({"ts": [0, 1], "id": [0.5, 1.5], "v": [1, 2]}), type_col=None,
                          default_type="e")

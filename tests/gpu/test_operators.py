@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from cepkit.gpu.aggregate import aggregate_rows
 from cepkit.gpu.filter import filter_rows
 from cepkit.gpu.join import join_rows_gpu
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.windows.aggregate import FUNCS
 from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 from tests.gpu.strategies import batches, specs
@@ -66,7 +66,7 @@ def test_many_words_and_probes_scan_in_segments():
     import pandas as pd
 
     from cepkit.gpu.filter import filter_indices
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(5)
@@ -87,7 +87,7 @@ def test_long_windows_combine_block_partials_exactly():
     import numpy as np
     import pandas as pd
 
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.windows.spec import WindowSpec
 
     rng = np.random.default_rng(11)

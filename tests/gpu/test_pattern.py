@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import cepkit.gpu.pattern
 from cepkit.gpu.pattern_run import DeviceAllMatches, compile_query
 from cepkit.gpu.pattern_run import run_rows as gpu_run_rows
-from cepkit.reference.errors import EventError, Unsupported
+from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.sql.run import run_rows
 
 COLUMNS = ["ts", "id", "s", "v", "g", "t"]

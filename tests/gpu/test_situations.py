@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from cepkit.cli import main
 from cepkit.gpu.situations import derive as gpu_derive
 from cepkit.gpu.situations import run_query as gpu_run_query
-from cepkit.reference.errors import EventError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
 from cepkit.reference.tpstream.run import derive, run_query
 

@@ -10,8 +10,8 @@ import pytest
 
 from cepkit import compile
 from cepkit.conformance.loader import case_batch, load_cases, match_key
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.language import parse
 from cepkit.reference.pattern.model import compile_pattern
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.reference.nfab.compile import is_nfab_query
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.language import parse
 from cepkit.reference.pattern.model import compile_pattern
 from tests.lazy.strategies import pattern_trees, streams

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from cepkit import compile
 from cepkit.optimized.cache import load_module
 from cepkit.optimized.codegen import module_source
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from tests.reference.sase_strategies import streams
 
 # begin, take and proceed clauses; a[i], a[i-1], a[1], a[a.LEN], a.LEN; every aggregate over a[..i-1];

@@ -10,7 +10,7 @@ import pytest
 from cepkit import compile
 from cepkit.optimized.bytecode import FormulaCompiler
 from cepkit.optimized.codegen import formulas_source
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.sase import parse_sase
 from cepkit.reference.nfab.compile import compile_nfab

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.optimized import kernel as K
-from cepkit.reference.errors import EventError
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError
+from cepkit.core.readers import from_pandas
 from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks, with_return
 from tests.reference.sase_strategies import STRATEGIES, STREAM_TYPES, patterns
 from tests.reference.test_nfab_vs_brute import with_strategy

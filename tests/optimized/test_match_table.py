@@ -12,9 +12,9 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import Unsupported
-from cepkit.reference.match_table import KIND, MatchTable
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import Unsupported
+from cepkit.core.match_table import KIND, MatchTable
+from cepkit.core.readers import from_pandas
 from tests.optimized.test_optimized_vs_reference import feed_in_chunks, with_return
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import cepkit
-from cepkit.reference.errors import CepkitWarning, ResourceLimit
-from cepkit.reference.readers import read_events
+from cepkit.core.errors import CepkitWarning, ResourceLimit
+from cepkit.core.readers import read_events
 
 LIMITS = Path(__file__).resolve().parents[2] / "examples" / "limits"
 EXPLOSIVE = (LIMITS / "explosive.sase").read_text()

@@ -9,8 +9,8 @@ from hypothesis import assume, event, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.language import parse
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy

@@ -7,8 +7,8 @@ import pytest
 
 from cepkit import compile
 from cepkit.cli import main
-from cepkit.reference.errors import EventError
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError
+from cepkit.core.readers import from_pandas
 from tests.optimized.test_codegen import QUERY
 
 BIG = 2**62

@@ -9,7 +9,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.language import parse
 from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks
 from tests.reference.sase_strategies import STRATEGIES, patterns, streams

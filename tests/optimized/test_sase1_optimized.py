@@ -11,9 +11,9 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import Unsupported
+from cepkit.core.errors import Unsupported
 from cepkit.reference.language import parse
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from tests.reference.test_sase1_vs_model import STRATEGIES
 
 VARS = "abc"
@@ -138,7 +138,7 @@ def test_what_it_cannot_run_is_refused_by_name(text, construct):
 
 def test_limit_and_max_state_as_the_reference():
     """--limit stops after the event that reaches it; --max-state names the run's variable."""
-    from cepkit.reference.errors import ResourceLimit
+    from cepkit.core.errors import ResourceLimit
 
     frame = pd.DataFrame({"id": range(40), "type": ["A"] * 40, "ts": range(40), "k": [1] * 40, "v": [1] * 40})
     batch = from_pandas(frame)

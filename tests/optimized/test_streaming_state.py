@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchmarks.workloads.stock import generate
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 
 QUERY = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip-till-next-match AND [symbol] AND a[1].price % 5 = 0 "
          "AND a[i].price > min(a[..i-1].price) AND b.volume < 150 WITHIN 40")

@@ -8,8 +8,8 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.readers import from_pandas
 from tests.reference.sase_strategies import STRATEGIES
 
 QUERIES = [

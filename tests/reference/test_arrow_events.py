@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.arrow_events import columnar_batch
-from cepkit.reference.errors import EventError
-from cepkit.reference.readers import from_arrow, from_pandas
+from cepkit.core.arrow_events import columnar_batch
+from cepkit.core.errors import EventError
+from cepkit.core.readers import from_arrow, from_pandas
 
 
 def _same(a, b) -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.evaluate import Env, compare, evaluate, truth
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import conventions_to_text

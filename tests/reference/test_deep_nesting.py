@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cepkit.cli import main
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError
+from cepkit.core import registry
+from cepkit.core.errors import QueryError
 from cepkit.reference.language.limits import MAX_DEPTH
 
 D = MAX_DEPTH

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.event_chunks import iter_events
-from cepkit.reference.readers import read_events
+from cepkit.core.errors import EventError
+from cepkit.core.event_chunks import iter_events
+from cepkit.core.readers import read_events
 
 FRAME = pd.DataFrame({"id": np.arange(23) * 10, "ts": np.arange(23) // 2, "type": ["A", "B", "C"] * 7 + ["A", "A"],
                       "x": np.arange(23) % 5, "name": list("abcdefghijklmnopqrstuvw")})

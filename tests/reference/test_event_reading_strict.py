@@ -15,12 +15,12 @@ import pytest
 from cepkit.cli import main
 from cepkit.reference.afa.afafile import loads_afa
 from cepkit.reference.afa.eventfile import read_stream, to_elements
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.evaluate import aggregate
-from cepkit.reference.inputs import to_batch
-from cepkit.reference.event_chunks import iter_events
-from cepkit.reference.numbers_text import NotANumber, parse_number
-from cepkit.reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
+from cepkit.core.inputs import to_batch
+from cepkit.core.event_chunks import iter_events
+from cepkit.core.numbers_text import NotANumber, parse_number
+from cepkit.core.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
 from cepkit.reference.sql.engine import to_table
 from cepkit.reference.sql.parse import parse as parse_sql
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cepkit import run
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 
 VALUES = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True, width=32),
                    st.sampled_from(["1", "2.5", "abc", "", " 3 ", "1e3", "NaN", "2008-06-10T09:01:00"]),

@@ -1,4 +1,4 @@
-"""Tests of reading events into an EventBatch (cepkit.reference.events)."""
+"""Tests of reading events into an EventBatch (cepkit.core.events)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import TIME_UNITS, EventBatch
-from cepkit.reference.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl, read_parquet, to_pandas
+from cepkit.core.errors import EventError
+from cepkit.core.events import TIME_UNITS, EventBatch
+from cepkit.core.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl, read_parquet, to_pandas
 
 
 def sample_frame() -> pd.DataFrame:

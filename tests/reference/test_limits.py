@@ -9,10 +9,10 @@ import pytest
 
 import cepkit
 from cepkit.api import unbounded_kleene
-from cepkit.reference import registry
-from cepkit.reference.contract import DEFAULT_MAX_STATE, Budget
-from cepkit.reference.errors import CepkitWarning, QueryError, ResourceLimit
-from cepkit.reference.readers import read_events
+from cepkit.core import registry
+from cepkit.core.contract import DEFAULT_MAX_STATE, Budget
+from cepkit.core.errors import CepkitWarning, QueryError, ResourceLimit
+from cepkit.core.readers import read_events
 
 LIMITS = Path(__file__).resolve().parents[2] / "examples" / "limits"
 EXPLOSIVE = (LIMITS / "explosive.sase").read_text()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout, MatchTable
 
 INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
 VALUES = st.one_of(

@@ -8,7 +8,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from tests.reference.sase_strategies import STRATEGIES, cases
 
 

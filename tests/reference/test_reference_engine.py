@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from cepkit import compile, run
-from cepkit.reference.errors import EventError, QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError, QueryError, Unsupported
+from cepkit.core.readers import from_pandas
 
 
 def frame(rows):

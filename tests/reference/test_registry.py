@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 import cepkit
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.readers import read_events
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.readers import read_events
+from cepkit.core.match_table import MatchTable
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 QUERY3 = (EX / "query3.sase").read_text()

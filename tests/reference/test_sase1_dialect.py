@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import cepkit
-from cepkit.reference import registry
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.language import parse
 from cepkit.reference.language.dialects import dialect_of_path, with_dialect
 

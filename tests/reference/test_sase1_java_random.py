@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sase1.java_random import JavaRandom
 from cepkit.reference.sase1.stock_stream import StockStreamConfig, generate, parse_config
 

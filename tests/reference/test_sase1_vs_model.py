@@ -16,7 +16,7 @@ import pandas as pd
 
 import cepkit
 from cepkit.reference.language import parse
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 
 # Query templates: (pattern, variables, types, kleene flags, WHERE predicates) and the same predicates as
 # functions of (event, run) for the model: begin[j] and take[j] (take for the Kleene component only).

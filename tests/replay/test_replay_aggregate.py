@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.replay.aggregate import aggregate_store
 from cepkit.reference.replay.store import ReplayWarning, SUMS_KEY, Store, write_store
 from cepkit.reference.windows.spec import WindowSpec

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from cepkit.cli import main
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.replay.plan import execute, plan, replay
 from cepkit.reference.replay.store import ReplayWarning, Store, StoreError, write_store
 

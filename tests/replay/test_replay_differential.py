@@ -8,7 +8,7 @@ import pandas as pd
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.replay.plan import execute, plan
 from cepkit.reference.replay.store import write_store
 from cepkit.reference.sql.run import run_rows

@@ -36,7 +36,7 @@ def test_table_32_rewrites():
 def test_propagated_range_keeps_its_bounds(tmp_path):
     import pandas as pd
 
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.replay.plan import execute, plan
     from cepkit.reference.replay.store import write_store
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from cepkit.reference.errors import QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import QueryError, Unsupported
+from cepkit.core.readers import from_pandas
 from cepkit.reference.rfid import SSCEngine
 
 BASIC = {"pais": False, "equivalence": "sigma", "push_predicates": False, "push_window": False}

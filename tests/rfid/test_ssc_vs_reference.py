@@ -11,7 +11,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.rfid import SSCEngine
 from tests.rfid.strategies import queries, streams
 

@@ -6,8 +6,8 @@ import json
 import pandas as pd
 
 import cepkit
-from cepkit.reference.readers import from_pandas
-from cepkit.reference.match import canonical_key, json_safe
+from cepkit.core.readers import from_pandas
+from cepkit.core.match import canonical_key, json_safe
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:

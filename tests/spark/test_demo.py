@@ -21,7 +21,7 @@ def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
 def test_sample_check_notices_a_missing_match(tmp_path):
     import cepkit
     from benchmarks.workloads.stock import generate
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from cepkit.reference.match import json_safe
+from cepkit.core.match import json_safe
 from cepkit.spark_jobs import job as J
 from cepkit.spark_jobs import session as S
 from cepkit.spark_jobs import warmup as W
@@ -28,7 +28,7 @@ def test_columnar_rows_equal_row_by_row_rows(engine, id_is_int):
     import cepkit
     from benchmarks import spark_demo as demo
     from benchmarks.workloads.stock import generate
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.readers import from_pandas
     from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
 
     text = demo.QUERY3.read_text()

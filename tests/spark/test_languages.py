@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import cepkit
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.match import canonical_key, json_safe
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.match import canonical_key, json_safe
+from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
 from tests.spark.helpers import ordered
@@ -186,7 +186,7 @@ def test_slices_at_their_edges_without_spark(name, length):
     """The task body alone over slices cut as the job cuts them (short slices: matches across every edge)."""
     import pyarrow as pa
 
-    from cepkit.reference import registry
+    from cepkit.core import registry
     from cepkit.reference.language import parse
     from cepkit.spark_jobs import generic_tasks as G
     from cepkit.spark_jobs import languages as L

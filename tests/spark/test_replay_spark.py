@@ -15,8 +15,8 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference.match import canonical_key, json_safe
-from cepkit.reference.readers import from_pandas
+from cepkit.core.match import canonical_key, json_safe
+from cepkit.core.readers import from_pandas
 
 QUERY = """SELECT * FROM trades MATCH_RECOGNIZE (
   ORDER BY ts

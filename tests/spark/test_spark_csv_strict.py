@@ -12,11 +12,11 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.language import parse
-from cepkit.reference.events import exact
-from cepkit.reference.match import json_safe
-from cepkit.reference.typed_columns import text_column
+from cepkit.core.events import exact
+from cepkit.core.match import json_safe
+from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.job import run_job
 from tests.spark.helpers import output_rows

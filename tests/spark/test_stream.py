@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
-from cepkit.reference.errors import EventError
+from cepkit.core.errors import EventError
 from cepkit.reference.language import parse
 from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs.stream import run_stream

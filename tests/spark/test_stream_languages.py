@@ -13,7 +13,7 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs.stream import run_stream
 from cepkit.spark_jobs.stream_keyed import check_event_rows
 from cepkit.spark_jobs.stream_source import StreamSource

@@ -1,5 +1,5 @@
 """MATCH_RECOGNIZE on the engine contract: the reference, gpu and replay engines through the registry
-(cepkit.reference.registry.get_engine), without the cepkit package."""
+(cepkit.core.registry.get_engine), without the cepkit package."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -8,10 +8,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError, Unsupported
-from cepkit.reference.readers import from_pandas
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError, Unsupported
+from cepkit.core.readers import from_pandas
+from cepkit.core.match_table import MatchTable
 from cepkit.reference.sql.constructs import ALL, constructs
 from cepkit.reference.sql.parse import parse
 from cepkit.reference.sql.run import run_query

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql import parse, run_rows
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE (\n"
@@ -94,7 +94,7 @@ def test_select_of_an_unknown_column():
 @pytest.mark.parametrize("measure,bad", [("SUM(A.x)", True), ("PREV(x) * 2", True), ("COUNT(A.x) + 1", False),
                                          ("LAST(x)", False)])
 def test_text_where_a_number_is_needed_is_an_event_error_with_row_and_column(measure, bad):
-    from cepkit.reference.errors import EventError
+    from cepkit.core.errors import EventError
 
     q = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES {measure} AS s PATTERN (A+))"
     rows = [{"ts": 1, "x": 1}, {"ts": 2, "x": "a"}]

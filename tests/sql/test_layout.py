@@ -13,7 +13,7 @@ import pytest
 
 from cepkit.cli import main
 from cepkit.conformance.sql_loader import load_sql_cases, norm_row
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql.parse import parse
 
 CASES = {c.id: c for c in load_sql_cases() if c.path.endswith("trino_layout.yaml")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.parse import parse

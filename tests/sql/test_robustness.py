@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 from cepkit.reference.sql import parse, run_rows
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE ("

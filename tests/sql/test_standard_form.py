@@ -14,7 +14,7 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.parse import parse
 

@@ -6,7 +6,7 @@ import random
 import pandas as pd
 from hypothesis import strategies as st
 
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from cepkit.reference.tpstream import allen
 
 NAMES = ("A", "B", "C", "D")

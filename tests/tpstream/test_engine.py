@@ -1,4 +1,4 @@
-"""The TPStream engines under the engine contract (reference/contract.py, docs/semantics.md "TPStream
+"""The TPStream engines under the engine contract (core/contract.py, docs/semantics.md "TPStream
 matches as a match table"): bindings, ts / detected, payload columns, feeding in pieces, refusals."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pyarrow as pa
 import pytest
 
 import cepkit
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, EventError, QueryError, Unsupported
-from cepkit.reference.readers import read_events
-from cepkit.reference.inputs import to_batch
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
+from cepkit.core.readers import read_events
+from cepkit.core.inputs import to_batch
+from cepkit.core.match_table import MatchTable
 from cepkit.reference.tpstream.parser import parse_tpstream
 from cepkit.reference.tpstream.run import run_query
 

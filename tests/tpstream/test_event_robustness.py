@@ -5,8 +5,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.readers import from_pandas
+from cepkit.core.errors import EventError
+from cepkit.core.readers import from_pandas
 from cepkit.reference.tpstream.parser import parse_tpstream
 from cepkit.reference.tpstream.run import run_query
 

@@ -1,5 +1,5 @@
 """The windowed operators on the engine contract: window query text, WindowEngine / GpuWindowEngine through
-the registry (cepkit.reference.registry.get_engine), without the cepkit package."""
+the registry (cepkit.core.registry.get_engine), without the cepkit package."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -8,10 +8,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError
-from cepkit.reference.readers import from_pandas
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.readers import from_pandas
+from cepkit.core.match_table import MatchTable
 from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 from cepkit.reference.windows.query import WindowQuery, constructs, parse
 from cepkit.reference.windows.spec import WindowSpec

@@ -6,7 +6,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.sql.parse import parse_expression
 from cepkit.reference.windows.aggregate import aggregate
 from cepkit.reference.windows.join import join
@@ -158,8 +158,8 @@ def test_join_equals_its_definition(s1, s2, lw, rw, active):
 def test_text_in_computed_or_aggregated_columns_is_an_event_error(tmp_path):
     import pandas as pd
 
-    from cepkit.reference.errors import EventError
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.errors import EventError
+    from cepkit.core.readers import from_pandas
     from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
 
     batch = from_pandas(pd.DataFrame({"ts": [1, 2], "v": [1, "x"]}), type_col=None, default_type="e")

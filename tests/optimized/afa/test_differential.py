@@ -126,7 +126,7 @@ def test_dynamic_patterns_give_the_reference_rows(data):
     """Arc insertions (default lifetime: LE > t_curr, or an explicit [le, re)), deletions (up to t_curr),
     retractions of arcs and arc punctuations among disordered events; an arc row the reference refuses (an
     active arc inserted, an inactive one deleted, a lifetime below the punctuation) gets the same error."""
-    from cepkit.reference.errors import CepkitError
+    from cepkit.core.errors import CepkitError
     from tests.optimized.afa.strategies import dynamic_rows
 
     text = data.draw(afa_texts(standby=True))

@@ -9,8 +9,8 @@ import pytest
 
 import cepkit
 from cepkit.cli import main
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError, Unsupported
 from tests.afa.test_examples import EXAMPLES
 
 NAMES = ("q1", "q2", "q3", "head_shoulders", "negative")

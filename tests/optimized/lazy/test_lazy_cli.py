@@ -50,8 +50,8 @@ def test_overflow_is_an_event_error():
     import pandas as pd
 
     from cepkit import compile
-    from cepkit.reference.errors import EventError
-    from cepkit.reference.readers import from_pandas
+    from cepkit.core.errors import EventError
+    from cepkit.core.readers import from_pandas
 
     frame = pd.DataFrame({"id": [1, 2], "type": ["A", "B"], "ts": [1, 2], "x": [2**62, 2**62]})
     with pytest.raises(EventError, match="64-bit"):
@@ -62,8 +62,8 @@ def test_overflow_is_an_event_error():
                                        ("optimized-eager", "reference-eager")])
 def test_max_state_gives_the_reference_error(fast, ref):
     from cepkit import compile
-    from cepkit.reference.errors import ResourceLimit
-    from cepkit.reference.readers import read_events
+    from cepkit.core.errors import ResourceLimit
+    from cepkit.core.readers import read_events
 
     batch = read_events(EVENTS)
     text = open(QUERY).read()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cepkit import compile
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 
 pytestmark = pytest.mark.skipif(not os.environ.get("CEPKIT_CODEGEN_TESTS"),
                                 reason="compiles a kernel module per engine (minutes): CEPKIT_CODEGEN_TESTS=1")

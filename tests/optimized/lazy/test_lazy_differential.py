@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import QueryError, Unsupported
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.language import parse
 from cepkit.reference.pattern.model import compile_pattern
-from cepkit.reference.readers import from_pandas
+from cepkit.core.readers import from_pandas
 from tests.lazy.strategies import STREAM_TYPES, pattern_trees
 
 PAIRS = (("optimized-eager", "reference-eager"), ("optimized-tree", "reference-tree"))

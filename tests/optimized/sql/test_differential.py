@@ -12,16 +12,16 @@ from hypothesis import HealthCheck, event, given, note, reject, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference import registry
-from cepkit.reference.errors import CepkitError, Unsupported
-from cepkit.reference.match_table import MatchTable
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError, Unsupported
+from cepkit.core.match_table import MatchTable
 from tests.sql.strategies import core_queries, numbered_conditions, patterns, queries, tables
 
 ENGINE = "optimized"
 BASELINE = "reference"
 
 pytestmark = pytest.mark.skipif(("sql", ENGINE) not in registry.ENGINES,
-                                reason=f"no '{ENGINE}' engine for sql in reference/registry.py ENGINES")
+                                reason=f"no '{ENGINE}' engine for sql in core/registry.py ENGINES")
 
 
 def _scaled(divisor: int, floor: int = 3, **extra):

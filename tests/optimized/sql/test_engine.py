@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import cepkit
-from cepkit.reference import registry
-from cepkit.reference.errors import EventError, QueryError, Unsupported
+from cepkit.core import registry
+from cepkit.core.errors import EventError, QueryError, Unsupported
 from tests.cepkit.test_cli import run_cli
 
 EX = Path(__file__).resolve().parents[3] / "examples" / "sql"

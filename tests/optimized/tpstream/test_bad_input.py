@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import cepkit
-from cepkit.reference.errors import CepkitError, EventError
-from cepkit.reference.inputs import to_untyped_batch
+from cepkit.core.errors import CepkitError, EventError
+from cepkit.core.inputs import to_untyped_batch
 
 Q = "FROM s DEFINE A AS x > 0, B AS y > 0 PATTERN A meets B WITHIN 10"
 QP = "FROM s PARTITION BY car DEFINE A AS x > 0, B AS y > 0 PATTERN A meets B WITHIN 10"

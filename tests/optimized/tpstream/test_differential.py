@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cepkit
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.match_table import MatchTable
 from tests.tpstream.strategies import planted, queries, streams
 
 BOUNDED = settings(max_examples=max(30, min(200, settings().max_examples // 5)))

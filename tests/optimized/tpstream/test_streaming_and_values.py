@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import cepkit
-from cepkit.reference.inputs import to_untyped_batch
-from cepkit.reference.match_table import MatchTable
+from cepkit.core.inputs import to_untyped_batch
+from cepkit.core.match_table import MatchTable
 
 
 def _rows(n: int, seed: int) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 
 TOKENS = ["PATTERN", "SEQ", "(", ")", "A", "B+", "a", "b", "a[]", "b[ ]", ",", "!(", "~(", "WHERE", "{", "}",
           "skip_till_next_match", "partition-contiguity", "strict_contiguity(a, b)", "AND", "and", "or", "not",

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from cepkit.reference.errors import QueryError
+from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language import parse
 from cepkit.reference.language.printer import query_to_text

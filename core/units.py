@@ -1,8 +1,8 @@
 """Duration units in queries and their size in nanoseconds."""
 from __future__ import annotations
 
-from cepkit.reference.errors import QueryError
-from cepkit.reference.language.ast import Pos
+from cepkit.core.errors import QueryError
+from cepkit.core.ast import Pos
 
 NANOS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "min": 60 * 10**9,
          "h": 3600 * 10**9, "d": 86400 * 10**9}

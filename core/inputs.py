@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cepkit.reference.events import EventBatch
-from cepkit.reference.readers import from_arrow, from_pandas, read_events
-from cepkit.reference.lazy_import import lazy_module
+from cepkit.core.events import EventBatch
+from cepkit.core.readers import from_arrow, from_pandas, read_events
+from cepkit.core.lazy_import import lazy_module
 
 pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 

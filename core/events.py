@@ -3,7 +3,7 @@
 An event has a type, an integer timestamp, an id and any number of attributes. `EventBatch` holds them
 column by column; `exact` is the exact Python value (int, Fraction, str, bool, None) of one cell, and
 `attribute_column` is the one form an attribute column takes. Reading files, DataFrames and Arrow tables
-into a batch is `cepkit.reference.readers`.
+into a batch is `cepkit.core.readers`.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.language.units import NANOS
-from cepkit.reference.numbers_text import NotANumber, parse_number
-from cepkit.reference.typed_columns import values_column
-from cepkit.reference.lazy_import import lazy_module
+from cepkit.core.errors import EventError
+from cepkit.core.units import NANOS
+from cepkit.core.numbers_text import NotANumber, parse_number
+from cepkit.core.typed_columns import values_column
+from cepkit.core.lazy_import import lazy_module
 
 pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
@@ -95,11 +95,11 @@ class EventBatch:
     def require_numeric(self, column: str, rows: np.ndarray | None = None,
                         context: str | None = None) -> None:
         """Check that `column` holds numbers (or nulls) at `rows` (a mask or indices; all if None): text that
-        reads as a number (cepkit.reference.numbers_text) is one; a boolean, other text, an array or an object is
+        reads as a number (cepkit.core.numbers_text) is one; a boolean, other text, an array or an object is
         not (EventError naming the row and column).
 
         Numeric text is converted in place, so that `exact_value` yields numbers; a column that is numbers
-        on every row becomes a typed column (cepkit.reference.typed_columns.values_column).
+        on every row becomes a typed column (cepkit.core.typed_columns.values_column).
         """
         self.require_columns([column])
         values = self.columns[column]

@@ -1,5 +1,5 @@
 """Readers: an event stream from a file (CSV, Parquet, JSON Lines), a pandas DataFrame or an Arrow table,
-as one `cepkit.reference.events.EventBatch`, and back to pandas.
+as one `cepkit.core.events.EventBatch`, and back to pandas.
 
 Every mistake in the input is reported as an `EventError` naming the source row (1-based, header
 excluded) and the column.
@@ -15,11 +15,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
-from cepkit.reference.numbers_text import NotANumber, parse_number
-from cepkit.reference.typed_columns import json_float, text_column, values_column
-from cepkit.reference.lazy_import import lazy_module
+from cepkit.core.errors import EventError
+from cepkit.core.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
+from cepkit.core.numbers_text import NotANumber, parse_number
+from cepkit.core.typed_columns import json_float, text_column, values_column
+from cepkit.core.lazy_import import lazy_module
 
 pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
@@ -56,9 +56,9 @@ def from_pandas(df: pd.DataFrame, *, type_col: str | None = "type", ts_col: str 
 def from_columns(columns: dict[str, np.ndarray], n: int, *, type_col: str | None = "type", ts_col: str = "ts",
                  id_col: str | None = "id", ts_unit: str | None = None, sort: bool = False,
                  default_type: str | None = None) -> EventBatch:
-    """Events from columns already in attribute form (`cepkit.reference.typed_columns`: what the CSV and JSON
+    """Events from columns already in attribute form (`cepkit.core.typed_columns`: what the CSV and JSON
     readers make), keywords as for from_pandas."""
-    from cepkit.reference.arrow_events import columns_batch
+    from cepkit.core.arrow_events import columns_batch
 
     batch = columns_batch(columns, n, type_col=type_col, ts_col=ts_col, id_col=id_col, ts_unit=ts_unit, sort=sort,
                           default_type=default_type)  # the common shapes without pandas; None: pandas decides
@@ -304,7 +304,7 @@ def from_arrow(table: Any, **kw: Any) -> EventBatch:
         table = pa.Table.from_batches([table])
     if not isinstance(table, pa.Table):
         raise TypeError(f"from_arrow expects a pyarrow Table or RecordBatch, not {type(table).__name__}")
-    from cepkit.reference.arrow_events import columnar_batch
+    from cepkit.core.arrow_events import columnar_batch
 
     batch = columnar_batch(table, **kw)  # plain columns straight from Arrow; None: the pandas path decides
     if batch is not None:
@@ -431,13 +431,13 @@ def csv_batches(path: str, rows: int) -> Iterator[Any]:
 
 
 def csv_columns(table: Any) -> tuple[dict[str, np.ndarray], int]:
-    """A table of CSV strings as attribute columns (cepkit.reference.typed_columns.text_column), and its length."""
+    """A table of CSV strings as attribute columns (cepkit.core.typed_columns.text_column), and its length."""
     return {name: text_column(table.column(k)) for k, name in enumerate(table.column_names)}, table.num_rows
 
 
 def read_csv(path: Any, **kw: Any) -> EventBatch:
     """Events from a CSV file with a header row (keywords as for from_pandas). Every row has the header's
-    number of cells; a column's cells are numbers only when all of them are (cepkit.reference.numbers_text)."""
+    number of cells; a column's cells are numbers only when all of them are (cepkit.core.numbers_text)."""
     path = check_file(path)
     return from_columns(*csv_columns(csv_strings(path)), **kw)
 
@@ -569,7 +569,7 @@ def _json_kind(value: Any) -> str:
 
 
 def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
-    """JSON objects as attribute columns (cepkit.reference.typed_columns.values_column), and their number; a key
+    """JSON objects as attribute columns (cepkit.core.typed_columns.values_column), and their number; a key
     an object lacks is null there."""
     names: dict[str, None] = {}
     for rec in records:

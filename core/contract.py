@@ -20,9 +20,9 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, ClassVar, Iterable
 
-from cepkit.reference.errors import QueryError, ResourceLimit, Unsupported
-from cepkit.reference.match import Match
-from cepkit.reference.match_table import Layout, MatchTable
+from cepkit.core.errors import QueryError, ResourceLimit, Unsupported
+from cepkit.core.match import Match
+from cepkit.core.match_table import Layout, MatchTable
 
 Progress = Callable[[int, int], None]
 
@@ -145,8 +145,7 @@ class Engine:
                 max_state: int | None = None, **options: Any) -> Program:
         """A program for the query (text or AST). QueryError / Unsupported at compile time. `limit` and
         `max_state` (every engine): the program's Budget (max_state None: DEFAULT_MAX_STATE)."""
-        from cepkit.reference import registry
-
+        from cepkit.core import registry
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])

@@ -1,7 +1,7 @@
 """Reading an events file in chunks of rows, so that a stream longer than memory can be fed to a program.
 
 Parquet comes in record batches (pyarrow `iter_batches`), CSV in pyarrow's streaming reader and JSON Lines
-line by line, each with the whole-file readers' rules (cepkit.reference.readers). Each chunk is an `EventBatch` whose `source_rows`, and
+line by line, each with the whole-file readers' rules (cepkit.core.readers). Each chunk is an `EventBatch` whose `source_rows`, and
 the row of any `EventError`, count from the start of the file. Column types are inferred per chunk;
 ordering across chunks is checked by the program that is fed (cepkit.reference.binding.bind_batch). Event ids
 are checked for uniqueness across the whole file (`SeenIds`), as the whole-file readers check them.
@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from cepkit.reference.errors import EventError
-from cepkit.reference.events import EventBatch, exact
-from cepkit.reference.readers import (check_file, csv_batches, csv_columns, event_format, from_arrow, from_columns,
+from cepkit.core.errors import EventError
+from cepkit.core.events import EventBatch, exact
+from cepkit.core.readers import (check_file, csv_batches, csv_columns, event_format, from_arrow, from_columns,
                                       json_columns, json_records, read_events)
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from cepkit.reference.errors import CepkitError, QueryError, Unsupported, require_extra
+from cepkit.core.errors import CepkitError, QueryError, Unsupported, require_extra
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class LanguageEntry:
     parse: str                      # "module:function": text -> AST (QueryError with line and column)
     constructs: str                 # "module:function": AST -> {construct name: position}
     title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
-    events: str = "cepkit.reference.inputs:to_batch"   # "module:function": (events, **read options) -> program input
+    events: str = "cepkit.core.inputs:to_batch"   # "module:function": (events, **read options) -> program input
     default_engine: str = "reference"
     # "module:function" (query, engine name, build) -> program: the language's front-end step around every
     # engine's program (SQL: the outer query and the input forms); None: build(query)
@@ -38,7 +38,7 @@ class LanguageEntry:
 class EngineEntry:
     language: str
     name: str
-    target: str                     # "module:Class" of a cepkit.reference.contract.Engine
+    target: str                     # "module:Class" of a cepkit.core.contract.Engine
     description: str
     constructs: frozenset[str] | None = None   # None: every construct of the language
     events: str | None = None       # "module:function" for input other than the language's (a replay store)
@@ -69,7 +69,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "cepkit.reference.tpstream.parser:parse_tpstream", "cepkit.reference.tpstream.constructs:constructs",
-                  "TPStream", events="cepkit.reference.inputs:to_untyped_batch"),
+                  "TPStream", events="cepkit.core.inputs:to_untyped_batch"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
@@ -179,7 +179,7 @@ def engine_entry(lang: str, name: str) -> EngineEntry:
     return ENGINES[(lang, name)]
 
 
-# The extra (reference/errors.py EXTRAS) an engine needs, by the cepkit subpackage of its "module:Class" target.
+# The extra (core/errors.py EXTRAS) an engine needs, by the cepkit subpackage of its "module:Class" target.
 ENGINE_EXTRAS: dict[str, str] = {"cepkit.gpu": "gpu", "cepkit.spark_jobs": "spark"}
 
 

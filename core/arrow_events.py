@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.types as pt
 
-from cepkit.reference.events import TIME_UNITS, EventBatch, assemble, attribute_column
-from cepkit.reference.typed_columns import values_column
+from cepkit.core.events import TIME_UNITS, EventBatch, assemble, attribute_column
+from cepkit.core.typed_columns import values_column
 
 
 def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: str = "ts", id_col: str | None = "id",
@@ -48,7 +48,7 @@ def columnar_batch(table: pa.Table, *, type_col: str | None = "type", ts_col: st
 def columns_batch(columns: dict[str, np.ndarray], n: int, *, type_col: str | None = "type", ts_col: str = "ts",
                   id_col: str | None = "id", ts_unit: str | None = None, sort: bool = False,
                   default_type: Any = None) -> EventBatch | None:
-    """`cepkit.reference.readers.from_columns`' batch (columns already in attribute form: the CSV reader's) without
+    """`cepkit.core.readers.from_columns`' batch (columns already in attribute form: the CSV reader's) without
     pandas, for a text type column and integer timestamps and ids; None for anything else."""
     if (ts_unit is not None and ts_unit not in TIME_UNITS) or type_col is None or type_col not in columns \
             or ts_col not in columns or columns[type_col].dtype != object or columns[ts_col].dtype != np.int64:
@@ -66,7 +66,7 @@ def columns_batch(columns: dict[str, np.ndarray], n: int, *, type_col: str | Non
 
 
 def _types(col: pa.ChunkedArray) -> tuple[np.ndarray, tuple[str, ...]] | None:
-    """(codes, sorted stripped names) as `cepkit.reference.events._read_types` gives them."""
+    """(codes, sorted stripped names) as `cepkit.core.events._read_types` gives them."""
     if col.null_count or not (pt.is_string(col.type) or pt.is_large_string(col.type)
                               or (pt.is_dictionary(col.type) and pt.is_string(col.type.value_type))):
         return None
@@ -93,7 +93,7 @@ def _unique(ids: np.ndarray) -> bool:
 
 
 def _attribute_column(col: pa.ChunkedArray, name: str) -> np.ndarray:
-    """As `cepkit.reference.events.attribute_column` reads the column's pandas form."""
+    """As `cepkit.core.events.attribute_column` reads the column's pandas form."""
     if col.null_count == 0 and (pt.is_signed_integer(col.type) or col.type in (pa.uint8(), pa.uint16(), pa.uint32())):
         return col.to_numpy().astype(np.int64, copy=False)
     if pt.is_float64(col.type) and not pc.any(pc.is_inf(col)).as_py():

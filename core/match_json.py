@@ -1,5 +1,5 @@
 """JSON text of match-table columns, column by column: each value as `json.dumps(json_safe(value))` writes it
-(`cepkit.reference.match.json_safe`, Python's default separators, ASCII only), and each row as the JSON object of
+(`cepkit.core.match.json_safe`, Python's default separators, ASCII only), and each row as the JSON object of
 `Match.to_json()`, byte for byte, built with Arrow's string kernels instead of a Python call per bound id.
 
 Integers, truth values, floats, exact fractions that fit in 2^53, text and id lists go column-wise; rare
@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference.match import json_safe
-from cepkit.reference.match_table import FRACTION, KIND, MatchTable, decode
+from cepkit.core.match import json_safe
+from cepkit.core.match_table import FRACTION, KIND, MatchTable, decode
 
 _FLOAT_LOW, _FLOAT_HIGH = 1e-4, 1e16  # where repr(float) writes positional digits, as Arrow may
 _ESCAPED = r'[\x00-\x1f"\\]|[^\x00-\x7f]'  # what json.dumps escapes (ensure_ascii): controls, quote, backslash, non-ASCII

@@ -1,8 +1,8 @@
 """Attribute columns from untyped input (CSV cells, JSON values), typed by what the whole column holds.
 
-The form is `cepkit.reference.events.attribute_column`'s: int64 (whole numbers, no null), float64 (numbers that
-float64 holds exactly in the sense of `cepkit.reference.events.exact`, NaN for null), bool, or object (exact
-ints / Fractions, text, None for null). A CSV cell is a number only by `cepkit.reference.numbers_text.parse_number`;
+The form is `cepkit.core.events.attribute_column`'s: int64 (whole numbers, no null), float64 (numbers that
+float64 holds exactly in the sense of `cepkit.core.events.exact`, NaN for null), bool, or object (exact
+ints / Fractions, text, None for null). A CSV cell is a number only by `cepkit.core.numbers_text.parse_number`;
 pyarrow's vectorized casts are used only where they agree with it. A column with any cell that is not a
 number keeps its text; a query that compares or computes with it checks its cells then
 (`EventBatch.require_numeric`).
@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.reference.numbers_text import NULL_WORDS, NotANumber, parse_number
+from cepkit.core.numbers_text import NULL_WORDS, NotANumber, parse_number
 
 __all__ = ["text_column", "text_cells", "values_column", "json_float", "float_holds"]
 
@@ -154,7 +154,7 @@ def _numbers(values: pa.Array, null: np.ndarray) -> np.ndarray | None:
 
 
 def _float_value(f: float) -> int | Fraction:
-    """The exact value a finite float64 stands for (its shortest decimal, as `cepkit.reference.events.exact`)."""
+    """The exact value a finite float64 stands for (its shortest decimal, as `cepkit.core.events.exact`)."""
     if f.is_integer():
         return int(f)
     return Fraction(repr(f))

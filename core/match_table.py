@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from cepkit.reference.match import Match
+from cepkit.core.match import Match
 
 ROLE = b"cepkit.role"
 KIND = b"cepkit.kind"
