@@ -20,6 +20,8 @@ def tree(node: Any, indent: int = 0) -> str:
             if items:
                 children.append(f"{pad}  {name}:")
                 children += [tree(v, indent + 2) for v in items]
+        elif isinstance(value, (set, frozenset)):  # sorted: a set's order changes with the hash seed
+            head.append(f"{name}={type(value).__name__}({{{', '.join(sorted(map(repr, value)))}}})")
         elif value is not None:
             head.append(f"{name}={value.value if isinstance(value, Enum) else value!r}")
     return "\n".join([f"{pad}{type(node).__name__}({', '.join(head)})"] + children)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "pyproject.toml"
-CHECKED = ("cepkit", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")  # folders
+CHECKED = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")  # folders
 PROJECT = ("cepkit", "benchmarks", "tests")  # import names
-MOVED = ("reference", "optimized", "gpu", "spark_jobs", "conformance")  # folders installed as cepkit.<folder>
+MOVED = ("core", "reference", "optimized", "gpu", "spark_jobs", "conformance")  # folders installed as cepkit.<folder>
 
 
 def _lint_imports(root: Path, config: Path) -> subprocess.CompletedProcess:
@@ -72,7 +72,10 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
             tmp_path.joinpath(name, "__init__.py").touch()
         elif not tmp_path.joinpath(*parts).is_dir():
             tmp_path.joinpath(*parts[:-1], parts[-1] + ".py").touch()
-    (tmp_path / "cepkit" / "reference" / "events.py").write_text("import cepkit.api\n")
+    (tmp_path / "cepkit" / "core.py").unlink()  # the layer cepkit.core as a package, with one module going up
+    (tmp_path / "cepkit" / "core").mkdir()
+    (tmp_path / "cepkit" / "core" / "__init__.py").touch()
+    (tmp_path / "cepkit" / "core" / "events.py").write_text("import cepkit.api\n")
     config = tmp_path / "pyproject.toml"
     config.write_text(CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
 

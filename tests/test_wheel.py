@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("reference", "optimized", "gpu", "spark_jobs", "conformance")
+FOLDERS = ("core", "reference", "optimized", "gpu", "spark_jobs", "conformance")
 RUNS = {  # one run per language, on the default engine
     "sase": ["examples/query3.sase", "examples/fig3_stream.csv"],
     "sase1": ["examples/sase1_stock.query", "examples/stocks.csv"],

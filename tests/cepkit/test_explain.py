@@ -55,3 +55,19 @@ def test_window_queries_run_and_explain_through_the_one_dispatch(tmp_path, capsy
     join.write_text("JOIN ON L.v = R.v WINDOW COUNT 4\n")
     assert main(["run", str(join), trades]) == 2
     assert "cepkit window join" in capsys.readouterr().err
+
+
+def test_explain_is_the_same_under_every_hash_seed():
+    """A set in the AST (a TPStream constraint's relations) is printed sorted, not in hash order."""
+    import os
+    import subprocess
+    import sys
+
+    outs = set()
+    for seed in ("0", "1", "2", "3"):
+        done = subprocess.run([sys.executable, "-m", "cepkit", "explain", str(EX / "tpstream" / "aggressive_drivers.tps")],
+                              capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 0, done.stderr
+        assert "relations=frozenset({'during', 'meets', 'overlaps', 'starts'})" in done.stdout
+        outs.add(done.stdout)
+    assert len(outs) == 1
