@@ -28,12 +28,11 @@ def unbounded_kleene(lang: str, query: Any) -> str | None:
             return next((c.var for c in leaves(query.pattern) if c.kleene and not c.negated), None)
     elif lang == "sql":
         from cepkit.reference.sql import ast as S
-        from cepkit.reference.sql.patterns import walk
 
         if query.within is None:
-            for node in walk(query.pattern):
+            for node in query.pattern.walk():
                 if isinstance(node, S.PQuant) and node.high is None:
-                    return next((v.name for v in walk(node.item) if isinstance(v, S.PVar)), None)
+                    return next((v.name for v in node.item.walk() if isinstance(v, S.PVar)), None)
     return None
 
 

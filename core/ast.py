@@ -1,9 +1,35 @@
-"""The base of every language's AST: source positions (kept for error messages, left out of equality) and the
-conventions a query is read under (null logic, window bound)."""
+"""The base of every language's AST: the node base (children and walk), source positions (kept for error
+messages, left out of equality) and the conventions a query is read under (null logic, window bound)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from typing import Literal
+
+
+class Node:
+    """The base of every AST node (each a frozen dataclass): the nodes it holds, and a walk over them."""
+
+    __slots__ = ()
+
+    def children(self) -> tuple[Node, ...]:
+        """The nodes this node holds, in field order: a field holds a node, a tuple of nodes, or no node."""
+        out: list[Node] = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Node):
+                out.append(value)
+            elif isinstance(value, tuple):
+                out.extend(v for v in value if isinstance(v, Node))
+        return tuple(out)
+
+    def walk(self) -> Iterator[Node]:
+        """Every node of the tree under this one, this one first (depth first, children in field order)."""
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children()))
 
 
 @dataclass(frozen=True)

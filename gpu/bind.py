@@ -10,7 +10,6 @@ from cepkit.gpu.clexpr import Operand
 from cepkit.gpu.columns import DeviceColumn, device_columns
 from cepkit.core.errors import Unsupported
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.validate import nodes
 
 
 @dataclass
@@ -46,7 +45,7 @@ class Bound:
 def column_refs(expr) -> list[tuple[str | None, str]]:
     """(qualifier, column) of every column reference, in first-use order."""
     out: dict = {}
-    for n in nodes(expr):
+    for n in expr.walk():
         if isinstance(n, S.ColRef):
             out.setdefault((n.var, n.col), None)
     return list(out)

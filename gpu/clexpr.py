@@ -122,7 +122,7 @@ class _Gen:
         if isinstance(e, A.Const):
             return e.value
         if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull, A.BinOp, A.Neg)):
-            kids = _children(e)
+            kids = e.children()
             if all(self.const(k) is not _CONST for k in kids):
                 from cepkit.reference.sql.exprs import Ctx, evaluate
                 return evaluate(e, Ctx([], (), (), -1, {}, null_logic=self.null_logic))
@@ -369,14 +369,6 @@ class _Gen:
             a, b = self.rational(a, node), self.rational(b, node)
             return f"cepkit_cmp_q({a.code}, {a.den}, {b.code}, {b.den})"
         return _cmp(a, b)
-
-
-def _children(e):
-    if isinstance(e, (A.And, A.Or)):
-        return e.items
-    if isinstance(e, (A.Not, A.Neg, S.IsNull)):
-        return (e.operand,)
-    return (e.left, e.right)
 
 
 def _or(a: str | None, b: str | None) -> str | None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from cepkit.core.errors import Unsupported
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.program import Glushkov, compile_pattern, glushkov
-from cepkit.reference.sql.validate import nodes
 
 ENGINE = "gpu"
 STRATEGIES = {"contiguous": 0, "skip_till_next": 1, "skip_till_any": 2}
@@ -75,7 +74,7 @@ def _define_refs(cond, subsets) -> tuple[list[Slot], set[str], int]:
     cols: set[str] = set()
     hist = 0
     inside_nav: set[int] = set()
-    for n in nodes(cond):
+    for n in cond.walk():
         if isinstance(n, S.Nav):
             if n.kind != "prev":
                 raise refuse(f"{n.kind.upper()}() in DEFINE", n)

@@ -31,18 +31,7 @@ _I64_MAX = (1 << 63) - 1
 
 
 def _attrs(defs: Sequence[SituationDef]) -> list[str]:
-    out: list[str] = []
-
-    def walk(e) -> None:
-        if isinstance(e, A.AttrRef):
-            out.append(e.attr)
-        for v in vars(e).values() if hasattr(e, "__dataclass_fields__") else ():
-            for x in v if isinstance(v, tuple) else (v,):
-                if hasattr(x, "__dataclass_fields__"):
-                    walk(x)
-    for d in defs:
-        walk(d.condition)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(n.attr for d in defs for n in d.condition.walk() if isinstance(n, A.AttrRef)))
 
 
 def _bounds(d: SituationDef, ts_unit: str | None) -> tuple[int, int]:

@@ -18,7 +18,6 @@ from cepkit.optimized import kernel as K
 from cepkit.optimized.bytecode import NULL, STR, FormulaCompiler
 from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
-from cepkit.reference.language.validate import walk
 from cepkit.core.match_table import FRACTION
 from cepkit.reference.nfab.compile import NFAb
 
@@ -51,7 +50,7 @@ def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
 def _plain_constants(e: A.Expr) -> bool:
     """Constants the tables keep as the reference sees them (text and bools would become numbers)."""
     return all(not isinstance(x, A.Const) or (isinstance(x.value, (int, Fraction)) and not isinstance(x.value, bool))
-               for x in walk(e))
+               for x in e.walk())
 
 
 class ReturnProgram:
@@ -70,7 +69,7 @@ class ReturnProgram:
         for i, r in enumerate(self.returns if enabled else ()):  # disabled: every item per match
             start = len(fc.t.ops)
             try:
-                if not _plain_constants(r.expr) or sum(1 for _ in walk(r.expr)) > 60:
+                if not _plain_constants(r.expr) or sum(1 for _ in r.expr.walk()) > 60:
                     raise Unsupported("optimized", "this RETURN item")
                 fc._emit(r.expr, None)
             except Unsupported:
@@ -79,7 +78,7 @@ class ReturnProgram:
             ranges.append((start, len(fc.t.ops)))
             self.compiled.append(i)
             self.text_safe.append(isinstance(r.expr, A.AttrRef))
-            self.reads.append(sorted({attrs.index(x.attr) for x in walk(r.expr) if isinstance(x, (A.AttrRef, A.Agg))}))
+            self.reads.append(sorted({attrs.index(x.attr) for x in r.expr.walk() if isinstance(x, (A.AttrRef, A.Agg))}))
             self.boolean.append(isinstance(r.expr, (A.Compare, A.And, A.Or, A.Not)))
         t = fc.arrays()
         self.T = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])

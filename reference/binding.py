@@ -12,7 +12,6 @@ from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
 from cepkit.core.units import NANOS
-from cepkit.reference.language.validate import walk
 
 _ORDERING = {"<", "<=", ">", ">="}
 
@@ -105,7 +104,7 @@ def attribute_uses(q: A.Query) -> dict[str, AttributeUse]:
 
     exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
     for root in exprs:
-        for node in walk(root):
+        for node in root.walk():
             if isinstance(node, A.EquivTest):
                 note(every_var, node.attr, False, node)
             elif isinstance(node, A.Agg):

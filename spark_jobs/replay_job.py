@@ -18,7 +18,6 @@ from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import constructs, variables
 from cepkit.reference.sql.parse import parse
 from cepkit.reference.sql.table import output_columns, referenced_columns
-from cepkit.reference.sql.validate import nodes
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import replay_tasks as R
@@ -59,7 +58,7 @@ def nav_reach(q: S.MatchRecognize) -> tuple[int, int]:
     """How many rows before and after a match PREV / NEXT can read (the context a unit needs)."""
     reach = {"prev": 0, "next": 0}
     for expr in [*(m.expr for m in q.measures), *(d.cond for d in q.define)]:
-        for n in nodes(expr):
+        for n in expr.walk():
             if isinstance(n, S.Nav) and n.kind in reach:
                 reach[n.kind] = max(reach[n.kind], n.offset)
     return reach["prev"], reach["next"]

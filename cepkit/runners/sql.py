@@ -17,12 +17,11 @@ WHOLE = "whole input read: a MATCH_RECOGNIZE query runs over its table at once (
 
 def _query_columns(q) -> list[str]:
     """Every column name the query mentions (the device plan is checked before the table is read)."""
-    from cepkit.reference.sql.validate import nodes
 
     found: list[str] = []
     for e in [m.expr for m in q.measures] + [d.cond for d in q.define] + [k.col for k in q.order_by] + \
             list(q.partition_by):
-        found += [n.col for n in nodes(e) if hasattr(n, "col") and isinstance(n.col, str)]
+        found += [n.col for n in e.walk() if hasattr(n, "col") and isinstance(n.col, str)]
     return list(dict.fromkeys(found))
 
 

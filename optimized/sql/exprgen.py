@@ -26,7 +26,6 @@ from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.validate import nodes
 
 BOOL = 3   # a measure's tag for a truth value (the value tags are cepkit.optimized.bytecode's NUM, NULL, STR)
 
@@ -38,7 +37,7 @@ def refuse(construct: str, node) -> Unsupported:
 
 def var_of(e) -> str | None:
     """The one pattern variable an argument's references use (None: universal), as cepkit.reference.sql.exprs."""
-    for n in nodes(e):
+    for n in e.walk():
         if isinstance(n, (S.ColRef, S.Classifier)) and n.var is not None:
             return n.var
     return None
@@ -96,7 +95,7 @@ class History:
         self.needed = False
         for d in q.define:
             mine = {d.var} | {n for n, members in q.subset_map.items() if d.var in members}
-            for n in nodes(d.cond):
+            for n in d.cond.walk():
                 self._scan(n, mine)
         self.slots: dict[str, tuple[int, int, int, int, int, int]] = {}
         self.first_labels: dict[str, int] = {}
@@ -129,9 +128,9 @@ class History:
             depth = self._set(var_of(n.arg))
             k = 0 if n.kind == "first" else 1
             depth[k] = max(depth[k], n.offset + 1)
-            if any(isinstance(x, S.Classifier) for x in nodes(n.arg)):   # the label of that row: its set's
+            if any(isinstance(x, S.Classifier) for x in n.arg.walk()):   # the label of that row: its set's
                 self._set(None)
-        elif isinstance(n, S.Nav) and any(isinstance(x, S.Classifier) for x in nodes(n.arg)):
+        elif isinstance(n, S.Nav) and any(isinstance(x, S.Classifier) for x in n.arg.walk()):
             self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
             depth = self._set(None)
             depth[1] = max(depth[1], n.offset + 1)
@@ -362,7 +361,7 @@ class DefineCtx(Ctx):
                 return em.at_row(e.arg, self, self.row, ind)
             if e.kind in ("first", "last"):
                 return em.at_row(e.arg, self, self.logical(em, e, ind), ind)
-            inner = next((n for n in nodes(e.arg) if isinstance(n, S.Nav)), None)
+            inner = next((n for n in e.arg.walk() if isinstance(n, S.Nav)), None)
             base = self.logical(em, inner, ind) if inner is not None else self.last_row(em, var_of(e.arg), ind)
             row = em.tmp("row")
             em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {e.offset} if {base} >= 0 else -1", ind)
@@ -500,7 +499,7 @@ class MeasureCtx(Ctx):
             if e.kind in ("first", "last"):
                 row = self.logical(em, e, ind)
                 return em.expr(e.arg, self.fixed(row, self.visible(e.final)), ind)
-            inner = next((n for n in nodes(e.arg) if isinstance(n, S.Nav)), None)
+            inner = next((n for n in e.arg.walk() if isinstance(n, S.Nav)), None)
             if inner is not None:
                 base = self.logical(em, inner, ind)
             else:

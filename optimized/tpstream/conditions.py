@@ -74,19 +74,7 @@ def _check(e) -> None:
 
 def attributes(e) -> list[str]:
     """The attributes a condition reads, in order of first use."""
-    out: list[str] = []
-
-    def walk(x) -> None:
-        if isinstance(x, A.AttrRef):
-            if x.attr not in out:
-                out.append(x.attr)
-        for child in (getattr(x, "left", None), getattr(x, "right", None), getattr(x, "operand", None)):
-            if child is not None:
-                walk(child)
-        for item in getattr(x, "items", ()):
-            walk(item)
-    walk(e)
-    return out
+    return list(dict.fromkeys(x.attr for x in e.walk() if isinstance(x, A.AttrRef)))
 
 
 def mask(d: SituationDef, batch: EventBatch, null_logic: str = "two_valued") -> np.ndarray:

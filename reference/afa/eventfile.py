@@ -19,7 +19,6 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from cepkit.reference.afa.expr import walk
 from cepkit.reference.afa.model import INF, Afa, Lifetime
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError
@@ -92,7 +91,7 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
                 expr = parse_expression(text)
             except Exception:  # noqa: BLE001 - the AFA file was checked when loaded; a text here always parses
                 continue
-            for node in walk(expr):
+            for node in expr.walk():
                 numeric = isinstance(node, (A.BinOp, A.Neg)) or (isinstance(node, A.Compare) and node.op in _ORDERING)
                 operands = [getattr(node, n, None) for n in ("left", "right", "operand")] if numeric else [node]
                 for x in operands:

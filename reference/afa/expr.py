@@ -47,17 +47,6 @@ def parse_expression(text: str, line: int = 1, column: int = 1) -> A.Expr:
         raise shift(exc) from None
 
 
-def walk(e: A.Expr):
-    """Every node of an expression, the expression first."""
-    yield e
-    for child in getattr(e, "items", ()) or ():
-        yield from walk(child)
-    for name in ("left", "right", "operand"):
-        child = getattr(e, name, None)
-        if child is not None:
-            yield from walk(child)
-
-
 def check_expression(e: A.Expr, schema: tuple[str, ...], params: Mapping[str, Any], *, what: str,
                      line: int, column: int, event: bool = True) -> None:
     """Refs must be e.*, r.<schema field> or p.<param>; no aggregates; no event refs where `event` is False."""
@@ -68,7 +57,7 @@ def check_expression(e: A.Expr, schema: tuple[str, ...], params: Mapping[str, An
             return line, column
         return line + p.line - 1, (column + p.column - 1) if p.line == 1 else p.column
 
-    for node in walk(e):
+    for node in e.walk():
         if isinstance(node, (A.Agg, A.LenRef, A.EquivTest)):
             raise QueryError(f"{what}: aggregates, .LEN and [attr] are not part of AFA expressions", *where(node))
         if isinstance(node, A.AttrRef):

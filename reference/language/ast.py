@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Union
 
 from cepkit.core.ast import (NOPOS, NULL_LOGICS, SASE1_CONVENTIONS, SASE_CONVENTIONS, SQL_CONVENTIONS,  # noqa: F401
-                             TPSTREAM_CONVENTIONS, WINDOW_BOUNDS, Conventions, NullLogic, Pos, WindowBoundKind,
+                             TPSTREAM_CONVENTIONS, WINDOW_BOUNDS, Conventions, Node, NullLogic, Pos, WindowBoundKind,
                              pos_field)
 
 _pos = pos_field
@@ -35,13 +35,13 @@ class AggScope(Enum):
 
 
 @dataclass(frozen=True)
-class Const:
+class Const(Node):
     value: Union[int, Fraction, str, bool]
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class AttrRef:
+class AttrRef(Node):
     """`var.attr`, `var[index].attr`; index is None for a singleton variable."""
 
     var: str
@@ -51,7 +51,7 @@ class AttrRef:
 
 
 @dataclass(frozen=True)
-class LenRef:
+class LenRef(Node):
     """`a.LEN`: the number of elements of a completed Kleene closure."""
 
     var: str
@@ -59,7 +59,7 @@ class LenRef:
 
 
 @dataclass(frozen=True)
-class Agg:
+class Agg(Node):
     """`func(var[scope].attr)`; func in avg, min, max, sum, count."""
 
     func: str
@@ -70,7 +70,7 @@ class Agg:
 
 
 @dataclass(frozen=True)
-class BinOp:
+class BinOp(Node):
     """Arithmetic: + - * / % (exact; `/` is rational division, `%` is the modulo of floored division)."""
 
     op: str
@@ -80,13 +80,13 @@ class BinOp:
 
 
 @dataclass(frozen=True)
-class Neg:
+class Neg(Node):
     operand: "Expr"
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class Compare:
+class Compare(Node):
     """op in = != < <= > >= ; a comparison with a null operand is false."""
 
     op: str
@@ -96,25 +96,25 @@ class Compare:
 
 
 @dataclass(frozen=True)
-class And:
+class And(Node):
     items: tuple["Expr", ...]
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class Or:
+class Or(Node):
     items: tuple["Expr", ...]
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class Not:
+class Not(Node):
     operand: "Expr"
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class EquivTest:
+class EquivTest(Node):
     """`[attr]`: every variable of the pattern has the same value of attr (also the partition key).
     `[attr = 'v']` (SASE RFID) also requires that value: every variable's attr equals `value`."""
 
@@ -128,7 +128,7 @@ Expr = Union[Const, AttrRef, LenRef, Agg, BinOp, Neg, Compare, And, Or, Not, Equ
 
 # ----------------------------------------------------------------------------- patterns
 @dataclass(frozen=True)
-class Component:
+class Component(Node):
     """One leaf of a pattern: `Type var`, `Type+ var[]` (kleene) or `!(Type var)` (negated).
     `ANY(T1, T2) var` has event_type 'ANY' and the listed types in `any_of`."""
 
@@ -146,7 +146,7 @@ class Component:
 
 
 @dataclass(frozen=True)
-class Seq:
+class Seq(Node):
     """SEQ(...): its items occur in the given order. Items are components or nested AND / OR / SEQ."""
 
     components: tuple["PatternNode", ...]
@@ -158,7 +158,7 @@ class Seq:
 
 
 @dataclass(frozen=True)
-class Conj:
+class Conj(Node):
     """AND(...): every item occurs, in any order."""
 
     items: tuple["PatternNode", ...]
@@ -166,7 +166,7 @@ class Conj:
 
 
 @dataclass(frozen=True)
-class Disj:
+class Disj(Node):
     """OR(...): one of the items occurs (each alternative is matched on its own)."""
 
     items: tuple["PatternNode", ...]
@@ -176,19 +176,9 @@ class Disj:
 PatternNode = Union[Component, Seq, Conj, Disj]
 
 
-def children(node: "PatternNode") -> tuple["PatternNode", ...]:
-    if isinstance(node, Seq):
-        return node.components
-    if isinstance(node, (Conj, Disj)):
-        return node.items
-    return ()
-
-
 def leaves(node: "PatternNode") -> tuple[Component, ...]:
     """Every component of a pattern, in text order."""
-    if isinstance(node, Component):
-        return (node,)
-    return tuple(c for child in children(node) for c in leaves(child))
+    return tuple(n for n in node.walk() if isinstance(n, Component))
 
 
 def is_flat_seq(node: "PatternNode") -> bool:
@@ -204,7 +194,7 @@ class Strategy(Enum):
 
 
 @dataclass(frozen=True)
-class Window:
+class Window(Node):
     """WITHIN: `amount` in the query's unit; kind 'time' or 'events'. `inclusive` False means strict <.
 
     `inclusive` is the bound as the front end built it; the query's `conventions.window_bound` says the
@@ -218,14 +208,14 @@ class Window:
 
 
 @dataclass(frozen=True)
-class ReturnItem:
+class ReturnItem(Node):
     expr: Expr
     name: str
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class Query:
+class Query(Node):
     """A SASE+ query. `where` holds the predicates; equivalence tests stay as EquivTest nodes."""
 
     pattern: "PatternNode"

@@ -57,7 +57,7 @@ def constructs(q: A.Query, selection: str = "all", **_options) -> dict[str, A.Po
 
 def _pattern_nodes(node):
     yield node
-    for child in A.children(node):
+    for child in node.children():
         yield from _pattern_nodes(child)
 
 

@@ -75,7 +75,7 @@ def pattern_to_text(node: A.PatternNode) -> str:
     if isinstance(node, A.Component):
         return component_to_text(node)
     head = "SEQ" if isinstance(node, A.Seq) else "AND" if isinstance(node, A.Conj) else "OR"
-    return f"{head}(" + ", ".join(pattern_to_text(c) for c in A.children(node)) + ")"
+    return f"{head}(" + ", ".join(pattern_to_text(c) for c in node.children()) + ")"
 
 
 def window_to_text(w: A.Window) -> str:

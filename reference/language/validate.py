@@ -2,23 +2,9 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterator
 
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
-
-
-def walk(e: A.Expr) -> Iterator[A.Expr]:
-    """Every node of an expression, parents before children."""
-    yield e
-    if isinstance(e, (A.BinOp, A.Compare)):
-        yield from walk(e.left)
-        yield from walk(e.right)
-    elif isinstance(e, (A.Neg, A.Not)):
-        yield from walk(e.operand)
-    elif isinstance(e, (A.And, A.Or)):
-        for item in e.items:
-            yield from walk(item)
 
 
 def _fail(msg: str, pos: A.Pos, expected: list[str] | None = None) -> QueryError:
@@ -32,7 +18,7 @@ def alternatives(node: A.PatternNode) -> list[tuple[A.Component, ...]]:
     if isinstance(node, A.Disj):
         return [alt for item in node.items for alt in alternatives(item)]
     combos: list[tuple[A.Component, ...]] = [()]
-    for item in A.children(node):
+    for item in node.children():
         combos = [c + alt for c in combos for alt in alternatives(item)]
     return combos
 
@@ -50,7 +36,7 @@ def _check_pattern(node: A.PatternNode, dialect: str) -> None:
     if dialect == "rfid" and isinstance(node, A.Seq) and any(not isinstance(c, A.Component) for c in node.components):
         raise _fail("nested patterns are not part of the SASE RFID language (EVENT ...); write the query with "
                     "PATTERN", node.pos)
-    for child in A.children(node):
+    for child in node.children():
         _check_pattern(child, dialect)
     if isinstance(node, A.Disj):
         declared: dict[str, A.Component] = {}
@@ -61,7 +47,7 @@ def _check_pattern(node: A.PatternNode, dialect: str) -> None:
                             f"(Kleene or negated in one, not in the other)", c.pos)
         return
     seen: dict[str, A.Component] = {}
-    for child in A.children(node):
+    for child in node.children():
         for var in {c.var for c in A.leaves(child)}:
             if var in seen:
                 first = next(c for c in A.leaves(child) if c.var == var)
@@ -81,8 +67,8 @@ def validate(q: A.Query) -> A.Query:
             raise _fail("the pattern needs at least one component that is not negated"
                         + (" in every OR branch" if len(alts) > 1 else ""), (alt[0] if len(alts) > 1 else q.pattern).pos)
     if (q.strategy is not A.Strategy.SKIP_TILL_ANY_MATCH and not A.is_flat_seq(q.pattern)):
-        what = "AND(...)" if any(isinstance(n, A.Conj) for n in _nodes(q.pattern)) else \
-            "OR(...)" if any(isinstance(n, A.Disj) for n in _nodes(q.pattern)) else \
+        what = "AND(...)" if any(isinstance(n, A.Conj) for n in q.pattern.walk()) else \
+            "OR(...)" if any(isinstance(n, A.Disj) for n in q.pattern.walk()) else \
             "ANY(...)" if any(c.any_of for c in comps) else "a nested pattern"
         raise _fail(f"{what} is defined only under skip_till_any_match (spec/001 §2.4), not "
                     f"{q.strategy.value}", q.pattern.pos)
@@ -90,7 +76,7 @@ def validate(q: A.Query) -> A.Query:
     for c in comps:
         seen.setdefault(c.var, c)
     for item in q.returns:
-        for node in walk(item.expr):
+        for node in item.expr.walk():
             var = getattr(node, "var", None)
             if isinstance(node, (A.AttrRef, A.LenRef, A.Agg)) and var in seen:
                 missing = [alt for alt in alts if var not in {c.var for c in alt}]
@@ -98,11 +84,11 @@ def validate(q: A.Query) -> A.Query:
                     raise _fail(f"RETURN uses '{var}', but an OR branch ({', '.join(c.var for c in missing[0])}) "
                                 f"does not bind it; bind the same variable name in every branch, e.g. "
                                 f"OR(B {var}, C {var})", node.pos)
-    for node in walk(q.where) if q.where is not None else ():
+    for node in q.where.walk() if q.where is not None else ():
         _check_ref(node, seen, in_return=False)
         _check_arith(node)
     for item in q.returns:
-        for node in walk(item.expr):
+        for node in item.expr.walk():
             _check_ref(node, seen, in_return=True)
             _check_arith(node)
             if isinstance(node, A.EquivTest):
@@ -116,12 +102,6 @@ def validate(q: A.Query) -> A.Query:
         if names.count(r.name) > 1:
             raise _fail(f"RETURN names '{r.name}' twice; rename one with AS", r.pos)
     return q
-
-
-def _nodes(node: A.PatternNode):
-    yield node
-    for child in A.children(node):
-        yield from _nodes(child)
 
 
 def _check_arith(node: A.Expr) -> None:

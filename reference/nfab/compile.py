@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
-from cepkit.reference.language.validate import walk
 
 MAX_CLAUSES = 512
 
@@ -172,7 +171,7 @@ def compile_nfab(q: A.Query) -> NFAb:
                 partition_attrs.append(node.attr)
         where = expand_equiv(where, comps)
         for clause in to_cnf(where):
-            levels = [(lvl, node) for node in walk(clause)
+            levels = [(lvl, node) for node in clause.walk()
                       if (lvl := _ref_level(node, index, negated)) is not None]
             negs = {lvl[1] for lvl, _ in levels if lvl[0] == "neg"}
             pos_levels = [(lvl, node) for lvl, node in levels if lvl[0] != "neg"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
-from cepkit.reference.language.validate import alternatives, walk
+from cepkit.reference.language.validate import alternatives
 from cepkit.reference.nfab.compile import Formula, conjuncts, compile_nfab
 
 BEGIN, TAKE, PROCEED, NEG = "begin", "take", "proceed", "neg"
@@ -106,7 +106,7 @@ def _order(node: A.PatternNode, alt: tuple[A.Component, ...]) -> frozenset[tuple
         """The variables of this alternative under n."""
         if isinstance(n, A.Component):
             return {n.var} if id(n) in mine else set()
-        groups = [visit(child) for child in A.children(n)]
+        groups = [visit(child) for child in n.children()]
         if isinstance(n, A.Seq):
             for i, earlier in enumerate(groups):
                 for later in groups[i + 1:]:
@@ -118,7 +118,7 @@ def _order(node: A.PatternNode, alt: tuple[A.Component, ...]) -> frozenset[tuple
 
 
 def _needs(clauses, positives: set[str]) -> frozenset[str]:
-    return frozenset(getattr(n, "var") for c in clauses for n in walk(c)
+    return frozenset(getattr(n, "var") for c in clauses for n in c.walk()
                      if isinstance(n, (A.AttrRef, A.LenRef, A.Agg)) and n.var in positives)
 
 
@@ -126,7 +126,7 @@ def _split_check(q: A.Query, clause: A.Expr, negated: str) -> None:
     """SASE RFID: a predicate on a negated variable must be part of P- as a whole (spec/002 §2.3, §7 A9)."""
     items = clause.items if isinstance(clause, A.Or) else (clause,)
     for item in items:
-        if not any(getattr(n, "var", None) == negated for n in walk(item)):
+        if not any(getattr(n, "var", None) == negated for n in item.walk()):
             raise QueryError(f"'{expr_to_text(clause)}' mixes a condition on the negated variable {negated} with "
                              f"one that does not mention it; the SASE RFID language needs the predicates to split "
                              f"into P+ (no negated variable) AND P- (spec/002 §2.3)",
@@ -165,7 +165,7 @@ def _where_for(q: A.Query, alt: tuple[A.Component, ...]) -> A.Expr | None:
     alts = alternatives(q.pattern)
     kept = []
     for conj in conjuncts(q.where):
-        used = {n.var for n in walk(conj) if isinstance(n, (A.AttrRef, A.LenRef, A.Agg)) and n.var in every}
+        used = {n.var for n in conj.walk() if isinstance(n, (A.AttrRef, A.LenRef, A.Agg)) and n.var in every}
         if not any(used <= {c.var for c in a} for a in alts):
             raise QueryError(f"'{expr_to_text(conj)}' uses variables of different OR branches "
                              f"({', '.join(sorted(used))}), which are never bound together",

@@ -22,8 +22,6 @@ from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.allmatches import AllMatches
 from cepkit.reference.sql.parse import parse
 from cepkit.reference.sql.run import Emitter, Table, project_columns, within_check, run_rows
-from cepkit.reference.sql.validate import nodes
-
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
@@ -50,7 +48,7 @@ class Plan:
 def _margins(q: S.MatchRecognize) -> tuple[int, int]:
     back = fwd = 0
     for e in [m.expr for m in q.measures] + [d.cond for d in q.define]:
-        for n in nodes(e):
+        for n in e.walk():
             if isinstance(n, S.Nav) and n.kind == "prev":
                 back = max(back, n.offset)
             if isinstance(n, S.Nav) and n.kind == "next":

@@ -25,7 +25,6 @@ from cepkit.reference.evaluate import Env, evaluate, truth
 from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
-from cepkit.reference.language.validate import walk
 from cepkit.core.contract import Engine, Program
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
@@ -133,7 +132,7 @@ def _refuse(q: A.Query) -> tuple[A.Component, ...]:
         raise _unsupported(f"the {q.strategy.value} event selection strategy (only skip_till_any_match)", q.pos)
     roots = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
     for root in roots:
-        for node in walk(root):
+        for node in root.walk():
             if isinstance(node, A.AttrRef) and node.index is not None:
                 raise _unsupported(f"a[i]-style indexing ({node.var}[{node.index.value}])", node.pos)
             if isinstance(node, A.LenRef):
@@ -167,7 +166,7 @@ def compile_plan(q: A.Query, **options: Any) -> Plan:
     eq_clauses: dict[str, list[A.Expr]] = {}
 
     def place(clause: A.Expr, eq_attr: str | None) -> None:
-        vars_ = {node.var for node in walk(clause) if isinstance(node, A.AttrRef)}
+        vars_ = {node.var for node in clause.walk() if isinstance(node, A.AttrRef)}
         negs = vars_ & negated
         if len(negs) > 1:
             raise QueryError("a predicate may mention only one negated variable (" + ", ".join(sorted(negs)) + ")",

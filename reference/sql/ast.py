@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from cepkit.reference.language.ast import NOPOS, SQL_CONVENTIONS, Conventions, Pos  # noqa: F401  (re-exported)
-from cepkit.reference.language.ast import pos_field as _pos
+from cepkit.core.ast import NOPOS, SQL_CONVENTIONS, Conventions, Node, Pos  # noqa: F401  (re-exported)
+from cepkit.core.ast import pos_field as _pos
 
 
 # ----------------------------------------------------------------------------- row patterns
 @dataclass(frozen=True)
-class PVar:
+class PVar(Node):
     """A pattern variable (a row labelled `name`)."""
 
     name: str
@@ -22,14 +22,14 @@ class PVar:
 
 
 @dataclass(frozen=True)
-class PEmpty:
+class PEmpty(Node):
     """`()`: the empty pattern, matching no rows."""
 
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class PAnchor:
+class PAnchor(Node):
     """`^` (start of partition) or `$` (end of partition)."""
 
     kind: str
@@ -37,13 +37,13 @@ class PAnchor:
 
 
 @dataclass(frozen=True)
-class PConcat:
+class PConcat(Node):
     items: tuple["Pattern", ...]
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class PAlt:
+class PAlt(Node):
     """Alternation; the left alternative is preferred."""
 
     items: tuple["Pattern", ...]
@@ -51,7 +51,7 @@ class PAlt:
 
 
 @dataclass(frozen=True)
-class PQuant:
+class PQuant(Node):
     """`item{low,high}` (high None = unbounded); greedy prefers more iterations, reluctant fewer."""
 
     item: "Pattern"
@@ -62,7 +62,7 @@ class PQuant:
 
 
 @dataclass(frozen=True)
-class PPermute:
+class PPermute(Node):
     """`PERMUTE(a, b, ...)`: every order, preferred in lexicographic order of the item positions."""
 
     items: tuple["Pattern", ...]
@@ -70,7 +70,7 @@ class PPermute:
 
 
 @dataclass(frozen=True)
-class PExclude:
+class PExclude(Node):
     """`{- item -}`: rows matched by item belong to the match but are left out of ALL ROWS output."""
 
     item: "Pattern"
@@ -82,7 +82,7 @@ Pattern = Union[PVar, PEmpty, PAnchor, PConcat, PAlt, PQuant, PPermute, PExclude
 
 # ----------------------------------------------------------------------------- expressions
 @dataclass(frozen=True)
-class ColRef:
+class ColRef(Node):
     """`var.col` or `col` (var None: the universal pattern variable, i.e. every row)."""
 
     var: str | None
@@ -91,7 +91,7 @@ class ColRef:
 
 
 @dataclass(frozen=True)
-class Nav:
+class Nav(Node):
     """PREV/NEXT (physical, offset default 1) or FIRST/LAST (logical, offset default 0) of `arg`.
 
     `final` is meaningful for FIRST/LAST only (RUNNING is the default)."""
@@ -104,7 +104,7 @@ class Nav:
 
 
 @dataclass(frozen=True)
-class Classifier:
+class Classifier(Node):
     """CLASSIFIER() (the current row's variable) or CLASSIFIER(v): the variable of v's last row."""
 
     var: str | None = None
@@ -112,12 +112,12 @@ class Classifier:
 
 
 @dataclass(frozen=True)
-class MatchNumber:
+class MatchNumber(Node):
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class SqlAgg:
+class SqlAgg(Node):
     """sum/avg/min/max/count over the rows of `var` (None: all rows) in the match; arg None = `*`."""
 
     func: str
@@ -128,7 +128,7 @@ class SqlAgg:
 
 
 @dataclass(frozen=True)
-class IsNull:
+class IsNull(Node):
     operand: object
     negated: bool = False
     pos: Pos = _pos()
@@ -136,21 +136,21 @@ class IsNull:
 
 # ----------------------------------------------------------------------------- query
 @dataclass(frozen=True)
-class Measure:
+class Measure(Node):
     expr: object
     name: str
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class SortKey:
+class SortKey(Node):
     col: object                             # an expression; validation keeps plain column references only
     descending: bool = False
     pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
-class Skip:
+class Skip(Node):
     """AFTER MATCH SKIP: 'past_last' | 'next_row' | 'first' | 'last' (var named for the last two)."""
 
     mode: str = "past_last"
@@ -159,7 +159,7 @@ class Skip:
 
 
 @dataclass(frozen=True)
-class Within:
+class Within(Node):
     """The thesis' WITHIN: last ORDER BY key - first <= amount (in ticks of the key, after units);
     `exclusive` (WITHIN ... EXCLUSIVE) makes it < amount, as Flink does (A16). The parser sets the
     query's `conventions.window_bound` from it ("strict" with EXCLUSIVE, else "inclusive"); engines read
@@ -172,7 +172,7 @@ class Within:
 
 
 @dataclass(frozen=True)
-class Subset:
+class Subset(Node):
     """SUBSET name = (vars...): a union variable."""
 
     name: str
@@ -181,7 +181,7 @@ class Subset:
 
 
 @dataclass(frozen=True)
-class Define:
+class Define(Node):
     """DEFINE var AS cond (a variable without DEFINE is always true)."""
 
     var: str
@@ -191,7 +191,7 @@ class Define:
 
 # ----------------------------------------------------------------------------- around MATCH_RECOGNIZE
 @dataclass(frozen=True)
-class Values:
+class Values(Node):
     """Inline rows, `(VALUES (1, 'a'), (2, 'b')) AS t(id, name)`: exact constants, one tuple per row
     (columns `_col0`, `_col1`, ... without a column list)."""
 
@@ -201,7 +201,7 @@ class Values:
 
 
 @dataclass(frozen=True)
-class SubItem:
+class SubItem(Node):
     """A column of a subquery's SELECT: the input column `col`, output as `name`."""
 
     col: str
@@ -210,7 +210,7 @@ class SubItem:
 
 
 @dataclass(frozen=True)
-class Subquery:
+class Subquery(Node):
     """`(SELECT items FROM input WHERE cond)`: input a table name, VALUES or another subquery; items None
     for `*`."""
 
@@ -221,7 +221,7 @@ class Subquery:
 
 
 @dataclass(frozen=True)
-class SelectItem:
+class SelectItem(Node):
     """An item of the outer SELECT: `expr [AS] name`, or `*` / `alias.*` (expr None)."""
 
     expr: object | None
@@ -230,7 +230,7 @@ class SelectItem:
 
 
 @dataclass(frozen=True)
-class Outer:
+class Outer(Node):
     """The query around MATCH_RECOGNIZE: its SELECT list, WHERE and ORDER BY over the match's output rows,
     the match's alias (upper-cased, as qualifiers are) and its column alias list (`AS m (a, b)`)."""
 
@@ -243,7 +243,7 @@ class Outer:
 
 
 @dataclass(frozen=True)
-class MatchRecognize:
+class MatchRecognize(Node):
     table: str
     select: tuple[str, ...] | None          # None = SELECT *
     partition_by: tuple[object, ...]       # expressions; validation keeps plain column references only

@@ -34,9 +34,7 @@ def check(e: Any, clause: str) -> None:
     if isinstance(e, A.BinOp) and e.op not in _ARITH:
         raise QueryError(f"'{e.op}' is not supported in {clause} (+, - and * are)", pos.line or None,
                          pos.column or None)
-    from cepkit.reference.sql.validate import children
-
-    for c in children(e):
+    for c in e.children():
         check(c, clause)
 
 

@@ -10,8 +10,6 @@ from typing import Any
 
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.validate import nodes
-
 OUTPUT = {"one": "ONE ROW PER MATCH", "all": "ALL ROWS PER MATCH", "all_matches": "ALL MATCHES"}
 STRATEGY = {"contiguous": "CONTIGUOUS", "skip_till_next": "SKIP_TILL_NEXT_MATCH",
             "skip_till_any": "SKIP_TILL_ANY_MATCH"}
@@ -55,7 +53,7 @@ def constructs(q: S.MatchRecognize, **_options: Any) -> dict[str, A.Pos]:
         add("SELECT columns", q)
     for clause, exprs in (("DEFINE", [d.cond for d in q.define]), ("MEASURES", [m.expr for m in q.measures])):
         for e in exprs:
-            for n in nodes(e):
+            for n in e.walk():
                 if isinstance(n, S.Nav):
                     add(f"{n.kind.upper()} in {clause}", n)
                     if n.kind == "prev" and not isinstance(n.arg, S.ColRef):
@@ -98,16 +96,4 @@ def _pattern(p, add) -> None:
 
 def variables(p) -> tuple[str, ...]:
     """The pattern variables in order of first occurrence."""
-    out: dict[str, None] = {}
-
-    def walk(x) -> None:
-        if isinstance(x, S.PVar):
-            out.setdefault(x.name)
-        elif isinstance(x, (S.PConcat, S.PAlt, S.PPermute)):
-            for item in x.items:
-                walk(item)
-        elif isinstance(x, (S.PQuant, S.PExclude)):
-            walk(x.item)
-
-    walk(p)
-    return tuple(out)
+    return tuple(dict.fromkeys(x.name for x in p.walk() if isinstance(x, S.PVar)))

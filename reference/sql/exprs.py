@@ -18,8 +18,6 @@ from cepkit.reference.evaluate import check_number, arithmetic, reduce, sql_trut
 from cepkit.reference.evaluate import compare as _compare
 from cepkit.core.errors import EventError
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.validate import nodes
-
 Value = Any
 
 
@@ -61,7 +59,7 @@ class Ctx:
 
 def _var_of(e) -> str | None:
     """The one pattern variable an argument's column references use (None: universal)."""
-    for n in nodes(e):
+    for n in e.walk():
         if isinstance(n, S.ColRef) and n.var is not None:
             return n.var
         if isinstance(n, S.Classifier) and n.var is not None:
@@ -163,7 +161,7 @@ def _nav(e: S.Nav, ctx: Ctx, final: bool, at: int | None) -> Value:
 
 
 def _navs(e):
-    return (n for n in nodes(e) if isinstance(n, S.Nav))
+    return (n for n in e.walk() if isinstance(n, S.Nav))
 
 
 def holds(e, ctx: Ctx) -> bool:

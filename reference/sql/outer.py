@@ -10,8 +10,6 @@ from cepkit.core.errors import EventError
 from cepkit.reference.evaluate import reduce, sql_truth
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.table import query_error, shown
-from cepkit.reference.sql.validate import nodes
-
 _PATTERN_ONLY = (S.Nav, S.SqlAgg, S.Classifier, S.MatchNumber)
 
 
@@ -34,7 +32,7 @@ def check(q: S.MatchRecognize) -> None:
             raise query_error(f"unknown qualifier '{item.name}' in {item.name}.* (the match is {shown_alias})",
                               item.pos)
     for clause, e in _exprs(outer):
-        for n in nodes(e):
+        for n in e.walk():
             if isinstance(n, _PATTERN_ONLY):
                 what = "aggregates" if isinstance(n, S.SqlAgg) else "navigation and pattern functions"
                 raise query_error(f"the outer {clause} cannot use {what}: they belong in MEASURES and DEFINE "
@@ -101,7 +99,7 @@ class Step:
         return folded[0]
 
     def bind(self, e: Any) -> None:
-        for n in nodes(e):
+        for n in e.walk():
             if isinstance(n, S.ColRef):
                 self.resolve(n)
 

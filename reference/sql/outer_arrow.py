@@ -15,15 +15,12 @@ from cepkit.core.match_table import KIND, ROLE, Layout, MatchTable, decode, enco
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql import columnar
 from cepkit.reference.sql.outer import Step
-from cepkit.reference.sql.validate import nodes
-
-
 def applies(step: Step) -> bool:
     """Whether every expression of the step is one the columnar evaluator runs."""
     exprs = [e for _, e in step.items if not isinstance(e, str)]
     exprs += [step.outer.where] if step.outer.where is not None else []
     exprs += [what for (kind, what), _ in step.keys if kind == "expr"]
-    return all(not (isinstance(n, A.BinOp) and n.op not in ("+", "-", "*")) for e in exprs for n in nodes(e))
+    return all(not (isinstance(n, A.BinOp) and n.op not in ("+", "-", "*")) for e in exprs for n in e.walk())
 
 
 def apply(step: Step, table: MatchTable, layout: Layout) -> MatchTable:

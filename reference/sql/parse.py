@@ -552,10 +552,8 @@ class _ToAst(DepthLimited):
 def parse_expression(text: str, variables: tuple[str, ...] = ()):
     """A standalone condition (for windowed filters and joins): no pattern functions or aggregates;
     qualified column references may only use `variables`."""
-    from cepkit.reference.sql.validate import nodes
-
     e = transform_text(text, lambda t: _parser().parse(t, start="expr_start"), _transformer(text), _WORDS)
-    for n in nodes(e):
+    for n in e.walk():
         if isinstance(n, (S.Nav, S.SqlAgg, S.Classifier, S.MatchNumber)):
             raise QueryError("a condition here cannot use navigation, aggregates or pattern functions",
                              n.pos.line, n.pos.column)

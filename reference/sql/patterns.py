@@ -8,13 +8,7 @@ from cepkit.reference.sql import ast as S
 
 def variables(p: S.Pattern) -> list[S.PVar]:
     """Every variable occurrence, left to right."""
-    if isinstance(p, S.PVar):
-        return [p]
-    if isinstance(p, (S.PConcat, S.PAlt, S.PPermute)):
-        return [v for i in p.items for v in variables(i)]
-    if isinstance(p, (S.PQuant, S.PExclude)):
-        return variables(p.item)
-    return []
+    return [v for v in p.walk() if isinstance(v, S.PVar)]
 
 
 def nullable(p: S.Pattern) -> bool:
@@ -38,12 +32,3 @@ def expand_permute(p: S.PPermute) -> S.PAlt:
     """PERMUTE(x1..xn) as the alternation of every order, in lexicographic order of item positions."""
     return S.PAlt(tuple(S.PConcat(tuple(p.items[i] for i in order), p.pos)
                         for order in permutations(range(len(p.items)))), p.pos)
-
-
-def walk(p: S.Pattern):
-    yield p
-    if isinstance(p, (S.PConcat, S.PAlt, S.PPermute)):
-        for i in p.items:
-            yield from walk(i)
-    elif isinstance(p, (S.PQuant, S.PExclude)):
-        yield from walk(p.item)

@@ -83,8 +83,6 @@ def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
 def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
     """The references under arithmetic and sum / avg, and with `ordering` also under < <= > >= and min / max."""
     from cepkit.reference.language import ast as A
-    from cepkit.reference.sql.validate import children
-
     aggregates = ("sum", "avg", "min", "max") if ordering else ("sum", "avg")
     out: dict[tuple[str | None, str], S.ColRef] = {}
 
@@ -105,7 +103,7 @@ def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
             need = False
         elif not isinstance(e, S.Nav):
             need = False
-        for c in children(e):
+        for c in e.children():
             walk(c, need)
 
     for e in exprs:
@@ -181,10 +179,8 @@ def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
 
 def referenced_columns(q: S.MatchRecognize) -> set[str]:
     """Every column the query's MEASURES and DEFINE read."""
-    from cepkit.reference.sql.validate import nodes
-
     return {n.col for e in [m.expr for m in q.measures] + [d.cond for d in q.define]
-            for n in nodes(e) if isinstance(n, S.ColRef)}
+            for n in e.walk() if isinstance(n, S.ColRef)}
 
 
 def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:

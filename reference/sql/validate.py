@@ -7,7 +7,8 @@ from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.ast import NOPOS
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.patterns import nullable, variables, walk
+from cepkit.reference.sql import outer, source
+from cepkit.reference.sql.patterns import nullable, variables
 
 _NAV_NAMES = {"prev": "PREV", "next": "NEXT", "first": "FIRST", "last": "LAST"}
 
@@ -16,31 +17,8 @@ def _err(msg: str, pos: A.Pos) -> QueryError:
     return QueryError(msg, pos.line or None, pos.column or None)
 
 
-def children(e) -> list:
-    """Sub-expressions of an expression node."""
-    if isinstance(e, (A.BinOp, A.Compare)):
-        return [e.left, e.right]
-    if isinstance(e, (A.And, A.Or)):
-        return list(e.items)
-    if isinstance(e, (A.Not, A.Neg)):
-        return [e.operand]
-    if isinstance(e, S.IsNull):
-        return [e.operand]
-    if isinstance(e, S.Nav):
-        return [e.arg]
-    if isinstance(e, S.SqlAgg):
-        return [e.arg] if e.arg is not None else []
-    return []
-
-
-def nodes(e):
-    yield e
-    for c in children(e):
-        yield from nodes(c)
-
-
 def _check_plain_column(e, clause: str):
-    for n in nodes(e):
+    for n in e.walk():
         if isinstance(n, S.Nav):
             raise _err(f"{_NAV_NAMES[n.kind]} is only allowed in DEFINE and MEASURES", n.pos)
         if isinstance(n, (S.Classifier, S.MatchNumber, S.SqlAgg)):
@@ -66,9 +44,9 @@ def _check_expr(e, names: set[str], clause: str, in_nav: str | None = None, in_a
         if e.final and clause == "DEFINE":
             raise _err("FINAL is not allowed in DEFINE", e.pos)
         _one_variable(e.arg, e.pos, _NAV_NAMES[e.kind])
-        if not any(isinstance(n, (S.ColRef, S.Classifier)) for n in nodes(e.arg)):
+        if not any(isinstance(n, (S.ColRef, S.Classifier)) for n in e.arg.walk()):
             raise _err(f"{_NAV_NAMES[e.kind]} needs a column reference or CLASSIFIER() in its argument", e.pos)
-        for c in children(e):
+        for c in e.children():
             _check_expr(c, names, clause, e.kind, in_agg)
         return
     if isinstance(e, S.SqlAgg):
@@ -82,16 +60,16 @@ def _check_expr(e, names: set[str], clause: str, in_nav: str | None = None, in_a
             raise _err(f"undefined pattern variable '{e.var}'", e.pos)
         if e.arg is not None:
             _one_variable(e.arg, e.pos, e.func.upper())
-        for c in children(e):
+        for c in e.children():
             _check_expr(c, names, clause, in_nav, True)
         return
-    for c in children(e):
+    for c in e.children():
         _check_expr(c, names, clause, in_nav, in_agg)
 
 
 def _one_variable(arg, pos, what: str) -> None:
-    seen = {n.var for n in nodes(arg) if isinstance(n, S.ColRef)}
-    seen |= {n.var for n in nodes(arg) if isinstance(n, S.Classifier) and n.var is not None}
+    seen = {n.var for n in arg.walk() if isinstance(n, S.ColRef)}
+    seen |= {n.var for n in arg.walk() if isinstance(n, S.Classifier) and n.var is not None}
     if len(seen) > 1:
         shown = ", ".join(sorted("(universal)" if v is None else v for v in seen))
         raise _err(f"all column references in {what} must use the same pattern variable (found {shown})", pos)
@@ -122,7 +100,7 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
             raise _err(f"DEFINE names '{d.var}', which is {what}", d.pos)
         seen_def.add(d.var)
         _check_expr(d.cond, names, "DEFINE")
-        number = next((n for n in nodes(d.cond) if isinstance(n, S.MatchNumber)), None)
+        number = next((n for n in d.cond.walk() if isinstance(n, S.MatchNumber)), None)
         if number is not None and q.rows == "all_matches":   # ALL MATCHES numbers its matches once all are found
             raise _err("MATCH_NUMBER() in DEFINE needs ONE ROW or ALL ROWS PER MATCH", number.pos)
 
@@ -136,9 +114,9 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
     skip_given = q.skip.pos != NOPOS
     if q.skip.var is not None and q.skip.var not in names:
         raise _err(f"undefined pattern variable '{q.skip.var}' in AFTER MATCH SKIP", q.skip.pos)
-    has_exclusion = any(isinstance(p, S.PExclude) for p in walk(q.pattern))
+    has_exclusion = any(isinstance(p, S.PExclude) for p in q.pattern.walk())
     if q.rows == "all" and q.empty == "unmatched" and has_exclusion:
-        p = next(p for p in walk(q.pattern) if isinstance(p, S.PExclude))
+        p = next(p for p in q.pattern.walk() if isinstance(p, S.PExclude))
         raise _err("pattern exclusion {- -} cannot be used with ALL ROWS PER MATCH WITH UNMATCHED ROWS", p.pos)
     if q.rows == "all_matches":
         if skip_given:
@@ -147,7 +125,7 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
         if nullable(q.pattern):
             raise _err("the pattern can match no rows, which ALL MATCHES forbids "
                        "(a match is a non-empty sequence of events)", q.pattern.pos)
-        for p in walk(q.pattern):
+        for p in q.pattern.walk():
             if isinstance(p, S.PAnchor):
                 raise _err("anchors ^ and $ are not allowed with ALL MATCHES", p.pos)
             if isinstance(p, S.PExclude):
@@ -160,8 +138,6 @@ def validate(q: S.MatchRecognize) -> S.MatchRecognize:
                            "mention (as Trino does), and a cepkit output holds one column of a name", ref.pos)
     if q.within is not None and not order:
         raise _err("WITHIN needs ORDER BY (its first key is the time)", q.within.pos)
-    from cepkit.reference.sql import outer, source   # (they use this module's walkers)
-
     outer.check(q)
     source.check(q)
     return dataclasses.replace(q, partition_by=partition, order_by=order)

@@ -37,8 +37,6 @@ from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx, holds
 from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           Program)
-from cepkit.reference.sql.validate import nodes
-
 Result = tuple[int, tuple[str, ...], tuple[bool, ...]]
 NO_MARKS: frozenset[int] = frozenset()
 FULL = "full"
@@ -75,7 +73,7 @@ def _unlink(cell) -> list[tuple[str, bool]]:
 
 
 def _var_of(e) -> str | None:
-    for n in nodes(e):
+    for n in e.walk():
         if isinstance(n, (S.ColRef, S.Classifier)) and n.var is not None:
             return n.var
     return None
@@ -90,7 +88,7 @@ def history_reads(define: Mapping[str, object], subsets: Mapping[str, tuple[str,
         return need.setdefault(var, [0, 0, False])
 
     for cond in define.values():
-        for n in nodes(cond):
+        for n in cond.walk():
             if isinstance(n, S.Classifier):
                 return FULL
             if isinstance(n, S.ColRef) and n.var is not None:
@@ -116,7 +114,7 @@ def _start_dependent(define: Mapping[str, object]) -> bool:
     number (MATCH_NUMBER(), which changes after each match)."""
     return any(isinstance(n, (S.SqlAgg, S.MatchNumber))
                or (isinstance(n, S.Nav) and n.kind in ("first", "last"))
-               for cond in define.values() for n in nodes(cond))
+               for cond in define.values() for n in cond.walk())
 
 
 def most_common(labels: list) -> str:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, v_args
 
+from cepkit.core.ast import Node, pos_field
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.sase import ExprToAst, transform_text
@@ -149,33 +151,22 @@ class _ToQuery(ExprToAst):
         return tuple(ch)
 
 
-class _Call:
+@dataclass(frozen=True)
+class _Call(Node):
     """A function call inside a condition: always an error, kept until the situation's name is known."""
 
-    def __init__(self, func: str, args: tuple, pos: A.Pos):
-        self.func, self.args, self.pos = func, args, pos
+    func: str
+    args: tuple
+    pos: A.Pos = pos_field()
 
 
 def _show(d: Duration) -> str:
     return f"{d.amount}" + (f" {d.unit}" if d.unit else "")
 
 
-def _walk(e):
-    yield e
-    if isinstance(e, _Call):
-        for a in e.args:
-            yield from _walk(a)
-        return
-    for attr in ("left", "right", "operand"):
-        if hasattr(e, attr):
-            yield from _walk(getattr(e, attr))
-    for item in getattr(e, "items", ()):
-        yield from _walk(item)
-
-
 def _check_condition(name: str, cond) -> None:
     """A condition reads only the event being tested: no aggregates, no other situation's attributes."""
-    for node in _walk(cond):
+    for node in cond.walk():
         if isinstance(node, _Call):
             ref = next((a for a in node.args if isinstance(a, A.AttrRef)), None)
             other = ref.var if ref is not None and ref.var not in ("", name) else None

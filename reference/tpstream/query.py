@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
+from cepkit.core.ast import Node
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.core.units import NANOS
@@ -22,7 +23,7 @@ def _pos() -> A.Pos:
 
 
 @dataclass(frozen=True)
-class Duration:
+class Duration(Node):
     """`<number> [unit]`: a unit key of NANOS, or None for plain timestamp ticks."""
 
     amount: Amount
@@ -49,7 +50,7 @@ class Duration:
 
 
 @dataclass(frozen=True)
-class SituationDef:
+class SituationDef(Node):
     """`name AS condition [AT LEAST d | AT MOST d | BETWEEN d AND d]` (bounds inclusive)."""
 
     name: str
@@ -60,7 +61,7 @@ class SituationDef:
 
 
 @dataclass(frozen=True)
-class Constraint:
+class Constraint(Node):
     """`left r1;r2;... right`: a disjunction of Allen relations (canonical names), `left R right`."""
 
     left: str
@@ -71,7 +72,7 @@ class Constraint:
 
 
 @dataclass(frozen=True)
-class ReturnAgg:
+class ReturnAgg(Node):
     """`func(situation.attr) AS name` over the events inside the situation."""
 
     func: str
@@ -82,7 +83,7 @@ class ReturnAgg:
 
 
 @dataclass(frozen=True)
-class TPQuery:
+class TPQuery(Node):
     source: str
     partition_by: tuple[str, ...]
     definitions: tuple[SituationDef, ...]

@@ -7,7 +7,6 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.parse import parse_expression
 from cepkit.reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of
-from cepkit.reference.sql.validate import nodes
 from cepkit.reference.windows.aggregate import AggRow, aggregate
 from cepkit.reference.windows.filter import filter_events
 from cepkit.reference.windows.join import join
@@ -70,7 +69,7 @@ def join_batches(left, right, on: str, left_window: WindowSpec, right_window: Wi
 def join_condition(left, right, on: str):
     """The parsed join condition, its columns checked against the two streams."""
     cond = parse_expression(on, ("L", "R"))
-    for n in nodes(cond):
+    for n in cond.walk():
         if isinstance(n, S.ColRef):
             if n.var is None:
                 raise QueryError("join conditions qualify every column with L. (first stream) or R. (second)",
@@ -102,6 +101,6 @@ def join_rows(lcols, lrows, rcols, rrows, pairs) -> list[dict[str, Any]]:
 
 
 def _require(cond, columns) -> None:
-    for n in nodes(cond):
+    for n in cond.walk():
         if isinstance(n, S.ColRef) and n.col not in columns:
             raise EventError(f"missing attribute column '{n.col}'", column=n.col)

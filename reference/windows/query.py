@@ -212,9 +212,7 @@ def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tupl
         e = parse_expression(cond, variables)
         if variables:
             from cepkit.reference.sql import ast as S
-            from cepkit.reference.sql.validate import nodes
-
-            for n in nodes(e):
+            for n in e.walk():
                 if isinstance(n, S.ColRef) and n.var is None:
                     raise QueryError("join conditions qualify every column with L. (first stream) or R. "
                                      "(second)", n.pos.line, n.pos.column)
