@@ -61,7 +61,7 @@ def in_process(path: str) -> dict:
     """Seconds of reading, matching, the row-by-row JSON lines and the column writer, on one table."""
     from cepkit import compile
     from cepkit.match_output import jsonl
-    from cepkit.output import TimeForm, json_line, use_time_form
+    from cepkit.forms import TimeForm, json_line, use_time_form
     from cepkit.core.readers import read_events
 
     t = time.perf_counter()

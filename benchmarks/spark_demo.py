@@ -1,6 +1,6 @@
 """The main job (`make demo`): generate a stock stream, run Query 3 through the Spark job, check a sample
 of the output against the reference engine, print a short summary and where the time went (start-up,
-read, compile, match, commit; cepkit.spark_jobs.job.Summary.phases).
+read, compile, match, commit; cepkit.spark_jobs.summary.Summary.phases).
 
 The sample is the stream's first `--sample` events: Query 3 has no negation, so the matches whose last
 event lies in that prefix are exactly the reference's matches over the prefix alone.

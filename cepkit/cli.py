@@ -215,7 +215,7 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
-    from cepkit.output import TimeForm, use_max_ids, use_time_form
+    from cepkit.forms import TimeForm, use_max_ids, use_time_form
 
     with contextlib.ExitStack() as stack:
         _events_input(args, stack)

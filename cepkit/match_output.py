@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.output import max_ids, time_form
+from cepkit.forms import cell_text, max_ids, numeric, render_columns, time_form
 from cepkit.core.match import plain
 from cepkit.core.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
                                          value_json)
@@ -103,7 +103,7 @@ class Cells:
         return pa.array(["" if _null(v) else str(v) for v in self.data], _STR)
 
     def cell(self) -> pa.Array:
-        """Each cell as the text table shows it (cepkit.output._cell)."""
+        """Each cell as the text table shows it (cepkit.forms.cell_text)."""
         if self.form == "int":
             return pc.cast(self.data, _STR)
         if self.form == "intnull":
@@ -116,8 +116,6 @@ class Cells:
             return pc.fill_null(self.data, "null")
         if self.form == "ids":
             return _ids_cells(self.data, max_ids())
-        from cepkit.output import cell_text
-
         return pa.array([cell_text(v) for v in self.data], _STR)
 
     def python(self) -> list:
@@ -135,8 +133,6 @@ class Cells:
         if self.form == "text":
             return len(self.data) > 0 and self.data.null_count == len(self.data)
         if self.form == "object":
-            from cepkit.output import numeric
-
             return len(self.data) > 0 and all(numeric(v) or v is None for v in self.data)
         return False
 
@@ -182,7 +178,7 @@ def _id_texts(col: pa.Array) -> pa.Array:
 
 
 def _ids_cells(col: pa.Array, limit: int) -> pa.Array:
-    """cepkit.output.ids_text of each binding: `[e1, e2, … K more]` past `limit` ids (0: all)."""
+    """cepkit.forms.ids_text of each binding: `[e1, e2, … K more]` past `limit` ids (0: all)."""
     texts = _id_texts(col)
     lengths = pc.fill_null(pc.list_value_length(texts), 0)
     if limit:
@@ -290,7 +286,7 @@ class Rows:
         return [text_bytes(object_lines(fields, self.n))] if self.n else []
 
     def cells(self, fmt: str) -> list[Cells]:
-        """The frame's columns (cepkit.output.exact_frame: the timestamp columns untyped), in this run's
+        """The frame's columns (cepkit.forms.exact_frame: the timestamp columns untyped), in this run's
         time form."""
         cells = {c: (Cells(c, "object", list(self.values[c])) if c in self.timestamps else
                      value_cells(c, self.encoded[c][0], _kind(self.encoded[c][1]))) for c in self.values}
@@ -308,7 +304,7 @@ def _json_of(col: pa.Array, kind: str | None) -> pa.Array:
 
 
 def timed(cells: Cells, fmt: str) -> Cells:
-    """A timestamp column in this run's form (cepkit.output.ts_frame)."""
+    """A timestamp column in this run's form (cepkit.forms.ts_frame)."""
     form = time_form()
     if form.mode == "ticks":
         return cells
@@ -356,9 +352,7 @@ def csv_text(names: Sequence[str], cells: Sequence[Cells], rows: int | None = No
 
 
 def table_text(names: Sequence[str], cells: Sequence[Cells]) -> str:
-    """The aligned text table (cepkit.output.render_table's layout)."""
-    from cepkit.output import render_columns
-
+    """The aligned text table (cepkit.forms.render_table's layout)."""
     return render_columns(list(names), [c.cell() for c in cells], [c.right() for c in cells])
 
 

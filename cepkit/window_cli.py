@@ -67,7 +67,7 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-    from cepkit.output import note_input
+    from cepkit.forms import note_input
     from cepkit.core.readers import read_events
 
     batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
@@ -76,12 +76,12 @@ def _read(path, args):
 
 
 def _in_time_form(func):
-    """`func(args)` writing its timestamps in the --ts-format form (cepkit.output.use_time_form)."""
+    """`func(args)` writing its timestamps in the --ts-format form (cepkit.forms.use_time_form)."""
     def run(args: argparse.Namespace) -> int:
         import contextlib
 
         from cepkit.cli import events_path
-        from cepkit.output import TimeForm, use_time_form
+        from cepkit.forms import TimeForm, use_time_form
 
         with contextlib.ExitStack() as stack:
             dashes = [name for name in ("events", "right_events") if getattr(args, name, None) == "-"]
@@ -115,7 +115,9 @@ def _spec(args, prefix=""):
 def _write(rows: list[dict], args) -> None:
     import pandas as pd
 
-    from cepkit.output import json_line, render_table, ts_frame, ts_record, write_text
+    from cepkit.forms import json_line, render_table, ts_frame, ts_record
+
+    from cepkit.output import write_text
     from cepkit.core.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]

@@ -14,6 +14,7 @@ from cepkit.spark_jobs import plan as P
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import spark_io as IO
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.summary import Summary
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 
@@ -23,9 +24,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                 input_format: str | None = None, slice_length: int | None = None,
                 partitions: int | None = None, spark=None, key: str | None = None, flavor: str | None = None,
                 t0: float | None = None):
-    """Run a query of any language (cepkit.spark_jobs.languages); returns cepkit.spark_jobs.job.Summary."""
-    from cepkit.spark_jobs.job import Summary
-
+    """Run a query of any language (cepkit.spark_jobs.languages); returns cepkit.spark_jobs.summary.Summary."""
     t0 = t0 if t0 is not None else time.perf_counter()
     if lang not in ("sase", "sql", "tpstream", "afa"):
         raise QueryError(f"the Spark job does not run {registry.language(lang).title or lang} queries",

@@ -3,7 +3,6 @@ the matches as Parquet. Every check that can fail on the user's input runs befor
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from cepkit.core import registry
 from cepkit.reference.binding import attribute_uses, resolve_type, window_bound
@@ -16,6 +15,7 @@ from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import spark_io as IO
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs import warmup as W
+from cepkit.spark_jobs.summary import Summary
 
 UDFS = ("arrow", "pandas")
 PARTITION_EVENTS = 100_000   # events per partition of the matching stage (partition_count)
@@ -25,28 +25,6 @@ PARTITIONS_PER_CORE = 4
 def default_engine() -> str:
     """"optimized" where that engine is registered, else "reference"."""
     return "optimized" if "optimized" in registry.engines_for("sase") else "reference"
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a job did."""
-
-    events: int
-    matches: int
-    plan: str
-    engine: str
-    groups: int
-    match_seconds: float    # the matching stage: read, shuffle, sort, match, write
-    total_seconds: float    # including the checks and statistics before it
-    recovered: tuple[str, ...] = ()  # what a killed earlier run had left, and what was done with it
-    # where the time went, in order: start-up (SparkSession), read (input checks, statistics pass),
-    # compile (the engine warmed on a sample in the driver), match (the matching stage), commit
-    phases: tuple[tuple[str, float], ...] = ()
-    task_compiles: int | None = None  # Numba compilations in the matching stage's tasks (0: no task compiled)
-
-    @property
-    def events_per_second(self) -> float:
-        return self.events / self.match_seconds if self.match_seconds > 0 else float("inf")
 
 
 def _recover_output(out_dir: str) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from cepkit.spark_jobs import generic_tasks as G
 from cepkit.spark_jobs import languages as L
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import spark_io as IO
-from cepkit.spark_jobs import stream as M
+from cepkit.spark_jobs import stream_run as M
 from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs import stream_keyed as KS
 from cepkit.spark_jobs import stream_source as R

@@ -30,7 +30,7 @@ class WriteMatches:
 
     def time_write(self, arrow, writer):
         from cepkit import match_output as M
-        from cepkit.output import TimeForm, json_line, use_time_form
+        from cepkit.forms import TimeForm, json_line, use_time_form
 
         table = self.MatchTable(self.layout, arrow=self.arrow)  # fresh: no rows decoded yet
         with use_time_form(TimeForm("ticks")):

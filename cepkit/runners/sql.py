@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     program = registry.get_engine("sql", engine).compile(inner, **state)
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
-    from cepkit.output import note_input
+    from cepkit.forms import note_input
     from cepkit.reference.sql import source
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
@@ -220,7 +220,7 @@ def _run_device(args: argparse.Namespace, q, launch: str | None) -> int:
                             **({"launch": launch} if launch else {}))
     started = time.monotonic()
     batch, _ = read_table(args.events, q, getattr(args, "ts_col", None), args.ts_unit)
-    from cepkit.output import note_input
+    from cepkit.forms import note_input
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     events = len(batch)

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if engine == "brute" and len(batch) > BRUTE_LIMIT:
         raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
                           f"events (got {len(batch)})")
-    from cepkit.output import note_input
+    from cepkit.forms import note_input
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     matches = matches_of(program.run(batch), query)
@@ -87,14 +87,15 @@ def frame(matches: Sequence[Any], query) -> pd.DataFrame:
         row["ts"] = m.ts
         row.update({k: plain(v) for k, v in m.values})
         rows.append(row)
-    from cepkit.output import exact_frame
+    from cepkit.forms import exact_frame
 
     return exact_frame(rows, cols, [f"{n}_{e}" for n in names for e in ("ts", "te")] + ["ts"])
 
 
 def write(matches: Sequence[Any], query, fmt: str, output: str | None) -> None:
     """The matches; the detection time and every situation's start and end are timestamps (--ts-format)."""
-    from cepkit.output import time_form, write_output
+    from cepkit.forms import time_form
+    from cepkit.output import write_output
 
     def records() -> list[dict]:
         rows = [m.to_json(query.partition_by) for m in matches]

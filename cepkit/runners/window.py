@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     batch = registry.read_input("window", engine, args.events, ts_unit=args.ts_unit, sort=args.sort,
                                 type_col=args.type_col, default_type=args.default_type or "event")
-    from cepkit.output import note_input
+    from cepkit.forms import note_input
 
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     table = program.run(batch)

@@ -79,7 +79,7 @@ def test_output_formats(tmp_path, capsys, fmt):
     elif fmt == "jsonl":
         assert len(jsonl(out_path.read_text())) == 3
     else:
-        assert "[e3, e4]" in out_path.read_text()  # ids in a table cell (cepkit.output.ids_text)
+        assert "[e3, e4]" in out_path.read_text()  # ids in a table cell (cepkit.forms.ids_text)
 
 
 def test_non_overlap_selection(capsys):

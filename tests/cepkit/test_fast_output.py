@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cepkit import match_output as M
-from cepkit.output import (TimeForm, cell_text, ids_text, json_line, numeric, ts_records, use_max_ids,
-                           use_time_form)
+from cepkit.forms import (TimeForm, cell_text, ids_text, json_line, numeric, ts_records, use_max_ids,
+                          use_time_form)
 from cepkit.core.match import Match, plain
 from cepkit.core.match_table import Layout, MatchTable
 
@@ -165,7 +165,7 @@ def test_times_in_json_lines_and_csv_match_the_row_writer():
             assert new_text(M.jsonl(table)) == old_jsonl(table)
             names, cells, _ = M.match_cells(table, "csv")
             frame = old_frame(table, "csv")
-            from cepkit.output import ts_frame
+            from cepkit.forms import ts_frame
 
             assert new_text(M.csv_text(names, cells)) == ts_frame(frame, ["ts"], "csv").to_csv(index=False)
             window = arrow_copy(MatchTable.from_matches(Layout((), ("ts", "p")), [
@@ -212,12 +212,13 @@ def test_parquet_holds_the_same_values_as_the_pandas_writer(tmp_path):
 
 def test_no_python_call_per_bound_id(monkeypatch):
     """A Kleene table of integer ids is written without `plain` or `json_safe` per id."""
-    import cepkit.output
     import cepkit.core.match
+    import cepkit.forms
+    import cepkit.output
     import cepkit.core.match_json
 
     calls = []
-    for module in (cepkit.core.match, cepkit.core.match_json, M, cepkit.output):
+    for module in (cepkit.core.match, cepkit.core.match_json, M, cepkit.forms, cepkit.output):
         for name in ("plain", "json_safe"):
             if hasattr(module, name):
                 real = getattr(module, name)
@@ -251,7 +252,7 @@ def test_writer_output_reads_back_as_json():
 
 
 def test_table_lines_lose_the_trailing_whitespace_str_rstrip_removes():
-    from cepkit.output import RSTRIP_SPACES
+    from cepkit.forms import RSTRIP_SPACES
 
     assert sorted(RSTRIP_SPACES) == sorted(c for c in map(chr, range(0x110000)) if c.isspace())
 
@@ -272,7 +273,7 @@ def sql_rows(draw):
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sql_rows(), st.sampled_from(["ticks", "iso"]))
 def test_sql_rows_are_byte_identical_to_the_row_writer(shape, spec):
-    from cepkit.output import exact_frame, render_table, ts_frame
+    from cepkit.forms import exact_frame, render_table, ts_frame
 
     names, rows, timestamps = shape
     records = [dict(zip(names, row)) for row in rows]

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from cepkit.cli import main
-from cepkit.output import json_line
+from cepkit.forms import json_line
 from cepkit.core.match import Match, json_safe
 
 INF, NAN = float("inf"), float("nan")

@@ -159,7 +159,7 @@ def test_column_conversion_is_the_one_value_text(tz):
     """TimeForm.texts (numpy, a column at once) writes what TimeForm.text (pandas' isoformat) writes."""
     import random
 
-    from cepkit.output import TimeForm
+    from cepkit.forms import TimeForm
 
     rnd = random.Random(7)
     form = TimeForm("auto", unit="ns", datetime=True, tz=tz)
