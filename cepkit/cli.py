@@ -12,11 +12,18 @@ from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingEx
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
-# Further subcommands, each "module:function" taking the subparsers object and adding one parser.
+# Further subcommands of the door, each "module:function" taking the subparsers object and adding one parser.
 EXTRA_COMMANDS: list[str] = ["cepkit.window_cli:register", "cepkit.replay_cli:register", "cepkit.spark_cli:register",
-                             "cepkit.devices_cli:register",
-                 "cepkit.conformance.kit.cli:register"]  # the kit sits above cepkit (it runs every engine): by name only
-EXTRA_COMMANDS.append("cepkit.plot:register")  # `cepkit plot` (cepkit/plot.py)
+                             "cepkit.devices_cli:register", "cepkit.plot:register"]
+COMMANDS_GROUP = "cepkit.commands"  # the entry points other packages add subcommands by (`cepkit conformance`)
+
+
+def plugin_commands() -> list[str]:
+    """The "module:function" of every subcommand a package adds through the entry points of COMMANDS_GROUP,
+    by name (pyproject.toml: the conformance kit sits above the door, as it runs every engine)."""
+    from importlib.metadata import entry_points  # reads the installed metadata: only when a subcommand needs it
+
+    return [ep.value for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda ep: ep.name)]
 
 
 def read_query(path: str) -> str:
@@ -348,7 +355,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="text (default); dot: the compiled automaton or program as a Graphviz graph; svg: "
                         "that graph drawn by Graphviz's dot program")
     e.set_defaults(func=_cmd_explain)
-    for register in EXTRA_COMMANDS if command not in ("run", "explain") else ():
+    for register in EXTRA_COMMANDS + plugin_commands() if command not in ("run", "explain") else ():
         module, _, func = register.partition(":")
         getattr(importlib.import_module(module), func)(sub)
     return p

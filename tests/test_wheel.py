@@ -122,3 +122,19 @@ def test_one_run_per_language_matches_the_development_install(installed, languag
                          timeout=600, stdin=subprocess.DEVNULL)
     assert fresh.returncode == dev.returncode == 0, fresh.stderr + dev.stderr
     assert fresh.stdout == dev.stdout and fresh.stdout.strip()
+
+
+def test_the_conformance_command_comes_from_the_packages_entry_point(installed):
+    """`cepkit conformance` is added by the conformance kit's entry point (group cepkit.commands), not by a
+    name in the command line's own list."""
+    wheel, env, base = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    assert "[cepkit.commands]" in entry and "conformance = cepkit.conformance.kit.cli:register" in entry
+    from cepkit import cli
+
+    assert not [c for c in cli.EXTRA_COMMANDS if "conformance" in c]
+    done = subprocess.run([str(env / "bin" / "cepkit"), "conformance", "--engine", "reference", "--language", "afa"],
+                          cwd=base, env=_clean_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " passed, 0 failed" in done.stdout
