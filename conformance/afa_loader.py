@@ -38,6 +38,7 @@ from cepkit.reference.afa.eventfile import element_of
 from cepkit.reference.afa.model import INF, Afa
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match
+from cepkit.conformance.harness import Case
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "afa"
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,7 +264,6 @@ def cases() -> list:
     the vector's net output. A vector with an error expects the engine to refuse input row `at` with the
     message (tests/conformance/test_afa_conformance.py also checks the refusal leaves the operator unchanged,
     the punctuations and the order of the stream, and Definition 2 after every row)."""
-    from cepkit.conformance.harness import Case
 
     out = []
     for c in load_cases():

@@ -23,6 +23,8 @@ from typing import Any
 import yaml
 
 from cepkit.core.match import canonical_key
+from cepkit.conformance.harness import Case as HarnessCase
+from cepkit.core.readers import from_pandas
 
 __all__ = ["Case", "load_cases", "load_file", "case_batch", "match_key", "format_match", "CASES_DIR"]
 
@@ -327,8 +329,6 @@ def case_batch(case: Case):
     """The case's events as a `cepkit.core.events.EventBatch` (rows missing a column get null there)."""
     import pandas as pd
 
-    from cepkit.core.readers import from_pandas
-
     return from_pandas(pd.DataFrame(case.events), type_col=case.type_col, ts_unit=case.ts_unit)
 
 
@@ -387,8 +387,6 @@ def check_table(case: Case, table) -> None:
 def cases() -> list:
     """Every SASE+ vector as a harness case (conformance/harness.py), run on every SASE+ engine."""
     from functools import partial
-
-    from cepkit.conformance.harness import Case as HarnessCase
 
     return [HarnessCase(id=c.id, language=c.language, query=c.query, events=case_batch(c),
                         check=partial(check_table, c), options=dict(c.options), records=c.events,

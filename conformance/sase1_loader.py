@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases
+from cepkit.conformance.harness import Case as HarnessCase
+from cepkit.core.readers import from_pandas
+from cepkit.reference.language import parse
 
 ROOT = CASES_DIR / "sase1"
 _REQUIRED = ("id", "title", "source", "dialect", "query")
@@ -154,7 +157,6 @@ def check_table(case: Sase1Case, table) -> None:
 
 def query_of(case: Sase1Case):
     """The case's query, parsed and read in its dialect."""
-    from cepkit.reference.language import parse
 
     return parse(case.query, dialect=case.dialect)
 
@@ -162,8 +164,6 @@ def query_of(case: Sase1Case):
 def cases() -> list:
     """Every SASE 1.0 dialect vector as a harness case (conformance/harness.py); its query is the parsed
     AST in the case's dialect, so every SASE engine runs it or refuses the dialect by name."""
-    from cepkit.conformance.harness import Case as HarnessCase
-    from cepkit.core.readers import from_pandas
 
     return [HarnessCase(id=c.id, language="sase", query=query_of(c), events=from_pandas(c.frame(), ts_unit=c.ts_unit),
                         check=partial(check_table, c), source=c.source, title=c.title, path=c.path)

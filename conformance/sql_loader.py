@@ -20,6 +20,13 @@ from typing import Any
 import re
 
 from cepkit.conformance.loader import check_keys, read_cases
+from cepkit.conformance.harness import Case
+from cepkit.core import registry
+from cepkit.core.errors import QueryError
+from cepkit.core.match import plain
+from cepkit.reference.sql.engine import to_table
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.source import base
 
 AREA_DIR = Path(__file__).resolve().parent / "cases"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
@@ -302,7 +309,6 @@ def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
 # (bindings as strings, ts).
 
 def norm_row(row: dict) -> tuple:
-    from cepkit.core.match import plain
 
     return tuple(sorted((k, repr(plain(v))) for k, v in row.items()))
 
@@ -312,7 +318,6 @@ def norm_match(bindings: dict, ts) -> tuple:
 
 
 def _rows_mode(query: str) -> str | None:
-    from cepkit.reference.sql.parse import parse
 
     try:
         return parse(query).rows
@@ -341,7 +346,6 @@ def _sql_check(case: SqlCase):
 
 def _sql_error(case: SqlCase):
     def check(exc: Exception) -> None:
-        from cepkit.core.errors import QueryError
 
         assert isinstance(exc, QueryError), f"{case.id}: expected a QueryError, got {type(exc).__name__}: {exc}"
         assert case.error["contains"] in exc.message, str(exc)
@@ -359,10 +363,6 @@ def _frame(events: list):
 def _own_rows(query: str, read: dict):
     """(the table a query carries in VALUES as an EventBatch, its rows as records); (None, []) for a query
     the parser refuses (an expected-error vector: compiling it fails first)."""
-    from cepkit.core.errors import QueryError
-    from cepkit.reference.sql.engine import to_table
-    from cepkit.reference.sql.parse import parse
-    from cepkit.reference.sql.source import base
 
     try:
         q = parse(query)
@@ -392,8 +392,6 @@ def cases() -> list:
     block size and indexes, planned by the cost model (pareto), by full replay (none), and once per index
     configuration (method = the configuration's variables). The replay intervals themselves and the
     aggregation cost model (not properties of a match table) stay in tests/conformance/test_replay_conformance.py."""
-    from cepkit.conformance.harness import Case
-    from cepkit.core import registry
     out = []
     for c in load_sql_cases():
         read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}

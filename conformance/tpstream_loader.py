@@ -25,6 +25,9 @@ from typing import Any
 
 from cepkit.conformance.loader import collect, read_cases
 from cepkit.reference.tpstream import allen
+from cepkit.conformance.harness import Case
+from cepkit.core.match import comparable
+from cepkit.reference.tpstream.parser import parse_tpstream
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "tpstream"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
@@ -189,8 +192,6 @@ def _exact(v: Any) -> Any:
     """A value in comparable exact form (a YAML float is read as its decimal text)."""
     from fractions import Fraction
 
-    from cepkit.core.match import comparable
-
     return comparable(Fraction(str(v)) if isinstance(v, float) else v)
 
 
@@ -198,7 +199,6 @@ def _check(case: TPCase, key: str):
     """The table's rows, projected on what the vector pins, must be the vector's matches (a multiset):
     ts and detected (both the detection time), each situation's [start, end] (its start alone in early
     mode), the PARTITION BY values where the vector gives them, the RETURN values it names."""
-    from cepkit.reference.tpstream.parser import parse_tpstream
 
     early = key == "expected_early"
     partition_by = parse_tpstream(case.data["query"]).partition_by
@@ -237,8 +237,6 @@ def cases() -> list:
     engines also run each fed three events at a time. The `derive` and `classify` vectors
     test parts below the engine contract: tests/conformance/test_tpstream_conformance.py runs them."""
     import pandas as pd
-
-    from cepkit.conformance.harness import Case
 
     out = []
     for c in load_cases():

@@ -11,6 +11,7 @@ from fractions import Fraction
 import pandas as pd
 
 from cepkit.conformance.sql_loader import WindowCase, load_window_cases
+from cepkit.conformance.harness import Case
 
 
 def window_text(w: dict) -> str:
@@ -55,7 +56,6 @@ def _check(c: WindowCase):
 
 
 def cases() -> list:
-    from cepkit.conformance.harness import Case
 
     read = {"type_col": None, "default_type": "event"}
     out = []

@@ -20,6 +20,7 @@ from cepkit.core.events import TIME_UNITS, EventBatch, assemble, attribute_colum
 from cepkit.core.numbers_text import NotANumber, parse_number
 from cepkit.core.typed_columns import json_float, text_column, values_column
 from cepkit.core.lazy_import import lazy_module
+from cepkit.core.arrow_events import columnar_batch, columns_batch
 
 pd = lazy_module("pandas")  # imported where a column needs it (the common CSV / Parquet shapes do not)
 
@@ -58,7 +59,6 @@ def from_columns(columns: dict[str, np.ndarray], n: int, *, type_col: str | None
                  default_type: str | None = None) -> EventBatch:
     """Events from columns already in attribute form (`cepkit.core.typed_columns`: what the CSV and JSON
     readers make), keywords as for from_pandas."""
-    from cepkit.core.arrow_events import columns_batch
 
     batch = columns_batch(columns, n, type_col=type_col, ts_col=ts_col, id_col=id_col, ts_unit=ts_unit, sort=sort,
                           default_type=default_type)  # the common shapes without pandas; None: pandas decides
@@ -304,7 +304,6 @@ def from_arrow(table: Any, **kw: Any) -> EventBatch:
         table = pa.Table.from_batches([table])
     if not isinstance(table, pa.Table):
         raise TypeError(f"from_arrow expects a pyarrow Table or RecordBatch, not {type(table).__name__}")
-    from cepkit.core.arrow_events import columnar_batch
 
     batch = columnar_batch(table, **kw)  # plain columns straight from Arrow; None: the pandas path decides
     if batch is not None:

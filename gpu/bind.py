@@ -10,6 +10,7 @@ from cepkit.gpu.clexpr import Operand
 from cepkit.gpu.columns import DeviceColumn, device_columns
 from cepkit.core.errors import Unsupported
 from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.run import numeric_refs
 
 
 @dataclass
@@ -56,7 +57,6 @@ def bind(expr, raw: Callable[[str | None, str], np.ndarray], index: Callable[[st
     """Device columns for the references of `expr`; `raw(qualifier, column)` gives the whole column.
     Text columns share one sorted dictionary, so any two of them compare by code; float64 columns that
     arithmetic reads also get their exact decimal form."""
-    from cepkit.reference.sql.run import numeric_refs
 
     keys = column_refs(expr)
     computed = numeric_refs([expr])

@@ -12,6 +12,10 @@ from typing import Any
 from cepkit.core.contract import Engine
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram
+from cepkit.core.errors import QueryError
+from cepkit.gpu.pattern import LAUNCH, LAUNCHES
+from cepkit.gpu.pattern_plan import plan
+from cepkit.gpu.pattern_run import run_rows
 
 
 class GpuSqlProgram(SqlProgram):
@@ -26,10 +30,6 @@ class GpuSqlEngine(Engine):
 
     def build(self, q: S.MatchRecognize, device: str | None = None, launch: str | None = None,
               **_options: Any) -> GpuSqlProgram:
-        from cepkit.gpu.pattern import LAUNCH, LAUNCHES
-        from cepkit.gpu.pattern_plan import plan
-        from cepkit.gpu.pattern_run import run_rows
-        from cepkit.core.errors import QueryError
 
         plan(q)  # Unsupported (by construct, with position) now rather than at close
         launch = launch or LAUNCH

@@ -15,8 +15,10 @@ from cepkit.gpu.pattern import LAUNCH, DevicePatternMatcher
 from cepkit.gpu.pattern_plan import PatternPlan, plan
 from cepkit.core.errors import EventError
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, within_ticks
-from cepkit.reference.sql.run import run_rows as reference_run_rows
+from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, run_rows as reference_run_rows, within_ticks
+from cepkit.gpu.device import runtime
+from cepkit.reference.sql.parse import parse
+from cepkit.reference.sql.run import batch_rows
 
 BATCH = 4096   # rows per device batch (one host synchronisation per batch)
 _I64 = (-(1 << 63) + 1, (1 << 63) - 1)
@@ -24,7 +26,6 @@ _I64 = (-(1 << 63) + 1, (1 << 63) - 1)
 
 def compile_query(q: S.MatchRecognize | str, columns: Sequence[str]) -> tuple[S.MatchRecognize, PatternPlan]:
     """The bound query and its device plan; QueryError / Unsupported (by construct) at compile time."""
-    from cepkit.reference.sql.parse import parse
 
     q = bind_columns(parse(q) if isinstance(q, str) else q, list(columns))
     return q, plan(q)
@@ -43,7 +44,6 @@ class DeviceAllMatches:
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
                  ts_unit: str | None) -> list[list]:
-        from cepkit.gpu.device import runtime
 
         p = plan(q)  # q as bound to the table by run_rows (exact column names)
         rows = [r for prows in partitions for r in prows]
@@ -104,7 +104,6 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
 
 def run_query(q: S.MatchRecognize | str, batch, device: str | None = None) -> Table:
     """cepkit.reference.sql.run.run_query on the device: an EventBatch's ts, id and columns are the table."""
-    from cepkit.reference.sql.run import batch_rows
 
     columns, rows = batch_rows(batch)
     return run_rows(q, columns, rows, batch.ts_unit, device)

@@ -24,6 +24,9 @@ from cepkit.core.errors import EventError, Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.tpstream.query import SituationDef
 from cepkit.reference.tpstream.situations import Situation
+from cepkit.reference.tpstream.bind import partitions
+from cepkit.reference.tpstream.reads import check_columns
+from cepkit.reference.tpstream.run import run_query as reference_run_query
 
 ENGINE = "gpu"
 CHUNK = 1 << 16
@@ -231,8 +234,6 @@ def derive(definitions: Sequence[SituationDef], batch, partition_by: tuple[str, 
            device: str | None = None, chunk: int = CHUNK, conventions: A.Conventions = A.TPSTREAM_CONVENTIONS):
     """cepkit.reference.tpstream.run.derive on the device: ([(partition, name, ts, te, events)],
     [(partition, name, ts, events so far)])."""
-    from cepkit.reference.tpstream.bind import partitions
-    from cepkit.reference.tpstream.reads import check_columns
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     parts = partitions(batch, partition_by)
@@ -257,7 +258,6 @@ def device_derivation(device: str | None = None, chunk: int = CHUNK,
 
 def run_query(query, batch, device: str | None = None, chunk: int = CHUNK):
     """A TPStream query in exact mode: situations derived on the device, matched by the reference matcher."""
-    from cepkit.reference.tpstream.run import run_query as reference_run_query
 
     return reference_run_query(query, batch, "exact", "matcher",
                                derived=device_derivation(device, chunk, query.conventions))

@@ -7,6 +7,7 @@ from cepkit.core.contract import Engine
 from cepkit.core.errors import Unsupported
 from cepkit.reference.tpstream.engine import TPStreamProgram
 from cepkit.reference.tpstream.query import TPQuery
+from cepkit.gpu.situations import CHUNK, device_derivation
 
 
 class GpuTPStreamEngine(Engine):
@@ -14,7 +15,6 @@ class GpuTPStreamEngine(Engine):
     language = "tpstream"
 
     def build(self, query: TPQuery, mode: str = "exact", device: str | None = None, chunk: int | None = None):
-        from cepkit.gpu.situations import CHUNK, device_derivation
 
         if mode != "exact":
             raise Unsupported(self.name, "early output")

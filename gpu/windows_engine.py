@@ -8,6 +8,9 @@ from typing import Any
 from cepkit.core.contract import Engine
 from cepkit.reference.windows.engine import WindowProgram
 from cepkit.reference.windows.query import WindowQuery
+from cepkit.gpu.aggregate import aggregate_rows
+from cepkit.gpu.filter import filter_rows
+from cepkit.gpu.join import join_rows_gpu
 
 
 class GpuWindowProgram(WindowProgram):
@@ -18,18 +21,15 @@ class GpuWindowProgram(WindowProgram):
         self.device = device
 
     def filter_rows(self, batch):
-        from cepkit.gpu.filter import filter_rows
 
         return filter_rows(batch, self.q.condition, self.device)
 
     def aggregate_rows(self, batch):
-        from cepkit.gpu.aggregate import aggregate_rows
 
         return [r.as_dict() for r in aggregate_rows(batch, self.q.attr, self.q.window, self.q.funcs,
                                                      self.q.skip_empty, self.device)]
 
     def join_rows(self, left, right):
-        from cepkit.gpu.join import join_rows_gpu
 
         return join_rows_gpu(left, right, self.q.condition, self.q.window, self.q.right_window, self.q.active,
                              self.device)

@@ -25,8 +25,8 @@ class _SaseEngine(Engine):
             return self.sase1_program(compile_nfab(q), selection=selection)
         if is_nfab_query(q):
             return self.nfab_program(compile_nfab(q), selection=selection)
-        from cepkit.reference.pattern.engines import all_only
-        from cepkit.reference.pattern.model import compile_pattern
+        from cepkit.reference.pattern.engines import all_only  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
+        from cepkit.reference.pattern.model import compile_pattern  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
 
         all_only(self.name, selection)
         program = self.pattern_program()(compile_pattern(q))
@@ -44,7 +44,7 @@ class ReferenceEngine(_SaseEngine):
 
     @staticmethod
     def pattern_program():
-        from cepkit.reference.pattern.eager import EagerProgram
+        from cepkit.reference.pattern.eager import EagerProgram  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
 
         return EagerProgram
 
@@ -63,6 +63,6 @@ class BruteForceEngine(_SaseEngine):
 
     @staticmethod
     def pattern_program():
-        from cepkit.reference.pattern.brute import PatternBruteProgram
+        from cepkit.reference.pattern.brute import PatternBruteProgram  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
 
         return PatternBruteProgram

@@ -7,14 +7,12 @@ import time
 
 from cepkit.core import registry
 from cepkit.core.errors import EventError, QueryError
-from cepkit.spark_jobs import commit as C
-from cepkit.spark_jobs import generic_tasks as G
-from cepkit.spark_jobs import languages as L
-from cepkit.spark_jobs import plan as P
-from cepkit.spark_jobs import source as S
-from cepkit.spark_jobs import spark_io as IO
+from cepkit.spark_jobs import commit as C, generic_tasks as G
+from cepkit.spark_jobs import languages as L, plan as P
+from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.summary import Summary
+from cepkit.reference.language.ast import leaves
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 
@@ -200,7 +198,6 @@ def _options(lang: str, selection: str, flavor: str | None) -> dict:
 
 
 def _components(q):
-    from cepkit.reference.language.ast import leaves
 
     return leaves(q.pattern)
 

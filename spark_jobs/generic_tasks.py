@@ -25,6 +25,7 @@ from cepkit.core.match_table import KIND, Layout, MatchTable
 from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
+from cepkit.core import registry
 
 ROW_COL = "__cepkit_row"    # the row's number in the file (0-based), the order of arrival
 POS_COL = "__cepkit_pos"    # the event's position in (ts, id) order (count windows)
@@ -147,7 +148,6 @@ def program_input(spec: GenericSpec, rows: pa.Table, program) -> Any:
         remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
         codes = remap[batch.type_codes] if len(batch) else batch.type_codes
         batch = dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
-    from cepkit.core import registry
     return registry.read_input(spec.lang, spec.engine, batch, getattr(program, "query", None))
 
 
@@ -155,7 +155,6 @@ class Group:
     """One program fed one group's rows, chunk by chunk."""
 
     def __init__(self, spec: GenericSpec, key: tuple):
-        from cepkit.core import registry
         self.spec, self.key = spec, key
         self.program = registry.get_engine(spec.lang, spec.engine).compile(spec.query, **dict(spec.options))
         self.tables: list[MatchTable] = []

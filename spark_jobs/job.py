@@ -8,14 +8,12 @@ from cepkit.core import registry
 from cepkit.reference.binding import attribute_uses, resolve_type, window_bound
 from cepkit.core.errors import EventError, QueryError, require_extra
 from cepkit.reference.language import parse
-from cepkit.spark_jobs import commit as C
-from cepkit.spark_jobs import languages as L
-from cepkit.spark_jobs import plan as P
-from cepkit.spark_jobs import source as S
-from cepkit.spark_jobs import spark_io as IO
-from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import commit as C, languages as L
+from cepkit.spark_jobs import plan as P, source as S
+from cepkit.spark_jobs import spark_io as IO, tasks as T
 from cepkit.spark_jobs import warmup as W
 from cepkit.spark_jobs.summary import Summary
+from cepkit.spark_jobs.session import get_session, job_settings
 
 UDFS = ("arrow", "pandas")
 PARTITION_EVENTS = 100_000   # events per partition of the matching stage (partition_count)
@@ -203,6 +201,5 @@ def partition_count(events: int, parallelism: int) -> int:
 
 
 def _session(master: str | None):
-    from cepkit.spark_jobs.session import get_session, job_settings
 
     return get_session(master, **job_settings(master, W.cache_env()))

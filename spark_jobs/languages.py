@@ -21,6 +21,8 @@ from cepkit.core import registry
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.nfab.compile import is_nfab_query
+from cepkit.reference.sql.table import within_ticks
+from cepkit.spark_jobs.plan import window_in_ts_long
 
 # engines preferred for the SASE+ forms the flat path refuses, fastest first (the first that runs the query)
 SASE_ENGINES = ("optimized-lazy", "optimized-eager", "optimized", "reference")
@@ -134,7 +136,6 @@ def plan_sase(q: A.Query, selection: str, window_ticks: int | None) -> LanguageP
 
 def sql_window_ticks(q, ts_unit: str | None) -> int | None:
     """ALL MATCHES' WITHIN in ticks of the first ORDER BY key, as context (inclusive bound: +1)."""
-    from cepkit.reference.sql.table import within_ticks
 
     ticks = within_ticks(q, ts_unit)
     return None if ticks is None else ticks + (0 if q.within.exclusive else 1)
@@ -142,7 +143,6 @@ def sql_window_ticks(q, ts_unit: str | None) -> int | None:
 
 def sase_window_ticks(q: A.Query, ts_unit: str | None, ns_per_tick: int) -> int:
     """The WITHIN window as context in ticks (positions for a count window)."""
-    from cepkit.spark_jobs.plan import window_in_ts_long
 
     if q.window.kind == "events":
         strict = q.conventions.window_bound == "strict"

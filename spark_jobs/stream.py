@@ -13,20 +13,17 @@ import pyarrow as pa
 from cepkit.core import registry
 from cepkit.core.errors import EventError, QueryError, require_extra
 from cepkit.reference.language import parse
-from cepkit.spark_jobs import plan as P
-from cepkit.spark_jobs import source as S
-from cepkit.spark_jobs import spark_io as IO
-from cepkit.spark_jobs import stream_checkpoint as K
-from cepkit.spark_jobs import stream_source as R
-from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import plan as P, source as S
+from cepkit.spark_jobs import spark_io as IO, stream_checkpoint as K
+from cepkit.spark_jobs import stream_source as R, stream_state as ST
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.stream_languages import run_language_stream
 from cepkit.spark_jobs.stream_run import StreamSummary, absolute_where, check_types, stream_session, write_and_follow
+from cepkit.spark_jobs.job import default_engine as batch_default
 
 
 def default_engine() -> str:
     """The batch job's default ("optimized" where registered)."""
-    from cepkit.spark_jobs.job import default_engine as batch_default
 
     return batch_default()
 

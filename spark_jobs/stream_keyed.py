@@ -28,9 +28,9 @@ import pyarrow as pa
 
 from cepkit.core.errors import CepkitError, EventError
 from cepkit.core.match_table import MatchTable
-from cepkit.spark_jobs import generic_tasks as G
-from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import generic_tasks as G, stream_state as ST
 from cepkit.spark_jobs import tasks as T
+from cepkit.core import registry
 
 # arrival order of a file stream's rows (AFA): Spark's file metadata
 ARRIVAL = ("__cepkit_mtime", "__cepkit_file", "__cepkit_row_index")
@@ -73,7 +73,6 @@ _TEMPLATES: dict[tuple, Any] = {}   # per Python worker: a compiled program per 
 def fresh_program(spec: G.GenericSpec) -> Any:
     """A new program for the query: a copy of the worker's compiled one (compiling an AFA takes ~20 ms,
     a copy ~3 ms), or compiled where a copy fails."""
-    from cepkit.core import registry
     key = (spec.lang, spec.engine, spec.query, spec.options)
     if key not in _TEMPLATES:
         _TEMPLATES[key] = registry.get_engine(spec.lang, spec.engine).compile(spec.query, **dict(spec.options))

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 
 from cepkit.core.errors import CepkitError, EventError
-from cepkit.spark_jobs import source as S
-from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import source as S, stream_state as ST
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.session import get_session
 
 MATCHES_METRIC = "cepkit_matches"
 
@@ -202,6 +202,5 @@ def check_types(schema, columns: S.Columns) -> bool:
 
 
 def stream_session(master: str | None):
-    from cepkit.spark_jobs.session import get_session
 
     return get_session(master, **{"spark.sql.shuffle.partitions": "8"})

@@ -22,6 +22,7 @@ from cepkit.core.match_table import MatchTable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
 from cepkit.core.typed_columns import text_cells, text_column
 from cepkit.spark_jobs.match_rows import output_batch
+from cepkit.core import registry
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
 TICK_COL = "__cepkit_t"        # the timestamp as a whole number of ticks (slice plan)
@@ -172,7 +173,6 @@ def _plain_key(value):
 @functools.lru_cache(maxsize=8)
 def parsed(query: str):
     """The query's AST, parsed once per worker process (a task compiles a program per group)."""
-    from cepkit.core import registry
     return registry.parse("sase", query)
 
 
@@ -181,7 +181,6 @@ class GroupRunner:
 
     def __init__(self, spec: TaskSpec, key: tuple, program: Any = None):
         """`program`: a program to go on with (a streaming key's, kept in Spark's state store), else a new one."""
-        from cepkit.core import registry
         self.spec = spec
         self.key = key
         self.program = program if program is not None else \

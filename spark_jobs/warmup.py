@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.worker_daemon import preload
 
 SAMPLE_ROWS = 2_000
 
@@ -61,7 +62,6 @@ def start_workers(spark):
 
 
 def _import_engine(rows):
-    from cepkit.spark_jobs.worker_daemon import preload
 
     preload()
     return [sum(1 for _ in rows)]

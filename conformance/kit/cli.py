@@ -9,6 +9,10 @@ import time
 from pathlib import Path
 
 from cepkit.core import registry
+from cepkit.conformance.kit import junit, session, summary, vectors
+from cepkit.conformance.kit.adapter import AdapterEngine, AdapterError
+from cepkit.conformance.kit.command import CommandEngine, CommandError
+from cepkit.conformance.kit.registered import RegisteredEngine
 def register(sub) -> None:
     c = sub.add_parser("conformance", help="run the conformance vectors against a cepkit engine, a Python adapter "
                        "or an external command (docs/conformance.md)",
@@ -30,9 +34,6 @@ def register(sub) -> None:
 
 
 def _engine(args: argparse.Namespace):
-    from cepkit.conformance.kit.adapter import AdapterEngine, AdapterError
-    from cepkit.conformance.kit.command import CommandEngine, CommandError
-    from cepkit.conformance.kit.registered import RegisteredEngine
 
     if args.adapter is not None:
         try:
@@ -74,7 +75,6 @@ def _progress(total: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    from cepkit.conformance.kit import junit, session, summary, vectors
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")

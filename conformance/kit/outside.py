@@ -8,6 +8,7 @@ from cepkit.conformance.harness import Case
 from cepkit.core import registry
 from cepkit.core.errors import CepkitError, CepkitWarning
 from cepkit.core.match_table import Layout
+from cepkit.conformance.harness import run_case
 
 
 def runs(case: Case) -> bool:
@@ -22,7 +23,6 @@ def languages() -> list[str]:
 def reference_layout(case: Case) -> Layout | None:
     """The columns the reference engine gives the vector's matches (None when the reference refuses the
     query: an expected-error vector)."""
-    from cepkit.conformance.harness import run_case
 
     try:
         with warnings.catch_warnings():

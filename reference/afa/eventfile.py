@@ -25,6 +25,8 @@ from cepkit.core.errors import EventError
 from cepkit.core.events import attribute_column, exact, number_value
 from cepkit.reference.language import ast as A
 from cepkit.core.numbers_text import NotANumber
+from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
+from cepkit.reference.afa.expr import parse_expression
 
 KINDS = ("insert", "retract", "punctuate", "arc_insert", "arc_delete", "arc_retract", "arc_punctuate")
 _ALIASES = {"+": "insert", "-": "retract", "cti": "punctuate", "punctuation": "punctuate"}
@@ -44,7 +46,6 @@ def _exact(value: Any, row: int, column: str) -> Any:
 
 def _file_columns(path: str) -> tuple[dict[str, np.ndarray], list[int]]:
     """The file's columns in attribute form (cepkit.core.events.attribute_column) and each row's number."""
-    from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
 
     kind = event_format(path)
     if kind == "csv":
@@ -78,7 +79,6 @@ def event_attributes(afa: Afa) -> dict[str, tuple[bool, str]]:
     """The payload attributes `e.<attr>` the AFA file's fences and transfers read: name -> (whether one
     compares or computes with it as a number, where: the arc and its fence or transfer). Arcs built in
     Python (no text) name none."""
-    from cepkit.reference.afa.expr import parse_expression
 
     out: dict[str, tuple[bool, str]] = {}
     for arc in afa.arcs + afa.standby:

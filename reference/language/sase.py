@@ -13,6 +13,7 @@ from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.limits import DepthLimited, check_text
 from cepkit.core.units import parse_unit
+from cepkit.reference.language.printer import expr_to_text
 
 STRATEGY_NAMES = {
     "strict_contiguity": A.Strategy.STRICT_CONTIGUITY,
@@ -364,8 +365,6 @@ def _resolve_bare(expr, pattern):
 def _default_name(expr: A.Expr) -> str:
     """A column name for an unnamed RETURN item: its text with non-identifier characters as '_'."""
     import re
-
-    from cepkit.reference.language.printer import expr_to_text
 
     return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", expr_to_text(expr))).strip("_") or "value"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.language import ast as A
-from cepkit.reference.language.printer import expr_to_text
+from cepkit.reference.language.printer import expr_to_text, window_to_text
 
 MAX_CLAUSES = 512
 
@@ -270,7 +270,6 @@ def _ignore_text(s: A.Strategy, f: Formula) -> str:
 def _window_text(w: A.Window | None) -> str:
     if w is None:
         return "none"
-    from cepkit.reference.language.printer import window_to_text
 
     return window_to_text(w).replace("WITHIN ", "< ")
 

@@ -6,6 +6,9 @@ from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.pattern.model import compile_pattern
 from cepkit.reference.pattern.program import unsupported_options
+from cepkit.reference.lazy.chain import LazyChainProgram
+from cepkit.reference.lazy.tree import TreeProgram
+from cepkit.reference.pattern.eager import EagerProgram
 
 
 def _pattern(engine: str, q: A.Query):
@@ -34,7 +37,6 @@ class EagerEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from cepkit.reference.pattern.eager import EagerProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
@@ -50,7 +52,6 @@ class LazyChainEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from cepkit.reference.lazy.chain import LazyChainProgram
 
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
         all_only(self.name, selection)
@@ -65,7 +66,6 @@ class TreeEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-        from cepkit.reference.lazy.tree import TreeProgram
 
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)

@@ -16,6 +16,11 @@ from cepkit.core.errors import QueryError
 from cepkit.reference.replay.store import Store
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches
+from cepkit.core.inputs import to_batch
+from cepkit.core.match_table import Layout
+from cepkit.reference.replay.plan import replay
+from cepkit.reference.replay.store import write_store
+from cepkit.reference.sql.constructs import variables
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
@@ -24,8 +29,6 @@ def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (),
     """A Store: itself, the store directory at a path, or (any other input cepkit.core.inputs.to_batch reads)
     a store written for those events in a temporary directory (removed with the store), with `block_size`
     and secondary `indexes`."""
-    from cepkit.core.inputs import to_batch
-    from cepkit.reference.replay.store import write_store
 
     if isinstance(events, Store):
         return events
@@ -59,14 +62,11 @@ class ReplayProgram(SqlProgram):
         return ()
 
     def _close(self):
-        from cepkit.reference.replay.plan import replay
 
         if self.store is None:
             return ()
         table, self.plan = replay(self.q, self.store, self.method)
         self.store = None
-        from cepkit.core.match_table import Layout
-        from cepkit.reference.sql.constructs import variables
 
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
         return table_matches(table, self._layout, self.q)

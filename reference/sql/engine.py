@@ -27,6 +27,12 @@ from cepkit.core.match_table import Layout
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import variables
 from cepkit.reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
+from cepkit.core import readers as R
+from cepkit.core.errors import EventError
+from cepkit.core.inputs import to_batch
+from cepkit.reference.sql import run as sql_run
+from cepkit.reference.sql.run import batch_rows
+from cepkit.reference.sql.source import base, carries_rows, values_frame
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
@@ -75,7 +81,6 @@ class SqlProgram(Program):
         return self._layout
 
     def _feed(self, batch, progress=None):
-        from cepkit.reference.sql.run import batch_rows
 
         check_table(batch, self.q)
         columns, rows = batch_rows(batch, ts_col=batch.ts_col)
@@ -108,9 +113,8 @@ class SqlEngine(Engine):
     counts_state = True  # the VM's live threads at each row; ALL MATCHES: live runs plus the matches held
 
     def build(self, q: S.MatchRecognize) -> SqlProgram:
-        from cepkit.reference.sql.run import run_rows
 
-        return SqlProgram(q, lambda q, columns, rows, ts_unit, state: run_rows(q, columns, rows, ts_unit, state=state))
+        return SqlProgram(q, lambda q, columns, rows, ts_unit, state: sql_run.run_rows(q, columns, rows, ts_unit, state=state))
 
 
 def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:
@@ -125,7 +129,6 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
     tick (cepkit.reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
     reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
-    from cepkit.reference.sql.source import base, carries_rows, values_frame
 
     if query is not None and carries_rows(query):
         if events is not None and not isinstance(events, EventBatch):
@@ -167,8 +170,6 @@ _NOT_TIME = ("missing timestamp", "cannot read timestamp", "is not a whole numbe
 
 
 def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
-    from cepkit.core.errors import EventError
-    from cepkit.core.inputs import to_batch
 
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
@@ -219,9 +220,6 @@ def _with_tick(events: Any, options: dict[str, Any]) -> EventBatch:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
-
-    from cepkit.core import readers as R
-    from cepkit.core.inputs import to_batch
 
     options = {k: v for k, v in options.items() if k != "sort"}
     if isinstance(events, pd.DataFrame):

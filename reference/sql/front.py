@@ -14,9 +14,9 @@ from cepkit.core.contract import Budget, Program
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.events import EventBatch
 from cepkit.core.match_table import Layout, MatchTable
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql import outer_arrow, source
+from cepkit.reference.sql import ast as S, outer_arrow, source
 from cepkit.reference.sql.outer import Step
+from cepkit.core import registry
 
 
 def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], Program]) -> Program:
@@ -24,7 +24,6 @@ def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], P
     events table; else `make(q.inner)` inside an OuterProgram."""
     if q.outer is None and q.source is None:
         return make(q)
-    from cepkit.core import registry
     if registry.engine_entry("sql", engine).events is not None:   # it feeds on its own input, not the table
         what = "VALUES input" if source.carries_rows(q) else "subquery input" if source.subqueries(q) else None
         if what is not None:

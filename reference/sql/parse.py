@@ -15,6 +15,7 @@ from cepkit.core.units import parse_unit
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.grammar import GRAMMAR
 from cepkit.reference.sql.validate import validate
+from cepkit.reference.evaluate import reduce
 
 
 @lru_cache(maxsize=1)
@@ -133,7 +134,6 @@ def _plain_select(outer: S.Outer) -> tuple[S.ColRef, ...] | None:
 
 def _constant(e):
     """The exact value of a constant expression of a VALUES row (QueryError naming anything else)."""
-    from cepkit.reference.evaluate import reduce
 
     def leaf(x):
         if isinstance(x, (A.Const, A.BinOp, A.Neg, A.Compare, A.And, A.Or, A.Not)):

@@ -10,6 +10,8 @@ from cepkit.core.errors import QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.units import NANOS
 from cepkit.reference.sql import ast as S
+from cepkit.core.errors import EventError
+from cepkit.reference.language import ast as A
 
 
 def query_error(msg: str, pos) -> QueryError:
@@ -82,7 +84,6 @@ def numeric_uses_of(exprs) -> dict[tuple[str | None, str], S.ColRef]:
 
 def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
     """The references under arithmetic and sum / avg, and with `ordering` also under < <= > >= and min / max."""
-    from cepkit.reference.language import ast as A
     aggregates = ("sum", "avg", "min", "max") if ordering else ("sum", "avg")
     out: dict[tuple[str | None, str], S.ColRef] = {}
 
@@ -112,7 +113,6 @@ def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
 
 
 def _is_text(e: Any) -> bool:
-    from cepkit.reference.language import ast as A
 
     return isinstance(e, A.Const) and isinstance(e.value, str)
 
@@ -187,7 +187,6 @@ def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
     """EventError (naming the row and column) for a value that is not a number in a column the query needs
     as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
     ('5' = 5), as for SASE (cepkit.reference.binding.check_columns)."""
-    from cepkit.core.errors import EventError
 
     numeric = numeric_uses(q)
     for col, ref in numeric.items():

@@ -13,6 +13,8 @@ from cepkit.reference.tpstream.matcher import ExactMatcher
 from cepkit.reference.tpstream.query import TPQuery
 from cepkit.reference.tpstream.reads import aggregate
 from cepkit.reference.tpstream.situations import Deriver, Situation
+from cepkit.reference.tpstream.bind import compile_stream
+from cepkit.reference.tpstream.reads import check_columns, value_reader
 
 MODES = ("exact", "early")
 ENGINES = ("matcher", "brute")
@@ -119,8 +121,6 @@ def _run_brute(plan: Plan, key, positions, batch: EventBatch, mode: str) -> list
 def derive(definitions, batch: EventBatch, partition_by: tuple[str, ...] = ()):
     """The situations of each definition alone (no pattern), and the runs still open at the end:
     ([(partition, name, ts, te, events)], [(partition, name, ts, events so far)])."""
-    from cepkit.reference.tpstream.bind import compile_stream
-    from cepkit.reference.tpstream.reads import check_columns, value_reader
 
     check_columns(batch, definitions, [(a, False, "PARTITION BY") for a in partition_by])
     value = value_reader(batch)

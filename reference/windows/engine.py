@@ -28,6 +28,9 @@ from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
 from cepkit.reference.windows.query import WindowQuery
+from cepkit.core.inputs import to_batch
+from cepkit.reference.windows.api import aggregate_batch, filter_batch
+from cepkit.reference.windows.api import join_batches
 
 VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 
@@ -35,7 +38,6 @@ VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 def to_input(events: Any, **read_options: Any) -> Any:
     """An EventBatch, or for a join a (left, right) pair of EventBatches, from anything to_batch reads
     (a (left, right) tuple or a {"left", "right"} mapping of such for a join)."""
-    from cepkit.core.inputs import to_batch
 
     if isinstance(events, Mapping):
         events = (events.get("left"), events.get("right"))
@@ -120,18 +122,15 @@ class WindowProgram(Program):
 
     # ------------------------------------------------------------------ the operators
     def filter_rows(self, batch: EventBatch) -> list[dict]:
-        from cepkit.reference.windows.api import filter_batch
 
         return filter_batch(batch, self.q.condition)
 
     def aggregate_rows(self, batch: EventBatch) -> list[dict]:
-        from cepkit.reference.windows.api import aggregate_batch
 
         return [r.as_dict() for r in aggregate_batch(batch, self.q.attr, self.q.window, self.q.funcs, self.method,
                                                       self.q.skip_empty)]
 
     def join_rows(self, left: EventBatch, right: EventBatch) -> list[dict]:
-        from cepkit.reference.windows.api import join_batches
 
         return join_batches(left, right, self.q.condition, self.q.window, self.q.right_window, self.q.active)
 

@@ -24,6 +24,7 @@ from cepkit.core.errors import QueryError
 from cepkit.reference.language.ast import Pos
 from cepkit.reference.language.limits import check_text
 from cepkit.reference.windows.spec import WindowSpec
+from cepkit.reference.sql.parse import parse_expression
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 _TOKEN = re.compile(r"\s*(?:(--[^\n]*)|([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(\S))")
@@ -202,7 +203,6 @@ def _end(t: _Tokens) -> None:
 
 
 def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tuple[str, Pos]:
-    from cepkit.reference.sql.parse import parse_expression
 
     at = t.here()
     cond, offset = t.rest_until(stop)
