@@ -5,8 +5,8 @@
     program = compile(text, engine="optimized", codegen=True)    # a generated, cached module per query
     matches = program.feed(batch) + program.close()
 
-Modules: bytecode (edge formulas -> postfix tables), values (exact int64 rationals), kernel (the run
-loop, shared match buffer, negation, merging of equivalent runs), merging (the merge key of each
-state), codegen + cache (generated modules), store (exact columnar events), engine (OptimizedEngine /
-OptimizedProgram), measure (events/s against the reference).
+Modules: bytecode (edge formulas -> postfix tables), values (exact int64 rationals), nfab (the NFA^b kernel:
+formula tables, run loop, shared match buffer, merging of equivalent runs, run index, OptimizedEngine /
+OptimizedProgram), codegen + cache (generated modules), store (exact columnar events), returns (RETURN
+payloads in one pass); afa, lazy, sase1, sql, tpstream: the other languages' engines.
 """

@@ -1,26 +1,23 @@
-"""Generate a Numba module per query: the edge formulas as straight-line code (no interpreter), plus
-the run loop (kernel.py LOOP-START..LOOP-END) compiled against them.
+"""Edge formulas as straight-line Numba code (no interpreter): the shared emitter of every generated module
+(SASE+: optimized/nfab/generated.py and optimized/lazy/generated.py; SQL and AFA subclass `Emitter`).
 
-The formulas are generated from the same postfix tables the generic kernel interprets
+The formulas are generated from the same postfix tables the table evaluator (nfab/formulas.py) interprets
 (optimized/bytecode.py), with a symbolic stack. Attribute values are assumed integral (the engine
-uses a generated module only while every stored value has denominator 1; see engine.py), so
+uses a generated module only while every stored value has denominator 1; see nfab/engine.py), so
 arithmetic stays on int64 and comparisons with averages are cross-multiplied: `x > avg(a[..i-1].x)`
 becomes `x * count > sum`. Fractions from constants and `/` are carried as unnormalized
 (numerator, positive denominator) pairs and compared by cross-multiplication, exactly.
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from cepkit.optimized import kernel, runindex, values
 from cepkit.optimized.bytecode import (M_CUR, M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, NULL, NUM, OP_AGG, OP_AND, OP_ATTR,
                                        OP_BIN, OP_CMP, OP_CONST, OP_LEN, OP_NEG, OP_NOT, OP_OR, STR)
 
-HDR, AGGW = kernel.HDR, kernel.AGGW
 CMP_PY = ["==", "!=", "<", "<=", ">", ">="]
 # the null logics generated code implements: two-valued truth values are Python booleans; three-valued
 # ones (SQL) are ints, TRUE3 / FALSE3 / UNKNOWN3, and a condition holds only when TRUE3
@@ -45,15 +42,17 @@ class Val:
 class Emitter:
     """Straight-line Numba source for expressions over tagged values: constants, arithmetic, comparisons
     and boolean logic under the query's null logic. Leaves (attributes, aggregates) are the language's:
-    this class emits SASE+'s from the postfix tables; optimized/sql/exprgen.py emits SQL's row navigation."""
+    this class emits SASE+'s from the postfix tables, reading run rows laid out as `layout` says (`hdr`, `aggw`:
+    e.g. cepkit.optimized.nfab.layout.ROW); optimized/sql/exprgen.py emits SQL's row navigation."""
 
     text_order = False   # whether text operands may be ordered (< <= > >=): their codes then follow text order
 
-    def __init__(self, tables: dict[str, np.ndarray], n: int, null_logic: str = "two_valued"):
+    def __init__(self, tables: dict[str, np.ndarray], n: int, null_logic: str = "two_valued", layout: Any = None):
         if null_logic not in GENERATED_LOGICS:   # FormulaCompiler refuses such a query before this
             raise ValueError(f"generated formulas implement the {GENERATED_LOGICS} null logics, not {null_logic!r}")
         self.t = tables
         self.n = n
+        self.layout = layout
         self.three = null_logic == "three_valued"
         # a comparison with NULL: false (two-valued), unknown (three-valued)
         self.null_cmp = str(UNKNOWN3) if self.three else "False"
@@ -80,7 +79,7 @@ class Emitter:
             elif op == OP_ATTR:
                 stack.append(self.attr(a, b, c, bound, ind))
             elif op == OP_LEN:
-                stack.append(Val(str(NUM), f"R[pl, ix, {HDR + 3 * a + 2}]" if a >= 0 else "0"))
+                stack.append(Val(str(NUM), f"R[pl, ix, {self.layout.hdr + 3 * a + 2}]" if a >= 0 else "0"))
             elif op == OP_AGG:
                 stack.append(self.agg(a, b, ind))
             elif op == OP_BIN:
@@ -157,14 +156,15 @@ class Emitter:
             return Val(t, n)
         if mode not in (M_FIRSTB, M_FIRST_OR_CUR, M_LASTB) or k < 0:
             return Val(str(NULL), "0")
-        col = HDR + 3 * k + (1 if mode == M_LASTB else 0)
+        hdr = self.layout.hdr
+        col = hdr + 3 * k + (1 if mode == M_LASTB else 0)
         if k < bound:  # always bound on this edge
             x = self.tmp("x")
             self.emit(f"{x} = R[pl, ix, {col}] - base", ind)
             self.emit(f"{t} = vt[{slot}, {x}]", ind)
             self.emit(f"{n} = vn[{slot}, {x}]", ind)
             return Val(t, n)
-        self.emit(f"if R[pl, ix, {HDR + 3 * k + 2}] > 0:", ind)
+        self.emit(f"if R[pl, ix, {hdr + 3 * k + 2}] > 0:", ind)
         self.emit(f"    {t} = vt[{slot}, R[pl, ix, {col}] - base]", ind)
         self.emit(f"    {n} = vn[{slot}, R[pl, ix, {col}] - base]", ind)
         self.emit("else:", ind)
@@ -179,7 +179,7 @@ class Emitter:
     def agg(self, func: int, slot: int, ind: int) -> Val:
         if slot < 0:
             return Val(str(NUM), "0") if func == 1 else Val(str(NULL), "0")
-        o = HDR + 3 * self.n + AGGW * slot
+        o = self.layout.hdr + 3 * self.n + self.layout.aggw * slot
         cnt = f"R[pl, ix, {o + 2}]"
         if func == 1:
             return Val(str(NUM), cnt)
@@ -247,10 +247,11 @@ class Emitter:
         return f"({TRUE3} if {expr} else {FALSE3})" if self.three else expr
 
 
-def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logic: str = "two_valued") -> str:
+def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logic: str = "two_valued", *,
+                    layout: Any) -> str:
     """The generated `holds(fid, ...)`: one branch per edge formula, clauses in order, each counted, under
-    the query's null logic."""
-    em = Emitter(tables, n, null_logic)
+    the query's null logic, on run rows laid out as `layout` says (`hdr`, `aggw`)."""
+    em = Emitter(tables, n, null_logic, layout)
     em.emit("@njit(cache=True)", 0)
     em.emit("def holds(fid, R, pl, ix, p, T, E, base, n, stk, cnt):", 0)
     em.emit("vn = E[2]", 1)
@@ -272,38 +273,3 @@ def formulas_source(tables: dict[str, np.ndarray], n: int, n_neg: int, null_logi
     em.emit("return True", 1)
     return "\n".join(em.lines) + "\n"
 
-
-HEADER = '''"""Generated by optimized/codegen.py for one query; do not edit.
-
-{query}
-"""
-import numpy as np
-from numba import njit
-
-from cepkit.optimized.values import add64, mul64, sub64
-from cepkit.optimized.kernel import (NUM, NULL, STR, FIRST, ITER, HDR, AGGW, Q_N, Q_STRAT, Q_HASWIN, Q_WINPOS,
-                                     Q_WINNUM, Q_WINDEN, Q_WINSTRICT, Q_STOP, Q_NOSHARE, P_DONE, P_PEND, P_FRESH,
-                                     _inside, _inside_back, _grow2, _grow3, _needs, _table_find, _type_ok, _partition,
-                                     _copy_row, extend_run, _new_node, _claim_run, _pow2, compact, Q_MERGE, merge_fresh,
-                                     Q_KEYED)
-from cepkit.optimized.runindex import (NULL_GROUP, anchor_counts, ensure_groups, event_group, extend, grow_rows, new_group,
-                                       relink, replace, sweep)
-
-'''
-
-
-def loop_source() -> str:
-    text = inspect.getsource(kernel)
-    return text[text.index("# LOOP-START"):text.index("# LOOP-END")]
-
-
-def module_source(tables: dict[str, np.ndarray], n: int, n_neg: int, query_text: str,
-                  null_logic: str = "two_valued") -> str:
-    """The whole generated module: the specialized formulas (under the query's null logic) and the run
-    loop that calls them."""
-    doc = "\n".join("    " + line for line in query_text.replace('"""', "'''").splitlines())
-    deps = hashlib.sha256((inspect.getsource(kernel) + inspect.getsource(values)
-                           + inspect.getsource(runindex)).encode()).hexdigest()[:16]
-    # Numba's cache follows only the module's own file: the digest of what it imports renames it when they change
-    return (HEADER.format(query=doc) + f"# kernel, values and runindex: {deps}\n"
-            + formulas_source(tables, n, n_neg, null_logic) + "\n\n" + loop_source())

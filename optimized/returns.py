@@ -1,10 +1,11 @@
 """RETURN payloads of a batch of matches in one Numba pass, exactly as reference/evaluate.py computes them.
 
 Each RETURN expression is compiled to the same postfix tables as the edge formulas (optimized/bytecode.py);
-per match, a run row in the kernel's layout (first, last and length per component, aggregate accumulators)
-is rebuilt from the bound positions with the kernel's `extend_run` and the expression evaluated on it with
-the kernel's `eval_clause`, reading the value left on its stack. Items the tables cannot give exactly
-(docs/semantics.md O7) are evaluated per match by the reference evaluator instead.
+per match, a run row in the NFA^b kernel's layout (optimized/nfab/layout.py: first, last and length per
+component, aggregate accumulators) is rebuilt from the bound positions with `extend_run` (nfab/rows.py) and
+the expression evaluated on it with `eval_clause` (nfab/formulas.py), reading the value left on its stack.
+Items the tables cannot give exactly (docs/semantics.md O7) are evaluated per match by the reference
+evaluator instead.
 """
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from cepkit.optimized import kernel as K
 from cepkit.optimized.bytecode import NULL, STR, FormulaCompiler
+from cepkit.optimized.nfab.compiler import pack
+from cepkit.optimized.nfab.formulas import eval_clause
+from cepkit.optimized.nfab.layout import AGGW, HDR
+from cepkit.optimized.nfab.rows import extend_run
 from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.core.match_table import FRACTION
@@ -38,9 +42,9 @@ def evaluate_batch(T, items, comps, poss, offs, E, base, n, width):
         R[0, 0, :] = 0
         for x in range(offs[i], offs[i + 1]):
             begin = x == offs[i] or comps[x - 1] != comps[x]
-            K.extend_run(R, 0, 0, 0, 0, 0, 0, 0, comps[x], poss[x], begin, n, T, E, base)
+            extend_run(R, 0, 0, 0, 0, 0, 0, 0, comps[x], poss[x], begin, n, T, E, base)
         for c in range(k):
-            K.eval_clause(T, oo + items[c, 0], oo + items[c, 1], R, 0, 0, -1, base, E[2], E[3], E[4], n, stk)
+            eval_clause(T, oo + items[c, 0], oo + items[c, 1], R, 0, 0, -1, base, E[2], E[3], E[4], n, stk)
             tags[i, c] = stk[2, 0]
             nums[i, c] = stk[0, 0]
             dens[i, c] = stk[1, 0]
@@ -81,9 +85,9 @@ class ReturnProgram:
             self.reads.append(sorted({attrs.index(x.attr) for x in r.expr.walk() if isinstance(x, (A.AttrRef, A.Agg))}))
             self.boolean.append(isinstance(r.expr, (A.Compare, A.And, A.Or, A.Not)))
         t = fc.arrays()
-        self.T = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+        self.T = pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
         self.items = np.asarray(ranges, np.int64).reshape(-1, 2)
-        self.width = K.HDR + 3 * self.n + K.AGGW * len(t["aggs"]) + 1
+        self.width = HDR + 3 * self.n + AGGW * len(t["aggs"]) + 1
 
     def _batch(self, store, comps, poss, offs) -> list:
         """Per item: (tags, numerators, denominators, boolean) from the Numba pass, or None where the item

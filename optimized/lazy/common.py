@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cepkit.optimized import kernel as K
+from cepkit.optimized.nfab import formulas as K
+from cepkit.optimized.nfab.layout import HDR
 
-HDR = K.HDR
 NONE = -1
 INF = np.iinfo(np.int64).max
 

@@ -6,7 +6,7 @@ the positions of variable 0, of variable 1, ...] (each variable's positions in s
 are widened (more position columns) when an assignment outgrows them. WHERE checks are evaluated as the
 reference does (PatternProgram.check): BEGIN on the first element with the variables earlier in text
 order bound, TAKE on every element from the 2nd on with the closure's prefix bound, PROCEED on the whole
-closure; the run row R read by the shared evaluator (cepkit.optimized.kernel.holds) gets first / last / length
+closure; the run row R read by the shared evaluator (cepkit.optimized.nfab.formulas.holds) gets first / last / length
 and the aggregate accumulators of every bound variable.
 
 KIND[b, c]: 0 BEGIN, 1 TAKE, 2 PROCEED; KL[b]: the mask of branch b's Kleene variables.
@@ -16,12 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cepkit.optimized import kernel as K
 from cepkit.optimized.lazy.common import INF, below, evict, inside, lower, push, qualify
+from cepkit.optimized.nfab import formulas as K
+from cepkit.optimized.nfab.layout import AGGW, HDR
 from cepkit.optimized.values import agg_add
 
-HDR = K.HDR
-AGGW = K.AGGW
 NUMV = 0
 
 

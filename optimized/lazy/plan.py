@@ -3,7 +3,7 @@
 Variables get one global index (their place in `Pattern.variables`); an assignment is an int64 row of
 stream positions per global variable, -1 where unbound. WHERE checks become formulas of one table
 (cepkit.optimized.bytecode), evaluated on a run row of the NFA^b kernel's layout (first / last / length per
-variable) by the shared evaluator (cepkit.optimized.kernel.holds) or its generated form (cepkit.optimized.codegen).
+variable) by the shared evaluator (cepkit.optimized.nfab.formulas.holds) or its generated form (cepkit.optimized.codegen).
 """
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from cepkit.optimized import kernel as K
 from cepkit.optimized.bytecode import FormulaCompiler
+from cepkit.optimized.nfab.compiler import pack
+from cepkit.optimized.nfab.layout import HDR
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.nfab.compile import Formula
 from cepkit.reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
@@ -34,9 +35,9 @@ class Plan:
     unary: np.ndarray             # (B, V) formula of v's one-event filter (-1: none)
     checks: np.ndarray            # (B, C, 4) [formula, variable, needs mask, unary] in b's check order
     nchecks: np.ndarray           # (B,)
-    tables: np.ndarray            # the packed formula tables (cepkit.optimized.kernel.pack)
+    tables: np.ndarray            # the packed formula tables (cepkit.optimized.nfab.compiler.pack)
     table_dict: dict              # the same tables unpacked (for cepkit.optimized.codegen)
-    width: int                    # run row width: K.HDR + 3 V
+    width: int                    # run row width: HDR + 3 V
     neg_names: tuple[str, ...]    # negated variables (a global index each)
     neg: np.ndarray               # (B, K, 5) per negation k of b: [negated variable, formula, pred mask, succ mask, open-ended]
     nneg: np.ndarray              # (B,)
@@ -123,8 +124,8 @@ def compile_plan(pattern: Pattern, attrs: list[str], strings: dict[str, int], en
                           0 if b.succs(v.name) else 1)
         nneg[bi] = len(b.negations)
     t = fc.arrays()
-    tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
-    return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, K.HDR + 3 * V,
+    tables = pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+    return Plan(tuple(names), inb, npos, text, pred, succ, unary, checks, nchecks, tables, t, HDR + 3 * V,
                 neg_names, neg, nneg, kinds, kl, rate_unary)
 
 

@@ -1,6 +1,6 @@
 """SASE 1.0's run loop in Numba, exactly as reference/nfab/sase1.py `Sase1Program`.
 
-Runs are rows of a pool RP[0, row, field] with the SASE+ kernel's layout (optimized/kernel.py: j, phase,
+Runs are rows of a pool RP[0, row, field] with the SASE+ kernel's layout (optimized/nfab/layout.py: j, phase,
 buffer node, (first, last, len) per component, aggregate slots, oldest start), so its formula evaluator
 `holds` and `extend_run` read and grow them. A partition key (the [attr] value as tag, numerator,
 denominator) maps through an open-addressing table to its slot; a slot holds its runs as a linked list,
@@ -14,12 +14,14 @@ import numpy as np
 from numba import njit
 
 from cepkit.optimized.arrays import grow2
-from cepkit.optimized.kernel import HDR, extend_run, holds
+from cepkit.optimized.nfab.formulas import holds
+from cepkit.optimized.nfab.layout import HDR
+from cepkit.optimized.nfab.rows import extend_run
 
 # S (int64 scalars of the program)
 S_N, S_STRAT, S_HASWIN, S_WINPOS, S_BOUND, S_KEY = range(6)
 S_SIZE = 6
-CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # cepkit.optimized.engine.STRATEGY_CODES
+CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # cepkit.optimized.nfab.engine.STRATEGY_CODES
 NONE, USE, CLOSE = 0, 1, 2
 FRESH = 0  # pool row 0: the empty run a new run starts from (never allocated)
 EMPTY = -1  # a table slot never used

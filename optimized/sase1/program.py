@@ -1,7 +1,7 @@
 """The optimized program of a query in the SASE 1.0 dialect: reference/nfab/sase1.py's runs, per event in
 Numba (optimized/sase1/kernel.py), runs kept per partition key across `feed` calls.
 
-The formulas are the SASE+ engine's tables (optimized/bytecode.py, evaluated by optimized/kernel.py
+The formulas are the SASE+ engine's tables (optimized/bytecode.py, evaluated by optimized/nfab/formulas.py
 `holds`), the store and the RETURN pass are its too, and the match table is built as it builds it
 (`OptimizedProgram._columns` / `_build`, in completion order). What SASE 1.0's runs cannot do here is
 refused by name as the reference refuses it: negation, the non-overlap output format.
@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cepkit.optimized import kernel as K
-from cepkit.optimized.bytecode import ENGINE, FormulaCompiler
-from cepkit.optimized.engine import (
+from cepkit.optimized.bytecode import ENGINE
+from cepkit.optimized.nfab import layout as L
+from cepkit.optimized.nfab.compiler import compile_formulas
+from cepkit.optimized.nfab.engine import (
     MAX_COMPONENTS,
     PROGRESS_STEP,
     STRATEGY_CODES,
@@ -55,16 +56,8 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.vars = [c.var for c in nfa.components]
         self.attrs = sorted(attribute_uses(q))
         self.strings: dict[str, int] = {"": 0}
-        fc = FormulaCompiler(nfa, self.attrs, self.strings)
         n = nfa.n
-        for j, c in enumerate(nfa.components):  # formula ids: begin j, take n + j, proceed 2n + j
-            fc.formula(nfa.begin[j], c.var)
-        for j, c in enumerate(nfa.components):
-            fc.formula(nfa.take[j], c.var)
-        for j in range(n):
-            fc.formula(nfa.proceed[j], None)
-        t = fc.arrays()
-        self.tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
+        t, self.tables, _ = compile_formulas(nfa, self.attrs, self.strings)  # negations are refused above
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
@@ -73,8 +66,8 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.S[S1.S_N] = n
         self.S[S1.S_STRAT] = STRATEGY_CODES[nfa.strategy]
         self.S[S1.S_KEY] = self.attrs.index(keys[0]) if keys else -1
-        self.Q = np.zeros(K.Q_SIZE, np.int64)  # OptimizedProgram._bind writes the window here
-        self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"]) + 1
+        self.Q = np.zeros(L.Q_SIZE, np.int64)  # OptimizedProgram._bind writes the window here
+        self.width = L.HDR + 3 * n + L.AGGW * len(t["aggs"]) + 1
         self.types = None
         self.ts_unit = None
         self.window = None
@@ -111,7 +104,7 @@ class Sase1OptimizedProgram(OptimizedProgram):
     def _keep_from(self) -> int:
         """The first position a live run may still read (its first event)."""
         rows = np.flatnonzero(self.inuse)
-        return int(self.RP[0, rows, K.HDR].min()) if len(rows) else self.store.end
+        return int(self.RP[0, rows, L.HDR].min()) if len(rows) else self.store.end
 
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
         """Consume a batch; return the matches it completes, in the reference's order, as one MatchTable."""

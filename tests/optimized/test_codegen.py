@@ -1,4 +1,4 @@
-"""Generated modules (optimized/codegen.py) equal the reference: one query whose formulas use every
+"""Generated modules (optimized/nfab/generated.py) equal the reference: one query whose formulas use every
 expression form the generator emits, over random streams; and the module cache round-trips."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.optimized.cache import load_module
-from cepkit.optimized.codegen import module_source
+from cepkit.optimized.nfab.generated import module_source
 from cepkit.core.readers import from_pandas
 from tests.reference.sase_strategies import streams
 

@@ -10,6 +10,7 @@ import pytest
 from cepkit import compile
 from cepkit.optimized.bytecode import FormulaCompiler
 from cepkit.optimized.codegen import formulas_source
+from cepkit.optimized.nfab.layout import ROW
 from cepkit.core.errors import Unsupported
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.sase import parse_sase
@@ -33,10 +34,10 @@ def test_generated_formulas_follow_the_null_logic():
     """The generator implements both logics (SQL's three-valued one for the MATCH_RECOGNIZE engine): a
     three-valued condition holds only when true; a logic it does not know is refused."""
     program = compile(QUERY, engine="optimized")
-    two = formulas_source(program.table_dict, program.nfa.n, 0, "two_valued")
-    three = formulas_source(program.table_dict, program.nfa.n, 0, "three_valued")
+    two = formulas_source(program.table_dict, program.nfa.n, 0, "two_valued", layout=ROW)
+    three = formulas_source(program.table_dict, program.nfa.n, 0, "three_valued", layout=ROW)
     holds3 = re.compile(r"^\s+c\d+ = .+ == 1$", re.MULTILINE)   # a three-valued condition holds when TRUE (1)
     assert "def holds" in two and two != three
     assert holds3.search(three) and not holds3.search(two)
     with pytest.raises(ValueError):
-        formulas_source(program.table_dict, program.nfa.n, 0, "four_valued")
+        formulas_source(program.table_dict, program.nfa.n, 0, "four_valued", layout=ROW)

@@ -1,4 +1,4 @@
-"""Runs indexed by partition key (optimized/runindex.py, issue 20): with `[g]` and many distinct keys (and
+"""Runs indexed by partition key (optimized/nfab/runindex.py, issue 20): with `[g]` and many distinct keys (and
 null keys), the optimized engine equals the reference under all four strategies, fed whole or in random
 chunks, merged or not; the index changes no answer, no run count and no peak, only the predicate counter."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.optimized import kernel as K
+from cepkit.optimized.nfab import layout as K
 from cepkit.core.errors import EventError
 from cepkit.core.readers import from_pandas
 from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks, with_return

@@ -1,5 +1,5 @@
 """The optimized SASE+ engine: the NFA^b run semantics of reference/nfab/runs.py, with the per-event
-loop in Numba (optimized/kernel.py) over columnar batches, state carried across `feed` calls.
+loop in Numba (runtime.py) over columnar batches, state carried across `feed` calls.
 
 `feed` / `close` return a MatchTable built from arrays (`MatchTable.from_columns`: bindings gathered and
 ordered in Numba, ids, ts and RETURN columns as arrays, no Python object per match); `columnar=False`
@@ -20,9 +20,10 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from cepkit.optimized import kernel as K
-from cepkit.optimized import merging, runindex
-from cepkit.optimized.bytecode import ENGINE, FormulaCompiler
+from cepkit.optimized.bytecode import ENGINE
+from cepkit.optimized.nfab import buffer, matches, merging, runindex, runtime
+from cepkit.optimized.nfab import layout as L
+from cepkit.optimized.nfab.compiler import compile_formulas
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
 from cepkit.optimized.store import Store
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
@@ -75,40 +76,30 @@ class OptimizedProgram(Program):
         self.vars = [c.var for c in nfa.components]
         self.attrs = sorted(attribute_uses(nfa.query))
         self.strings: dict[str, int] = {"": 0}
-        fc = FormulaCompiler(nfa, self.attrs, self.strings)
-        n = nfa.n
-        for j, c in enumerate(nfa.components):
-            fc.formula(nfa.begin[j], c.var)
-        for j, c in enumerate(nfa.components):
-            fc.formula(nfa.take[j], c.var)
-        for j in range(n):
-            fc.formula(nfa.proceed[j], None)
-        for neg in nfa.negations:
-            fc.formula(neg.formula, neg.component.var)
-        t = fc.arrays()
+        t, self.tables, null_logic = compile_formulas(nfa, self.attrs, self.strings)
         self.table_dict = t
-        self.tables = K.pack(t["ops"], t["clauses"], t["formulas"], t["consts"], t["aggs"])
-        self.kernel = K
+        n = nfa.n
+        self.kernel = runtime
         self.generated = None
-        if codegen:  # a module of straight-line formulas for this query (optimized/codegen.py)
+        if codegen:  # a module of straight-line formulas for this query (generated.py)
             from cepkit.optimized.cache import load_module
-            from cepkit.optimized.codegen import module_source
+            from cepkit.optimized.nfab.generated import module_source
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query),
-                                                                     fc.null_logic))
+                                                                     null_logic))
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings, enabled=batch_returns)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
         self.part = np.array([self.attrs.index(a) for a in nfa.partition_attrs], np.int64)
         self.neg_gap = np.array([neg.gap for neg in nfa.negations], np.int64)
-        self.width = K.HDR + 3 * n + K.AGGW * len(t["aggs"]) + 1  # + the oldest member's start
+        self.width = L.HDR + 3 * n + L.AGGW * len(t["aggs"]) + 1  # + the oldest member's start
         # run matrix R[plane, row, field]: planes 0/1 alternate as current/next runs, then completed
         # matches of one event, held matches, and the fresh run of the start state
         self.R = np.zeros((5, 16, self.width), np.int64)
-        self.R[K.P_FRESH, 0, 2] = -1
+        self.R[L.P_FRESH, 0, 2] = -1
         self.cur = 0
         self.nruns = 0
-        self.arena = np.zeros((64, K.ARENA_W), np.int64)
+        self.arena = np.zeros((64, L.ARENA_W), np.int64)
         self.nnodes = 0
         self.npend = 0
         self.stamp = 0
@@ -118,19 +109,19 @@ class OptimizedProgram(Program):
         self.window: WindowBound | None = None
         self.bound: int | None = None   # window_ticks(self.window)
         self.counters = Counters()
-        self.Q = np.zeros(K.Q_SIZE, np.int64)
-        self.Q[K.Q_N] = n
-        self.Q[K.Q_STRAT] = STRATEGY_CODES[nfa.strategy]
-        self.Q[K.Q_NNEG] = len(nfa.negations)
-        self.Q[K.Q_STOP] = 1 if selection == "non_overlap" else 0
-        self.Q[K.Q_NOSHARE] = 0 if share_buffer else 1
-        # merging of equivalent runs (spec/000 §6; optimized/merging.py), where it can be exact
+        self.Q = np.zeros(L.Q_SIZE, np.int64)
+        self.Q[L.Q_N] = n
+        self.Q[L.Q_STRAT] = STRATEGY_CODES[nfa.strategy]
+        self.Q[L.Q_NNEG] = len(nfa.negations)
+        self.Q[L.Q_STOP] = 1 if selection == "non_overlap" else 0
+        self.Q[L.Q_NOSHARE] = 0 if share_buffer else 1
+        # merging of equivalent runs (spec/000 §6; merging.py), where it can be exact
         self.merge_refusal = merging.refusal(nfa, selection, share_buffer) if merge else None
         self.merging = merge and self.merge_refusal is None
-        self.Q[K.Q_MERGE] = 1 if self.merging else 0
+        self.Q[L.Q_MERGE] = 1 if self.merging else 0
         self.KP = merging.key_program(nfa, t, self.part) if self.merging else np.zeros((2 * n, 3), np.int64)
-        # runs grouped by partition key (optimized/runindex.py); strict contiguity ends every other key's runs
-        self.Q[K.Q_KEYED] = int(index and len(self.part) > 0 and nfa.strategy is not A.Strategy.STRICT_CONTIGUITY)
+        # runs grouped by partition key (runindex.py); strict contiguity ends every other key's runs
+        self.Q[L.Q_KEYED] = int(index and len(self.part) > 0 and nfa.strategy is not A.Strategy.STRICT_CONTIGUITY)
         self.RL, self.GT, self.GH, self.GS = runindex.empty(len(self.part), self.R.shape[1])
         self.leading_negation = any(neg.gap == 0 for neg in nfa.negations)
 
@@ -151,12 +142,12 @@ class OptimizedProgram(Program):
         self.neg_type = np.array([self.store.type_code(self.types[neg.component.var])
                                   for neg in self.nfa.negations], np.int64)
         self.bound = window_ticks(self.window)
-        self.Q[K.Q_HASWIN] = 0 if self.bound is None else 1
+        self.Q[L.Q_HASWIN] = 0 if self.bound is None else 1
         if self.bound is not None:
-            self.Q[K.Q_WINPOS] = 1 if self.window.by == "pos" else 0
-            self.Q[K.Q_WINNUM] = self.bound
-            self.Q[K.Q_WINDEN] = 1
-            self.Q[K.Q_WINSTRICT] = 0
+            self.Q[L.Q_WINPOS] = 1 if self.window.by == "pos" else 0
+            self.Q[L.Q_WINNUM] = self.bound
+            self.Q[L.Q_WINDEN] = 1
+            self.Q[L.Q_WINSTRICT] = 0
 
     def _keep_from(self) -> int:
         """The first position a live run, a held match or a leading negation may still read."""
@@ -168,7 +159,7 @@ class OptimizedProgram(Program):
                 oldest = max(oldest, self._window_floor())
             keep = min(keep, oldest)
         if self.npend:
-            keep = min(keep, int(self.R[K.P_PEND, : self.npend, -1].min()))
+            keep = min(keep, int(self.R[L.P_PEND, : self.npend, -1].min()))
         if self.leading_negation and end:
             keep = min(keep, self._window_floor())
         return keep
@@ -194,8 +185,8 @@ class OptimizedProgram(Program):
         self.store.add(batch, self._keep_from())
         end = self.store.end
         s = self.store
-        if self.kernel is not K and (s.vd[:, start - s.base:] != 1).any():
-            self.kernel = K  # generated formulas assume integral values; the tables handle fractions
+        if self.kernel is not runtime and (s.vd[:, start - s.base:] != 1).any():
+            self.kernel = runtime  # generated formulas assume integral values; the tables handle fractions
         E = (s.etype, s.ts, s.vn, s.vd, s.vt)
         tables: list[MatchTable] = []
         pieces: list[dict | None] = []
@@ -240,7 +231,7 @@ class OptimizedProgram(Program):
         self.counters.predicate_evaluations += int(cnt[1])
         if self.nnodes > 4096 and self.nnodes > 2 * self.live_nodes:
             empty = np.zeros((0, 3), np.int64)
-            self.nnodes = self.live_nodes = int(K.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
+            self.nnodes = self.live_nodes = int(buffer.compact(self.arena, self.nnodes, self.R, self.cur, self.nruns,
                                                           self.npend, empty, 0, *self._expiry()))
         if self.columnar:  # one table per feed, whatever the number of kernel calls
             return self._build([p for p in pieces if p is not None])
@@ -281,14 +272,14 @@ class OptimizedProgram(Program):
         """The live state carried to the next `feed`: runs, held matches (trailing negation), match-buffer
         nodes they reach, buffer rows allocated, and events kept in the store."""
         empty = np.zeros((0, 3), np.int64)
-        live = K.reachable(self.arena, self.nnodes, self.R, self.cur, self.nruns, self.npend, empty, 0, *self._expiry())
+        live = buffer.reachable(self.arena, self.nnodes, self.R, self.cur, self.nruns, self.npend, empty, 0, *self._expiry())
         return {"runs": int(self.nruns), "held_matches": int(self.npend), "buffer_nodes": int(live.sum()),
                 "buffer_rows": int(self.arena.shape[0]), "run_rows": int(self.R.shape[1]),
                 "stored_events": int(self.store.end - self.store.base)}
 
     def _close(self) -> MatchTable:
         """End of stream: release matches that were waiting for a trailing negation."""
-        nodes = self.R[K.P_PEND, : self.npend, 2].copy()
+        nodes = self.R[L.P_PEND, : self.npend, 2].copy()
         self.npend = 0
         self.nruns = 0
         self.RL, self.GT, self.GH, self.GS = runindex.empty(len(self.part), self.R.shape[1])
@@ -350,16 +341,16 @@ class OptimizedProgram(Program):
         s = self.store
         n = self.nfa.n
         if self.merging:
-            comps, poss, offs, owner = K.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+            comps, poss, offs, owner = buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
         else:
-            comps, poss, offs = K.materialize(self.arena, nodes, n)
+            comps, poss, offs = buffer.materialize(self.arena, nodes, n)
             owner = np.arange(len(nodes))
-        co = K.split_components(comps, offs, n)
+        co = matches.split_components(comps, offs, n)
         if out is None:
             perm = np.arange(len(offs) - 1)
         else:
             rows = out[owner]
-            perm = K.order_matches(np.ascontiguousarray(rows[:, 0]), np.ascontiguousarray(rows[:, 2]), poss, co, n)
+            perm = matches.order_matches(np.ascontiguousarray(rows[:, 0]), np.ascontiguousarray(rows[:, 2]), poss, co, n)
             if self.selection == "non_overlap" and len(perm):
                 perm = self._non_overlap_columns(perm, poss, co)
         if not len(perm):
@@ -367,7 +358,7 @@ class OptimizedProgram(Program):
         direct = s.ids.dtype.kind in "iu" and s.ids.dtype.itemsize == 8  # integer ids: read straight from the store
         # otherwise gather store positions (an identity map), mapped to ids by one fancy index per feed
         ids = s.ids.astype(np.int64, copy=False) if direct else np.arange(s.base, s.end, dtype=np.int64)
-        bind = {var: K.gather_component_ids(poss, co, perm, c, ids, s.base) + (direct,)
+        bind = {var: matches.gather_component_ids(poss, co, perm, c, ids, s.base) + (direct,)
                 for c, var in enumerate(self.vars)}
         ts = s.ts[poss[offs[perm + 1] - 1] - s.base].astype(np.int64, copy=False)
         payload = None
@@ -385,11 +376,11 @@ class OptimizedProgram(Program):
         """`_non_overlap` on arrays: per partition, the match with the latest start (then the fewest
         events; then the first in binding order); that partition's runs end. Returns the chosen, in binding order."""
         n = self.nfa.n
-        order = K.sort_bindings(perm, poss, co, n)
+        order = matches.sort_bindings(perm, poss, co, n)
         first = poss[co[order, 0]]
         length = co[order, n] - co[order, 0]
         runs = self.R[self.cur]
-        starts = runs[: self.nruns, K.HDR].astype(np.int64)
+        starts = runs[: self.nruns, L.HDR].astype(np.int64)
         keys = self._key_rows(np.concatenate([first, starts]))
         group, runs_group = keys[: len(order)], keys[len(order):]
         rank = np.arange(len(order))
@@ -398,7 +389,7 @@ class OptimizedProgram(Program):
         lead[1:] = group[best[1:]] != group[best[:-1]]
         chosen = np.sort(best[lead])
         self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, np.isin(runs_group, group[chosen]),
-                                     self.Q[K.Q_KEYED] == 1)
+                                     self.Q[L.Q_KEYED] == 1)
         return order[chosen]
 
     def _key_rows(self, positions: np.ndarray) -> np.ndarray:
@@ -419,9 +410,9 @@ class OptimizedProgram(Program):
         if not len(nodes):
             return [], np.zeros(0, np.int64)
         if self.merging:
-            comps, poss, offs, owner = K.materialize_paths(self.arena, nodes, self.Q, self.store.ts, self.store.base)
+            comps, poss, offs, owner = buffer.materialize_paths(self.arena, nodes, self.Q, self.store.ts, self.store.base)
         else:
-            comps, poss, offs = K.materialize(self.arena, nodes, self.nfa.n)
+            comps, poss, offs = buffer.materialize(self.arena, nodes, self.nfa.n)
             owner = np.arange(len(nodes))
         n = self.nfa.n
         s = self.store
@@ -488,8 +479,8 @@ class OptimizedProgram(Program):
             if key not in chosen or _preference(m[0]) > _preference(chosen[key][0]):
                 chosen[key] = m
         runs = self.R[self.cur]
-        drop = np.array([self._key(int(runs[r, K.HDR])) in chosen for r in range(self.nruns)], bool)
-        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, drop, self.Q[K.Q_KEYED] == 1)
+        drop = np.array([self._key(int(runs[r, L.HDR])) in chosen for r in range(self.nruns)], bool)
+        self.nruns = runindex.remove(self.R, self.cur, self.nruns, self.RL, self.GT, drop, self.Q[L.Q_KEYED] == 1)
         return sorted(chosen.values(), key=lambda m: m[0])
 
     def _match(self, found: tuple) -> Match:
@@ -557,7 +548,7 @@ class OptimizedEngine(Engine):
         reference evaluator instead of one Numba pass per batch (optimized/returns.py), to measure the pass.
         columnar=False builds a Match object per match (the old path), to measure the match table built from
         arrays (benchmarks/match_table_throughput.py). index=False lets every event visit every live run
-        instead of its partition key's runs only (optimized/runindex.py), to measure the index
+        instead of its partition key's runs only (optimized/nfab/runindex.py), to measure the index
         (benchmarks/partition_keys.py); the matches are the same, the predicate counter is not."""
         if codegen is None:
             codegen = os.environ.get("CEPKIT_CODEGEN", "") not in ("", "0")
