@@ -125,8 +125,10 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
     tick (cepkit.reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
     reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
+    from cepkit.core.inputs import tabular
     from cepkit.reference.sql.source import base, carries_rows, values_frame
 
+    events = None if events is None else tabular(events)   # a PyCapsule stream, a list of row dicts: a table
     if query is not None and carries_rows(query):
         if events is not None and not isinstance(events, EventBatch):
             raise QueryError("the query carries its own rows (VALUES): give no events", query.pos.line or None,
