@@ -1,6 +1,7 @@
 """Event input for the engines that feed on EventBatches: a path, a pandas DataFrame, an Arrow table or record
 batch, an object with the Arrow PyCapsule stream interface (`__arrow_c_stream__`: polars, DuckDB), a list of
-row dicts, or an EventBatch; and the reading options (the `cepkit run` flags, as keywords)."""
+row dicts, or an EventBatch. Reading options: core.registry.READ_OPTIONS (`input_format` is read_events'
+`format`)."""
 from __future__ import annotations
 
 import os
@@ -10,10 +11,6 @@ from typing import Any, Mapping
 from cepkit.core.errors import EventError, option_name
 from cepkit.core.events import EventBatch
 from cepkit.core.readers import from_arrow, from_pandas, read_events
-
-# The reading options every EventBatch reader takes: the flags of `cepkit run` (--ts-unit, --ts-col, ...)
-# as keywords; `input_format` is read_events' `format` (a path's format when its suffix does not say it).
-READ_OPTIONS = ("ts_unit", "ts_col", "type_col", "id_col", "default_type", "sort", "input_format")
 
 READABLE = ("a path (CSV, Parquet, JSON lines), a pandas DataFrame, an Arrow table or record batch, an object "
             "with the Arrow PyCapsule stream interface (__arrow_c_stream__: a polars DataFrame, a DuckDB "
