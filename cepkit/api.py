@@ -7,7 +7,7 @@ from typing import Any
 
 from cepkit.core import registry
 from cepkit.core.contract import Program
-from cepkit.core.errors import CepkitWarning
+from cepkit.core.errors import CepkitWarning, QueryError
 from cepkit.core.match_table import MatchTable
 
 
@@ -45,6 +45,25 @@ def warn_unbounded(lang: str, query: Any) -> None:
                       "bound the run with limit / max_state", CepkitWarning, stacklevel=3)
 
 
+def split_options(lang: str, engine: Any, options: dict) -> tuple[dict, dict]:
+    """(reading options, engine options) of the keywords given: the reading options are the `cepkit run`
+    flags as keywords (ts_unit=, ts_col=, id_col=, ...; id_col="none" is None: row numbers). QueryError
+    naming both sets for a keyword that is neither."""
+    reading = registry.read_option_names(lang, engine.name)
+    read = {k: v for k, v in options.items() if k in reading}
+    rest = {k: v for k, v in options.items() if k not in reading}
+    own = engine.option_names()
+    unknown = sorted(set(rest) - set(own) - {"limit", "max_state"}) if own is not None else []
+    if unknown:
+        also = f"nor is it a reading option ({', '.join(reading)})" if reading else \
+            f"and {lang} input takes no reading options"
+        raise QueryError(f"engine '{engine.name}' has no option '{unknown[0]}'{'' if own else ' (it takes none)'}, "
+                         f"{also}; engine options", expected=own + ["limit", "max_state"])
+    if isinstance(read.get("id_col"), str) and read["id_col"].lower() == "none":
+        read["id_col"] = None
+    return read, rest
+
+
 def compile(text: str, language: str | None = None, engine: str = "reference", dialect: str | None = None,
             **options: Any) -> Program:
     """A program for the query on the named engine; the language is found from the text unless given.
@@ -52,10 +71,14 @@ def compile(text: str, language: str | None = None, engine: str = "reference", d
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
     partial matches; default cepkit.core.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
-    (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1)."""
+    (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1).
+    Reading options (ts_unit=, ts_col=, ...; see `run`) are kept for what `program.feed` reads."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
     text = sase_dialect(lang, text, dialect)
-    program = registry.get_engine(lang, engine).compile(text, **options)
+    engine_ = registry.get_engine(lang, engine)
+    read, options = split_options(lang, engine_, options)
+    program = engine_.compile(text, **options)
+    program.read_options = read
     warn_unbounded(lang, getattr(program, "query", None))
     return program
 
@@ -75,8 +98,6 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     if dialect is None:
         return text
     if lang != "sase":
-        from cepkit.core.errors import QueryError
-
         raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
     from cepkit.reference.language import parse
     from cepkit.reference.language.dialects import with_dialect
@@ -86,11 +107,13 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
 
 def run(query: str | Path, events: Any = None, language: str | None = None, engine: str = "reference",
         read_options: dict | None = None, dialect: str | None = None, **options: Any) -> MatchTable:
-    """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`, or
-    iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV, Parquet, JSON
-    lines), a pandas DataFrame, an Arrow table, or what the language's programs feed on (None: a SQL query
-    that carries its rows in VALUES). `limit` and `max_state` as in `compile`; `dialect` as in `compile`
-    (a `.query` file: sase1 unless named)."""
+    """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`,
+    `.to_polars()`, or iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV,
+    Parquet, JSON lines), a pandas DataFrame, an Arrow table, an object with `__arrow_c_stream__` (polars,
+    DuckDB), a list of row dicts, or what the language's programs feed on (None: a SQL query that carries its
+    rows in VALUES). Keywords: the reading options, as `cepkit run`'s flags (ts_unit, ts_col, type_col,
+    id_col, default_type, sort, input_format; also in `read_options`), and the engine's options; `limit` and
+    `max_state` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)
@@ -98,7 +121,10 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
 
         dialect = dialect_of_path(query)
     text = sase_dialect(lang, text, dialect)
-    program = registry.get_engine(lang, engine).compile(text, **options)
+    engine_ = registry.get_engine(lang, engine)
+    read, options = split_options(lang, engine_, options)
+    program = engine_.compile(text, **options)
+    program.read_options = {**(read_options or {}), **read}
     warn_unbounded(lang, getattr(program, "query", None))
-    data = registry.read_input(lang, engine, events, getattr(program, "query", None), **(read_options or {}))
+    data = registry.read_input(lang, engine, events, getattr(program, "query", None), **program.read_options)
     return program.run(data)

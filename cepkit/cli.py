@@ -8,7 +8,7 @@ import time
 import warnings
 
 import cepkit.options as option_types
-from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError
+from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError, options_as_flags
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -381,7 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always", CepkitWarning)
             warnings.showwarning = _show_warning
-            return args.func(args)
+            with options_as_flags():  # messages name --ts-unit, not ts_unit
+                return args.func(args)
     except MissingExtra as exc:  # one line: what needs which extra, and the pip command
         print(exc, file=sys.stderr)
         return exc.exit_code

@@ -18,9 +18,11 @@ engine that does not count its live state refuses an explicit `max_state` at com
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, ClassVar, Iterable
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 from cepkit.core.errors import QueryError, ResourceLimit, Unsupported
+from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout, MatchTable
 
@@ -85,6 +87,10 @@ class Program:
 
     engine_name: ClassVar[str] = "?"
     language: ClassVar[str] = "?"
+    # (language, engine) whose registry reader turns what feed is given into what the program feeds on
+    # (Engine.compile sets it), and the reading options it reads with (cepkit.compile sets them)
+    reader: tuple[str, str] | None = None
+    read_options: Mapping[str, Any] = MappingProxyType({})
 
     @property
     def budget(self) -> Budget:
@@ -106,7 +112,15 @@ class Program:
         """Consume a batch; return the matches it completes (none once the limit is reached)."""
         if self.budget.stopped:
             return MatchTable.empty(self.layout)
-        return self.budget.take(self.table(self._feed(batch, progress)))
+        return self.budget.take(self.table(self._feed(self.feed_input(batch), progress)))
+
+    def feed_input(self, events: Any) -> Any:
+        """What the program feeds on, from anything cepkit.run reads (a path, a pandas DataFrame, an Arrow
+        table or PyCapsule stream, a list of row dicts), through its language's reader; a batch as is."""
+        if self.reader is None or isinstance(events, EventBatch):
+            return events
+        from cepkit.core import registry
+        return registry.read_input(*self.reader, events, getattr(self, "query", None), **self.read_options)
 
     def close(self) -> MatchTable:
         """End of stream: the matches that were waiting for it."""
@@ -158,6 +172,7 @@ class Engine:
         except Unsupported as exc:
             raise registry.with_alternatives(self.language, exc, q, **options) from None
         program.budget = Budget(limit, DEFAULT_MAX_STATE if max_state is None else max_state)
+        program.reader = (self.language, self.name)
         return program
 
     def build(self, query: Any, **options: Any) -> Program:
@@ -171,12 +186,18 @@ class Engine:
             raise QueryError(f"engine '{cls.name}' takes no max_state (--max-state): {cls.state_note}")
         return limit, max_state
 
-    def check_options(self, options: dict) -> None:
-        """QueryError naming the options the engine takes, for an option its `build` does not take."""
+    def option_names(self) -> list[str] | None:
+        """The options its `build` takes (not limit, max_state); None when it takes any (it checks them)."""
         params = inspect.signature(self.build).parameters.values()
         if any(p.kind is p.VAR_KEYWORD for p in params):
+            return None
+        return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+
+    def check_options(self, options: dict) -> None:
+        """QueryError naming the options the engine takes, for an option its `build` does not take."""
+        known = self.option_names()
+        if known is None:
             return  # the engine checks its options itself
-        known = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise QueryError(f"engine '{self.name}' has no option '{unknown[0]}'" +

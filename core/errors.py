@@ -1,6 +1,10 @@
 """User-facing errors: every mistake in a query or in the events maps to one of these."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
 
 class CepkitError(Exception):
     """Base class of every error cepkit reports to a user (never shown as a traceback)."""
@@ -106,6 +110,34 @@ def require_extra(extra: str, what: str) -> None:
     package = missing_package(extra)
     if package is not None:
         raise MissingExtra(what, extra, package)
+
+
+# ------------------------------------------------------------------------------------------- option names
+# How a message names an option: the Python keyword (`ts_unit`, cepkit.run) unless the command line asks for
+# its flags (`--ts-unit`, cepkit.cli.main), so that each user reads the name they typed.
+_FLAGS: ContextVar[bool] = ContextVar("cepkit_option_flags", default=False)
+
+
+def option_name(keyword: str) -> str:
+    """The option as the caller names it: `ts_unit` from Python, `--ts-unit` on the command line."""
+    return "--" + keyword.replace("_", "-") if _FLAGS.get() else keyword
+
+
+def option_usage(keyword: str, values: str) -> str:
+    """The option with its values ("s|ms"): `--ts-unit s|ms` on the command line, `ts_unit='s'|'ms'` from Python."""
+    if _FLAGS.get():
+        return f"{option_name(keyword)} {values}"
+    return keyword + "=" + "|".join(repr(v) for v in values.split("|") if v != "...") + ("|..." if "..." in values else "")
+
+
+@contextmanager
+def options_as_flags() -> Iterator[None]:
+    """Within the block, messages name options as command-line flags (option_name)."""
+    token = _FLAGS.set(True)
+    try:
+        yield
+    finally:
+        _FLAGS.reset(token)
 
 
 # Their public name: tracebacks and reprs say cepkit.errors.QueryError, and pickles name the module users import

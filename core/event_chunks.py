@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from cepkit.core.errors import EventError
+from cepkit.core.errors import EventError, option_name
 from cepkit.core.events import EventBatch, exact
 from cepkit.core.readers import (check_file, csv_batches, csv_columns, event_format, from_arrow, from_columns,
                                       json_columns, json_records, read_events)
@@ -24,7 +24,8 @@ def iter_events(path: Any, chunk_size: int, format: str | None = None, **kw: Any
     if chunk_size < 1:
         raise EventError(f"the chunk size must be a positive number of events, not {chunk_size}")
     if kw.pop("sort", False):
-        raise EventError("sorting needs the whole file: --sort cannot be combined with --chunk-size")
+        raise EventError(f"sorting needs the whole file: {option_name('sort')} cannot be combined with "
+                         f"{option_name('chunk_size')}")
     path = os.fspath(path)
     kind = event_format(path, format)
     check_file(path)

@@ -172,7 +172,16 @@ class MatchTable:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"MatchTable({len(self)} rows, columns {self.layout.column_names()})"
+        """The first rows as a small text table, with the row count (core/match_display.py)."""
+        from cepkit.core.match_display import text
+
+        return text(self)
+
+    def _repr_html_(self) -> str:
+        """The first rows as an HTML table, for notebooks."""
+        from cepkit.core.match_display import to_html
+
+        return to_html(self)
 
     def rows(self) -> list[Match]:
         """The canonical Match rows (decoded once from Arrow, then kept)."""
@@ -189,6 +198,20 @@ class MatchTable:
         if self._arrow is None:
             self._arrow = _encode_rows(self.layout, self._rows)
         return self._arrow
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream of `to_arrow()`: polars, DuckDB and pyarrow read the table directly."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
+
+    def to_polars(self):
+        """A polars DataFrame of `to_arrow()` (CepkitError naming `pip install polars` without polars)."""
+        try:
+            import polars as pl
+        except ImportError:
+            from cepkit.core.errors import CepkitError
+
+            raise CepkitError("MatchTable.to_polars needs polars: pip install polars") from None
+        return pl.from_arrow(self.to_arrow())
 
     def to_pandas(self):
         """A DataFrame: list columns of ids, exact values as Python objects where Arrow has no type."""

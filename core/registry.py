@@ -19,6 +19,11 @@ from typing import Any, Callable
 from cepkit.core.errors import CepkitError, QueryError, Unsupported, require_extra
 
 
+# The reading options of the EventBatch readers (core/inputs.py): the flags of `cepkit run` (--ts-unit, ...) as
+# keywords; `input_format` is the format of an events file whose suffix does not say it.
+READ_OPTIONS = ("ts_unit", "ts_col", "type_col", "id_col", "default_type", "sort", "input_format")
+
+
 @dataclass(frozen=True)
 class LanguageEntry:
     name: str
@@ -32,6 +37,7 @@ class LanguageEntry:
     # "module:function" (query, engine name, build) -> program: the language's front-end step around every
     # engine's program (SQL: the outer query and the input forms); None: build(query)
     program: str | None = None
+    read_options: tuple[str, ...] = READ_OPTIONS   # the keywords its reader takes
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
-                  events="cepkit.reference.afa.eventfile:to_elements"),
+                  events="cepkit.reference.afa.eventfile:to_elements", read_options=()),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
                   "cepkit.reference.windows.query:parse", "cepkit.reference.windows.query:constructs", "window",
@@ -219,6 +225,18 @@ def read_input(lang: str, engine: str, events: Any, query: Any = None, **read_op
     if query is not None and "query" in inspect.signature(reader).parameters:
         read_options["query"] = query
     return reader(events, **read_options)
+
+
+def read_option_names(lang: str, engine: str) -> list[str]:
+    """The reading options of the engine's input: its language's, and the keywords of an engine's own reader
+    (a replay store's `block_size`, `indexes`)."""
+    names = list(language(lang).read_options)
+    own = engine_entry(lang, engine).events
+    if own is not None:
+        params = list(inspect.signature(_load(own)).parameters.values())[1:]
+        names += [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name != "query" and p.name not in names]
+    return names
 
 
 def constructs(lang: str, query: Any, **options: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from cepkit.core.errors import EventError, QueryError
+from cepkit.core.errors import EventError, QueryError, option_usage
 from cepkit.core.events import EventBatch
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.printer import expr_to_text
@@ -68,8 +68,8 @@ def window_bound(w: A.Window | None, ts_unit: str | None, bound: str | None = No
         return WindowBound(w.amount, "ts", strict)
     if ts_unit is None:
         raise QueryError(f"WITHIN {w.amount} {w.unit} is a duration, but the event timestamps are plain "
-                         f"numbers with no unit; give their unit (--ts-unit s|ms|us|ns|min|h|d) or write "
-                         f"WITHIN {w.amount} without a unit to mean timestamp ticks",
+                         f"numbers with no unit; give their unit ({option_usage('ts_unit', 's|ms|us|ns|min|h|d')}) "
+                         f"or write WITHIN {w.amount} without a unit to mean timestamp ticks",
                          w.pos.line or None, w.pos.column or None)
     size = Fraction(w.amount) * NANOS[w.unit] / NANOS[ts_unit]
     return WindowBound(int(size) if size.denominator == 1 else size, "ts", strict)

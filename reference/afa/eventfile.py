@@ -23,6 +23,7 @@ from cepkit.reference.afa.model import INF, Afa, Lifetime
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError
 from cepkit.core.events import attribute_column, exact, number_value
+from cepkit.core.inputs import arrow_stream
 from cepkit.reference.language import ast as A
 from cepkit.core.numbers_text import NotANumber
 from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
@@ -240,6 +241,7 @@ def to_elements(events: Any, afa: Afa | None = None, **read_options: Any):
         raise EventError(f"AFA input takes no read options (got {', '.join(sorted(read_options))})")
     if isinstance(events, AfaInput):
         events = events.source
+    events = arrow_stream(events)   # a polars DataFrame, a DuckDB relation: an Arrow table
     if afa is None:
         return AfaInput(events)
     if isinstance(events, (str, os.PathLike)):
@@ -271,5 +273,5 @@ def _table_columns(events: Any) -> dict[str, np.ndarray] | None:
         events = pa.Table.from_batches([events])
     if pa is not None and isinstance(events, pa.Table):
         return _frame_columns(events.to_pandas(integer_object_nulls=True))
-    raise EventError(f"AFA input must be an events file path, a pandas DataFrame, an Arrow table or a list of "
-                     f"rows, not {type(events).__name__}")
+    raise EventError(f"AFA input must be an events file path, a pandas DataFrame, an Arrow table (or an object "
+                     f"with __arrow_c_stream__) or a list of rows, not {type(events).__name__}")

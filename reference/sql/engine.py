@@ -29,7 +29,7 @@ from cepkit.reference.sql.constructs import variables
 from cepkit.reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
 from cepkit.core import readers as R
 from cepkit.core.errors import EventError
-from cepkit.core.inputs import to_batch
+from cepkit.core.inputs import tabular, to_batch
 from cepkit.reference.sql import run as sql_run
 from cepkit.reference.sql.run import batch_rows
 from cepkit.reference.sql.source import base, carries_rows, values_frame
@@ -130,6 +130,7 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     tick (cepkit.reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
     reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
 
+    events = None if events is None else tabular(events)   # a PyCapsule stream, a list of row dicts: a table
     if query is not None and carries_rows(query):
         if events is not None and not isinstance(events, EventBatch):
             raise QueryError("the query carries its own rows (VALUES): give no events", query.pos.line or None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from cepkit.core.errors import QueryError
+from cepkit.core.errors import QueryError, option_name
 from cepkit.core.events import EventBatch
 from cepkit.core.units import NANOS
 from cepkit.reference.sql import ast as S
@@ -125,7 +125,7 @@ def within_ticks(q: S.MatchRecognize, ts_unit: str | None) -> int | None:
     if q.within.unit is not None:
         if ts_unit is None:
             raise query_error(f"WITHIN {q.within.amount} {q.within.unit} needs the time unit of the table's "
-                       f"timestamps (--ts-unit); give WITHIN in ticks instead", q.within.pos)
+                       f"timestamps ({option_name('ts_unit')}); give WITHIN in ticks instead", q.within.pos)
         amount = amount * NANOS[q.within.unit]
         unit_ns = NANOS[ts_unit]
         if amount % unit_ns:

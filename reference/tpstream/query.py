@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Union
 
 from cepkit.core.ast import Node
-from cepkit.core.errors import QueryError
+from cepkit.core.errors import QueryError, option_usage
 from cepkit.reference.language import ast as A
 from cepkit.core.units import NANOS
 
@@ -40,7 +40,8 @@ class Duration(Node):
             return self.amount
         if ts_unit is None:
             raise QueryError(f"duration {self.amount} {self.unit} needs the unit of the event timestamps "
-                             f"(--ts-unit s|ms|...); or write {self.amount} without a unit to mean ticks",
+                             f"({option_usage('ts_unit', 's|ms|...')}); or write {self.amount} without a unit "
+                             "to mean ticks",
                              *where)
         size = Fraction(self.amount) * NANOS[self.unit] / NANOS[ts_unit]
         return int(size) if size.denominator == 1 else size
