@@ -25,12 +25,9 @@ def cell(value: Any) -> str:
 
 def head(table: Any, n: int = SHOWN) -> tuple[list[str], list[list[str]]]:
     """(column names, the first n rows as cell texts) of a MatchTable, values decoded exactly."""
-    from cepkit.core.match_table import KIND, decode
-
-    arrow = table.to_arrow().slice(0, n)
-    columns = [decode(arrow.column(k).combine_chunks(), (f.metadata or {}).get(KIND))
-               for k, f in enumerate(arrow.schema)]
-    return arrow.column_names, [[cell(c[i]) for c in columns] for i in range(arrow.num_rows)]
+    names, columns = table.head_columns(n)
+    rows = len(columns[0]) if columns else 0
+    return names, [[cell(c[i]) for c in columns] for i in range(rows)]
 
 
 def title(table: Any) -> str:

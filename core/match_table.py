@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
+from cepkit.core import match_display
 from cepkit.core.match import Match
 
 ROLE = b"cepkit.role"
@@ -171,17 +172,19 @@ class MatchTable:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def head_columns(self, n: int) -> tuple[list[str], list[list]]:
+        """(column names, the first n rows' values column by column), decoded exactly."""
+        arrow = self.to_arrow().slice(0, n)
+        return arrow.column_names, [decode(arrow.column(k).combine_chunks(), (f.metadata or {}).get(KIND))
+                                    for k, f in enumerate(arrow.schema)]
+
     def __repr__(self) -> str:
         """The first rows as a small text table, with the row count (core/match_display.py)."""
-        from cepkit.core.match_display import text
-
-        return text(self)
+        return match_display.text(self)
 
     def _repr_html_(self) -> str:
         """The first rows as an HTML table, for notebooks."""
-        from cepkit.core.match_display import to_html
-
-        return to_html(self)
+        return match_display.to_html(self)
 
     def rows(self) -> list[Match]:
         """The canonical Match rows (decoded once from Arrow, then kept)."""

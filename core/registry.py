@@ -113,7 +113,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("sase", "optimized-eager", "cepkit.optimized.lazy.engines:OptimizedEagerEngine",
                 "Numba eager NFA of spec/001 over the same pattern model (the lazy engines' baseline)",
                 OPTIMIZED_KLEENE),
-    EngineEntry("sase", "optimized", "cepkit.optimized.nfab.engine:OptimizedEngine",
+    EngineEntry("sase", "optimized", "cepkit.optimized.engine:OptimizedEngine",
                 "Numba NFA^b over columnar batches (flat SASE+ sequences; SASE 1.0's runs in its dialect)",
                 SASE_CORE | STRATEGIES | {NON_OVERLAP, SASE1_DIALECT}),
 

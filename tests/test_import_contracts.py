@@ -156,3 +156,74 @@ def test_the_underscore_check_finds_both_forms(tmp_path):
         "cepkit/reference/user.py:7: cepkit.reference.helpers._util",
     ]
     assert private_imports(package / "helpers.py", tmp_path) == []
+
+
+# ------------------------------------------------------------------ import circles
+
+def circles(graph) -> list[list[str]]:
+    """The import circles of a grimp graph: its strongly connected components of two or more modules
+    (imports inside functions count: a circle hidden in a function is still a circle)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.find_modules_directly_imported_by(step)))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_circles():
+    import grimp
+
+    found = circles(grimp.build_graph("cepkit", cache_dir=None))
+    assert found == [], "break these import circles (move what both sides need into a lower module):\n" + \
+        "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_circle_check_finds_a_circle_hidden_in_a_function(tmp_path):
+    import grimp
+
+    package = tmp_path / "circ"
+    package.mkdir()
+    (package / "__init__.py").touch()
+    (package / "a.py").write_text("from circ import b\n")
+    (package / "b.py").write_text("def f():\n    from circ import a\n    return a\n")
+    (package / "c.py").write_text("from circ import a\n")
+    done = subprocess.run([sys.executable, "-c", "import grimp, json, sys; sys.path.insert(0, sys.argv[1]); "
+                           "from tests.test_import_contracts import circles; "
+                           "print(json.dumps(circles(grimp.build_graph('circ', cache_dir=None))))", str(ROOT)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == '[["circ.a", "circ.b"]]'

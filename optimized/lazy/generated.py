@@ -35,8 +35,8 @@ def _body(module) -> str:
     """A module's source without its docstring and imports of cepkit.optimized.lazy / __future__."""
     text = inspect.getsource(module)
     text = re.sub(r'^""".*?"""\n', "", text, count=1, flags=re.S)
-    text = re.sub(r"^from optimized\.lazy\.\w+ import \([^)]*\)\n", "", text, flags=re.M)
-    text = re.sub(r"^from (optimized\.lazy\.\w+|__future__) import [^\n]*\n", "", text, flags=re.M)
+    text = re.sub(r"^from cepkit\.optimized\.lazy\.\w+ import \([^)]*\)\n", "", text, flags=re.M)
+    text = re.sub(r"^from (cepkit\.optimized\.lazy\.\w+|__future__) import [^\n]*\n", "", text, flags=re.M)
     return text.replace("K.holds(", "holds(")
 
 

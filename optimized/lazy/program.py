@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from cepkit.optimized.nfab.engine import window_ticks
+from cepkit.optimized.nfab.program import window_ticks
 from cepkit.optimized.lazy.plan import Plan, compile_plan
 from cepkit.optimized.store import Store
 from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type

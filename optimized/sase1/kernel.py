@@ -21,7 +21,7 @@ from cepkit.optimized.nfab.rows import extend_run
 # S (int64 scalars of the program)
 S_N, S_STRAT, S_HASWIN, S_WINPOS, S_BOUND, S_KEY = range(6)
 S_SIZE = 6
-CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # cepkit.optimized.nfab.engine.STRATEGY_CODES
+CONTIGUITY, NEXT_MATCH, ANY_MATCH = 2, 3, 4  # cepkit.optimized.nfab.program.STRATEGY_CODES
 NONE, USE, CLOSE = 0, 1, 2
 FRESH = 0  # pool row 0: the empty run a new run starts from (never allocated)
 EMPTY = -1  # a table slot never used

@@ -15,7 +15,7 @@ import numpy as np
 from cepkit.optimized.bytecode import ENGINE
 from cepkit.optimized.nfab import layout as L
 from cepkit.optimized.nfab.compiler import compile_formulas
-from cepkit.optimized.nfab.engine import (
+from cepkit.optimized.nfab.program import (
     MAX_COMPONENTS,
     PROGRESS_STEP,
     STRATEGY_CODES,

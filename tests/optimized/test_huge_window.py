@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cepkit.cli import main
-from cepkit.optimized.nfab.engine import INT64_MAX, window_ticks
+from cepkit.optimized.nfab.program import INT64_MAX, window_ticks
 from cepkit.reference.binding import WindowBound
 
 EX = Path(__file__).resolve().parents[2] / "examples"
