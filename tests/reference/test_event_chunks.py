@@ -53,7 +53,7 @@ def test_an_error_in_a_later_chunk_names_the_file_row(tmp_path, suffix):
 
 def test_sort_and_bad_sizes_are_refused(tmp_path):
     path = _write(FRAME, tmp_path / "e.csv")
-    with pytest.raises(EventError, match="--sort"):
+    with pytest.raises(EventError, match="sort cannot be combined with chunk_size"):
         next(iter_events(path, 5, sort=True))
     with pytest.raises(EventError, match="positive"):
         next(iter_events(path, 0))
