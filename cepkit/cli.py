@@ -297,7 +297,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
     from cepkit.languages import LANGUAGES
     from cepkit.core import registry
-    from cepkit.core.contract import DEFAULT_MAX_STATE
+    from cepkit.core.limits import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")
@@ -355,7 +355,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="text (default); dot: the compiled automaton or program as a Graphviz graph; svg: "
                         "that graph drawn by Graphviz's dot program")
     e.set_defaults(func=_cmd_explain)
-    for register in EXTRA_COMMANDS + plugin_commands() if command not in ("run", "explain") else ():
+    # the other subcommands, unless the first argument is run, explain or --version (which need none)
+    for register in EXTRA_COMMANDS + plugin_commands() if command not in ("run", "explain", "--version") else ():
         module, _, func = register.partition(":")
         getattr(importlib.import_module(module), func)(sub)
     return p

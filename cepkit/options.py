@@ -8,7 +8,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from cepkit.core.events import TIME_UNITS
+from cepkit.core.units import NANOS as TIME_UNITS  # the units of timestamps (core.events.TIME_UNITS is it)
 
 
 def ts_unit(text: str) -> str:

@@ -28,7 +28,7 @@ from cepkit.core.match_table import Layout, MatchTable
 
 Progress = Callable[[int, int], None]
 
-DEFAULT_MAX_STATE = 1_000_000  # live runs; docs/semantics.md "Limits" has the measurement behind it
+from cepkit.core.limits import DEFAULT_MAX_STATE  # noqa: E402  (re-exported: the contract's default)
 
 
 class Budget:

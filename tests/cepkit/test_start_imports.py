@@ -81,3 +81,29 @@ def test_cepkit_run_optimized_imports_only_what_the_engine_needs(fmt, parquet_ev
     importer = found["pandas_importer"]  # the last Python frame: a call into pyarrow, not an import of pandas
     assert importer is None or not any(w in importer for w in ("pandas", "pd.", "lazy_import")), importer
     assert found["misses"] and not any(found["misses"].values()), found["misses"]  # loaded, not recompiled
+
+
+@pytest.mark.parametrize("code", [
+    "import cepkit",
+    "import sys; from cepkit.cli import main; main(['--version'])",
+], ids=["import cepkit", "cepkit --version"])
+def test_import_and_version_load_no_array_library_or_engine(code):
+    """`import cepkit` and `cepkit --version` load none of numpy, pandas, pyarrow, numba and no engine (the
+    facade loads on first use); a structural check, not a timing."""
+    probe = code + "\nimport sys; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stdout.split())
+    assert not {m.split(".")[0] for m in modules} & {"numpy", "pandas", "pyarrow", "numba"}
+    assert not [m for m in modules if m.startswith(("cepkit.reference", "cepkit.optimized", "cepkit.spark_jobs"))]
+
+
+def test_the_lazy_facade_gives_the_same_objects():
+    import cepkit
+    import cepkit.api
+    from cepkit.core.events import EventBatch
+
+    assert cepkit.run is cepkit.api.run and cepkit.compile is cepkit.api.compile
+    assert cepkit.EventBatch is EventBatch and "run" in dir(cepkit)
+    with pytest.raises(AttributeError):
+        cepkit.no_such_name
