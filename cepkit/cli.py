@@ -9,6 +9,8 @@ import warnings
 
 import cepkit.options as option_types
 from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError, options_as_flags
+from cepkit.progress import Progress  # noqa: F401  (where callers found it)
+from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -24,76 +26,6 @@ def plugin_commands() -> list[str]:
     from importlib.metadata import entry_points  # reads the installed metadata: only when a subcommand needs it
 
     return [ep.value for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda ep: ep.name)]
-
-
-def read_query(path: str) -> str:
-    """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
-    from cepkit.reference.language.limits import read_query_file
-
-    return read_query_file(path)
-
-
-class Progress:
-    """A progress bar on stderr, shown only on a terminal and only once the work has taken 2 s; with a
-    program's Budget (`watch`) it also shows the matches so far and the live partial matches."""
-
-    def __init__(self, label: str, enabled: bool, open_ended: bool = False):
-        self.label = label
-        self.open_ended = open_ended  # chunked reading: the stream's length is not known, only the events so far
-        self.offset = 0                # events of the chunks before the one being fed
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.shown = False
-        self.budget = None
-        self.drawn = 0.0
-
-    def watch(self, budget) -> "Progress":
-        self.budget = budget
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.open_ended:
-            done, total = self.offset + done, -1
-        elif total <= 0:
-            return
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.start < 2.0 or (now - self.drawn < 0.1 and (done < total or total < 0)):
-            return
-        self.shown, self.drawn = True, now
-        sys.stderr.write(f"\r{self.line(done, total)}\x1b[K")
-        sys.stderr.flush()
-
-    def line(self, done: int, total: int) -> str:
-        """The bar: events done of total, then matches and live partial matches (peak) when watching."""
-        width = 30
-        if total < 0:
-            text = f"{self.label} {done} events so far"
-        else:
-            filled = int(width * done / total)
-            text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} events"
-        b = self.budget
-        if b is not None:
-            text += f", {b.matches + b.batch_matches:,} matches, {b.live:,} live partial matches (peak {b.peak:,})"
-        return text
-
-    def finish(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-
-
-def limit_options(args: argparse.Namespace) -> dict:
-    """`--limit` / `--max-state` as compile options (those given)."""
-    return {k: v for k, v in (("limit", args.limit), ("max_state", args.max_state)) if v is not None}
-
-
-def limited(args: argparse.Namespace, count: int) -> bool:
-    """Whether the run ended at --limit; if so, says so on stderr."""
-    if args.limit is not None and count >= args.limit:
-        print(f"stopped after {args.limit} match{'es' if args.limit != 1 else ''} (--limit)", file=sys.stderr)
-        return True
-    return False
 
 
 def _count(text: str) -> int:
@@ -243,11 +175,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.events is None and lang.name != "sql":
         raise QueryError(f"{args.query} is a {lang.name} query: give the events file to run it over "
                          "(only a SQL query that carries its rows in VALUES runs without one)")
-    if args.device is not None and args.engine != "gpu":
-        raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
     if args.engine is not None:
         registry.engine_entry(lang.name, args.engine)  # QueryError naming the language's engines
         registry.require_engine(lang.name, args.engine)  # MissingExtra before any event is read
+    if lang.name in ("sase", "window"):
+        from cepkit.runner import run
+
+        return run(args, lang.name, importlib.import_module(lang.runner.partition(":")[0]))
     return lang.load("runner")(args)
 
 

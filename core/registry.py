@@ -38,6 +38,13 @@ class LanguageEntry:
     # engine's program (SQL: the outer query and the input forms); None: build(query)
     program: str | None = None
     read_options: tuple[str, ...] = READ_OPTIONS   # the keywords its reader takes
+    # why its programs take the whole input at once (`cepkit run`'s summary says so; docs/semantics.md SD1);
+    # None: they are fed the events chunk by chunk
+    whole: str | None = None
+    # how `cepkit run` writes its programs' tables: "matches" (bindings, ts, RETURN items, as they come),
+    # "items" (the RETURN items alone), "rows" (a SQL query's output rows), "situations" (TPStream's
+    # intervals), "changes" (an AFA's change stream, or its net result)
+    output: str = "matches"
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class EngineEntry:
     description: str
     constructs: frozenset[str] | None = None   # None: every construct of the language
     events: str | None = None       # "module:function" for input other than the language's (a replay store)
+    whole: str | None = None        # why it takes the whole input at once, where its language is fed chunks
 
 
 def _load(target: str) -> Any:
@@ -71,19 +79,24 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
                   "cepkit.reference.sql.parse:parse", "cepkit.reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
-                  events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build"),
+                  events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build",
+                  whole="a MATCH_RECOGNIZE query runs over its table at once (ORDER BY, the outer query)",
+                  output="rows"),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "cepkit.reference.tpstream.parser:parse_tpstream", "cepkit.reference.tpstream.constructs:constructs",
-                  "TPStream", events="cepkit.core.inputs:to_untyped_batch"),
+                  "TPStream", events="cepkit.core.inputs:to_untyped_batch",
+                  whole="TPStream programs run over the whole stream (Program.run)", output="situations"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
-                  events="cepkit.reference.afa.eventfile:to_elements", read_options=()),
+                  events="cepkit.reference.afa.eventfile:to_elements", read_options=(),
+                  whole="the change stream is printed at the end", output="changes"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
                   "cepkit.reference.windows.query:parse", "cepkit.reference.windows.query:constructs", "window",
-                  events="cepkit.reference.windows.engine:to_input"),
+                  events="cepkit.reference.windows.engine:to_input",
+                  whole="window programs run over the whole stream (Program.run)", output="items"),
 )}
 
 ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in (
@@ -91,7 +104,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "NFA^b runs (flat sequences, spec/000); the eager pattern NFA for AND / OR / ANY / RFID"),
     EngineEntry("sase", "brute", "cepkit.reference.engine:BruteForceEngine",
                 "the definitions by enumeration (at most 200 events)",
-                SASE_CORE | STRATEGIES | SASE_PATTERNS | {NON_OVERLAP}),  # not the SASE 1.0 dialect
+                SASE_CORE | STRATEGIES | SASE_PATTERNS | {NON_OVERLAP},  # not the SASE 1.0 dialect
+                whole="engine brute enumerates the matches over the whole stream at its end"),
     EngineEntry("sase", "reference-eager", "cepkit.reference.pattern.engines:EagerEngine",
                 "the eager NFA of spec/001 (skip-till-any-match)",
                 SASE_CORE | SASE_PATTERNS | {"skip_till_any_match"}),
@@ -206,6 +220,30 @@ def get_engine(lang: str, name: str):
     when it needs an extra that is not installed)."""
     require_engine(lang, name)
     return _load(engine_entry(lang, name).target)()
+
+
+def whole_reason(lang: str, engine: str) -> str | None:
+    """Why the engine's programs for the language take the whole input at once, else None (fed in chunks)."""
+    return language(lang).whole or engine_entry(lang, engine).whole
+
+
+def takes(engine: Any, option: str) -> bool:
+    """Whether an Engine instance takes the named option (its `build` names it, or `extra_options` does)."""
+    params = inspect.signature(engine.build).parameters
+    return option in params or option in getattr(engine, "extra_options", ())
+
+
+def engines_taking(lang: str, option: str) -> list[str]:
+    """The engines of the language that take the named option (those whose extra is not installed left out)."""
+    out = []
+    for name in [n for (l, n) in ENGINES if l == lang]:
+        try:
+            engine = get_engine(lang, name)
+        except CepkitError:
+            continue
+        if takes(engine, option):
+            out.append(name)
+    return out
 
 
 def parse(lang: str, text: str) -> Any:

@@ -57,6 +57,66 @@ BAD = [  # bad input: the exit code and the message must not change either
     ["explain", "examples/fig3_stream.csv"],
     ["frobnicate"],
 ]
+SCRATCH = {  # queries written to a scratch folder (the same text for both trees): the runners' other paths
+    "sub_where.sql": "SELECT * FROM (SELECT * FROM ticker WHERE price > 7) MATCH_RECOGNIZE (PARTITION BY symbol "
+                     "ORDER BY ts MEASURES A.price AS p, LAST(C.ts) AS t ONE ROW PER MATCH PATTERN (A B+ C+) "
+                     "DEFINE B AS price < PREV(price), C AS price > PREV(price))",
+    "outer.sql": "SELECT symbol, p * 2 AS q, t FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts "
+                 "MEASURES A.price AS p, LAST(C.ts) AS t ONE ROW PER MATCH PATTERN (A B+ C+) DEFINE "
+                 "B AS price < PREV(price), C AS price > PREV(price)) WHERE p > 9 ORDER BY t DESC",
+    "all_rows.sql": "SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts MEASURES "
+                    "CLASSIFIER() AS c ALL ROWS PER MATCH PATTERN (A B+ C+) DEFINE B AS price < PREV(price), "
+                    "C AS price > PREV(price))",
+}
+RUNS = [  # further `cepkit run` options; {s} is the scratch folder
+    ["run", "{s}/sub_where.sql", "examples/sql/ticker.csv"],
+    ["run", "{s}/sub_where.sql", "examples/sql/ticker.csv", "--engine", "optimized"],
+    ["run", "{s}/outer.sql", "examples/sql/ticker.csv", "--format", "csv"],
+    ["run", "{s}/outer.sql", "examples/sql/ticker.csv", "--engine", "optimized", "--format", "table"],
+    ["run", "{s}/outer.sql", "examples/sql/ticker.csv", "--limit", "1"],
+    ["run", "{s}/all_rows.sql", "examples/sql/ticker.csv", "--limit", "3", "--format", "table"],
+    ["run", "{s}/all_rows.sql", "examples/sql/ticker.csv", "--engine", "optimized", "--format", "csv"],
+    ["run", "examples/sql/v_shape.sql", "examples/sql/ticker.csv", "--ts-col", "ts", "--ts-format", "iso",
+     "--ts-unit", "s"],
+    ["run", "examples/sql/v_shape.sql", "examples/sql/ticker.csv", "--gpu-launch", "event"],
+    ["run", "examples/sql/trino_v_shape.sql", "--engine", "optimized", "--format", "csv"],
+    ["run", "examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv", "--ts-unit", "s",
+     "--early"],
+    ["run", "examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv", "--ts-unit", "s",
+     "--early", "--engine", "optimized", "--format", "table"],
+    ["run", "examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv", "--ts-unit", "s",
+     "--limit", "1", "--ts-format", "iso"],
+    ["run", "examples/tpstream/aggressive_drivers.tps", "examples/tpstream/car_sensors.csv", "--early",
+     "--engine", "gpu"],
+    ["run", "examples/afa/q1.afa.yaml", "examples/afa/q1.shuffled.csv", "--net"],
+    ["run", "examples/afa/q1.afa.yaml", "examples/afa/q1.shuffled.csv", "--net", "--engine", "optimized",
+     "--format", "csv"],
+    ["run", "examples/afa/q2.afa.yaml", "examples/afa/q2.shuffled.csv", "--flavor", "cleanse", "--sigma", "5"],
+    ["run", "examples/afa/q2.afa.yaml", "examples/afa/q2.shuffled.csv", "--flavor", "cleanse", "--sigma", "5",
+     "--engine", "optimized"],
+    ["run", "examples/afa/q3.afa.yaml", "examples/afa/q3.shuffled.csv", "--flavor", "ignorable", "--limit", "3"],
+    ["run", "examples/afa/q3.afa.yaml", "examples/afa/q3.shuffled.csv", "--flavor", "seq"],
+    ["run", "examples/afa/q1.afa.yaml", "examples/afa/q1.shuffled.csv", "--format", "parquet", "--output", "-"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--chunk-size", "2", "--counters"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--whole", "--engine", "optimized", "--counters"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--selection", "non-overlap", "--format", "csv"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--sort", "--chunk-size", "5"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--sort", "--engine", "optimized"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--whole", "--chunk-size", "5"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--order", "C,B,A"],
+    ["run", "examples/lazy/fraud.sase", "examples/lazy/fraud.csv", "--engine", "optimized-lazy", "--order",
+     "C,B,A", "--counters"],
+    ["run", "examples/lazy/fraud.sase", "examples/lazy/fraud.csv", "--engine", "reference-lazy", "--negation",
+     "first-chance"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--no-merge"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--no-merge", "--engine", "optimized",
+     "--format", "table"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--early"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--engine", "brute", "--chunk-size", "3"],
+    ["run", "examples/query3.sase", "examples/fig3_stream.csv", "--device", "0"],
+    ["run", "examples/sql/volume.win", "examples/sql/trades.csv", "--format", "csv", "--limit", "2"],
+    ["run", "examples/sql/volume.win", "examples/sql/trades.csv", "--net"],
+]
 TIMES = re.compile(r"\d+(\.\d+)? ?(s|ms|µs|us)\b|\d+(\.\d+)? (events|rows|matches)/s")
 
 
@@ -71,8 +131,18 @@ def commands(tree: Path) -> list[list[str]]:
             out.append(base + ["--format", fmt])
         out.append(["explain", query])
     out += BAD
+    out += [[a.replace("{s}", str(scratch())) for a in argv] for argv in RUNS]
     out += [c for c in doc_commands(tree) if c not in out]
     return out
+
+
+def scratch() -> Path:
+    """The scratch folder of SCRATCH's queries (written once per process)."""
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / "cepkit-cli-snapshot"
+    folder.mkdir(exist_ok=True)
+    for name, text in SCRATCH.items():
+        (folder / name).write_text(text + "\n", encoding="utf-8")
+    return folder
 
 
 def doc_commands(tree: Path) -> list[list[str]]:

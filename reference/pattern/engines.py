@@ -48,6 +48,7 @@ class LazyChainEngine(Engine):
     ('post-processing' or 'first-chance'), estimate_prefix (events used to estimate rates)."""
 
     name = "reference-lazy"
+    extra_options = ("order", "negation", "estimate_prefix")   # what build's **options takes
     language = "sase"
     counts_state = True  # instances (live_count)
 

@@ -37,8 +37,9 @@ VARIABLES = {"filter": ("e",), "aggregate": (), "join": ("left", "right")}
 
 def to_input(events: Any, **read_options: Any) -> Any:
     """An EventBatch, or for a join a (left, right) pair of EventBatches, from anything to_batch reads
-    (a (left, right) tuple or a {"left", "right"} mapping of such for a join)."""
-
+    (a (left, right) tuple or a {"left", "right"} mapping of such for a join). Window queries name no event
+    type: events without a type column are all of type `event`, as `cepkit run` reads them."""
+    read_options.setdefault("default_type", "event")
     if isinstance(events, Mapping):
         events = (events.get("left"), events.get("right"))
     if isinstance(events, (tuple, list)) and len(events) == 2:

@@ -15,7 +15,7 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-import cepkit.runners.sase as sase_runner
+import cepkit.runner as sase_runner  # CHUNK_SIZE: the events `cepkit run` feeds at a time
 from cepkit.cli import main
 from cepkit.core import event_chunks
 from cepkit.core.errors import EventError

@@ -1,0 +1,26 @@
+"""Small steps every `cepkit` command that runs a query shares: reading the query file, --limit and
+--max-state as compile options, and the line that says a run stopped at --limit."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def read_query(path: str) -> str:
+    """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
+    from cepkit.reference.language.limits import read_query_file
+
+    return read_query_file(path)
+
+
+def limit_options(args: argparse.Namespace) -> dict:
+    """`--limit` / `--max-state` as compile options (those given)."""
+    return {k: v for k, v in (("limit", args.limit), ("max_state", args.max_state)) if v is not None}
+
+
+def limited(args: argparse.Namespace, count: int) -> bool:
+    """Whether the run ended at --limit; if so, says so on stderr."""
+    if args.limit is not None and count >= args.limit:
+        print(f"stopped after {args.limit} match{'es' if args.limit != 1 else ''} (--limit)", file=sys.stderr)
+        return True
+    return False

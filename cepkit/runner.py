@@ -1,0 +1,120 @@
+"""`cepkit run`, for every language: compile → read → feed / close → write, through `cepkit.compile` and the
+registry. What differs by language is declared: on the registry (whether its programs take the whole input,
+and why; its output form) and in its runner module, cepkit/runners/LANG.py:
+
+    add_options(group)                 its own flags (optional)
+    compile_options(args, engine)      those flags as the engine's compile options (optional)
+    query(args)                        what is compiled, when it is not the query file's text (optional)
+    compiled(args, program)            a check of the compiled program before any event is read (optional)
+    summary(args, program, stats)      the line `cepkit run` prints on stderr at the end
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Iterable
+
+from cepkit.api import compile as compile_query
+from cepkit.progress import Progress
+from cepkit.run_steps import limit_options, limited, read_query
+from cepkit.core import registry
+from cepkit.core.errors import QueryError
+from cepkit.output_forms import open_writer
+
+CHUNK_SIZE = 100_000  # events read and fed at a time by default (docs/semantics.md SD1)
+
+
+@dataclass
+class Stats:
+    """What a run did, for its summary line."""
+    engine: str
+    count: int          # matches (rows) written
+    events: int         # events read
+    elapsed: float      # seconds from the first event read to the last match written
+    notes: str          # "; whole input read: ..." and the like, each after "; "
+
+
+def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
+    """Run the query of `args` in language `name`, whose runner module is `runner`; the exit code."""
+    engine = args.engine or registry.language(name).default_engine   # checked against the registry by `cepkit run`
+    engine_ = registry.get_engine(name, engine)
+    if args.device is not None and not registry.takes(engine_, "device"):
+        raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
+    options = runner.compile_options(args, engine_) if hasattr(runner, "compile_options") else {}
+    if args.device is not None:
+        options["device"] = args.device
+    chunk, whole = chunking(args, name, engine)
+    query = runner.query(args) if hasattr(runner, "query") else read_query(args.query)
+    program = compile_query(query, language=name, engine=engine, **options, **limit_options(args))
+    if hasattr(runner, "compiled"):
+        runner.compiled(args, program)
+    started = time.monotonic()
+    progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
+    events = 0
+    with open_writer(registry.language(name).output, args, program) as writer:   # a failed run leaves --output
+        for batch in batches(args, name, engine, program, chunk):
+            progress.offset = events
+            writer.write(program.feed(batch, progress), batch)
+            events += len(batch)
+            if program.budget.stopped:
+                break  # --limit: read no further
+        writer.write(program.close())
+        progress.finish()
+        writer.close()
+    elapsed = time.monotonic() - started
+    limited(args, writer.count)
+    notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
+    stats = Stats(engine, writer.count, getattr(writer, "events", None) or events, elapsed, notes)
+    print(runner.summary(args, program, stats), file=sys.stderr)
+    return 0
+
+
+def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:
+    """What the program is fed: the events in chunks of `chunk` (0: the whole input at once), read with the
+    `cepkit run` flags as reading options (those the language's reader takes)."""
+    reading = registry.read_option_names(name, engine)
+    flags = {"ts_unit": args.ts_unit, "type_col": args.type_col, "default_type": args.default_type,
+             "id_col": None if args.id_col.lower() == "none" else args.id_col, "sort": args.sort,
+             "ts_col": getattr(args, "ts_col", None)}
+    options = {k: v for k, v in flags.items() if k in reading and (v is not None or k == "id_col")}
+    if args.events is None and name == "sql":   # a query that carries its rows (VALUES)
+        return [registry.read_input(name, engine, None, getattr(program, "query", None), **options)]
+    if not chunk:
+        return [registry.read_input(name, engine, args.events, getattr(program, "query", None), **options)]
+    from cepkit.core.event_chunks import iter_events   # lazy: chunked reading only
+
+    options.pop("sort", None)
+    return iter_events(args.events, chunk, **options)
+
+
+def chunking(args: argparse.Namespace, name: str, engine: str) -> tuple[int, str | None]:
+    """(the events read and fed at a time, 0 for the whole input; why the whole input is read where that is
+    not what was asked for, for the summary line). docs/semantics.md SD1."""
+    size, whole = getattr(args, "chunk_size", None), getattr(args, "whole", False)
+    if whole and size:
+        raise QueryError(f"--whole reads the whole input; --chunk-size {size} reads it in chunks: give one of them")
+    if args.sort and size:
+        raise QueryError("--sort needs the whole file: it cannot be combined with --chunk-size")
+    reason = registry.language(name).whole
+    if reason is not None:
+        return 0, f"whole input read: {reason}"
+    if whole or size == 0:
+        return 0, None
+    if size is not None:
+        return size, None
+    if args.sort:
+        return 0, "whole input read: --sort orders every event first"
+    reason = registry.whole_reason(name, engine)
+    if reason is not None:
+        return 0, f"whole input read: {reason}"
+    return CHUNK_SIZE, None
+
+
+def option_for(args_flag: str, option: str, name: str, engine: Any) -> None:
+    """QueryError when the engine does not take `option`, naming the flag and the engines that do."""
+    if not registry.takes(engine, option):
+        others = registry.engines_taking(name, option)
+        raise QueryError(f"{args_flag} applies to --engine {' or '.join(others)} only, not {engine.name}")
