@@ -178,11 +178,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.engine is not None:
         registry.engine_entry(lang.name, args.engine)  # QueryError naming the language's engines
         registry.require_engine(lang.name, args.engine)  # MissingExtra before any event is read
-    if lang.name in ("sase", "window"):
+    module = importlib.import_module(lang.runner)
+    if hasattr(module, "summary"):   # run by the one runner
         from cepkit.runner import run
 
-        return run(args, lang.name, importlib.import_module(lang.runner.partition(":")[0]))
-    return lang.load("runner")(args)
+        return run(args, lang.name, module)
+    return module.run(args)
 
 
 def _text_if_needed(path: str, explicit: str | None) -> str | None:

@@ -15,7 +15,7 @@ from cepkit.core.errors import QueryError
 @dataclass(frozen=True)
 class Language:
     name: str
-    runner: str                  # called with the parsed argparse namespace, returns an exit code
+    runner: str                  # its runner module (cepkit/runner.py says what it holds)
     explain: str                 # called with the query text, returns the text `cepkit explain` prints
     options: str | None = None   # called with an argparse group to add the language's options
 
@@ -33,12 +33,12 @@ class Language:
 
 
 LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
-    Language("sase", "cepkit.runners.sase:run", "cepkit.explain:explain_sase", "cepkit.runners.sase:add_options"),
-    Language("afa", "cepkit.runners.afa:run", "cepkit.explain:explain_afa", "cepkit.runners.afa:add_options"),
-    Language("tpstream", "cepkit.runners.tpstream:run", "cepkit.explain:explain_tpstream",
+    Language("sase", "cepkit.runners.sase", "cepkit.explain:explain_sase", "cepkit.runners.sase:add_options"),
+    Language("afa", "cepkit.runners.afa", "cepkit.explain:explain_afa", "cepkit.runners.afa:add_options"),
+    Language("tpstream", "cepkit.runners.tpstream", "cepkit.explain:explain_tpstream",
              "cepkit.runners.tpstream:add_options"),
-    Language("sql", "cepkit.runners.sql:run", "cepkit.explain:explain_sql", "cepkit.runners.sql:add_options"),
-    Language("window", "cepkit.runners.window:run", "cepkit.explain:explain_window"),
+    Language("sql", "cepkit.runners.sql", "cepkit.explain:explain_sql", "cepkit.runners.sql:add_options"),
+    Language("window", "cepkit.runners.window", "cepkit.explain:explain_window"),
 )}
 
 

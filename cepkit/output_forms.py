@@ -1,13 +1,14 @@
 """How `cepkit run` writes a program's tables, by the output form its language declares (core/registry.py
-LanguageEntry.output): "matches" as they come (cepkit.output.MatchWriter); the other forms once the run is
-over, from the program's whole table."""
+LanguageEntry.output): "matches" as they come (cepkit.output.MatchWriter); the other forms ("items", "rows",
+"situations", "changes") once the run is over, from the program's whole table, by the `write` of the
+language's runner module (cepkit/runners/LANG.py)."""
 from __future__ import annotations
 
 import argparse
 from typing import Any, Callable
 
 from cepkit.core.match_table import MatchTable
-from cepkit.output import MatchWriter, write_matches
+from cepkit.output import MatchWriter
 
 
 class TableWriter:
@@ -41,18 +42,9 @@ class TableWriter:
         self.count = self.form(table, self.program, self.args)
 
 
-def items(table: MatchTable, program: Any, args: argparse.Namespace) -> int:
-    """The RETURN items alone, column by column (window queries); an item `ts` (the window's end, or the
-    event's) as a time."""
-    write_matches(table, args.format, args.output, program, payload_only=True, empty="(no rows)")
-    return len(table)
-
-
-FORMS: dict[str, Callable[[MatchTable, Any, argparse.Namespace], int]] = {"items": items}
-
-
-def open_writer(form: str, args: argparse.Namespace, program: Any) -> MatchWriter | TableWriter:
-    """The writer of a run whose language's output form is `form`."""
+def open_writer(form: str, args: argparse.Namespace, program: Any, runner: Any) -> MatchWriter | TableWriter:
+    """The writer of a run whose language's output form is `form`: "matches" as they come, any other form
+    by the language's runner module's `write(table, program, args)` once the run is over."""
     if form == "matches":
         return MatchWriter(args.format, args.output, program)
-    return TableWriter(FORMS[form], args, program)
+    return TableWriter(runner.write, args, program)

@@ -7,6 +7,8 @@ and why; its output form) and in its runner module, cepkit/runners/LANG.py:
     query(args)                        what is compiled, when it is not the query file's text (optional)
     compiled(args, program)            a check of the compiled program before any event is read (optional)
     summary(args, program, stats)      the line `cepkit run` prints on stderr at the end
+    write(table, program, args)        the whole table written in the language's output form, the rows
+                                       written returned (every form but "matches": cepkit/output_forms.py)
 """
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
     started = time.monotonic()
     progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
     events = 0
-    with open_writer(registry.language(name).output, args, program) as writer:   # a failed run leaves --output
+    with open_writer(registry.language(name).output, args, program, runner) as writer:   # a failed run leaves --output
         for batch in batches(args, name, engine, program, chunk):
             progress.offset = events
             writer.write(program.feed(batch, progress), batch)

@@ -178,9 +178,15 @@ def run(tree: Path, argv: list[str]) -> dict:
             "stderr": err}
 
 
-def compare(a: Path, b: Path) -> int:
-    left = {json.dumps(r["argv"]): r for r in map(json.loads, a.read_text().splitlines())}
-    right = {json.dumps(r["argv"]): r for r in map(json.loads, b.read_text().splitlines())}
+def chosen(argv: list[str], only: list[str]) -> bool:
+    """Whether a command is one of those --only names (all when none is named)."""
+    return not only or any(text in " ".join(argv) for text in only)
+
+
+def compare(a: Path, b: Path, only: list[str] = ()) -> int:
+    left = {json.dumps(r["argv"]): r for r in map(json.loads, a.read_text().splitlines()) if chosen(r["argv"], only)}
+    right = {json.dumps(r["argv"]): r for r in map(json.loads, b.read_text().splitlines())
+             if chosen(r["argv"], only)}
     diffs = 0
     for key in sorted(left.keys() | right.keys()):
         x, y = left.get(key), right.get(key)
@@ -201,12 +207,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs=2, type=Path)
     parser.add_argument("--compare", action="store_true", help="compare two snapshots instead of making one")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="only the commands whose arguments contain TEXT (repeatable: any of them); with "
+                             "--compare, only those commands of the two snapshots")
     args = parser.parse_args()
     if args.compare:
-        return compare(*args.paths)
+        return compare(*args.paths, only=args.only)
     tree, out = args.paths[0].resolve(), args.paths[1]
     with out.open("w", encoding="utf-8") as f:
         for argv in commands(tree):
+            if not chosen(argv, args.only):
+                continue
             f.write(json.dumps(run(tree, argv)) + "\n")
             f.flush()
     return 0

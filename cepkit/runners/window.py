@@ -3,8 +3,11 @@ engines; one output row each, as `cepkit window` prints them. A JOIN reads two f
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from cepkit.core.errors import QueryError
+from cepkit.core.match_table import MatchTable
+from cepkit.output import write_matches
 
 
 def compiled(args: argparse.Namespace, program) -> None:
@@ -17,3 +20,10 @@ def compiled(args: argparse.Namespace, program) -> None:
 def summary(args: argparse.Namespace, program, stats) -> str:
     return (f"{stats.count} rows from {stats.events} events in {stats.elapsed:.2f} s "
             f"(window {program.query.operator}, engine {stats.engine}{stats.notes})")
+
+
+def write(table: MatchTable, program: Any, args: argparse.Namespace) -> int:
+    """The RETURN items alone, column by column (window queries); an item `ts` (the window's end, or the
+    event's) as a time."""
+    write_matches(table, args.format, args.output, program, payload_only=True, empty="(no rows)")
+    return len(table)
