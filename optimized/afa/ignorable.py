@@ -17,11 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from cepkit.optimized.afa.exprgen import HEAD
-from cepkit.optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, ERR_DUPLICATE, ERR_EMPTY, ERR_NEVER, INF, INSERT, MINF,
-                                         K_CNT, K_EV, K_KEY, K_OFF, MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_PUNCT,
-                                         N_Q, N_S, N_START, O_LE, O_RE, O_SIGN, OK, PUNCTUATE, STATUS, T_E, T_P, WORK,
-                                         FN, MAT, VEC)
+from cepkit.optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, INF, INSERT, MINF, K_CNT, K_EV, K_KEY, K_OFF,
+                                         MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_Q, N_S, N_START, OK, PUNCTUATE,
+                                         STATUS, T_E, WORK, FN, MAT, VEC, bisect_left, check_element, output_row,
+                                         punctuate)
 from cepkit.optimized.arrays import grow2
 
 X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
@@ -132,11 +131,7 @@ def emit_ids(S, R, O, T, nt, sign, le, final, W):
     for x in range(nt):
         j = T[x]
         if final[R[j, N_Q]]:
-            O[o, O_SIGN] = sign
-            O[o, O_LE] = le
-            O[o, O_RE] = R[j, N_M]
-            for y in range(HEAD, W):
-                O[o, y] = R[j, y]
+            output_row(O, o, sign, le, R, j, W)
             o += 1
     S[N_OUT] = o
 
@@ -178,13 +173,8 @@ def drop(S, K, R, X, L, O, head, final):
     for x in range(nd):
         j = dead[x]
         if final[R[j, N_Q]]:
-            o = S[N_OUT]
-            O[o, O_SIGN] = -1
-            O[o, O_LE] = X[j, X_LE]
-            O[o, O_RE] = R[j, N_M]
-            for y in range(HEAD, R.shape[1]):
-                O[o, y] = R[j, y]
-            S[N_OUT] = o + 1
+            output_row(O, S[N_OUT], -1, X[j, X_LE], R, j, R.shape[1])
+            S[N_OUT] += 1
     # filter the entries between the lowest and highest LE of the dead nodes
     n_ent = S[N_ENT]
     for i in range(n_ent):
@@ -269,33 +259,9 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
         kind = BK[b]
         le = B[b, E_LE]
         if kind == PUNCTUATE:
-            if le > S[T_E]:
-                S[T_E] = le
-            tp = S[T_E]
-            if tp <= S[T_P]:
+            P, moved = punctuate(S, K, P, le)
+            if not moved:
                 continue
-            S[T_P] = tp
-            if S[N_PUNCT] + 1 > P.shape[0]:
-                P = grow2(P, S[N_PUNCT] + 1)
-            P[S[N_PUNCT], 0] = tp
-            P[S[N_PUNCT], 1] = S[N_OUT]
-            S[N_PUNCT] += 1
-            n_ent = S[N_ENT]
-            lo, hi = 0, n_ent
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if K[mid, K_KEY] < tp:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            c = lo - 1
-            if c > 0:
-                for i in range(c, n_ent):
-                    for x in range(5):
-                        K[i - c, x] = K[i, x]
-                S[N_ENT] = n_ent - c
-            if c >= 0:
-                K[0, K_EV] = -1
             live = S[N_START]
             for i in range(S[N_ENT]):
                 live += K[i, K_CNT]
@@ -308,37 +274,12 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
             S[STATUS] = ERR_BELOW
             S[AT] = b
             return K, R, X, L, E, O, P
-        lo, hi = 0, n_ent
-        if n_ent > 0 and K[n_ent - 1, K_KEY] < le:
-            lo = n_ent
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if K[mid, K_KEY] < le:
-                lo = mid + 1
-            else:
-                hi = mid
-        i = lo
-        present = i < n_ent and K[i, K_KEY] == le
-        if kind == INSERT:
-            if not le < re:
-                S[STATUS] = ERR_EMPTY
-                S[AT] = b
-                return K, R, X, L, E, O, P
-            if present:
-                S[STATUS] = ERR_DUPLICATE
-                S[AT] = b
-                return K, R, X, L, E, O, P
-        else:
-            ok = present and K[i, K_EV] >= 0
-            if ok:
-                e = K[i, K_EV]
-                for x in range(1, E.shape[1]):
-                    if E[e, x] != B[b, x]:
-                        ok = False
-            if not ok:
-                S[STATUS] = ERR_NEVER
-                S[AT] = b
-                return K, R, X, L, E, O, P
+        i = bisect_left(K, n_ent, le)
+        err = check_element(kind, K, n_ent, i, i < n_ent and K[i, K_KEY] == le, E, B, b)
+        if err != OK:
+            S[STATUS] = err
+            S[AT] = b
+            return K, R, X, L, E, O, P
         # ---- the element is valid: from here on it is applied
         nt = 0          # T[0:nt]: at_e (insert) ; the extend list follows in T2
         T2 = np.empty(16, np.int64)
@@ -449,11 +390,7 @@ def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, 
             for x in range(off, off + cnt):
                 j = L[x, 0]
                 if final[R[j, N_Q]]:
-                    O[o, O_SIGN] = -1
-                    O[o, O_LE] = le
-                    O[o, O_RE] = R[j, N_M]
-                    for y in range(HEAD, W):
-                        O[o, y] = R[j, y]
+                    output_row(O, o, -1, le, R, j, W)
                     o += 1
             S[N_OUT] = o
             for x in range(off, off + cnt):

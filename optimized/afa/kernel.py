@@ -80,6 +80,80 @@ def bisect_left(K, n, t):
 
 
 @njit(cache=True)
+def punctuate(S, K, P, t):
+    """A punctuation at t: t_e and t_p advance; where t_p moved, it is recorded in P (with the output rows
+    before it) and the entries before the cover (the latest entry with LE < t_p) are dropped, the cover
+    keeping its node list only. Returns P (possibly grown) and whether t_p moved (then the caller may
+    compact its tables)."""
+    if t > S[T_E]:
+        S[T_E] = t
+    tp = S[T_E]
+    if tp <= S[T_P]:
+        return P, False
+    S[T_P] = tp
+    if S[N_PUNCT] + 1 > P.shape[0]:
+        P = grow2(P, S[N_PUNCT] + 1)
+    P[S[N_PUNCT], 0] = tp
+    P[S[N_PUNCT], 1] = S[N_OUT]   # the output rows before it
+    S[N_PUNCT] += 1
+    n_ent = S[N_ENT]
+    c = bisect_left(K, n_ent, tp) - 1   # the cover
+    if c > 0:
+        for i in range(c, n_ent):
+            for x in range(5):
+                K[i - c, x] = K[i, x]
+        S[N_ENT] = n_ent - c
+    if c >= 0:
+        K[0, K_EV] = -1
+    return P, True
+
+
+@njit(cache=True)
+def check_element(kind, K, n_ent, i, present, E, X, xb):
+    """OK, or why an insertion or retraction (event row xb of X, entry position i, `present` whether an
+    entry with its LE is there) breaks the protocol: an empty lifetime, a second event at one LE, a
+    retraction of an event that was never inserted (or no longer is, or differs from it)."""
+    if kind == INSERT:
+        if not X[xb, E_LE] < X[xb, E_RE]:
+            return ERR_EMPTY
+        if present:
+            return ERR_DUPLICATE
+        return OK
+    if not present or K[i, K_EV] < 0:
+        return ERR_NEVER
+    e = K[i, K_EV]
+    for x in range(1, E.shape[1]):   # RE, the payload hash and the attributes
+        if E[e, x] != X[xb, x]:
+            return ERR_NEVER
+    return OK
+
+
+@njit(cache=True)
+def output_row(O, o, sign, le, R, j, W):
+    """Output row o: sign, LE, RE (node j's MinRE) and node j's register."""
+    O[o, O_SIGN] = sign
+    O[o, O_LE] = le
+    O[o, O_RE] = R[j, N_M]
+    for x in range(HEAD, W):
+        O[o, x] = R[j, x]
+
+
+@njit(cache=True)
+def insertions(S, O, R, final, lo, hi, le, W):
+    """An insertion at `le` for every node lo..hi-1 in a final state, after the S[N_OUT] output rows;
+    returns O (possibly grown)."""
+    if S[N_OUT] + hi - lo > O.shape[0]:
+        O = grow2(O, S[N_OUT] + hi - lo)
+    o = S[N_OUT]
+    for j in range(lo, hi):
+        if final[R[j, N_Q]]:
+            output_row(O, o, 1, le, R, j, W)
+            o += 1
+    S[N_OUT] = o
+    return O
+
+
+@njit(cache=True)
 def alive(LT, a, t):
     """Whether arc a's lifetime contains t (spec/003 §6)."""
     if LT[a, LT_LO_OPEN] == 1:
@@ -238,19 +312,11 @@ def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps
                     hit = True
                     break
             if not hit:
-                O[o, O_SIGN] = -1
-                O[o, O_LE] = k
-                O[o, O_RE] = R[x, N_M]
-                for c in range(HEAD, W):
-                    O[o, c] = R[x, c]
+                output_row(O, o, -1, k, R, x, W)
                 o += 1
         for y in range(base, top):
             if final[R[y, N_Q]] and not used[y - base]:
-                O[o, O_SIGN] = 1
-                O[o, O_LE] = k
-                O[o, O_RE] = R[y, N_M]
-                for c in range(HEAD, W):
-                    O[o, c] = R[y, c]
+                output_row(O, o, 1, k, R, y, W)
                 o += 1
         S[N_OUT] = o
         K[i, K_OFF] = base
@@ -405,26 +471,9 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             b += 1
         le = X[xb, E_LE]
         if kind == PUNCTUATE:
-            if le > S[T_E]:
-                S[T_E] = le
-            tp = S[T_E]
-            if tp <= S[T_P]:
+            P, moved = punctuate(S, K, P, le)
+            if not moved:
                 continue
-            S[T_P] = tp
-            if S[N_PUNCT] + 1 > P.shape[0]:
-                P = grow2(P, S[N_PUNCT] + 1)
-            P[S[N_PUNCT], 0] = tp
-            P[S[N_PUNCT], 1] = S[N_OUT]   # the output rows before it
-            S[N_PUNCT] += 1
-            n_ent = S[N_ENT]
-            c = bisect_left(K, n_ent, tp) - 1   # the cover: the latest entry with LE < t_p
-            if c > 0:
-                for i in range(c, n_ent):
-                    for x in range(5):
-                        K[i - c, x] = K[i, x]
-                S[N_ENT] = n_ent - c
-            if c >= 0:
-                K[0, K_EV] = -1                  # the cover keeps its node list only
             if S[N_NODE] > 8192 or S[N_EV] > 8192:
                 live = S[N_RESV]
                 for i in range(S[N_ENT]):
@@ -446,37 +495,16 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
             S[STATUS] = ERR_BELOW
             S[AT] = xb
             return K, R, E, O, P, Q
-        if n_ent == 0 or K[n_ent - 1, K_KEY] < le:
-            i = n_ent   # in order: appended (no call)
-        else:
-            i = bisect_left(K, n_ent, le)
+        i = bisect_left(K, n_ent, le)
         present = i < n_ent and K[i, K_KEY] == le
         if flavor == SEQ:
             err = seq_check(K, n_ent, X, xb, le, re, i, present, kind)
-            if err != OK:
-                S[STATUS] = err
-                S[AT] = xb
-                return K, R, E, O, P, Q
-        elif kind == INSERT:
-            if not le < re:
-                S[STATUS] = ERR_EMPTY
-                S[AT] = xb
-                return K, R, E, O, P, Q
-            if present:
-                S[STATUS] = ERR_DUPLICATE
-                S[AT] = xb
-                return K, R, E, O, P, Q
         else:
-            ok = present and K[i, K_EV] >= 0
-            if ok:
-                e = K[i, K_EV]
-                for x in range(1, E.shape[1]):   # RE, the payload hash and the attributes
-                    if E[e, x] != X[xb, x]:
-                        ok = False
-            if not ok:
-                S[STATUS] = ERR_NEVER
-                S[AT] = xb
-                return K, R, E, O, P, Q
+            err = check_element(kind, K, n_ent, i, present, E, X, xb)
+        if err != OK:
+            S[STATUS] = err
+            S[AT] = xb
+            return K, R, E, O, P, Q
         # ---- the element is valid: from here on it is applied
         ooo = kind == RETRACT or (n_ent > 0 and le < K[n_ent - 1, K_KEY])
         seq = X[xb, E_SEQ]
@@ -497,11 +525,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                 o = S[N_OUT]
                 for j in range(off, off + c):
                     if final[R[j, N_Q]]:
-                        O[o, O_SIGN] = -1
-                        O[o, O_LE] = K[jj, K_KEY]
-                        O[o, O_RE] = R[j, N_M]
-                        for x in range(HEAD, W):
-                            O[o, x] = R[j, x]
+                        output_row(O, o, -1, K[jj, K_KEY], R, j, W)
                         o += 1
                 S[N_OUT] = o
                 K[jj, K_OFF] = off + c
@@ -567,18 +591,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                         if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
                             close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
             top = S[N_NODE]
-            if S[N_OUT] + top - base > O.shape[0]:
-                O = grow2(O, S[N_OUT] + top - base)
-            o = S[N_OUT]
-            for j in range(base, top):
-                if final[R[j, N_Q]]:
-                    O[o, O_SIGN] = 1
-                    O[o, O_LE] = le
-                    O[o, O_RE] = R[j, N_M]
-                    for x in range(HEAD, W):
-                        O[o, x] = R[j, x]
-                    o += 1
-            S[N_OUT] = o
+            O = insertions(S, O, R, final, base, top, le, W)
             if n_ent + 1 > K.shape[0]:
                 K = grow2(K, n_ent + 1)
             for j in range(n_ent, i, -1):
@@ -637,18 +650,7 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                             if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
                                 close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, key)
                 top = S[N_NODE]
-                if S[N_OUT] + top - base > O.shape[0]:
-                    O = grow2(O, S[N_OUT] + top - base)
-                o = S[N_OUT]
-                for j in range(base, top):
-                    if final[R[j, N_Q]]:
-                        O[o, O_SIGN] = 1
-                        O[o, O_LE] = key
-                        O[o, O_RE] = R[j, N_M]
-                        for x in range(HEAD, W):
-                            O[o, x] = R[j, x]
-                        o += 1
-                S[N_OUT] = o
+                O = insertions(S, O, R, final, base, top, key, W)
                 for x in range(cnt):
                     for c in range(W):
                         R[top + x, c] = R[old + x, c]
