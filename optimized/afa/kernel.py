@@ -79,7 +79,7 @@ def bisect_left(K, n, t):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def punctuate(S, K, P, t):
     """A punctuation at t: t_e and t_p advance; where t_p moved, it is recorded in P (with the output rows
     before it) and the entries before the cover (the latest entry with LE < t_p) are dropped, the cover
@@ -108,7 +108,7 @@ def punctuate(S, K, P, t):
     return P, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_element(kind, K, n_ent, i, present, E, X, xb):
     """OK, or why an insertion or retraction (event row xb of X, entry position i, `present` whether an
     entry with its LE is there) breaks the protocol: an empty lifetime, a second event at one LE, a
@@ -128,7 +128,7 @@ def check_element(kind, K, n_ent, i, present, E, X, xb):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def output_row(O, o, sign, le, R, j, W):
     """Output row o: sign, LE, RE (node j's MinRE) and node j's register."""
     O[o, O_SIGN] = sign
@@ -138,7 +138,7 @@ def output_row(O, o, sign, le, R, j, W):
         O[o, x] = R[j, x]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def insertions(S, O, R, final, lo, hi, le, W):
     """An insertion at `le` for every node lo..hi-1 in a final state, after the S[N_OUT] output rows;
     returns O (possibly grown)."""
