@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from cepkit.core.match_table import MatchTable
 from cepkit.core import registry
+import cepkit
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,6 @@ class Case:
 
 def run_case(case: Case, engine: str) -> MatchTable:
     """Compile the case's query on the engine and run it over the case's events."""
-    import cepkit
     program = cepkit.compile(case.query, language=case.language, engine=engine, **case.options)
     data = registry.read_input(case.language, engine, case.events, **case.read_options)
     if case.chunk is None or not hasattr(data, "slice"):

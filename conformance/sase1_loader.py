@@ -19,6 +19,8 @@ from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_mat
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
 from cepkit.reference.language import parse
+from cepkit.reference.sase1.stock_stream import StockStreamConfig
+from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
 ROOT = CASES_DIR / "sase1"
 _REQUIRED = ("id", "title", "source", "dialect", "query")
@@ -50,8 +52,6 @@ class Sase1Case:
         import pandas as pd
 
         if self.stream is not None:
-            from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
-
             return to_frame(StockStreamConfig.from_mapping(self.stream))
         return pd.DataFrame(self.events)
 
@@ -87,8 +87,6 @@ def _parse(raw: Any, path: Path, n: int) -> Sase1Case:
     if ("events" in raw) == ("stream" in raw):
         raise fail("give exactly one of 'events' (rows) and 'stream' (SASE 1.0 generator parameters)")
     if "stream" in raw:
-        from cepkit.reference.sase1.stock_stream import StockStreamConfig
-
         if not isinstance(raw["stream"], dict):
             raise fail("'stream' must be a mapping of generator parameters")
         try:

@@ -22,6 +22,7 @@ from cepkit.core.errors import Unsupported
 from cepkit.reference.evaluate import as_number
 from cepkit.reference.language import ast as A
 from cepkit.reference.sql import ast as S
+from cepkit.reference.sql.exprs import Ctx, evaluate
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
@@ -124,7 +125,6 @@ class _Gen:
         if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull, A.BinOp, A.Neg)):
             kids = e.children()
             if all(self.const(k) is not _CONST for k in kids):
-                from cepkit.reference.sql.exprs import Ctx, evaluate
                 return evaluate(e, Ctx([], (), (), -1, {}, null_logic=self.null_logic))
         return _CONST
 

@@ -13,6 +13,9 @@ from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.summary import Summary
 from cepkit.reference.language.ast import leaves
+from cepkit.core.match_table import Layout
+from cepkit.reference.sql.table import output_columns
+from cepkit.reference.binding import resolve_type
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 
@@ -115,15 +118,11 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
             plan = L.LanguagePlan(plan.kind, plan.keys, -(-plan.context // ns_per_tick), plan.note)
     elif lang == "sase":
         if n:
-            from cepkit.reference.binding import resolve_type
-
             for c in _components(q):
                 resolve_type(c.event_type, type_names, c.pos)
         plan = L.plan_sase(q, selection, L.sase_window_ticks(q, stream_unit, ns_per_tick) if n else 1)
 
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from cepkit.core.match_table import Layout
-        from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))

@@ -26,6 +26,7 @@ from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
 from cepkit.core import registry
+from cepkit.core.match_table import decode
 
 ROW_COL = "__cepkit_row"    # the row's number in the file (0-based), the order of arrival
 POS_COL = "__cepkit_pos"    # the event's position in (ts, id) order (count windows)
@@ -88,8 +89,6 @@ def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Arra
         if pc.all(plain).as_py():
             return pc.binary_join_element_wise('"', col, '"', "")
     if kind is not None:
-        from cepkit.core.match_table import decode
-
         values = decode(col, kind)
     else:
         values = col.to_pylist()

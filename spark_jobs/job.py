@@ -14,6 +14,7 @@ from cepkit.spark_jobs import spark_io as IO, tasks as T
 from cepkit.spark_jobs import warmup as W
 from cepkit.spark_jobs.summary import Summary
 from cepkit.spark_jobs.session import get_session, job_settings
+from cepkit.spark_jobs.generic_job import run_generic
 
 UDFS = ("arrow", "pandas")
 PARTITION_EVENTS = 100_000   # events per partition of the matching stage (partition_count)
@@ -48,8 +49,6 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         require_extra("spark", "the Spark job")  # MissingExtra naming cepkit[spark], not an ImportError later
     lang = registry.language(language).name if language else registry.detect(query)
     if lang != "sase" or L.needs_generic(lang, parse(query)) or key is not None or flavor is not None:
-        from cepkit.spark_jobs.generic_job import run_generic
-
         if udf is not None:
             raise QueryError("--udf chooses the task body of flat SASE+ sequences; this query takes the "
                              "generic path (docs/spark.md \"Every language on Spark\")")

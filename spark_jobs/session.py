@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+from cepkit.core.errors import CepkitError
 
 # all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
 DEFAULT_MASTER = "local[*,2]"
@@ -62,7 +63,6 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start (no Java, a bad JAVA_HOME, a master that refuses us)
-        from cepkit.core.errors import CepkitError
 
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "

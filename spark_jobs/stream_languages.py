@@ -19,6 +19,8 @@ from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs import stream_keyed as KS
 from cepkit.spark_jobs import stream_source as R
 from cepkit.spark_jobs import stream_state as ST
+from cepkit.core.match_table import Layout
+from cepkit.reference.sql.table import output_columns
 
 # engines whose feed returns matches as they complete (the stream's "program" mode needs one)
 INCREMENTAL = {("tpstream", "optimized"), ("afa", "optimized"), ("afa", "reference")}
@@ -137,8 +139,6 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
     default_type = {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
     layout = program.layout
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
-        from cepkit.core.match_table import Layout
-        from cepkit.reference.sql.table import output_columns
 
         attrs = [c for c in schema.fieldNames() if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))

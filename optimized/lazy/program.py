@@ -23,6 +23,10 @@ from cepkit.reference.language import ast as A
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.counters import Counters
 from cepkit.reference.pattern.model import Pattern
+from cepkit.reference.language.printer import query_to_text
+from cepkit.optimized.returns import ReturnProgram, column
+from cepkit.reference.evaluate import Env, evaluate
+from cepkit.optimized.lazy.generated import module
 
 STEP = 1 << 16  # events per kernel call (the live state is checked against the budget between calls)
 
@@ -56,8 +60,6 @@ class PatternKernelProgram(Program):
         if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
             from types import SimpleNamespace
 
-            from cepkit.optimized.returns import ReturnProgram
-
             fake = SimpleNamespace(query=pattern.query, n=self.plan.nvars, negations=(),
                                    components=[SimpleNamespace(var=n) for n in self.plan.names])
             self.returns = ReturnProgram(fake, self.attrs, self.strings)
@@ -81,8 +83,6 @@ class PatternKernelProgram(Program):
         ranges offs (items the tables cannot give exactly: the reference evaluator per match)."""
         if self.returns is None:
             return None
-        from cepkit.optimized.returns import column
-        from cepkit.reference.evaluate import Env, evaluate
 
         s = self.store
         names = self.plan.names
@@ -124,8 +124,6 @@ class PatternKernelProgram(Program):
         if not self.codegen:
             return static
         if kind not in self.modules:
-            from cepkit.optimized.lazy.generated import module
-
             self.modules[kind] = module(kind, self.plan, _query_text(self.query), self.query.conventions.null_logic)
         return self.modules[kind]
 
@@ -355,7 +353,6 @@ class PatternKernelProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-    from cepkit.reference.language.printer import query_to_text
 
     return query_to_text(q)
 

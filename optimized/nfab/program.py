@@ -37,6 +37,9 @@ from cepkit.core.match_table import decode as decode_column
 from cepkit.core.match_table import encode as encode_column
 from cepkit.reference.nfab.compile import NFAb, check_selection
 from cepkit.core.counters import Counters
+from cepkit.reference.language.printer import query_to_text
+from cepkit.optimized.cache import load_module
+from cepkit.optimized.nfab.generated import module_source
 
 STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUITY: 2,
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
@@ -81,8 +84,6 @@ class OptimizedProgram(Program):
         self.kernel = runtime
         self.generated = None
         if codegen:  # a module of straight-line formulas for this query (generated.py)
-            from cepkit.optimized.cache import load_module
-            from cepkit.optimized.nfab.generated import module_source
 
             self.generated = self.kernel = load_module(module_source(t, n, len(nfa.negations), _query_text(nfa.query),
                                                                      null_logic))
@@ -489,7 +490,6 @@ class OptimizedProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-    from cepkit.reference.language.printer import query_to_text
 
     return query_to_text(q)
 

@@ -29,6 +29,7 @@ from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY,
                                           compile_pattern, glushkov)
 from cepkit.reference.sql.table import (bind_columns, check_table, output_columns, referenced_columns, skip_target,
                                         within_ticks)
+from cepkit.reference.sql.printer import pattern_text
 
 ENGINE = "optimized"
 # the constructs it runs (reference/sql/constructs.py names): every one of SQL mode, not ALL MATCHES
@@ -106,7 +107,6 @@ class Plan:
 
 
 def _query_text(q: S.MatchRecognize) -> str:
-    from cepkit.reference.sql.printer import pattern_text
 
     return f"PATTERN ({pattern_text(q.pattern)})"
 

@@ -15,6 +15,7 @@ from lark import Lark
 from cepkit.core.errors import QueryError
 from cepkit.reference.evaluate import Env, evaluate
 from cepkit.reference.language import ast as A
+import cepkit.reference.language.sase as sase
 
 _BOOLEAN = (A.Compare, A.And, A.Or, A.Not)
 _EVENT, _REGISTER, _PARAM = 0, 1, 2
@@ -23,7 +24,6 @@ _BOUND = {"e": (_EVENT,), "r": (_REGISTER,), "p": (_PARAM,)}
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    import cepkit.reference.language.sase as sase
 
     grammar = Path(sase.__file__).with_name("sase.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, start="expr")
@@ -31,7 +31,6 @@ def _parser() -> Lark:
 
 def parse_expression(text: str, line: int = 1, column: int = 1) -> A.Expr:
     """Parse one expression; (line, column) is where its text starts in the file, for error messages."""
-    import cepkit.reference.language.sase as sase
 
     def shift(err: QueryError) -> QueryError:
         if err.line is None:

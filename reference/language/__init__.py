@@ -12,6 +12,7 @@ def parse(text: str, language: str = "sase", dialect: str | None = None) -> Quer
     reads it with SASE 1.0's behaviour, "sase+" (or None, for PATTERN ...) with the paper's."""
     if language != "sase":
         raise QueryError(f"unknown query language '{language}'", expected=list(LANGUAGES))
+    # lazy: the AST modules of this package are imported without the parser (lark, the grammar)
     from cepkit.reference.language.dialects import with_dialect
     from cepkit.reference.language.sase import parse_sase
     from cepkit.reference.language.validate import validate

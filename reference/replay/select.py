@@ -10,6 +10,7 @@ from itertools import combinations
 
 from dataclasses import dataclass
 from typing import Callable, Sequence
+from cepkit.core.errors import QueryError
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,6 @@ def optimal(cands: Sequence[Candidate], cost: Callable[[Config], tuple[float, fl
             limit: int = 14) -> Config:
     """The exhaustive argmin over every subset (refused beyond `limit` candidates)."""
     if len(cands) > limit:
-        from cepkit.core.errors import QueryError
         raise QueryError(f"exhaustive index selection over {len(cands)} candidates is too large (limit {limit})")
     ordered = sorted(cands, key=lambda c: c.position)
     options = [tuple(cfg) for r in range(len(ordered) + 1) for cfg in combinations(ordered, r)]

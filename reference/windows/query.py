@@ -25,6 +25,7 @@ from cepkit.reference.language.ast import Pos
 from cepkit.reference.language.limits import check_text
 from cepkit.reference.windows.spec import WindowSpec
 from cepkit.reference.sql.parse import parse_expression
+from cepkit.reference.sql import ast as S
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 _TOKEN = re.compile(r"\s*(?:(--[^\n]*)|([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(\S))")
@@ -211,7 +212,6 @@ def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tupl
     try:
         e = parse_expression(cond, variables)
         if variables:
-            from cepkit.reference.sql import ast as S
             for n in e.walk():
                 if isinstance(n, S.ColRef) and n.var is None:
                     raise QueryError("join conditions qualify every column with L. (first stream) or R. "
