@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -15,23 +14,12 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from cepkit.core.blocks import Block
 from cepkit.core.errors import EventError
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import index_files as F
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-@dataclass(frozen=True)
-class Block:
-    """One row group: where it is, its first position in the stream, its rows and timestamp range."""
-
-    file: str
-    row_group: int
-    first_seq: int
-    rows: int
-    t_min: int
-    t_max: int
 
 
 def _int_bounds(lo: Any, lo_incl: bool, hi: Any, hi_incl: bool) -> tuple[int, int]:

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cepkit.core.blocks import Block
 from cepkit.core.errors import CepkitError, EventError
 from cepkit.core.events import exact
 
@@ -35,16 +36,6 @@ class StoreError(CepkitError):
 
 class ReplayWarning(UserWarning):
     """An index could not be used; the answer comes from a full replay instead."""
-
-
-@dataclass(frozen=True)
-class Block:
-    file: str
-    row_group: int
-    first_seq: int
-    rows: int
-    t_min: int | None
-    t_max: int | None
 
 
 def _text(v: Any) -> str:
