@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from cepkit.core.errors import require_extra
 
 
 def register(sub) -> None:
@@ -11,9 +12,9 @@ def register(sub) -> None:
 
 
 def _devices(args: argparse.Namespace) -> int:
-    from cepkit.core.errors import require_extra
 
     require_extra("gpu", "cepkit devices")
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.gpu.device import list_devices, select_device
 
     for d in list_devices():

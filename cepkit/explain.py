@@ -6,6 +6,8 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
+from cepkit.core import registry
+
 
 def tree(node: Any, indent: int = 0) -> str:
     """An indented dump of an AST node (positions left out)."""
@@ -29,13 +31,13 @@ def tree(node: Any, indent: int = 0) -> str:
 
 def _conventions(q: Any) -> str:
     """The query's conventions (null logic, window bound), as its front end set them."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.language.printer import conventions_to_text
 
     return "-- conventions: " + conventions_to_text(q.conventions)
 
 
 def _engines(language: str) -> str:
-    from cepkit.core import registry
     lines = []
     for name in registry.engines_for(language):
         entry = registry.engine_entry(language, name)
@@ -44,6 +46,7 @@ def _engines(language: str) -> str:
 
 
 def explain_sase(text: str) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.nfab.compile import is_nfab_query
     from cepkit.reference.language import parse
     from cepkit.reference.language.constructs import constructs
@@ -65,6 +68,7 @@ def explain_sase(text: str) -> str:
 
 
 def explain_sql(text: str) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.sql import parse
     from cepkit.reference.sql.printer import pattern_text
 
@@ -80,6 +84,7 @@ def explain_sql(text: str) -> str:
 def _sql_program(q) -> str | None:
     """The instruction program of the row pattern (reference/sql/program.py), printed."""
     try:
+        # lazy: `cepkit explain` loads the explained language's modules only
         from cepkit.reference.sql import program as P
     except ImportError:
         return None
@@ -87,6 +92,7 @@ def _sql_program(q) -> str | None:
 
 
 def explain_tpstream(text: str) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
@@ -94,6 +100,7 @@ def explain_tpstream(text: str) -> str:
 
 
 def explain_afa(text: str) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.afa.afafile import loads_afa
 
     afa = loads_afa(text)
@@ -117,6 +124,7 @@ def explain_afa(text: str) -> str:
 
 
 def explain_window(text: str) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.windows.query import parse
 
     return "\n".join(["-- AST", tree(parse(text)), "-- engines (window)", _engines("window")])
@@ -148,7 +156,6 @@ class Dot:
     def text(self) -> str:
         return f"digraph {quote(self.name)} {{\n" + "\n".join(self.lines) + "\n}\n"
 
-
 def quote(text: str) -> str:
     """A DOT string: double-quoted, backslashes and quotes escaped, line breaks as \\n."""
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -167,6 +174,7 @@ def _start(g: Dot, first: str) -> None:
 def dot_sase(text: str) -> str:
     """NFA^b (flat SASE+ sequences): states a[1] / a[i] / b ... F with begin, take, ignore and proceed edges
     (spec/000 §3); any other query: its pattern model, one cluster per OR alternative, edges the order."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.language import ast as A
     from cepkit.reference.language import parse
     from cepkit.reference.language.printer import window_to_text
@@ -219,6 +227,7 @@ def dot_sase(text: str) -> str:
 
 
 def _dot_pattern(q) -> str:
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.language.printer import expr_to_text
     from cepkit.reference.pattern.model import compile_pattern
 
@@ -251,6 +260,7 @@ def _dot_pattern(q) -> str:
 def dot_sql(text: str) -> str:
     """The row pattern's instruction program (reference/sql/program.py): one node per instruction, edges to
     the instructions it goes on to (split: preferred branch first)."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.sql import parse
     from cepkit.reference.sql import program as P
     from cepkit.reference.sql.printer import pattern_text
@@ -279,6 +289,7 @@ def dot_sql(text: str) -> str:
 def dot_tpstream(text: str) -> str:
     """The Allen graph: one node per situation (its condition and duration bounds), one edge per temporal
     constraint labelled with its relations."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.language.printer import expr_to_text
     from cepkit.reference.tpstream.parser import parse_tpstream
 
@@ -303,6 +314,7 @@ def dot_tpstream(text: str) -> str:
 def dot_afa(text: str) -> str:
     """The AFA: its states (finals doubled), arcs labelled name: fence / transfer; ε-arcs dashed, standby arcs
     (inserted by a dynamic pattern) dotted."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.afa.afafile import loads_afa
 
     afa = loads_afa(text)
@@ -326,6 +338,7 @@ def dot_afa(text: str) -> str:
 
 def dot_window(text: str) -> str:
     """The operator plan: the input stream(s), the windowed operator, the output."""
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.reference.windows.query import parse
 
     q = parse(text)
@@ -372,6 +385,7 @@ def svg(dot: str) -> str:
     import shutil
     import subprocess
 
+    # lazy: `cepkit explain` loads the explained language's modules only
     from cepkit.core.errors import CepkitError
 
     exe = shutil.which("dot")

@@ -21,6 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from cepkit.core.errors import CepkitError, EventError, QueryError, require_extra
+from cepkit import options as option_types
+from cepkit.languages import LANGUAGES
+from cepkit.api import warn_unbounded
+from cepkit.cli import read_query
+from cepkit.languages import detect
+from cepkit.core import registry
+from cepkit.reference.language import ast as A
+from cepkit.core.match import plain
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -60,8 +68,6 @@ class Plot:
 
 # ---------------------------------------------------------------------------------------------- the CLI
 def register(sub: argparse._SubParsersAction) -> None:
-    from cepkit import options as option_types
-    from cepkit.languages import LANGUAGES
 
     p = sub.add_parser("plot", help="draw the event stream over time with each match's events marked (PNG or "
                                     "a self-contained HTML page)",
@@ -160,10 +166,6 @@ def _read_options(lang: str, args: argparse.Namespace) -> dict:
 
 def collect(args: argparse.Namespace) -> Plot:
     """Read the events, run the query on the engine, and lay out what is drawn."""
-    from cepkit.api import warn_unbounded
-    from cepkit.cli import read_query
-    from cepkit.languages import detect
-    from cepkit.core import registry
     text = read_query(args.query)
     lang = detect(args.query, args.language, text if args.language is None and
                   registry.by_suffix(args.query) is None else None).name
@@ -226,7 +228,6 @@ def _equiv_attrs(node: Any) -> list[str]:
     """The attributes of the SASE+ equivalence tests `[attr]` in a WHERE clause, in order."""
     import dataclasses
 
-    from cepkit.reference.language import ast as A
 
     if isinstance(node, A.EquivTest):
         return [node.attr]
@@ -260,7 +261,6 @@ def _values(name: str | None, columns: dict) -> list[float | None] | None:
 
 
 def _text(v: Any) -> str:
-    from cepkit.core.match import plain
 
     v = plain(v)
     return str(v)
@@ -344,7 +344,6 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
 
 
 def _key(i: Any) -> str:
-    from cepkit.core.match import plain
 
     return str(plain(i))
 
@@ -360,6 +359,7 @@ def _interval_names(layout) -> list[str]:
 
 
 def _collect_afa(args, program) -> Plot:
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.afa.afafile import load_afa
     from cepkit.reference.afa.eventfile import to_elements
     from cepkit.reference.afa.stream import Insert, Retract

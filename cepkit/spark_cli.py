@@ -6,15 +6,19 @@ import sys
 
 from cepkit import options
 from cepkit.core.errors import require_extra
+from cepkit.spark_replay_cli import register_replay
+from cepkit.spark_stream_cli import register_stream
+from cepkit.spark_lang_cli import add_language_options
+from cepkit.spark_jobs.job import UDFS, default_engine
+from cepkit.spark_jobs.session import DEFAULT_MASTER
+from cepkit.cli import read_query
+from cepkit.spark_lang_cli import language_kwargs
+from cepkit.spark_jobs.job import run_job
+from cepkit.spark_jobs.source import Columns
 
 
 def register(sub) -> None:
     """Add the `spark` subcommand to the cepkit parser."""
-    from cepkit.spark_replay_cli import register_replay
-    from cepkit.spark_stream_cli import register_stream
-    from cepkit.spark_lang_cli import add_language_options
-    from cepkit.spark_jobs.job import UDFS, default_engine
-    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     spark = sub.add_parser("spark", help="run a query on Spark (cepkit spark run QUERY EVENTS OUT_DIR)")
     actions = spark.add_subparsers(dest="spark_command", required=True)
@@ -50,10 +54,6 @@ def register(sub) -> None:
 
 def _cmd_spark_run(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark")
-    from cepkit.cli import read_query
-    from cepkit.spark_lang_cli import language_kwargs
-    from cepkit.spark_jobs.job import run_job
-    from cepkit.spark_jobs.source import Columns
 
     text = read_query(args.query)
     summary = run_job(text, args.events, args.out_dir, engine=args.engine, master=args.master,

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 
 from cepkit import options
+from cepkit.core.registry import LANGUAGES
+from cepkit.core import registry
+from cepkit.core.errors import Unsupported
 
 
 def add_language_options(r: argparse.ArgumentParser) -> None:
     """Add --language, --key and --flavor to the `spark run` parser."""
-    from cepkit.core.registry import LANGUAGES
 
     r.add_argument("--language", choices=sorted(n for n in LANGUAGES if n != "window"),
                    help="query language (default: from the query file's suffix, else from its text)")
@@ -21,8 +23,7 @@ def add_language_options(r: argparse.ArgumentParser) -> None:
 def language_kwargs(args: argparse.Namespace) -> dict:
     """run_job's keywords from those options (the language by the query file's suffix unless named).
     A SASE 1.0 query file (.query) is refused by name: the jobs ship query text, read in the SASE+ dialect."""
-    from cepkit.core import registry
-    from cepkit.core.errors import Unsupported
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.language.dialects import dialect_of_path
 
     if dialect_of_path(args.query) == "sase1" and (args.language or registry.by_suffix(args.query)) == "sase":

@@ -10,6 +10,10 @@ from collections.abc import Sequence
 from cepkit import options
 from cepkit.core import registry
 from cepkit.core.errors import QueryError, require_extra
+from cepkit.spark_jobs.session import DEFAULT_MASTER
+from cepkit.spark_jobs.session import get_session
+from cepkit.cli import read_query
+from cepkit.replay_cli import describe, warnings_to_stderr
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 CONF = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100000"}
@@ -22,7 +26,6 @@ def default_engine() -> str:
 
 def register_replay(actions) -> None:
     """Add `index` and `replay` to the `cepkit spark` subcommands."""
-    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     i = actions.add_parser("index", help="build the replay side table (lightweight per-block index and secondary "
                                          "indexes) of a directory of Parquet events")
@@ -50,13 +53,13 @@ def register_replay(actions) -> None:
 
 
 def session(master: str | None):
-    from cepkit.spark_jobs.session import get_session
 
     return get_session(master, **CONF)
 
 
 def spark_index(events: str, secondary: Sequence[str] = (), ts_unit: str | None = None, spark=None):
     """Build the side table of `events` (cepkit.spark_jobs.index_build.build_index)."""
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.spark_jobs.index_build import build_index
     from cepkit.spark_jobs.index_files import data_files
 
@@ -67,6 +70,7 @@ def spark_index(events: str, secondary: Sequence[str] = (), ts_unit: str | None 
 def plan_replay(text: str, events: str, method: str | Sequence[str] = "pareto"):
     """cepkit.reference.replay's plan over the side table of `events` (StaleIndex when it no longer fits the data);
     QueryError for a query the index-based replay cannot plan."""
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.replay.plan import plan
     from cepkit.spark_jobs.index_table import IndexedEvents
 
@@ -86,6 +90,7 @@ def spark_replay(text: str, events: str, out_dir: str, method: str | Sequence[st
 
 def replay_plan(p, text: str, out_dir: str, engine: str | None = None, spark=None, master: str | None = None):
     """Run a plan of `plan_replay` on Spark (the job's refusals first, before Spark starts)."""
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.spark_jobs.replay_job import prepare, run_replay
 
     engine = engine or default_engine()
@@ -96,6 +101,7 @@ def replay_plan(p, text: str, out_dir: str, engine: str | None = None, spark=Non
 
 def _cmd_index(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark index")
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.spark_jobs.index_files import data_files
 
     attrs = [a.strip() for a in args.index.split(",") if a.strip()]
@@ -109,8 +115,6 @@ def _cmd_index(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark replay")
-    from cepkit.cli import read_query
-    from cepkit.replay_cli import describe, warnings_to_stderr
 
     text = read_query(args.query)
     method = [v.strip() for v in args.use.split(",") if v.strip()] if args.use else args.method

@@ -6,12 +6,16 @@ import sys
 
 from cepkit import options
 from cepkit.core.errors import require_extra
+from cepkit.spark_lang_cli import add_language_options
+from cepkit.spark_jobs.session import DEFAULT_MASTER
+from cepkit.core.errors import QueryError
+from cepkit.cli import read_query
+from cepkit.spark_lang_cli import language_kwargs
+from cepkit.spark_jobs.source import Columns
 
 
 def register_stream(actions) -> None:
     """Add `stream` to the `cepkit spark` subcommands."""
-    from cepkit.spark_lang_cli import add_language_options
-    from cepkit.spark_jobs.session import DEFAULT_MASTER
 
     s = actions.add_parser("stream", help="match a keyed query over events as they arrive (Structured Streaming); "
                                           "append the final matches as Parquet under OUT")
@@ -49,12 +53,9 @@ def register_stream(actions) -> None:
 
 
 def _cmd_spark_stream(args: argparse.Namespace) -> int:
-    from cepkit.core.errors import QueryError
 
     require_extra("spark", "cepkit spark stream")
-    from cepkit.cli import read_query
-    from cepkit.spark_lang_cli import language_kwargs
-    from cepkit.spark_jobs.source import Columns
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.spark_jobs.stream import run_stream
     from cepkit.spark_jobs.stream_source import StreamSource
 

@@ -6,6 +6,15 @@ import sys
 
 from cepkit import options
 from cepkit.core.errors import QueryError
+from cepkit.forms import note_input
+from cepkit.core.readers import read_events
+from cepkit.cli import events_path
+from cepkit.forms import TimeForm, use_time_form
+from cepkit.forms import json_line, render_table, ts_frame, ts_record
+from cepkit.output import write_text
+from cepkit.core.match import plain
+from cepkit.core import registry
+from cepkit.replay_cli import warnings_to_stderr
 
 FORMATS = ("jsonl", "csv", "table")
 
@@ -67,8 +76,6 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-    from cepkit.forms import note_input
-    from cepkit.core.readers import read_events
 
     batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
@@ -79,9 +86,6 @@ def _in_time_form(func):
     """`func(args)` writing its timestamps in the --ts-format form (cepkit.forms.use_time_form)."""
     def run(args: argparse.Namespace) -> int:
         import contextlib
-
-        from cepkit.cli import events_path
-        from cepkit.forms import TimeForm, use_time_form
 
         with contextlib.ExitStack() as stack:
             dashes = [name for name in ("events", "right_events") if getattr(args, name, None) == "-"]
@@ -98,6 +102,7 @@ def _in_time_form(func):
 
 
 def _spec(args, prefix=""):
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.windows.spec import WindowSpec
 
     if prefix and args.right_size is None:
@@ -111,14 +116,10 @@ def _spec(args, prefix=""):
         flag = "--" + prefix.replace("_", "-")
         raise QueryError(f"{flag}size / {flag}slide: {exc.message}") from None
 
-
 def _write(rows: list[dict], args) -> None:
     import pandas as pd
 
-    from cepkit.forms import json_line, render_table, ts_frame, ts_record
 
-    from cepkit.output import write_text
-    from cepkit.core.match import plain
 
     rows = [{k: plain(v) for k, v in r.items()} for r in rows]
     if args.format == "jsonl":
@@ -129,17 +130,16 @@ def _write(rows: list[dict], args) -> None:
         write_text((render_table(ts_frame(pd.DataFrame(rows), ("ts",), "table")) if rows else "(no rows)") + "\n",
                    args.output)
 
-
 def _run(query, data, args, method: str = "tree") -> list[dict]:
     """The output rows of a window query (cepkit.reference.windows.query.WindowQuery) on the chosen engine: the
     payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
-    from cepkit.core import registry
     options = {"device": args.device} if args.engine == "gpu" else {"method": method}
     program = registry.get_engine("window", args.engine).compile(query, **options)
     return [dict(m.payload) for m in program.run(data)]
 
 
 def _filter(args: argparse.Namespace) -> int:
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.windows.query import WindowQuery
 
     batch = _read(args.events, args)
@@ -153,6 +153,7 @@ def _aggregate(args: argparse.Namespace) -> int:
     funcs = [f.strip().lower() for f in args.funcs.split(",") if f.strip()]
     if not funcs:
         raise QueryError("--funcs names no aggregate")
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.windows.query import FUNCS
 
     unknown = [f for f in funcs if f not in FUNCS]
@@ -166,6 +167,7 @@ def _aggregate(args: argparse.Namespace) -> int:
         return _aggregate_store(args, funcs)
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.windows.query import WindowQuery
 
     batch = _read(args.events, args)
@@ -178,7 +180,7 @@ def _aggregate(args: argparse.Namespace) -> int:
 
 
 def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
-    from cepkit.replay_cli import warnings_to_stderr
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.replay.aggregate import aggregate_store
     from cepkit.reference.replay.store import Store
 
@@ -193,6 +195,7 @@ def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.windows.query import WindowQuery
 
     left, right = _read(args.events, args), _read(args.right_events, args)
