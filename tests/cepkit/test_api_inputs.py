@@ -55,6 +55,18 @@ def test_id_col_none_reads_row_numbers_as_the_cli_does():
     assert [list(m.bindings[0][1]) for m in got][0][0] == 0
 
 
+def test_window_events_without_a_type_column_as_the_cli_reads_them(capsys):
+    """A window query names no event type: the API reads a file without a type column, as `cepkit run` does
+    (each row of type `event`), and gives the rows the command line writes."""
+    table = cepkit.run(EX / "sql" / "volume.win", EX / "sql" / "trades.csv")
+    assert main(["run", str(EX / "sql" / "volume.win"), str(EX / "sql" / "trades.csv"), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ",".join(table.layout.payload)
+    frame = table.to_pandas()[[f"payload.{n}" if n == "ts" else n for n in table.layout.payload]]
+    rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    assert [",".join(r) for r in rows] == lines[1:] and len(rows) > 0
+
+
 def test_sort_and_input_format_keywords(tmp_path):
     shuffled = frame(FIG3).iloc[::-1]
     with pytest.raises(EventError, match=r"pass sort=True"):
