@@ -79,6 +79,18 @@ class Store:
     def type_code(self, name: str) -> int:
         return self.type_codes.setdefault(name, len(self.type_codes))
 
+    def append(self, batch: EventBatch, keep_from: int) -> tuple[int, int, bool]:
+        """`add`, then (the batch's first stream position, the end, whether its values are all integral: the
+        generated formulas assume so, the tables handle fractions)."""
+        start = self.end
+        self.add(batch, keep_from)
+        return start, self.end, not (self.vd[:, start - self.base:] != 1).any()
+
+    @property
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """What the kernels read: (type codes, timestamps, numerators, denominators, value tags)."""
+        return self.etype, self.ts, self.vn, self.vd, self.vt
+
     def add(self, batch: EventBatch, keep_from: int) -> None:
         """Drop positions before keep_from, then append the batch."""
         cut = max(0, min(keep_from, self.end) - self.base)

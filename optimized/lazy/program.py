@@ -170,13 +170,9 @@ class PatternKernelProgram(Program):
     # ------------------------------------------------------------------ stream interface
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
         self._bind(batch)
-        start = self.store.end
-        self.store.add(batch, self._keep_from())
-        end = self.store.end
-        s = self.store
-        if self.codegen and (s.vd[:, start - s.base:] != 1).any():
-            self.codegen = False  # generated clauses assume integral values; the tables handle fractions
-        E = (s.etype, s.ts, s.vn, s.vd, s.vt)
+        start, end, integral = self.store.append(batch, self._keep_from())
+        self.codegen = self.codegen and integral   # generated clauses assume integral values
+        E = self.store.columns
         TM = self._type_matrix()
         TMN = self._type_matrix(self.plan.neg_names)
         self._start(batch, start)

@@ -181,13 +181,11 @@ class OptimizedProgram(Program):
     def _feed(self, batch: EventBatch, progress: Callable[[int, int], None] | None = None) -> MatchTable:
         """Consume a batch; return the matches it completes, in the reference's order, as one MatchTable."""
         self._bind(batch)
-        start = self.store.end
-        self.store.add(batch, self._keep_from())
-        end = self.store.end
-        s = self.store
-        if self.kernel is not runtime and (s.vd[:, start - s.base:] != 1).any():
+        start, end, integral = self.store.append(batch, self._keep_from())
+        if not integral:
             self.kernel = runtime  # generated formulas assume integral values; the tables handle fractions
-        E = (s.etype, s.ts, s.vn, s.vd, s.vt)
+        s = self.store
+        E = s.columns
         tables: list[MatchTable] = []
         pieces: list[dict | None] = []
         # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
