@@ -3,7 +3,8 @@ registry. What differs by language is declared: on the registry (whether its pro
 and why; its output form) and in its runner module, cepkit/runners/LANG.py:
 
     add_options(group)                 its own flags (optional)
-    compile_options(args, engine)      those flags as the engine's compile options (optional)
+    compile_options(args, engine)      those flags as the engine's compile options (optional; they override
+                                       --limit / --max-state's: limit=None where --limit cuts what is written)
     query(args)                        what is compiled, when it is not the query file's text (optional)
     compiled(args, program)            a check of the compiled program before any event is read (optional)
     summary(args, program, stats)      the line `cepkit run` prints on stderr at the end
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
         options["device"] = args.device
     chunk, whole = chunking(args, name, engine)
     query = runner.query(args) if hasattr(runner, "query") else read_query(args.query)
-    program = compile_query(query, language=name, engine=engine, **options, **limit_options(args))
+    program = compile_query(query, language=name, engine=engine, **{**limit_options(args), **options})
     if hasattr(runner, "compiled"):
         runner.compiled(args, program)
     started = time.monotonic()

@@ -14,12 +14,15 @@ Two options every engine takes, handled here before the engine's own (`Budget`):
 matches (the program returns no more, and engines stop working once they are out); `max_state=N` bounds
 the live partial matches (runs) an engine that counts them may hold, else ResourceLimit (exit 4). An
 engine that does not count its live state refuses an explicit `max_state` at compile time (`counts_state`).
+
+Optional capabilities are small protocols a program may also meet (checked with isinstance): `ChangeStream`,
+a program whose output is a change stream (insertions, retractions, punctuations: the AFA programs).
 """
 from __future__ import annotations
 
 import inspect
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, runtime_checkable
 
 from cepkit.core.errors import QueryError, ResourceLimit, Unsupported
 from cepkit.core.events import EventBatch
@@ -142,6 +145,22 @@ class Program:
 
     def _close(self) -> MatchTable | Iterable[Match]:
         return ()
+
+
+@runtime_checkable
+class ChangeStream(Protocol):
+    """Optional capability: a program whose output is a change stream (the AFA programs, spec/003). Its
+    tables hold the insertions and retractions; these give the whole stream so far as plain records
+    (JSON-friendly values: infinity as "inf" / "-inf", exact numbers as cepkit.core.match.plain gives them)."""
+
+    def changes(self) -> list[dict]:
+        """The change stream in arrival order: {"op": "insert" | "retract", "le", "re", "payload"} for an
+        output, {"op": "punctuate", "t"} for an output punctuation."""
+        ...
+
+    def net(self) -> list[dict]:
+        """The net result (insertions minus retractions): {"le", "re", "payload", "count"} sorted by lifetime."""
+        ...
 
 
 class Engine:

@@ -54,7 +54,9 @@ class EngineEntry:
     target: str                     # "module:Class" of a cepkit.core.contract.Engine
     description: str
     constructs: frozenset[str] | None = None   # None: every construct of the language
-    events: str | None = None       # "module:function" for input other than the language's (a replay store)
+    # "module:function" for input other than the language's reader gives (a replay store; the optimized AFA
+    # program's events file read column-wise)
+    events: str | None = None
     whole: str | None = None        # why it takes the whole input at once, where its language is fed chunks
 
 
@@ -90,7 +92,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
-                  events="cepkit.reference.afa.eventfile:to_elements", read_options=(),
+                  events="cepkit.reference.afa.eventfile:read_input", read_options=(),
                   whole="the change stream is printed at the end", output="changes"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
@@ -169,7 +171,8 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
     EngineEntry("afa", "optimized", "cepkit.optimized.afa.engine:OptimizedAfaEngine",
                 "Algorithm 1 over typed arrays in Numba (every flavour; dynamic patterns under basic)",
                 frozenset({"flavor:basic", "flavor:ignorable", "flavor:seq", "flavor:cleanse", "register", "window",
-                           "epsilon arcs", "standby arcs"})),
+                           "epsilon arcs", "standby arcs"}),
+                events="cepkit.optimized.afa.inputs:read_input"),   # an events file read column-wise
 
     EngineEntry("window", "reference", "cepkit.reference.windows.engine:WindowEngine",
                 "windowed filter, aggregation (tree / recompute) and join"),

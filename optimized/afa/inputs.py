@@ -1,10 +1,11 @@
 """An AFA input batch as typed arrays: element kinds, (LE, RE, payload hash) and the attributes the AFA reads.
 
-Files (CSV, JSON Lines, Parquet), DataFrames and Arrow tables are read column-wise by the reference's
-readers (cepkit.core.readers, cepkit.reference.afa.eventfile.check_attributes: the same column errors) and
-converted with NumPy. A row the vectorized checks flag is handed to the reference's `element_of`, which
-raises its exact error. Python lists of rows and (row, element) pairs are read row by row through the
-reference (`to_elements`), as the reference does. Arc rows (dynamic patterns) get the kind ARC: the program
+Files (CSV, JSON Lines, Parquet; `read_file`, through the engine's registry reader), DataFrames and Arrow
+tables are read column-wise by the reference's readers (cepkit.core.readers,
+cepkit.reference.afa.eventfile.check_attributes: the same column errors) and converted with NumPy. A row
+the vectorized checks flag is handed to the reference's `element_of`, which raises its exact error. Python
+lists of rows and (row, element) pairs are read row by row through the reference (`to_elements`), as the
+reference does. Arc rows (dynamic patterns) get the kind ARC: the program
 applies them between kernel calls. What the kernel cannot hold exactly is refused by name: timestamps that
 are not integers, truth values in attributes the AFA reads.
 """
@@ -340,30 +341,61 @@ def _int_time(v: Any, row: Any, col: str) -> int:
     return v
 
 
+@dataclass
+class FileColumns:
+    """An events file read column-wise (cepkit.core.readers), waiting for the program that converts it to a
+    typed batch with its own texts and slots: what the optimized AFA program feeds on from a path."""
+
+    path: str
+    columns: dict | None    # CSV, JSON Lines: the columns in attribute form
+    rows: list              # each row's number in the file
+    frame: Any = None       # Parquet, Arrow files: the table as a pandas DataFrame
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def read_file(path: Any) -> FileColumns:
+    """The events file at `path`, read column-wise (the reference's errors for a missing file, a directory
+    and a file that cannot be read)."""
+    from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
+    from cepkit.reference.afa.eventfile import check_path
+
+    path = check_path(path)
+    kind = event_format(path)
+    try:
+        if kind == "csv":
+            columns, n = csv_columns(csv_strings(path))
+            return FileColumns(path, columns, list(range(1, n + 1)))
+        if kind == "jsonl":
+            records = list(json_records(path))
+            return FileColumns(path, json_columns([r for _, r in records])[0], [r for r, _ in records])
+        frame = read_arrow_file(path).to_pandas(integer_object_nulls=True)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EventError(f"cannot read '{path}': {exc}") from None
+    return FileColumns(path, None, list(range(1, len(frame) + 1)), frame)
+
+
+def read_input(events: Any) -> Any:
+    """The optimized AFA engine's reader (core/registry.py): an events file path read column-wise
+    (`FileColumns`); any other input as the language's reader gives it (an `AfaInput` the program resolves)."""
+    if isinstance(events, FileColumns):
+        return events
+    if isinstance(events, (str, os.PathLike)):
+        return read_file(events)
+    return to_elements(events)
+
+
 def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Batch:
-    """The typed batch of any AFA input the reference reads."""
+    """The typed batch of any AFA input the reference reads (and of a file read column-wise)."""
     if isinstance(source, AfaInput):
         source = source.source
     if isinstance(source, (str, os.PathLike)):
-        from cepkit.core.readers import (csv_columns, csv_strings, event_format, json_columns, json_records,
-                                              read_arrow_file)
-
-        path = os.fspath(source)
-        if not os.path.exists(path) or os.path.isdir(path):
-            to_elements(path, afa)   # the reference's error
-        kind = event_format(path)
-        try:
-            if kind == "csv":
-                columns, n = csv_columns(csv_strings(path))
-                rows = list(range(1, n + 1))
-            elif kind == "jsonl":
-                records = list(json_records(path))
-                columns, rows = json_columns([r for _, r in records])[0], [r for r, _ in records]
-            else:
-                return from_frame(read_arrow_file(path).to_pandas(integer_object_nulls=True), afa, slots, texts)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise EventError(f"cannot read '{path}': {exc}") from None
-        return from_columns(columns, rows, afa, slots, texts)
+        source = read_file(source)
+    if isinstance(source, FileColumns):
+        if source.frame is not None:
+            return from_frame(source.frame, afa, slots, texts)
+        return from_columns(source.columns, source.rows, afa, slots, texts)
     if isinstance(source, pd.DataFrame):
         return from_frame(source, afa, slots, texts)
     try:

@@ -22,6 +22,7 @@ from cepkit.optimized.afa.inputs import ARC, read_batch
 from cepkit.optimized.afa.state import State
 from cepkit.optimized.bytecode import INT64_MAX, NULL, NUM, STR
 from cepkit.optimized.cache import load_module
+from cepkit.reference.afa.changes import ChangeRecords
 from cepkit.reference.afa.stream import OutPunctuation, Output
 from cepkit.core.contract import Program
 from cepkit.core.errors import EventError, QueryError, Unsupported
@@ -51,7 +52,11 @@ def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
     return n if d == 1 else Fraction(n, d)
 
 
-class OptimizedAfaProgram(Program):
+class OptimizedAfaProgram(ChangeRecords, Program):
+    """The AFA over the kernel's typed arrays; like the reference's program it keeps the whole change stream
+    (`outputs`, `changes()`, the net result: `net_output()`, `net()`), as the kernel's output arrays until
+    asked for."""
+
     engine_name = ENGINE
     language = "afa"
 
@@ -81,8 +86,8 @@ class OptimizedAfaProgram(Program):
         self._arc_floor: Any = -math.inf   # the latest arc punctuation
         self.closed = False
         self.elements = 0
-        self.record = False          # keep the change stream as Output / OutPunctuation (the CLI)
-        self.outputs: list = []
+        self._outputs: list = []     # the change stream converted so far (Output / OutPunctuation)
+        self._pending: list = []     # the kernel output and punctuation arrays handed over since `outputs` was read
         self.punctuations: list = []
         self._layout = Layout(payload=self.schema, speculative=True)
 
@@ -107,6 +112,19 @@ class OptimizedAfaProgram(Program):
     @property
     def layout(self) -> Layout:
         return self._layout
+
+    @property
+    def query(self) -> Any:
+        """The AFA it runs."""
+        return self.afa
+
+    @property
+    def outputs(self) -> list:
+        """The change stream so far: Output and OutPunctuation, in arrival order (converted when asked)."""
+        for out, puncts in self._pending:
+            self._record(out, (out[:, HEAD::3], out[:, HEAD + 1::3], out[:, HEAD + 2::3]), puncts)
+        self._pending = []
+        return self._outputs
 
     # ------------------------------------------------------------------ the contract
     def _feed(self, batch: Any, progress=None) -> MatchTable:
@@ -311,10 +329,9 @@ class OptimizedAfaProgram(Program):
         st.S[K.N_OUT] = 0
         st.S[K.N_PUNCT] = 0
         self.punctuations += [int(t) for t in new_p[:, 0]]
-        table = self._table(out, regs)
-        if self.record:
-            self._record(out, regs, new_p)
-        return table
+        if len(out) or len(new_p):
+            self._pending.append((out, new_p))   # the change stream, converted when asked (`outputs`)
+        return self._table(out, regs)
 
     def _payload_column(self, k: int, regs) -> Any:
         t, n, d = regs[0][:, k], regs[1][:, k], regs[2][:, k]
@@ -339,13 +356,13 @@ class OptimizedAfaProgram(Program):
             for i in range(at, int(before)):
                 register = tuple(int(c[i]) if isinstance(c, np.ndarray) else c[i] for c in cols)
                 re_ = math.inf if out[i, K.O_RE] == K.INF else int(out[i, K.O_RE])
-                self.outputs.append(Output(int(out[i, K.O_SIGN]), register, int(out[i, K.O_LE]), re_))
+                self._outputs.append(Output(int(out[i, K.O_SIGN]), register, int(out[i, K.O_LE]), re_))
             at = int(before)
             if t is not None:
-                self.outputs.append(OutPunctuation(int(t)))
+                self._outputs.append(OutPunctuation(int(t)))
 
     def net_output(self) -> Counter:
-        """(register, le, re) -> count: output insertions minus retractions (needs `record`)."""
+        """(register, le, re) -> count: output insertions minus retractions."""
         c: Counter = Counter()
         for o in self.outputs:
             if isinstance(o, Output):

@@ -10,7 +10,8 @@ speculative table: `sign` +1 (insertion) / -1 (retraction), `lifetime_start` / `
 register, one column per register field (a register that is not a tuple of the schema's fields: one column
 `register`). There are no variable bindings (an AFA has no pattern variables). Output punctuations are not
 rows: they are in `program.punctuations` (their times, in arrival order), and the whole change stream
-(outputs and punctuations, in arrival order) is `program.outputs`.
+(outputs and punctuations, in arrival order) is `program.outputs`; `program.changes()` and `program.net()` give
+it and the net result as plain records (cepkit.core.contract.ChangeStream, reference/afa/changes.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import math
 from typing import Any
 
 from cepkit.reference.afa.afafile import payload_dict
+from cepkit.reference.afa.changes import ChangeRecords
 from cepkit.reference.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
 from cepkit.reference.afa.driver import make_operator
 from cepkit.reference.afa.eventfile import AfaInput, to_elements
@@ -39,8 +41,9 @@ class AfaEngine(Engine):
         return AfaProgram(afa, flavor, sigma)
 
 
-class AfaProgram(Program):
-    """One AFA operator of the chosen flavour; feed elements, get its outputs as table rows."""
+class AfaProgram(ChangeRecords, Program):
+    """One AFA operator of the chosen flavour; feed elements, get its outputs as table rows (the whole change
+    stream: `changes()`, the net result: `net()`)."""
 
     engine_name = "reference"
     language = "afa"
@@ -62,6 +65,12 @@ class AfaProgram(Program):
     @property
     def layout(self) -> Layout:
         return self._layout
+
+    @property
+    def query(self) -> Afa:
+        """The AFA it runs (the registry's reader reads an events file with it: cepkit.reference.afa.eventfile
+        `read_input`)."""
+        return self.afa
 
     @property
     def outputs(self) -> list:

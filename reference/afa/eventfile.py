@@ -196,13 +196,19 @@ def element_of(rec: dict[str, Any], row: int, afa: Afa) -> Element:
     return ArcDelete(name, explicit=kind == "arc_retract")
 
 
-def read_stream(path: str | os.PathLike, afa: Afa) -> list[tuple[int, Element]]:
-    """(row, element) for every row of the file, in arrival (file) order."""
+def check_path(path: str | os.PathLike) -> str:
+    """The path as a string; EventError when there is no such file or it is a directory."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise EventError(f"no such file: '{path}'")
     if os.path.isdir(path):
         raise EventError(f"'{path}' is a directory, not an events file")
+    return path
+
+
+def read_stream(path: str | os.PathLike, afa: Afa) -> list[tuple[int, Element]]:
+    """(row, element) for every row of the file, in arrival (file) order."""
+    path = check_path(path)
     try:
         columns, rows = _file_columns(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -255,6 +261,12 @@ def to_elements(events: Any, afa: Afa | None = None, **read_options: Any):
     rows = list(range(1, len(next(iter(columns.values()), ())) + 1))
     check_attributes(columns, rows, afa)
     return [(row, element_of(rec, row, afa)) for row, rec in _columns_rows(columns, rows)]
+
+
+def read_input(events: Any, query: Afa | None = None, **read_options: Any):
+    """The AFA language's reader (core/registry.py): with the program's AFA (`query`, the registry passes it)
+    the (row, element) pairs `to_elements` reads, else an `AfaInput` the program resolves with its own."""
+    return to_elements(events, query, **read_options)
 
 
 def _table_columns(events: Any) -> dict[str, np.ndarray] | None:

@@ -343,3 +343,112 @@ def test_a_failed_feed_keeps_its_rows_and_punctuations_for_the_next():
         table = program.feed([{"type": "A", "le": 5, "v": 1}])
         got[engine] = (table.canonical(), program.punctuations)
     assert got["optimized"] == got["reference"] and got["reference"][1] == [2]
+
+
+# ---------------------------------------------------------------- the change stream (ChangeStream) and reading
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("stream", ["events", "shuffled"])
+@pytest.mark.parametrize("flavor", ["basic", "cleanse"])
+def test_both_programs_give_the_same_change_stream_and_net_result(name, stream, flavor):
+    """changes() and net() as plain records, equal on both engines; no flag asks the optimized program to keep
+    the change stream."""
+    from cepkit.core.contract import ChangeStream
+
+    text = (EXAMPLES / f"{name}.afa.yaml").read_text()
+    path = str(EXAMPLES / f"{name}.{stream}.csv")
+    got = {}
+    for engine in ("reference", "optimized"):
+        program = _program(engine, text, flavor=flavor, sigma=3)
+        assert isinstance(program, ChangeStream)
+        program.run(path)
+        got[engine] = (program.changes(), program.net())
+    assert got["optimized"] == got["reference"]
+    changes, net = got["reference"]
+    assert changes and all(c["op"] in ("insert", "retract", "punctuate") for c in changes)
+    counts: Counter = Counter()
+    for c in changes:
+        if c["op"] != "punctuate":
+            counts[(c["le"], c["re"], repr(c["payload"]))] += 1 if c["op"] == "insert" else -1
+    assert {(r["le"], r["re"], repr(r["payload"])): r["count"] for r in net} == +counts
+    assert [(r["le"], r["re"]) for r in net] == sorted((r["le"], r["re"]) for r in net)
+
+
+def test_the_change_stream_has_punctuations_and_grows_feed_by_feed():
+    text = (EXAMPLES / "q1.afa.yaml").read_text()
+    frame = pd.read_csv(EXAMPLES / "q1.events.csv")
+    ref, opt = _program("reference", text), _program("optimized", text)
+    for i in range(0, len(frame), 5):
+        part = frame.iloc[i:i + 5]
+        ref.feed(part), opt.feed(part)
+        assert opt.changes() == ref.changes()
+    ref.close(), opt.close()
+    assert opt.changes() == ref.changes()
+    assert any(c["op"] == "punctuate" for c in opt.changes())
+    assert opt.changes() is not opt.changes()   # a caller's list: changing it changes nothing kept
+
+
+def test_infinite_lifetimes_are_written_as_inf():
+    rows = [{"type": "A", "le": 1, "re": float("inf"), "v": 1}, {"type": "B", "le": 2, "re": float("inf"), "v": 2}]
+    for engine in ("reference", "optimized"):
+        program = _program(engine)
+        program.run(rows)
+        assert program.changes() == [{"op": "insert", "le": 2, "re": "inf", "payload": {"n": 3}}]
+        assert program.net() == [{"le": 2, "re": "inf", "payload": {"n": 3}, "count": 1}]
+
+
+def test_each_engine_reads_what_it_feeds_on():
+    """The registry's reader: the reference's (row, element) pairs with the AFA, an AfaInput without it; the
+    optimized engine's events file read column-wise, as many elements as the program then feeds on."""
+    from cepkit.optimized.afa.inputs import FileColumns
+    from cepkit.reference.afa.afafile import load_afa
+    from cepkit.reference.afa.eventfile import AfaInput
+
+    path = str(EXAMPLES / "q1.shuffled.csv")
+    afa = load_afa(EXAMPLES / "q1.afa.yaml")
+    elements = registry.read_input("afa", "reference", path, afa)
+    assert isinstance(elements, list) and all(isinstance(x, tuple) for x in elements)
+    assert isinstance(registry.read_input("afa", "reference", path), AfaInput)
+    columns = registry.read_input("afa", "optimized", path, afa)
+    assert isinstance(columns, FileColumns) and len(columns) == len(elements)
+    program = _program("optimized", afa)
+    program.run(columns)
+    assert program.elements == len(elements)
+    with pytest.raises(EventError, match="no such file"):
+        registry.read_input("afa", "optimized", str(EXAMPLES / "missing.csv"))
+
+
+def test_cepkit_run_on_the_optimized_engine_reads_a_path_column_wise(monkeypatch):
+    """cepkit.run(afa, path, engine="optimized") goes through the engine's own reader (no row-by-row parse)."""
+    import cepkit.reference.afa.eventfile as eventfile
+
+    query, path = EXAMPLES / "q2.afa.yaml", EXAMPLES / "q2.shuffled.csv"
+    want = cepkit.run(query, path, engine="reference")
+
+    def row_by_row(*args, **kwargs):
+        raise AssertionError("the optimized engine read the events file row by row")
+
+    monkeypatch.setattr(eventfile, "read_stream", row_by_row)
+    got = cepkit.run(query, path, engine="optimized")
+    assert got.canonical() == want.canonical() and len(got)
+
+
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_cli_limit_cuts_the_change_stream_with_punctuations(capsys, engine):
+    """--limit keeps the first N records printed (punctuations count), not compile's limit."""
+    args = ["run", str(EXAMPLES / "q1.afa.yaml"), str(EXAMPLES / "q1.events.csv"), "--engine", engine]
+    assert main(args) == 0
+    whole = capsys.readouterr().out.splitlines()
+    assert any('"punctuate"' in line for line in whole[:len(whole) // 2 + 1])
+    n = next(i for i, line in enumerate(whole) if '"punctuate"' in line) + 2
+    assert main(args + ["--limit", str(n)]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines() == whole[:n]
+    assert f"stopped after {n} matches (--limit)" in out.err
+
+
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_cli_refuses_max_state(capsys, engine):
+    code = main(["run", str(EXAMPLES / "q1.afa.yaml"), str(EXAMPLES / "q1.events.csv"), "--engine", engine,
+                 "--max-state", "10"])
+    assert code != 0
+    assert "takes no max_state (--max-state)" in capsys.readouterr().err
