@@ -9,6 +9,7 @@ from cepkit.core import registry
 from cepkit.core.contract import Program
 from cepkit.core.errors import CepkitWarning, QueryError
 from cepkit.core.match_table import MatchTable
+from cepkit.core.query_text import read_query_file
 
 
 def language_of(text: str, language: str | None = None) -> str:
@@ -87,8 +88,6 @@ def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     """(query text, language by file suffix or None) of a query text or a query file's path."""
     if isinstance(text_or_path, Path) or ("\n" not in text_or_path and len(text_or_path) < 4096
                                           and Path(text_or_path).is_file()):
-        from cepkit.reference.language.limits import read_query_file
-
         return read_query_file(text_or_path), registry.by_suffix(str(text_or_path))
     return str(text_or_path), None
 

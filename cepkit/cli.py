@@ -8,7 +8,10 @@ import time
 import warnings
 
 import cepkit.options as option_types
+from cepkit.core import registry
 from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError, options_as_flags
+from cepkit.core.limits import DEFAULT_MAX_STATE
+from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
 
@@ -142,7 +145,7 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
             f.write(data)
             shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         return path, "<stdin>"
-    from cepkit.core.readers import check_file
+    from cepkit.core.readers import check_file  # lazy: start-up (pyarrow's readers: only for --input-format, -)
 
     check_file(events)
     compressed = next((c for c in (".gz", ".bz2", ".xz", ".zst", ".zip") if events.lower().endswith(c)), "")
@@ -154,7 +157,7 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
-    from cepkit.forms import TimeForm, use_max_ids, use_time_form
+    from cepkit.forms import TimeForm, use_max_ids, use_time_form  # lazy: start-up (--version builds no run)
 
     with contextlib.ExitStack() as stack:
         _events_input(args, stack)
@@ -164,8 +167,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cepkit.languages import detect
-    from cepkit.core import registry
     lang = detect(args.query, args.language, _text_if_needed(args.query, args.language))
     for other, options in _LANGUAGE_OPTIONS.items():
         for action in options if other != lang.name else ():
@@ -180,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         registry.require_engine(lang.name, args.engine)  # MissingExtra before any event is read
     module = importlib.import_module(lang.runner)
     if hasattr(module, "summary"):   # run by the one runner
-        from cepkit.runner import run
+        from cepkit.runner import run  # lazy: start-up (the engines' front door: not for --version)
 
         return run(args, lang.name, module)
     return module.run(args)
@@ -188,7 +189,6 @@ def _run(args: argparse.Namespace) -> int:
 
 def _text_if_needed(path: str, explicit: str | None) -> str | None:
     """The query text when neither --language nor the file's suffix names the language."""
-    from cepkit.core import registry
     if explicit is not None or registry.by_suffix(path) is not None:
         return None
     return read_query(path)
@@ -198,14 +198,12 @@ _LANGUAGE_OPTIONS: dict[str, list[argparse.Action]] = {}  # each language's own 
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from cepkit.languages import detect
-
     text = read_query(args.query)
     lang = detect(args.query, args.language, text)
     if args.format == "text":
         print(lang.load("explain")(text))
         return 0
-    from cepkit.explain import dot_of, svg
+    from cepkit.explain import dot_of, svg  # lazy: start-up (only `cepkit explain --format dot|svg`)
 
     dot = dot_of(lang.name, text)
     if args.format == "dot":
@@ -230,9 +228,6 @@ class _Version(argparse.Action):
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
-    from cepkit.languages import LANGUAGES
-    from cepkit.core import registry
-    from cepkit.core.limits import DEFAULT_MAX_STATE
 
     p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")

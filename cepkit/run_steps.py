@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cepkit.core.query_text import read_query_file
+
+CHUNK_SIZE = 100_000  # events `cepkit run` reads and feeds at a time by default (docs/semantics.md SD1)
+
 
 def read_query(path: str) -> str:
     """The query file's text (QueryError when it cannot be read or is not UTF-8, naming line and column)."""
-    from cepkit.reference.language.limits import read_query_file
-
     return read_query_file(path)
 
 

@@ -22,12 +22,11 @@ from typing import Any, Iterable
 
 from cepkit.api import compile as compile_query
 from cepkit.progress import Progress
-from cepkit.run_steps import limit_options, limited, read_query
+from cepkit.run_steps import CHUNK_SIZE, limit_options, limited, read_query
 from cepkit.core import registry
 from cepkit.core.errors import QueryError
 from cepkit.output_forms import open_writer
 
-CHUNK_SIZE = 100_000  # events read and fed at a time by default (docs/semantics.md SD1)
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from cepkit import options
-from cepkit.runner import CHUNK_SIZE
+from cepkit.run_steps import CHUNK_SIZE
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -32,7 +32,7 @@ def add_options(group: argparse._ArgumentGroup) -> None:
 
 def compile_options(args: argparse.Namespace, engine) -> dict:
     """--selection, and --order, --negation, --no-merge for the engines that take them."""
-    from cepkit.runner import option_for
+    from cepkit.runner import option_for  # lazy: start-up (this module adds its flags to every parser)
 
     options = {"selection": args.selection.replace("-", "_")}
     for flag, option in (("--order", "order"), ("--negation", "negation")):

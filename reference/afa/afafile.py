@@ -28,7 +28,8 @@ from cepkit.reference.afa.expr import (
 )
 from cepkit.reference.afa.model import Afa, Arc
 from cepkit.core.errors import QueryError
-from cepkit.reference.language.limits import MAX_DEPTH, check_text, read_query_file
+from cepkit.core.query_text import check_text, read_query_file
+from cepkit.reference.language.limits import MAX_DEPTH
 
 _TOP = {"name", "window", "params", "register", "states", "start", "final", "arcs", "standby_arcs"}
 _TOP_REQUIRED = ("states", "start", "final", "arcs")

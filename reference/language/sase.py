@@ -11,7 +11,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
-from cepkit.reference.language.limits import DepthLimited, check_text
+from cepkit.core.query_text import check_text
+from cepkit.reference.language.limits import DepthLimited
 from cepkit.core.units import parse_unit
 from cepkit.reference.language.printer import expr_to_text
 

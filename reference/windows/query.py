@@ -22,7 +22,7 @@ from typing import Any
 
 from cepkit.core.errors import QueryError
 from cepkit.reference.language.ast import Pos
-from cepkit.reference.language.limits import check_text
+from cepkit.core.query_text import check_text
 from cepkit.reference.windows.spec import WindowSpec
 from cepkit.reference.sql.parse import parse_expression
 from cepkit.reference.sql import ast as S
