@@ -39,8 +39,8 @@ class TPStreamEngine(Engine):
 
 
 class TPStreamBruteEngine(Engine):
-    """The definitions by enumeration (reference/tpstream/brute.py): every run and configuration; it
-    refuses more than BRUTE_LIMIT events."""
+    """The definitions by enumeration (reference/tpstream/brute.py): every run and configuration; its
+    program refuses, at feed, an input of more than BRUTE_LIMIT events."""
 
     name = "brute"
     language = "tpstream"
@@ -95,6 +95,9 @@ class TPStreamProgram(Program):
         if self.batches and int(batch.ts[0]) < int(self.batches[-1].ts[-1]):
             raise EventError(f"timestamp {int(batch.ts[0])} goes back in time (the previous batch ended at "
                              f"{int(self.batches[-1].ts[-1])})", row=int(batch.source_rows[0]), column="ts")
+        if self.matcher == "brute" and self.events + len(batch) > BRUTE_LIMIT:
+            raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
+                              f"events (got {self.events + len(batch)})")
         if batch.positional_ids and self.events:  # made-up row ids continue across batches
             batch = _shifted(batch, self.events)
         self.batches.append(batch)
@@ -111,9 +114,6 @@ class TPStreamProgram(Program):
             return []
         batch = concat(self.batches)
         self.batches = []
-        if self.matcher == "brute" and len(batch) > BRUTE_LIMIT:
-            raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
-                              f"events (got {len(batch)})")
         return self.rows(run_query(self.query, batch, self.mode, self.matcher, derived=self.derived), batch)
 
     def rows(self, matches, batch: EventBatch) -> list[Match]:

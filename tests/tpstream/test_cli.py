@@ -110,3 +110,28 @@ def test_errors(tmp_path, capsys, text, rows, extra, code, words):
     for w in words:
         assert w in err
     assert "Traceback" not in err
+
+
+def test_brute_refuses_long_inputs_and_device_needs_gpu(capsys):
+    """brute's event limit comes from its program (at feed); --device is for --engine gpu only."""
+    code, out, err = run_cli(capsys, "run", QUERY, CARS, "--ts-unit", "s", "--engine", "brute")
+    assert code == 1 and out == ""
+    assert "engine 'brute' enumerates every configuration; it refuses more than 300 events (got 720)" in err
+    code, _out, err = run_cli(capsys, "run", QUERY, CARS, "--ts-unit", "s", "--device", "0")
+    assert code == 2 and "--device chooses the OpenCL device of --engine gpu" in err
+
+
+def test_written_from_the_match_table(tmp_path, capsys):
+    """Without PARTITION BY no "partition" key; an ongoing situation's end (early output) is null; every
+    time in the run's form; csv: NAME_ts, NAME_te, ts, RETURN values."""
+    q, ev = _write(tmp_path, "FROM s DEFINE A AS x > 0, B AS y > 0 PATTERN A overlaps B WITHIN 10 seconds "
+                   "RETURN sum(A.x) AS total",
+                   [{"ts": t, "x": x, "y": y} for t, x, y in [(1, 0, 0), (2, 1, 0), (3, 1, 1), (4, 0, 1), (5, 0, 0)]])
+    code, out, err = run_cli(capsys, "run", q, ev, "--early", "--ts-unit", "s", "--ts-format", "%H:%M:%S")
+    assert code == 0, err
+    assert out == ('{"situations": {"A": ["00:00:02", "00:00:04"], "B": ["00:00:03", null]}, "ts": "00:00:04", '
+                   '"total": 2}\n')
+    assert "1 matches from 5 events" in err and "(tpstream, early mode, engine reference; whole input read:" in err
+    code, out, err = run_cli(capsys, "run", q, ev, "--ts-unit", "s", "--format", "csv")
+    assert code == 0, err
+    assert out == "A_ts,A_te,B_ts,B_te,ts,total\n2,4,3,5,5,2\n"

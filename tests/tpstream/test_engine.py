@@ -127,6 +127,21 @@ def test_brute_engine_is_the_reference_on_a_prefix_and_refuses_long_inputs(mode)
         _compile(engine="brute", mode=mode).run(batch)
 
 
+@pytest.mark.parametrize("mode", ["exact", "early"])
+def test_brute_program_refuses_long_inputs_at_feed(mode):
+    """The limit is the program's: cepkit.compile / cepkit.run refuse as `cepkit run` does, at the feed that
+    passes BRUTE_LIMIT events (fed in pieces: the piece that passes it), before anything is enumerated."""
+    from cepkit.reference.tpstream.engine import BRUTE_LIMIT
+
+    batch = _cars()
+    program = cepkit.compile(QUERY, language="tpstream", engine="brute", mode=mode)
+    program.feed(batch.slice(0, BRUTE_LIMIT))
+    with pytest.raises(CepkitError, match=f"refuses more than {BRUTE_LIMIT} events \\(got {BRUTE_LIMIT + 1}\\)"):
+        program.feed(batch.slice(BRUTE_LIMIT, BRUTE_LIMIT + 1))
+    with pytest.raises(CepkitError, match=f"refuses more than {BRUTE_LIMIT} events \\(got {len(batch)}\\)"):
+        cepkit.run(QUERY, CARS, language="tpstream", engine="brute", mode=mode, ts_unit="s")
+
+
 def test_bad_input_names_row_and_column():
     program = _compile(SIMPLE)
     program.feed(to_batch(EVENTS.iloc[3:]))
