@@ -47,6 +47,7 @@ class OuterProgram(Program):
         self.tables: list[MatchTable] = []
         self.last: Layout | None = None       # the layout of the last table closed
         self.stamps: tuple[str, ...] = ()     # its columns that hold timestamps
+        self.was_positional = False           # `positional` of the last table closed
         self.fed = 0                          # rows fed since the stream began
 
     @property
@@ -87,7 +88,8 @@ class OuterProgram(Program):
 
     def _shown(self, payload: tuple[str, ...]) -> tuple[str, ...]:
         """The payload without an `id` that is not the table's, where the query outputs the table's columns."""
-        if self.positional and _shows_table(self.q) and "id" in payload and "id" not in _made(self.q):
+        hidden = self.positional if self.positional is not None else self.was_positional
+        if hidden and _shows_table(self.q) and "id" in payload and "id" not in _made(self.q):
             return tuple(p for p in payload if p != "id")
         return payload
 
@@ -116,6 +118,7 @@ class OuterProgram(Program):
         if step is not None:
             stamps = tuple(name for name, e in step.items
                            if isinstance(e, str) and closed.layout.payload[step.source[e]] in stamps)
+        self.was_positional = bool(self.positional)
         self.positional, self.last, self.fed, self.stamps = None, out.layout, 0, stamps
         return out
 
