@@ -110,8 +110,16 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def write_table(table, fmt: str, output: str | None) -> None:
+    """The replay's rows (a cepkit.reference.sql.run.Table), column by column (cepkit.output.write_rows)."""
+    from cepkit.output import write_rows
+    from cepkit.core.match import plain
+
+    values = {c: [plain(row[k]) for row in table.rows] for k, c in enumerate(table.columns)}
+    write_rows(table.columns, values, len(table.rows), fmt, output, "(no rows)")
+
+
 def _replay(args: argparse.Namespace) -> int:
-    from cepkit.runners.sql import write_table
     from cepkit.reference.replay.plan import execute
 
     with warnings_to_stderr():

@@ -76,15 +76,16 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
 
 def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:
     """What the program is fed: the events in chunks of `chunk` (0: the whole input at once), read with the
-    `cepkit run` flags as reading options (those the language's reader takes)."""
+    `cepkit run` flags given as reading options (those the language's reader takes; a flag left at its
+    default leaves the reader's default, as `cepkit.run` does)."""
     reading = registry.read_option_names(name, engine)
     flags = {"ts_unit": args.ts_unit, "type_col": args.type_col, "default_type": args.default_type,
-             "id_col": None if args.id_col.lower() == "none" else args.id_col, "sort": args.sort,
-             "ts_col": getattr(args, "ts_col", None)}
-    options = {k: v for k, v in flags.items() if k in reading and (v is not None or k == "id_col")}
-    if args.events is None and name == "sql":   # a query that carries its rows (VALUES)
-        return [registry.read_input(name, engine, None, getattr(program, "query", None), **options)]
-    if not chunk:
+             "id_col": args.id_col, "sort": args.sort or None, "ts_col": getattr(args, "ts_col", None)}
+    defaults = {"type_col": "type", "id_col": "id"}   # the flags' defaults, as to_batch's
+    options = {k: v for k, v in flags.items() if k in reading and v is not None and v != defaults.get(k)}
+    if options.get("id_col", "").lower() == "none":
+        options["id_col"] = None
+    if not chunk:   # (no events file: a query that carries its rows, SQL's VALUES)
         return [registry.read_input(name, engine, args.events, getattr(program, "query", None), **options)]
     from cepkit.core.event_chunks import iter_events   # lazy: chunked reading only
 

@@ -67,7 +67,8 @@ class EventBatch:
         return self.type_names[int(self.type_codes[i])]
 
     def slice(self, start: int, stop: int) -> "EventBatch":
-        """Events start..stop-1 as a batch sharing this one's type dictionary."""
+        """Events start..stop-1 as a batch sharing this one's type dictionary (made-up row ids stay made up
+        from the first event on; past it they are the ids they were)."""
         return EventBatch(
             columns={k: v[start:stop] for k, v in self.columns.items()},
             type_codes=self.type_codes[start:stop],
@@ -76,6 +77,7 @@ class EventBatch:
             ids=self.ids[start:stop],
             ts_unit=self.ts_unit,
             source_rows=self.source_rows[start:stop],
+            positional_ids=self.positional_ids and start == 0,
             ts_col=self.ts_col,
             ts_datetime=self.ts_datetime,
             ts_tz=self.ts_tz,

@@ -28,7 +28,7 @@ from cepkit.reference.sql.constructs import ALL, variables
 from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           compile_pattern, glushkov)
 from cepkit.reference.sql.table import (bind_columns, check_table, output_columns, referenced_columns, skip_target,
-                                        within_ticks)
+                                        timestamp_columns, within_ticks)
 from cepkit.reference.sql.printer import pattern_text
 
 ENGINE = "optimized"
@@ -124,12 +124,19 @@ class OptimizedSqlProgram(Program):
         self.columns: list[str] = []
         self.n = 0
         self.steps = 0   # thread-instruction steps of the last close (the work done)
+        self.ts_col: str | None = None   # the timestamp column of the table fed last
         payload = output_columns(q)
         self._layout = None if payload is None else Layout(self.plan.variables, payload)
 
     @property
     def query(self) -> S.MatchRecognize:
         return self.q
+
+    @property
+    def timestamp_columns(self) -> tuple[str, ...]:
+        """The payload columns of the tables it returns that hold timestamps (the table's time column and
+        the MEASURES of it)."""
+        return timestamp_columns(self.q, self.ts_col)
 
     @property
     def layout(self) -> Layout:
@@ -147,6 +154,7 @@ class OptimizedSqlProgram(Program):
                                ts=batch.ts, ids=batch.ids + self.n, ts_unit=batch.ts_unit,
                                source_rows=batch.source_rows, positional_ids=False, ts_col=batch.ts_col)
         self.n += len(batch)
+        self.ts_col = batch.ts_col
         self.batches.append(batch)
         cols = [batch.ts_col, "id"] + list(batch.columns)
         self.columns += [c for c in cols if c not in self.columns]

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from cepkit.core.contract import Engine
-from cepkit.core.errors import QueryError
+from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.replay.store import Store
 from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches
+from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches, to_table
 from cepkit.core.inputs import to_batch
 from cepkit.core.match_table import Layout
 from cepkit.reference.replay.plan import replay
@@ -25,16 +25,25 @@ from cepkit.reference.sql.constructs import variables
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
 
-def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), **read_options: Any) -> Store:
-    """A Store: itself, the store directory at a path, or (any other input cepkit.core.inputs.to_batch reads)
-    a store written for those events in a temporary directory (removed with the store), with `block_size`
-    and secondary `indexes`."""
+def open_store(events: Any, block_size: int = 64, indexes: tuple[str, ...] = (), query: S.MatchRecognize | None = None,
+               **read_options: Any) -> Store:
+    """A Store: itself, the store directory at a path, or (any other input) a store written for those events
+    in a temporary directory (removed with the store), with `block_size` and secondary `indexes`: read as
+    the query's table (cepkit.reference.sql.engine.to_table) when the query is given, else by
+    cepkit.core.inputs.to_batch. Unsupported for a table timed by another column than `ts` (a store keeps
+    its times as `ts`)."""
 
     if isinstance(events, Store):
         return events
     if isinstance(events, (str, Path)) and Path(events).is_dir():
         return Store(events)
-    batch = to_batch(events, **read_options)
+    if query is None:
+        batch = to_batch(events, **read_options)
+    else:
+        batch = to_table(events, query, **read_options)
+        if batch.ts_col != "ts":
+            raise Unsupported("replay", f"a table whose timestamp column is '{batch.ts_col}' (a store keeps 'ts'; "
+                                        "run it with: reference, optimized)")
     directory = tempfile.TemporaryDirectory(prefix="cepkit-store-")
     store = write_store(batch, directory.name, block_size=block_size, secondary=tuple(indexes))
     store.temporary = directory   # removed with the store
@@ -57,6 +66,7 @@ class ReplayProgram(SqlProgram):
             raise QueryError("the replay engine reads one store per program (a store is the whole stream)")
         self.store = store
         self.columns = list(store.columns)
+        self.ts_col = "ts"   # a store keeps its times as ts
         if self._layout is None:
             self._layout = self._make_layout(output_columns(self.q, self.columns))
         return ()

@@ -88,6 +88,10 @@ def write_store(batch, directory: str | os.PathLike, block_size: int = 64, block
 
 
 class Store:
+    def __len__(self) -> int:
+        """The events it holds."""
+        return self.events
+
     def __init__(self, directory: str | os.PathLike):
         self.root = Path(directory)
         try:

@@ -26,7 +26,7 @@ from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import variables
-from cepkit.reference.sql.table import TICK, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
+from cepkit.reference.sql.table import TICK, check_table, output_columns, shown, timestamp_columns  # noqa: F401  (output_columns: the engine's name before)
 from cepkit.core import readers as R
 from cepkit.core.errors import EventError
 from cepkit.core.inputs import tabular, to_batch
@@ -64,12 +64,19 @@ class SqlProgram(Program):
         self.columns: list[str] = []
         self.rows: list[dict] = []
         self.ts_unit: str | None = None
+        self.ts_col: str | None = None   # the timestamp column of the table fed last
         self.n = 0
         self._layout = self._make_layout(output_columns(q))
 
     @property
     def query(self) -> S.MatchRecognize:
         return self.q
+
+    @property
+    def timestamp_columns(self) -> tuple[str, ...]:
+        """The payload columns of the tables it returns that hold timestamps (the table's time column and
+        the MEASURES of it)."""
+        return timestamp_columns(self.q, self.ts_col)
 
     def _make_layout(self, payload) -> Layout | None:
         return None if payload is None else Layout(variables(self.q.pattern), tuple(payload))
@@ -90,6 +97,7 @@ class SqlProgram(Program):
         self.n += len(rows)
         if self.ts_unit is None:
             self.ts_unit = batch.ts_unit
+        self.ts_col = batch.ts_col
         self.columns += [c for c in shown(columns) if c not in self.columns]
         self.rows += rows
         if self._layout is None:

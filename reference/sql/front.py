@@ -20,9 +20,9 @@ from cepkit.core import registry
 
 
 def build(q: S.MatchRecognize, engine: str, make: Callable[[S.MatchRecognize], Program]) -> Program:
-    """The engine's program for the query: `make(q)` itself when the query has no outer query and reads the
-    events table; else `make(q.inner)` inside an OuterProgram."""
-    if q.outer is None and q.source is None:
+    """The engine's program for the query: `make(q)` itself when the query has no outer query, reads the
+    events table and outputs columns the query names; else `make(q.inner)` inside an OuterProgram."""
+    if q.outer is None and q.source is None and not _shows_table(q):
         return make(q)
     if registry.engine_entry("sql", engine).events is not None:   # it feeds on its own input, not the table
         what = "VALUES input" if source.carries_rows(q) else "subquery input" if source.subqueries(q) else None
@@ -42,9 +42,12 @@ class OuterProgram(Program):
         self.q = q
         self.inner = inner
         self.engine_name = inner.engine_name
-        self.positional: bool | None = None   # the fed table's ids were row numbers (no id column)
+        self.positional: bool | None = None   # the fed table has no id column (its ids are row numbers, or
+                                              # a subquery's SELECT left id out)
         self.tables: list[MatchTable] = []
         self.last: Layout | None = None       # the layout of the last table closed
+        self.stamps: tuple[str, ...] = ()     # its columns that hold timestamps
+        self.was_positional = False           # `positional` of the last table closed
         self.fed = 0                          # rows fed since the stream began
 
     @property
@@ -61,6 +64,12 @@ class OuterProgram(Program):
         # the inner program finds every match: the limit counts output rows, after the outer WHERE
         self.inner.budget = Budget(None, value.max_state)
 
+    @property
+    def timestamp_columns(self) -> tuple[str, ...]:
+        """The payload columns of the last table closed that hold timestamps: the inner program's, as the
+        outer SELECT names them where it selects them."""
+        return self.stamps
+
     def step(self, layout: Layout) -> Step | None:
         return None if self.q.outer is None else Step(self.q, layout.payload, bool(self.positional))
 
@@ -73,12 +82,21 @@ class OuterProgram(Program):
             step = self.step(inner)
         except QueryError:   # names the table's columns, not known yet
             return self.last or Layout(inner.variables, ())
-        return inner if step is None else Layout(inner.variables, step.names)
+        if step is None:
+            return Layout(inner.variables, self._shown(inner.payload))
+        return Layout(inner.variables, step.names)
+
+    def _shown(self, payload: tuple[str, ...]) -> tuple[str, ...]:
+        """The payload without an `id` that is not the table's, where the query outputs the table's columns."""
+        hidden = self.positional if self.positional is not None else self.was_positional
+        if hidden and _shows_table(self.q) and "id" in payload and "id" not in _made(self.q):
+            return tuple(p for p in payload if p != "id")
+        return payload
 
     def _feed(self, batch: Any, progress=None):
         if isinstance(batch, EventBatch):
             if self.positional is None:
-                self.positional = batch.positional_ids and "id" not in batch.columns
+                self.positional = batch.positional_ids and "id" not in batch.columns or source.leaves_out_id(self.q)
             if batch.positional_ids and source.subqueries(self.q):
                 batch = source.numbered_from(batch, self.fed)
             self.fed += len(batch)
@@ -94,8 +112,34 @@ class OuterProgram(Program):
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)
         out = table if step is None else apply(step, table)
-        self.positional, self.last, self.fed = None, out.layout, 0
+        if step is None and self._shown(table.layout.payload) != table.layout.payload:
+            out = _pick(table, Layout(table.layout.variables, self._shown(table.layout.payload)))
+        stamps = tuple(self.inner.timestamp_columns)
+        if step is not None:
+            stamps = tuple(name for name, e in step.items
+                           if isinstance(e, str) and closed.layout.payload[step.source[e]] in stamps)
+        self.was_positional = bool(self.positional)
+        self.positional, self.last, self.fed, self.stamps = None, out.layout, 0, stamps
         return out
+
+
+def _shows_table(q: S.MatchRecognize) -> bool:
+    """Whether the query outputs the table's columns (ALL ROWS PER MATCH, SELECT *)."""
+    return q.rows == "all" and q.select is None
+
+
+def _made(q: S.MatchRecognize) -> set[str]:
+    """The output columns the query makes (PARTITION BY columns and MEASURES)."""
+    return {c.col for c in q.partition_by} | {m.name for m in q.measures}
+
+
+def _pick(table: MatchTable, layout: Layout) -> MatchTable:
+    """The table with the payload columns of `layout` (a subset of its own, same order)."""
+    arrow = table.to_arrow()
+    column = dict(zip(table.layout.payload, table.layout.payload_columns()))
+    head = list(table.layout.variables) + ["ts"]
+    arrow = arrow.select(head + [column[p] for p in layout.payload])
+    return MatchTable(layout, arrow=arrow.rename_columns(head + list(layout.payload_columns())))
 
 
 def apply(step: Step, table: MatchTable) -> MatchTable:

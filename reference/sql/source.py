@@ -38,6 +38,12 @@ def subqueries(q: S.MatchRecognize) -> list[S.Subquery]:
     return out[::-1]
 
 
+def leaves_out_id(q: S.MatchRecognize) -> bool:
+    """Whether the last subquery's SELECT list leaves out `id` (the table it gives has no id column)."""
+    subs = subqueries(q)
+    return bool(subs) and subs[-1].items is not None and all(item.name != "id" for item in subs[-1].items)
+
+
 def input_column(q: S.MatchRecognize, name: str) -> str:
     """The column of the base table that the matched table's column `name` comes from (through renames)."""
     for sub in reversed(subqueries(q)):

@@ -169,6 +169,22 @@ def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) ->
     return tuple(part + [c for c in order if c not in part] + measures + rest)
 
 
+def timestamp_columns(q: S.MatchRecognize, ts_col: str | None) -> tuple[str, ...]:
+    """The output columns of `q` over a table whose timestamp column is `ts_col` that hold timestamps: that
+    column itself (ALL ROWS PER MATCH, SELECT) and every MEASURE that is it, navigated or not (`FIRST(A.ts)`,
+    `LAST(ts)`, `B.ts`); none before a table is read."""
+    if ts_col is None:
+        return ()
+    out = [ts_col]
+    for m in q.measures:
+        e = m.expr
+        while isinstance(e, S.Nav):
+            e = e.arg
+        if isinstance(e, S.ColRef) and e.col == ts_col:
+            out.append(m.name)
+    return tuple(out)
+
+
 def numeric_uses(q: S.MatchRecognize) -> dict[str, S.ColRef]:
     """Columns the query needs as numbers, each with its first such reference (numeric_uses_of)."""
     out: dict[str, S.ColRef] = {}
