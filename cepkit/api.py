@@ -23,11 +23,13 @@ def unbounded_kleene(lang: str, query: Any) -> str | None:
     """The first variable under a Kleene closure of a query without WITHIN (SASE `+`; SQL `*`, `+`,
     `{n,}`), else None: its partial matches may grow with the whole stream."""
     if lang == "sase":
+        # lazy: the query's language's modules only
         from cepkit.reference.language.ast import leaves
 
         if query.window is None:
             return next((c.var for c in leaves(query.pattern) if c.kleene and not c.negated), None)
     elif lang == "sql":
+        # lazy: the query's language's modules only
         from cepkit.reference.sql import ast as S
 
         if query.within is None:
@@ -44,7 +46,6 @@ def warn_unbounded(lang: str, query: Any) -> None:
         warnings.warn(f"the Kleene closure of {var} has no WITHIN: its partial matches may grow with the "
                       "whole stream (exponentially under skip_till_any_match / ALL MATCHES); add WITHIN, or "
                       "bound the run with limit / max_state", CepkitWarning, stacklevel=3)
-
 
 def split_options(lang: str, engine: Any, options: dict) -> tuple[dict, dict]:
     """(reading options, engine options) of the keywords given: the reading options are the `cepkit run`
@@ -98,6 +99,7 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
         return text
     if lang != "sase":
         raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
+    # lazy: the query's language's modules only
     from cepkit.reference.language import parse
     from cepkit.reference.language.dialects import with_dialect
 
@@ -116,6 +118,7 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)
+        # lazy: the query's language's modules only
         from cepkit.reference.language.dialects import dialect_of_path
 
         dialect = dialect_of_path(query)

@@ -173,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
             if getattr(args, action.dest) != action.default:
                 raise QueryError(f"{action.option_strings[0]} is an option for {other} queries, but "
                                  f"{args.query} is a {lang.name} query (use --language to say otherwise)")
-    if args.events is None and lang.name != "sql":
+    if args.events is None and not registry.language(lang.name).carries_rows:
         raise QueryError(f"{args.query} is a {lang.name} query: give the events file to run it over "
                          "(only a SQL query that carries its rows in VALUES runs without one)")
     if args.engine is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import json_safe, plain
+from cepkit.core.match_json import text_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +74,7 @@ class TimeForm:
     def timestamp(self, value: Any) -> Any:
         """The pandas Timestamp a tick count stands for (in the input's zone; naive without one), or None
         where it stands for none (null, infinity, a fraction of a nanosecond, out of range)."""
-        import pandas as pd
+        import pandas as pd  # lazy: start-up (pandas and core.events, which loads it: for times shown only)
 
         from cepkit.core.events import TIME_UNITS
 
@@ -114,7 +115,7 @@ class TimeForm:
     def texts(self, values: Sequence[Any]) -> list[Any]:
         """`text` of each value, the integers at once (numpy: a few microseconds a value, where pandas'
         Timestamp.isoformat takes forty); the same text, digit for digit."""
-        import pandas as pd
+        import pandas as pd  # lazy: start-up (pandas and core.events, which loads it: for times shown only)
 
         from cepkit.core.events import TIME_UNITS
 
@@ -313,8 +314,6 @@ def render_columns(columns: Sequence[str], cells: Sequence[Any], right: Sequence
     padded = [pc.utf8_lpad(a, w) if r else pc.utf8_rpad(a, w) for a, w, r in zip(cells, widths, right)]
     rows = padded[0] if len(padded) == 1 else pc.binary_join_element_wise(*padded, "  ")
     rows = pc.utf8_rtrim(rows, RSTRIP_SPACES)
-    from cepkit.core.match_json import text_bytes
-
     return "\n".join(head) + "\n" + bytes(text_bytes(rows)).decode("utf-8")[:-1]
 
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 from cepkit import match_output as M
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match, plain
+from cepkit.core.match_table import MatchTable
 from cepkit.forms import json_line, note_input, render_table, time_form, ts_frame, ts_records
 
 if TYPE_CHECKING:
     import pandas as pd
-    from cepkit.core.match_table import MatchTable
 
 
 class OutputError(CepkitError):
@@ -175,8 +175,6 @@ def write_rows(columns: Sequence[str], values: dict[str, list], n: int, fmt: str
 
 
 def _table(matches: Any, program: Any) -> "MatchTable":
-    from cepkit.core.match_table import MatchTable
-
     return matches if isinstance(matches, MatchTable) else MatchTable.from_matches(program.layout, list(matches))
 
 
@@ -281,8 +279,6 @@ class MatchWriter:
     def close(self) -> None:
         """Finish the output: the CSV header where no match wrote it, rename the written output onto
         `output` (or copy the spooled CSV to standard output), or write the held matches."""
-        from cepkit.core.match_table import MatchTable
-
         if self.appended and (self.typing is False or not self.spill.paths):
             try:
                 held = MatchTable.concat(self.program.layout, self.spill.tables(self.program.layout))

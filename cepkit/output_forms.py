@@ -8,6 +8,7 @@ import argparse
 from typing import Any, Callable
 
 from cepkit.core.match_table import MatchTable
+from cepkit.forms import note_input
 from cepkit.output import MatchWriter
 
 
@@ -28,8 +29,6 @@ class TableWriter:
         self.tables = []
 
     def write(self, table: MatchTable, batch: Any = None) -> None:
-        from cepkit.forms import note_input
-
         if batch is not None:
             note_input(batch)   # datetimes in, ISO 8601 out (--ts-format)
         self.tables.append(table)

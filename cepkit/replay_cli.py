@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from cepkit import options
 from cepkit.core.errors import QueryError
+from cepkit.run_steps import read_query
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
@@ -41,7 +42,6 @@ def register(sub) -> None:
             p.add_argument("--output")
         p.set_defaults(func=func)
 
-
 @contextmanager
 def warnings_to_stderr():
     with warnings.catch_warnings(record=True) as caught:
@@ -50,8 +50,8 @@ def warnings_to_stderr():
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
 
-
 def _store(args: argparse.Namespace) -> int:
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.core.readers import read_events
     from cepkit.reference.replay.store import write_store
 
@@ -64,7 +64,7 @@ def _store(args: argparse.Namespace) -> int:
 
 
 def _make_plan(args: argparse.Namespace):
-    from cepkit.cli import read_query
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.replay.plan import plan
     from cepkit.reference.replay.store import Store
 
@@ -112,6 +112,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def write_table(table, fmt: str, output: str | None) -> None:
     """The replay's rows (a cepkit.reference.sql.run.Table), column by column (cepkit.output.write_rows)."""
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.output import write_rows
     from cepkit.core.match import plain
 
@@ -120,6 +121,7 @@ def write_table(table, fmt: str, output: str | None) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.reference.replay.plan import execute
 
     with warnings_to_stderr():

@@ -34,7 +34,7 @@ def register(sub) -> None:
                        help="how the output ts is written (as `cepkit run --ts-format`; default auto: ISO 8601 "
                             "when the input had datetimes)")
         p.add_argument("--sort", action="store_true", help="sort events by timestamp")
-        p.add_argument("--engine", default="reference", choices=("reference", "gpu"),
+        p.add_argument("--engine", default="reference", choices=registry.engines_for("window"),
                        help="reference (exact Python) or gpu (OpenCL kernels, the same answers)")
         p.add_argument("--device", help="OpenCL device for --engine gpu: P:D, P, or part of a name "
                                         "(default: CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
@@ -133,8 +133,9 @@ def _write(rows: list[dict], args) -> None:
 def _run(query, data, args, method: str = "tree") -> list[dict]:
     """The output rows of a window query (cepkit.reference.windows.query.WindowQuery) on the chosen engine: the
     payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
-    options = {"device": args.device} if args.engine == "gpu" else {"method": method}
-    program = registry.get_engine("window", args.engine).compile(query, **options)
+    engine = registry.get_engine("window", args.engine)
+    options = {"device": args.device} if registry.takes(engine, "device") else {"method": method}
+    program = engine.compile(query, **options)
     return [dict(m.payload) for m in program.run(data)]
 
 

@@ -45,6 +45,7 @@ class LanguageEntry:
     # "items" (the RETURN items alone), "rows" (a SQL query's output rows), "situations" (TPStream's
     # intervals), "changes" (an AFA's change stream, or its net result)
     output: str = "matches"
+    carries_rows: bool = False      # a query may carry its rows (SQL VALUES): it runs without an events file
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
                   "cepkit.reference.sql.parse:parse", "cepkit.reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
                   events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build",
                   whole="a MATCH_RECOGNIZE query runs over its table at once (ORDER BY, the outer query)",
-                  output="rows"),
+                  output="rows", carries_rows=True),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "cepkit.reference.tpstream.parser:parse_tpstream", "cepkit.reference.tpstream.constructs:constructs",

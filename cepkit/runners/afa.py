@@ -13,10 +13,11 @@ import math
 from typing import Any
 
 from cepkit import options
+from cepkit.run_steps import limit_options
+from cepkit.core.errors import QueryError
 
 FLAVOR_HELP = ("basic (the speculative AFA), ignorable (AFA+ignore), seq (AFA+O: needs a seq column), "
                "cleanse (Cleanse(σ) in front of the AFA)")
-
 
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--net", action="store_true", help="print the net result instead of the change stream")
@@ -25,11 +26,9 @@ def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--sigma", default=math.inf, type=options.sigma,
                        help="Cleanse's speculation bound σ (a number or inf)")
 
-
 def compile_options(args: argparse.Namespace, engine) -> dict:
     """--flavor and --sigma; no limit: --limit cuts the printed change stream (`write`). --max-state is
     refused here, before the AFA file is read (neither AFA engine counts its live state)."""
-    from cepkit.run_steps import limit_options
 
     type(engine).check_budget(**limit_options(args))
     return {"flavor": args.flavor, "sigma": args.sigma, "limit": None}
@@ -37,6 +36,7 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
 
 def query(args: argparse.Namespace):
     """The AFA of the pattern file (errors name the file)."""
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.reference.afa.afafile import load_afa
 
     return load_afa(args.query)
@@ -49,11 +49,10 @@ def summary(args: argparse.Namespace, program, stats) -> str:
             f"retractions, {ops.count('punctuate')} punctuations; net {net} events (AFA {program.afa.name}, "
             f"{args.flavor}{stats.notes})")
 
-
 def changes(program: Any):
     """The program's change stream (QueryError for a program that has none)."""
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.core.contract import ChangeStream
-    from cepkit.core.errors import QueryError
 
     if not isinstance(program, ChangeStream):
         raise QueryError(f"engine '{program.engine_name}' gives no change stream (changes(), net())")
@@ -62,6 +61,7 @@ def changes(program: Any):
 
 def write(table, program: Any, args: argparse.Namespace) -> int:
     """The change stream, or with --net the net result, cut to --limit; the records written."""
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.output import OutputError, write_output
 
     rows = (program.net() if args.net else changes(program))[: args.limit]

@@ -5,6 +5,7 @@ import argparse
 
 from cepkit import options
 from cepkit.run_steps import CHUNK_SIZE
+from cepkit.run_steps import read_query
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -29,7 +30,6 @@ def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--counters", action="store_true",
                        help="print the work counters (partial matches created, predicate evaluations)")
 
-
 def compile_options(args: argparse.Namespace, engine) -> dict:
     """--selection, and --order, --negation, --no-merge for the engines that take them."""
     from cepkit.runner import option_for  # lazy: start-up (this module adds its flags to every parser)
@@ -47,7 +47,7 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
 
 def query(args: argparse.Namespace):
     """The query text, parsed in the dialect --dialect or the file's suffix names (.query: SASE 1.0)."""
-    from cepkit.run_steps import read_query
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.reference.language import parse
     from cepkit.reference.language.dialects import dialect_of_path
 

@@ -3,10 +3,12 @@ carries (VALUES), when it is run without one; the output is the query's rows."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cepkit import options
-from cepkit.core.match_table import MatchTable
+
+if TYPE_CHECKING:
+    from cepkit.core.match_table import MatchTable
 
 
 def add_options(group: argparse._ArgumentGroup) -> None:
@@ -16,9 +18,9 @@ def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--gpu-launch", choices=("batch", "event"),
                        help="kernel launches of --engine gpu: one per batch of events (default) or one per event")
 
-
 def compile_options(args: argparse.Namespace, engine) -> dict:
     """--gpu-launch as the `launch` option of the engines that take it."""
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.runner import option_for
 
     if args.gpu_launch is None:
@@ -33,7 +35,6 @@ def summary(args: argparse.Namespace, program, stats) -> str:
     return (f"{stats.count} rows from {stats.events} events in {stats.elapsed:.2f} s ({mode[q.rows]}, "
             f"engine {stats.engine}{stats.notes})")
 
-
 def write(table: MatchTable, program: Any, args: argparse.Namespace) -> int:
     """The query's rows: the payload columns, those holding timestamps in the run's time form."""
     write_match_table(table, args.format, args.output, tuple(program.timestamp_columns))
@@ -46,6 +47,7 @@ def write_match_table(table: MatchTable, fmt: str, output: str | None, timestamp
     timestamp column (written in the run's time form) as its plain values."""
     import pyarrow as pa
 
+    # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
     from cepkit.output import write_rows
     from cepkit.core.match import plain
     from cepkit.core.match_table import KIND, decode

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Iterator
 
-from cepkit.core.match import json_safe, plain
-
 if TYPE_CHECKING:
     import pandas as pd
     from cepkit.core.match_table import MatchTable
@@ -16,7 +14,6 @@ if TYPE_CHECKING:
 def add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--early", action="store_true",
                        help="low-latency output: report each match as soon as it is certain (spec/004 §5.8)")
-
 
 def compile_options(args: argparse.Namespace, engine) -> dict:
     """--early as the `mode` compile option: "early", else "exact" (an engine without early output refuses
@@ -28,12 +25,13 @@ def summary(args: argparse.Namespace, program, stats) -> str:
     return (f"{stats.count} matches from {stats.events} events in {stats.elapsed:.2f} s "
             f"(tpstream, {program.mode} mode, engine {stats.engine}{stats.notes})")
 
-
 def write(table: MatchTable, program: Any, args: argparse.Namespace) -> int:
     """The program's whole match table in --format: per match the partition attributes, each situation's
     start and end, the detection time `ts` and the RETURN values, every time in the run's form (--ts-format).
     JSON lines: {"partition": {...} (with PARTITION BY), "situations": {NAME: [start, end]}, "ts", RETURN
     values}; csv, table, parquet: the columns of `frame`."""
+    # lazy: start-up (the parser imports this module for --early; numpy, pandas load when it writes)
+    from cepkit.core.match import json_safe
     from cepkit.forms import time_form
     from cepkit.output import write_output
 
@@ -69,10 +67,10 @@ def situation_rows(table: MatchTable, query) -> Iterator[tuple[tuple, list[tuple
         sits = [(n, values[k + 2 * i], values[k + 2 * i + 1]) for i, n in enumerate(names)]
         yield tuple(values[:k]), sits, m.ts, list(zip(returns, values[k + 2 * len(names):]))
 
-
 def frame(rows: list, query) -> pd.DataFrame:
     """One row per match: partition attributes, each situation's NAME_ts and NAME_te, ts (detection),
     RETURN values."""
+    from cepkit.core.match import plain  # lazy: start-up (as in write)
     from cepkit.forms import exact_frame
 
     names = list(query.streams)

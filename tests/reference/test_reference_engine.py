@@ -93,7 +93,9 @@ def test_made_up_ids_continue_across_separately_read_batches():
     program = compile("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { }")
     first = from_pandas(frame([{"ts": 1, "type": "A"}, {"ts": 2, "type": "C"}]))
     second = from_pandas(frame([{"ts": 3, "type": "B"}]))
-    assert first.positional_ids and not first.slice(0, 1).positional_ids
+    # a slice from the first event keeps made-up ids made up (numbered on when fed later); past it, the
+    # slice's ids are the ones it had
+    assert first.positional_ids and first.slice(0, 1).positional_ids and not first.slice(1, 2).positional_ids
     out = program.feed(first) + program.feed(second) + program.close()
     assert [m.binding_dict for m in out] == [{"a": (0,), "b": (2,)}]
 
