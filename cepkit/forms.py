@@ -74,8 +74,8 @@ class TimeForm:
     def timestamp(self, value: Any) -> Any:
         """The pandas Timestamp a tick count stands for (in the input's zone; naive without one), or None
         where it stands for none (null, infinity, a fraction of a nanosecond, out of range)."""
-        import pandas as pd  # lazy: start-up (pandas and core.events, which loads it: for times shown only)
-
+        # lazy: start-up (pandas and core.events, which loads it: for times shown only)
+        import pandas as pd
         from cepkit.core.events import TIME_UNITS
 
         if value is None or isinstance(value, bool) or self.unit is None:
@@ -115,8 +115,8 @@ class TimeForm:
     def texts(self, values: Sequence[Any]) -> list[Any]:
         """`text` of each value, the integers at once (numpy: a few microseconds a value, where pandas'
         Timestamp.isoformat takes forty); the same text, digit for digit."""
-        import pandas as pd  # lazy: start-up (pandas and core.events, which loads it: for times shown only)
-
+        # lazy: start-up (pandas and core.events, which loads it: for times shown only)
+        import pandas as pd
         from cepkit.core.events import TIME_UNITS
 
         out = list(values)

@@ -32,6 +32,7 @@ from cepkit.core.match_table import Layout, MatchTable
 Progress = Callable[[int, int], None]
 
 from cepkit.core.limits import DEFAULT_MAX_STATE  # noqa: E402  (re-exported: the contract's default)
+from cepkit.core import registry
 
 
 class Budget:
@@ -122,7 +123,6 @@ class Program:
         table or PyCapsule stream, a list of row dicts), through its language's reader; a batch as is."""
         if self.reader is None or isinstance(events, EventBatch):
             return events
-        from cepkit.core import registry
         return registry.read_input(*self.reader, events, getattr(self, "query", None), **self.read_options)
 
     def close(self) -> MatchTable:
@@ -178,7 +178,6 @@ class Engine:
                 max_state: int | None = None, **options: Any) -> Program:
         """A program for the query (text or AST). QueryError / Unsupported at compile time. `limit` and
         `max_state` (every engine): the program's Budget (max_state None: DEFAULT_MAX_STATE)."""
-        from cepkit.core import registry
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])

@@ -35,6 +35,7 @@ import pyarrow as pa
 
 from cepkit.core import match_display
 from cepkit.core.match import Match
+from cepkit.core.errors import CepkitError
 
 ROLE = b"cepkit.role"
 KIND = b"cepkit.kind"
@@ -211,7 +212,6 @@ class MatchTable:
         try:
             import polars as pl
         except ImportError:
-            from cepkit.core.errors import CepkitError
 
             raise CepkitError("MatchTable.to_polars needs polars: pip install polars") from None
         return pl.from_arrow(self.to_arrow())

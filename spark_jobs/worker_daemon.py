@@ -18,6 +18,7 @@ def preload() -> None:
         except Exception:  # noqa: BLE001 - the task imports it again and reports the error
             pass
     try:
+        # lazy: a failed import must not stop the daemon (the task imports it again and reports the error)
         from cepkit.core import registry
         engines = registry.engines_for("sase")
     except Exception:  # noqa: BLE001 - as above

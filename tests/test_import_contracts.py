@@ -233,3 +233,33 @@ def test_the_circle_check_finds_a_circle_hidden_in_a_function(tmp_path):
                           env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == '[["circ.a", "circ.b"]]'
+
+
+# ------------------------------------------------------------------ imports inside functions
+
+def _lazy_imports():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lazy_imports", ROOT / "scripts" / "lazy_imports.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_import_inside_a_function_says_why_it_is_lazy():
+    """An import of a cepkit module inside a function is lazy on purpose (start-up, an extra, the one
+    language used) and says so with `# lazy: <reason>`; any other belongs at the top of its module."""
+    lazy = _lazy_imports()
+    found = [f for package in MOVED + ("cepkit",) for path in sorted((ROOT / package).rglob("*.py"))
+             if not path.is_symlink() for f in lazy.unexplained(path)]
+    assert not found, "hoist these imports to the module's top, or say why they are lazy (# lazy: ...):\n" + \
+        "\n".join(found)
+
+
+def test_the_lazy_import_check_finds_an_unexplained_one(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("def f():\n    # lazy: start-up\n    from cepkit.core import registry\n"
+                    "    from cepkit.core import units\n    return registry, units\n\n\n"
+                    "def g():\n    x = 1\n    from cepkit.core import errors\n    return x, errors\n\n\n"
+                    "def h():\n    from cepkit.core import limits  # lazy: start-up\n    return limits\n")
+    assert _lazy_imports().unexplained(path) == [f"{path}:10: cepkit.core"]

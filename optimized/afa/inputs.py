@@ -26,7 +26,9 @@ from cepkit.optimized.bytecode import NULL, NUM, STR, numeric_text
 from cepkit.reference.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError, Unsupported
-from cepkit.core.events import exact
+from cepkit.core.events import attribute_column, exact
+from cepkit.core.readers import (check_file, csv_columns, csv_strings, event_format, json_columns, json_records,
+                                 read_arrow_file)
 
 KIND_CODES = {"insert": INSERT, "+": INSERT, "retract": RETRACT, "-": RETRACT, "punctuate": PUNCTUATE,
               "cti": PUNCTUATE, "punctuation": PUNCTUATE}
@@ -358,10 +360,8 @@ class FileColumns:
 def read_file(path: Any) -> FileColumns:
     """The events file at `path`, read column-wise (the reference's errors for a missing file, a directory
     and a file that cannot be read)."""
-    from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
-    from cepkit.reference.afa.eventfile import check_path
 
-    path = check_path(path)
+    path = check_file(path)
     kind = event_format(path)
     try:
         if kind == "csv":
@@ -411,7 +411,6 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
 
 
 def from_frame(frame: pd.DataFrame, afa, slots, texts) -> Batch:
-    from cepkit.core.events import attribute_column
 
     names = [str(c) for c in frame.columns]
     for k, name in enumerate(names):

@@ -27,6 +27,12 @@ from cepkit.reference.afa.stream import OutPunctuation, Output
 from cepkit.core.contract import Program
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.match_table import Layout, MatchTable
+from cepkit.reference.afa.model import INF as PINF
+from cepkit.reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
+from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
+from cepkit.optimized.afa.automaton import lifetime_row
+from cepkit.optimized.afa.inputs import Batch
+from cepkit.optimized.afa.ignorable import run_ignorable
 
 MESSAGES = {
     K.ERR_BELOW: "{what} of {event} below the current punctuation {t_e}",
@@ -158,9 +164,6 @@ class OptimizedAfaProgram(ChangeRecords, Program):
         default mode an inserted arc applies to LEs above t_curr and a deleted one up to t_curr, so no stored
         list changes; an explicit lifetime (an inserted arc's, or a retracted arc's) re-derives the lists it
         touches (the kernel's `rediff`)."""
-        from cepkit.reference.afa.model import INF as PINF
-        from cepkit.reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
-        from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 
         def refused(construct: str) -> Unsupported:
             exc = Unsupported(ENGINE, construct)
@@ -241,8 +244,6 @@ class OptimizedAfaProgram(ChangeRecords, Program):
 
     def _rediff(self, lt: Any) -> None:
         """Re-derive the lists from the first entry at or after lt.lo to the first unchanged one past lt.hi."""
-        from cepkit.optimized.afa.automaton import lifetime_row
-        from cepkit.optimized.afa.inputs import Batch
 
         lo, _lo_open, hi, hi_closed = lifetime_row(lt)
         if lt.lo != -math.inf:
@@ -258,7 +259,6 @@ class OptimizedAfaProgram(ChangeRecords, Program):
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto
         if self.flavor == "ignorable":
-            from cepkit.optimized.afa.ignorable import run_ignorable
 
             try:
                 (st.K, st.R, st.X, st.L, st.E, st.O, st.P) = run_ignorable(
@@ -285,7 +285,6 @@ class OptimizedAfaProgram(ChangeRecords, Program):
 
     def _close(self) -> MatchTable:
         if not self.closed and self.flavor == "cleanse":
-            from cepkit.optimized.afa.inputs import Batch
 
             empty = Batch(np.zeros(0, np.int8), np.zeros((0, self.state.Q.shape[1]), np.int64), [], None)
             self._run(empty, 1)   # end of input: Cleanse releases what it still holds

@@ -26,7 +26,8 @@ from cepkit.core.events import attribute_column, exact, number_value
 from cepkit.core.inputs import arrow_stream
 from cepkit.reference.language import ast as A
 from cepkit.core.numbers_text import NotANumber
-from cepkit.core.readers import csv_columns, csv_strings, event_format, json_columns, json_records, read_arrow_file
+from cepkit.core.readers import (check_file, csv_columns, csv_strings, event_format, json_columns, json_records,
+                                 read_arrow_file)
 from cepkit.reference.afa.expr import parse_expression
 
 KINDS = ("insert", "retract", "punctuate", "arc_insert", "arc_delete", "arc_retract", "arc_punctuate")
@@ -196,19 +197,9 @@ def element_of(rec: dict[str, Any], row: int, afa: Afa) -> Element:
     return ArcDelete(name, explicit=kind == "arc_retract")
 
 
-def check_path(path: str | os.PathLike) -> str:
-    """The path as a string; EventError when there is no such file or it is a directory."""
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise EventError(f"no such file: '{path}'")
-    if os.path.isdir(path):
-        raise EventError(f"'{path}' is a directory, not an events file")
-    return path
-
-
 def read_stream(path: str | os.PathLike, afa: Afa) -> list[tuple[int, Element]]:
     """(row, element) for every row of the file, in arrival (file) order."""
-    path = check_path(path)
+    path = check_file(path)
     try:
         columns, rows = _file_columns(path)
     except (OSError, UnicodeDecodeError) as exc:

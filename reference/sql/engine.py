@@ -33,6 +33,7 @@ from cepkit.core.inputs import tabular, to_batch
 from cepkit.reference.sql import run as sql_run
 from cepkit.reference.sql.run import batch_rows
 from cepkit.reference.sql.source import base, carries_rows, values_frame
+from cepkit.reference.sql.source import input_column
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
@@ -186,7 +187,6 @@ def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[
         return to_batch(events, **options)
     candidates = ["ts"]
     if query is not None and query.order_by:
-        from cepkit.reference.sql.source import input_column
 
         candidates.append(input_column(query, query.order_by[0].col.col))
     for col in dict.fromkeys(candidates):

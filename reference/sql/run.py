@@ -12,6 +12,7 @@ from cepkit.reference.sql.program import compile_pattern
 from cepkit.reference.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
                                         numeric_uses_of, skip_target, within_ticks)
 from cepkit.reference.sql.vm import VM
+from cepkit.reference.sql.parse import parse
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,6 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     `all_matches(q, partitions, ts_unit)`, if given, finds the ALL MATCHES matches instead of AllMatches:
     for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order.
     `state(live, variable)` (contract.Budget.check_state) is told the live threads / runs after each row."""
-    from cepkit.reference.sql.parse import parse
 
     if isinstance(q, str):
         q = parse(q)
