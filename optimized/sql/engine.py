@@ -28,7 +28,7 @@ from cepkit.reference.sql.constructs import ALL, variables
 from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           compile_pattern, glushkov)
 from cepkit.reference.sql.table import (bind_columns, check_table, output_columns, referenced_columns, skip_target,
-                                        timestamp_columns, within_ticks)
+                                        TableQuery, within_ticks)
 from cepkit.reference.sql.printer import pattern_text
 
 ENGINE = "optimized"
@@ -111,7 +111,7 @@ def _query_text(q: S.MatchRecognize) -> str:
     return f"PATTERN ({pattern_text(q.pattern)})"
 
 
-class OptimizedSqlProgram(Program):
+class OptimizedSqlProgram(TableQuery, Program):
     """Buffers the fed batches; `close()` partitions, sorts, matches and fills the match table."""
 
     engine_name = ENGINE
@@ -127,16 +127,6 @@ class OptimizedSqlProgram(Program):
         self.ts_col: str | None = None   # the timestamp column of the table fed last
         payload = output_columns(q)
         self._layout = None if payload is None else Layout(self.plan.variables, payload)
-
-    @property
-    def query(self) -> S.MatchRecognize:
-        return self.q
-
-    @property
-    def timestamp_columns(self) -> tuple[str, ...]:
-        """The payload columns of the tables it returns that hold timestamps (the table's time column and
-        the MEASURES of it)."""
-        return timestamp_columns(self.q, self.ts_col)
 
     @property
     def layout(self) -> Layout:

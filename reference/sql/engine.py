@@ -26,7 +26,7 @@ from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.constructs import variables
-from cepkit.reference.sql.table import TICK, check_table, output_columns, shown, timestamp_columns  # noqa: F401  (output_columns: the engine's name before)
+from cepkit.reference.sql.table import TICK, TableQuery, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
 from cepkit.core import readers as R
 from cepkit.core.errors import EventError
 from cepkit.core.inputs import tabular, to_batch
@@ -52,7 +52,7 @@ def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> l
     return out
 
 
-class SqlProgram(Program):
+class SqlProgram(TableQuery, Program):
     """Buffers the fed rows; `close()` runs the query over all of them with `run_table`, then starts over
     (a closed program reads a new stream)."""
 
@@ -68,16 +68,6 @@ class SqlProgram(Program):
         self.ts_col: str | None = None   # the timestamp column of the table fed last
         self.n = 0
         self._layout = self._make_layout(output_columns(q))
-
-    @property
-    def query(self) -> S.MatchRecognize:
-        return self.q
-
-    @property
-    def timestamp_columns(self) -> tuple[str, ...]:
-        """The payload columns of the tables it returns that hold timestamps (the table's time column and
-        the MEASURES of it)."""
-        return timestamp_columns(self.q, self.ts_col)
 
     def _make_layout(self, payload) -> Layout | None:
         return None if payload is None else Layout(variables(self.q.pattern), tuple(payload))

@@ -169,6 +169,24 @@ def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) ->
     return tuple(part + [c for c in order if c not in part] + measures + rest)
 
 
+class TableQuery:
+    """What every SQL engine's program says of its query (`q`, and `ts_col`: the timestamp column of the
+    table fed last): the query, and the payload columns of its tables that hold timestamps."""
+
+    q: S.MatchRecognize
+    ts_col: str | None = None
+
+    @property
+    def query(self) -> S.MatchRecognize:
+        return self.q
+
+    @property
+    def timestamp_columns(self) -> tuple[str, ...]:
+        """The payload columns of the tables it returns that hold timestamps (the table's time column and
+        the MEASURES of it)."""
+        return timestamp_columns(self.q, self.ts_col)
+
+
 def timestamp_columns(q: S.MatchRecognize, ts_col: str | None) -> tuple[str, ...]:
     """The output columns of `q` over a table whose timestamp column is `ts_col` that hold timestamps: that
     column itself (ALL ROWS PER MATCH, SELECT) and every MEASURE that is it, navigated or not (`FIRST(A.ts)`,
