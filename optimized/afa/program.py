@@ -28,7 +28,7 @@ from cepkit.core.contract import Program
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.reference.afa.model import INF as PINF
-from cepkit.reference.afa.model import Lifetime, check_arc_states, check_epsilon_acyclic
+from cepkit.reference.afa.model import Lifetime, admitted_arc
 from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 from cepkit.optimized.afa.automaton import lifetime_row
 from cepkit.optimized.afa.inputs import Batch
@@ -192,17 +192,9 @@ class OptimizedAfaProgram(ChangeRecords, Program):
         redo = None
         try:
             if isinstance(element, ArcInsert):
-                arc, lifetime = element.arc, element.lifetime
-                if arc.name in self._live:
-                    raise QueryError(f"arc insertion: an arc named '{arc.name}' is already active")
-                check_arc_states(arc, self._states, self.afa.name, allow_new_dst=not arc.epsilon)
-                if lifetime is None:
-                    lifetime = Lifetime(t_curr, PINF, lo_open=True)
-                elif lifetime.lo < floor:
-                    raise EventError(f"arc insertion of '{arc.name}' with lifetime {lifetime}: it starts below "
-                                     f"the current punctuation {floor}")
-                arc = arc.with_lifetime(lifetime)
-                check_epsilon_acyclic(self._arcs + [arc], self.afa.name)
+                arc = admitted_arc(element.arc, element.lifetime, self._live, self._states, self._arcs,
+                                   self.afa.name, t_curr, floor, EventError)
+                lifetime = arc.lifetime
                 if arc.dst not in self._states:
                     self._states.add(arc.dst)
                     if arc.is_final:

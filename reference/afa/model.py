@@ -141,6 +141,24 @@ def check_arc_states(a: Arc, known: set, afa_name: str, allow_new_dst: bool = Fa
         raise QueryError(f"AFA '{afa_name}': arc '{a.name}' goes to unknown state {a.dst!r}")
 
 
+def admitted_arc(arc: Arc, lifetime: "Lifetime | None", active: Iterable[str], states: set, arcs: list[Arc],
+                 afa_name: str, t_curr: Any, floor: Any, error: type[Exception]) -> Arc:
+    """An inserted arc (spec/003 §6) with its lifetime: by default [t_curr, ∞) open at its start; refused when
+    an arc of its name is active (QueryError), when it joins unknown states (a non-ε arc may lead to a new
+    one), when its lifetime starts below the punctuation `floor` (`error`), or when it closes an ε-cycle."""
+    if arc.name in active:
+        raise QueryError(f"arc insertion: an arc named '{arc.name}' is already active")
+    check_arc_states(arc, states, afa_name, allow_new_dst=not arc.epsilon)
+    if lifetime is None:
+        lifetime = Lifetime(t_curr, INF, lo_open=True)
+    elif lifetime.lo < floor:
+        raise error(f"arc insertion of '{arc.name}' with lifetime {lifetime}: it starts below the current "
+                    f"punctuation {floor}")
+    arc = arc.with_lifetime(lifetime)
+    check_epsilon_acyclic(arcs + [arc], afa_name)
+    return arc
+
+
 def check_epsilon_acyclic(arcs: Iterable[Arc], afa_name: str) -> None:
     """ε-cycles are forbidden (spec/003 A7): every ε-closure must be finite."""
     succ: dict = {}

@@ -16,7 +16,7 @@ import bisect
 from collections import Counter
 from typing import Any, Iterable
 
-from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime, check_arc_states, check_epsilon_acyclic
+from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime, admitted_arc
 from cepkit.reference.afa.stream import (
     ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, OutPunctuation, Output, Punctuate, Retract,
 )
@@ -274,16 +274,9 @@ class AfaOperator:
     def _arc_insert(self, arc: Arc, lifetime: Lifetime | None) -> None:
         if not isinstance(arc, Arc):
             raise TypeError(f"arc insertion: not an Arc: {arc!r}")
-        if arc.name in self.live:
-            raise QueryError(f"arc insertion: an arc named '{arc.name}' is already active")
-        check_arc_states(arc, self.states, self.afa.name, allow_new_dst=not arc.epsilon)
-        if lifetime is None:
-            lifetime = Lifetime(self.t_curr, INF, lo_open=True)
-        elif lifetime.lo < max(self.t_p, self.arc_floor):
-            raise ProtocolError(f"arc insertion of '{arc.name}' with lifetime {lifetime}: it starts below "
-                                f"the current punctuation {max(self.t_p, self.arc_floor)}")
-        arc = arc.with_lifetime(lifetime)
-        check_epsilon_acyclic(self.arcs + [arc], self.afa.name)
+        arc = admitted_arc(arc, lifetime, self.live, self.states, self.arcs, self.afa.name, self.t_curr,
+                           max(self.t_p, self.arc_floor), ProtocolError)
+        lifetime = arc.lifetime
         if arc.dst not in self.states:
             self.states.add(arc.dst)
             if arc.is_final:
