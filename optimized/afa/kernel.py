@@ -138,21 +138,6 @@ def output_row(O, o, sign, le, R, j, W):
         O[o, x] = R[j, x]
 
 
-@njit(cache=True, inline="always")
-def insertions(S, O, R, final, lo, hi, le, W):
-    """An insertion at `le` for every node lo..hi-1 in a final state, after the S[N_OUT] output rows;
-    returns O (possibly grown)."""
-    if S[N_OUT] + hi - lo > O.shape[0]:
-        O = grow2(O, S[N_OUT] + hi - lo)
-    o = S[N_OUT]
-    for j in range(lo, hi):
-        if final[R[j, N_Q]]:
-            output_row(O, o, 1, le, R, j, W)
-            o += 1
-    S[N_OUT] = o
-    return O
-
-
 @njit(cache=True)
 def alive(LT, a, t):
     """Whether arc a's lifetime contains t (spec/003 §6)."""
@@ -591,7 +576,14 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                         if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
                             close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, le)
             top = S[N_NODE]
-            O = insertions(S, O, R, final, base, top, le, W)
+            if S[N_OUT] + top - base > O.shape[0]:
+                O = grow2(O, S[N_OUT] + top - base)
+            o = S[N_OUT]
+            for j in range(base, top):
+                if final[R[j, N_Q]]:
+                    output_row(O, o, 1, le, R, j, W)
+                    o += 1
+            S[N_OUT] = o
             if n_ent + 1 > K.shape[0]:
                 K = grow2(K, n_ent + 1)
             for j in range(n_ent, i, -1):
@@ -650,7 +642,14 @@ def run(fire, S, K, R, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst,
                             if eps_ptr[dst[a] + 1] > eps_ptr[dst[a]]:
                                 close_eps(fire, S, R, E, d, eps_ptr, eps_arc, dst, branch, LT, dyn, key)
                 top = S[N_NODE]
-                O = insertions(S, O, R, final, base, top, key, W)
+                if S[N_OUT] + top - base > O.shape[0]:
+                    O = grow2(O, S[N_OUT] + top - base)
+                o = S[N_OUT]
+                for j in range(base, top):
+                    if final[R[j, N_Q]]:
+                        output_row(O, o, 1, key, R, j, W)
+                        o += 1
+                S[N_OUT] = o
                 for x in range(cnt):
                     for c in range(W):
                         R[top + x, c] = R[old + x, c]
