@@ -163,8 +163,8 @@ def _aggregate(args: argparse.Namespace) -> int:
     import os
 
     if os.path.isdir(args.events):
-        if args.engine == "gpu":
-            raise QueryError("--engine gpu aggregates event files, not store directories")
+        if args.engine != registry.language("window").default_engine:   # a store is aggregated by the reference
+            raise QueryError(f"--engine {args.engine} aggregates event files, not store directories")
         return _aggregate_store(args, funcs)
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
