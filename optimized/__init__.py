@@ -10,3 +10,17 @@ formula tables, run loop, shared match buffer, merging of equivalent runs, run i
 OptimizedProgram), codegen + cache (generated modules), store (exact columnar events), returns (RETURN
 payloads in one pass); afa, lazy, sase1, sql, tpstream: the other languages' engines.
 """
+from __future__ import annotations
+
+import os as _os
+import sys as _sys
+
+# Numba caches cepkit's kernels by content, not by place (optimized/kernel_cache.py), so that a fresh clone,
+# a new virtual environment or a Spark executor loads the machine code instead of compiling it: the
+# locator goes first in Numba's list, set here without importing Numba. A list the user set is kept.
+KERNEL_LOCATORS = ",".join(["cepkit.optimized.kernel_cache.KernelCacheLocator", "UserProvidedCacheLocator",
+                            "InTreeCacheLocator", "UserWideCacheLocator", "IPythonCacheLocator", "ZipCacheLocator"])
+if not _os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):
+    _os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = KERNEL_LOCATORS
+    if "numba" in _sys.modules:   # imported before cepkit.optimized: its config has read the environment
+        _sys.modules["numba"].config.CACHE_LOCATOR_CLASSES = KERNEL_LOCATORS

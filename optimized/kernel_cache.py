@@ -1,0 +1,62 @@
+"""Where Numba keeps the machine code of cepkit's kernels: by content, not by place. Numba's own locators
+cache beside the source (`__pycache__`) or under a directory named after the source's absolute path, so a
+fresh clone, a new virtual environment or another checkout compiles every kernel again (minutes). This
+locator caches the kernels of cepkit.optimized in `$CEPKIT_CACHE/kernels/TAG/` (default
+~/.cache/cepkit/numba), TAG a hash of every source file of the package, Numba's version and Python's: any
+copy of the same code shares the machine code, and a change to any kernel source (a callee in another file
+included) starts a new directory instead of trusting stale code. Numba still checks each file's content
+hash and the CPU in its index. An unwritable cache directory falls back to Numba's own locators.
+
+optimized/__init__.py puts it first in Numba's locator list (NUMBA_CACHE_LOCATOR_CLASSES) without importing
+Numba; functions outside cepkit.optimized are not its business (the next locator takes them)."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import sys
+from pathlib import Path
+
+import numba
+from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+from cepkit.optimized.cache import cache_dir
+
+PACKAGE = Path(__file__).resolve().parent   # the cepkit.optimized sources
+
+
+@functools.lru_cache(maxsize=None)
+def source_tag() -> str:
+    """A hash of every source file of cepkit.optimized, Numba's version and Python's."""
+    digest = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def kernel_cache_dir() -> Path:
+    """The directory the kernels of this source tree are cached in."""
+    return cache_dir() / "kernels" / source_tag()
+
+
+class KernelCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+    """Caches a function of cepkit.optimized under kernel_cache_dir(), in the folder of its module's path
+    inside the package (the same for every copy of the package)."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        inner = Path(py_file).resolve().parent.relative_to(PACKAGE)
+        self._cache_path = str(kernel_cache_dir().joinpath(*inner.parts))
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            if not Path(py_file).resolve().is_relative_to(PACKAGE):
+                return None   # not a kernel of cepkit.optimized: Numba's own locators take it
+            return super().from_function(py_func, py_file)   # None where the directory cannot be written
+        except OSError:
+            return None

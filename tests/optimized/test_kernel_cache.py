@@ -1,0 +1,88 @@
+"""The kernels' machine code is cached by content, not by place (optimized/kernel_cache.py): a second process
+and a fresh copy of the checkout run an optimized query without compiling (Numba's compile events counted,
+as the Spark job counts them); a function outside cepkit.optimized is left to Numba's own locators, and an
+unwritable cache directory falls back to them."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance", "examples")
+
+PROBE = r"""
+import json, sys
+from numba.core import event
+recorder = event.RecordingListener()
+event.register("numba:compile", recorder)
+from cepkit.cli import main
+code = main(["run", "examples/query3.sase", "examples/fig3_stream.csv", "--engine", "optimized",
+             "--output", sys.argv[1], "--no-progress"])
+import cepkit.optimized
+print(json.dumps({"code": code, "compiled": sum(1 for _, e in recorder.buffer if e.is_start),
+                  "package": cepkit.optimized.__file__}))
+"""
+
+
+def _run(tree: Path, out: Path, env: dict) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=tree, capture_output=True, text=True,
+                          timeout=900, env={**env, "PYTHONPATH": str(tree)})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _copy(tree: Path) -> None:
+    """The checkout's package folders (links kept: cepkit/reference -> ../reference), without any cache."""
+    for folder in FOLDERS:
+        shutil.copytree(ROOT / folder, tree / folder, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+
+
+def test_a_fresh_copy_of_the_checkout_runs_without_compiling(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_LOCATOR_CLASSES"}
+    first = _run(ROOT, tmp_path / "a.jsonl", env)          # compiles where the cache is cold, else loads
+    second = _run(ROOT, tmp_path / "b.jsonl", env)         # a second process
+    copy = tmp_path / "copy"
+    _copy(copy)
+    fresh = _run(copy, tmp_path / "c.jsonl", env)          # another place: no __pycache__, another path
+    assert fresh["package"].startswith(str(copy))
+    assert first["code"] == second["code"] == fresh["code"] == 0
+    assert second["compiled"] == 0 and fresh["compiled"] == 0, (first, second, fresh)
+    texts = [(tmp_path / f"{x}.jsonl").read_text() for x in "abc"]
+    assert texts[0] == texts[1] == texts[2] and texts[0]
+
+
+def test_a_changed_source_gets_a_new_cache_directory(tmp_path, monkeypatch):
+    from cepkit.optimized import kernel_cache
+
+    package = tmp_path / "optimized"
+    package.mkdir()
+    (package / "k.py").write_text("x = 1\n")
+    monkeypatch.setattr(kernel_cache, "PACKAGE", package)
+    kernel_cache.source_tag.cache_clear()
+    before = kernel_cache.source_tag()
+    (package / "k.py").write_text("x = 2\n")
+    kernel_cache.source_tag.cache_clear()
+    assert kernel_cache.source_tag() != before
+    kernel_cache.source_tag.cache_clear()
+
+
+def test_other_functions_and_unwritable_directories_go_to_numbas_locators(tmp_path, monkeypatch):
+    from cepkit.optimized import kernel_cache
+    from cepkit.optimized.kernel_cache import KernelCacheLocator
+
+    def elsewhere():
+        return 1
+
+    assert KernelCacheLocator.from_function(elsewhere, __file__) is None      # not a kernel of cepkit
+    import cepkit.optimized.values as values
+    kernel = values._norm.py_func
+    assert KernelCacheLocator.from_function(kernel, values.__file__) is not None
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a directory")
+    monkeypatch.setattr(kernel_cache, "kernel_cache_dir", lambda: blocked / "kernels")
+    assert KernelCacheLocator.from_function(kernel, values.__file__) is None
