@@ -15,6 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	bash scripts/ensure_opencl.sh $(PY)
 	bash scripts/ensure_system_tool.sh chromium chromium "the headless-browser test of 'cepkit plot --out FILE.html'"
 	bash scripts/ensure_system_tool.sh dot graphviz "the test of 'cepkit explain --format svg'"
+	$(CEPKIT) warm   # the optimized engines' kernels compiled now, not on the first run (docs/performance.md)
 	touch $@
 
 venv install: $(VENV)/.installed

@@ -1,0 +1,75 @@
+"""`cepkit warm`: compile every compiled engine's kernels once, ahead of the first run, by running each engine
+whose code Numba compiles (the registry's engines in cepkit.optimized) over the conformance vectors of its
+language; the machine code goes to the kernel cache (optimized/kernel_cache.py), so later runs load it. A line
+per engine on stderr says how many vectors ran, how many functions Numba compiled and how long it took; a
+second `cepkit warm` compiles nothing. `make install` runs it."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+
+from cepkit.conformance.harness import run_case
+from cepkit.conformance.kit.vectors import all_cases
+from cepkit.core import registry
+from cepkit.core.errors import CepkitError
+from cepkit.optimized.cache import cache_dir
+
+COMPILED = "cepkit.optimized"   # the engines whose code Numba compiles: their registry target's package
+
+
+def register(sub) -> None:
+    w = sub.add_parser("warm", help="compile the optimized engines' kernels now (the install does), so that no "
+                       "later run compiles", description=__doc__.split("\n\n")[0])
+    w.add_argument("--language", action="append", choices=sorted(registry.LANGUAGES), metavar="L",
+                   help="only this language's engines (repeatable; default: every language)")
+    w.set_defaults(func=run)
+
+
+def compiled_engines(languages: list[str] | None = None) -> list[tuple[str, str]]:
+    """(language, engine) of every registered engine whose code Numba compiles, in registry order."""
+    return [(lang, name) for (lang, name), entry in registry.ENGINES.items()
+            if entry.target.startswith(COMPILED + ".") and (not languages or lang in languages)]
+
+
+def warm(lang: str, engine: str, cases) -> tuple[int, int]:
+    """Run the engine over its language's vectors; (vectors run, functions Numba compiled meanwhile). A vector
+    the engine refuses, or that expects an error, is passed over: only the compiling matters here."""
+    from numba.core import event  # lazy: Numba loads with the first engine, not for `cepkit warm --help`
+
+    recorder = event.RecordingListener()
+    event.register("numba:compile", recorder)
+    ran = 0
+    try:
+        for case in cases:
+            if case.language != lang or (case.engines and engine not in case.engines):
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    run_case(case, engine)
+                ran += 1
+            except CepkitError:
+                pass
+    finally:
+        event.unregister("numba:compile", recorder)
+    return ran, sum(1 for _, e in recorder.buffer if e.is_start)
+
+
+def run(args: argparse.Namespace) -> int:
+    engines = compiled_engines(args.language)
+    cases = all_cases()
+    started = time.monotonic()
+    total = 0
+    for lang, engine in engines:
+        t = time.monotonic()
+        if sys.stderr.isatty():   # the engine being warmed, overwritten by its line when done
+            print(f"cepkit warm: {engine} ({lang}) ...", end="", file=sys.stderr, flush=True)
+        ran, compiled = warm(lang, engine, cases)
+        total += compiled
+        print(f"\r\x1b[Kcepkit warm: {engine} ({lang}): {ran} vectors, {compiled} functions compiled in "
+              f"{time.monotonic() - t:.1f} s", file=sys.stderr, flush=True)
+    print(f"cepkit warm: {len(engines)} engines, {total} functions compiled in {time.monotonic() - started:.1f} s "
+          f"(cache: {cache_dir()})", file=sys.stderr)
+    return 0
