@@ -288,7 +288,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     # the other subcommands, unless the first argument is run, explain or --version (which need none)
     for register in EXTRA_COMMANDS + plugin_commands() if command not in ("run", "explain", "--version") else ():
         module, _, func = register.partition(":")
-        getattr(importlib.import_module(module), func)(sub)
+        try:
+            adder = getattr(importlib.import_module(module), func)
+        except (ImportError, AttributeError) as exc:
+            if register in EXTRA_COMMANDS:
+                raise
+            # a package's entry point that does not load (an installation of another version): that command
+            # is missing, the others work
+            print(f"warning: the subcommand {register} cannot be loaded ({exc}); reinstall cepkit (make install)",
+                  file=sys.stderr)
+            continue
+        adder(sub)
     return p
 
 

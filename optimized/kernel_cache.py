@@ -14,11 +14,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
+import warnings
 from pathlib import Path
 
 import numba
+from numba.core import caching
 from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
 
+from cepkit.core.errors import CepkitWarning
 from cepkit.optimized.cache import cache_dir
 
 PACKAGE = Path(__file__).resolve().parent   # the cepkit.optimized sources
@@ -60,3 +63,52 @@ class KernelCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
             return super().from_function(py_func, py_file)   # None where the directory cannot be written
         except OSError:
             return None
+
+
+UNREADABLE = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError)   # pickle's
+_warned: list[str] = []
+
+
+def _ours(cache_file) -> bool:
+    return str(getattr(cache_file, "_cache_path", "")).startswith(str(cache_dir()))
+
+
+def _unreadable(cache_file, exc: BaseException) -> None:
+    """One warning per process: a file of the kernel cache could not be read; the function compiles again."""
+    if not _warned:
+        _warned.append(str(cache_file._index_path))
+        warnings.warn(f"a file of the kernel cache could not be read ({type(exc).__name__}: {exc}; "
+                      f"{cache_file._index_path}): its kernel is compiled again and the file rewritten",
+                      CepkitWarning, stacklevel=2)
+
+
+def _guard(cls) -> None:
+    """IndexDataCacheFile reads an unreadable index (to load or to save) as an empty one, and an unreadable data
+    file as a miss, in cepkit's cache."""
+    if getattr(cls.load, "cepkit_guarded", False):
+        return
+    load_index, load = cls._load_index, cls.load
+
+    def guarded_index(self):
+        try:
+            return load_index(self)
+        except UNREADABLE + (caching.pickle.UnpicklingError,) as exc:
+            if not _ours(self):
+                raise
+            _unreadable(self, exc)
+            return {}
+
+    def guarded_load(self, key):
+        try:
+            return load(self, key)
+        except UNREADABLE + (caching.pickle.UnpicklingError,) as exc:
+            if not _ours(self):
+                raise
+            _unreadable(self, exc)
+            return None
+
+    guarded_load.cepkit_guarded = True
+    cls._load_index, cls.load = guarded_index, guarded_load
+
+
+_guard(caching.IndexDataCacheFile)

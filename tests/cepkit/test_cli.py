@@ -212,3 +212,17 @@ def test_progress_bar_only_on_a_terminal_after_two_seconds(monkeypatch):
     off.start -= 5
     off(50, 100)
     assert tty.text.count("events") == 1
+
+
+def test_a_subcommand_that_does_not_load_leaves_the_others_working(monkeypatch, capsys):
+    """An installed entry point whose module is missing (another version's metadata): a warning naming it,
+    and every other command works (here: a usage error stays a usage error, exit 2, not a traceback)."""
+    import cepkit.cli as cli
+
+    monkeypatch.setattr(cli, "plugin_commands", lambda: ["cepkit.no_such_module:register"])
+    with pytest.raises(SystemExit) as exit_:
+        main(["frobnicate"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "warning: the subcommand cepkit.no_such_module:register cannot be loaded" in err
+    assert "invalid choice: 'frobnicate'" in err

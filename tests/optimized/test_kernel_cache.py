@@ -86,3 +86,33 @@ def test_other_functions_and_unwritable_directories_go_to_numbas_locators(tmp_pa
     blocked.write_text("a file, not a directory")
     monkeypatch.setattr(kernel_cache, "kernel_cache_dir", lambda: blocked / "kernels")
     assert KernelCacheLocator.from_function(kernel, values.__file__) is None
+
+
+def test_an_unreadable_cache_file_is_a_miss_with_one_warning(tmp_path, monkeypatch):
+    """A truncated index or data file in cepkit's cache: the kernel compiles again (load gives None) with one
+    CepkitWarning, where Numba itself would raise; a file outside cepkit's cache is Numba's business."""
+    import pytest
+    from numba.core.caching import IndexDataCacheFile
+
+    from cepkit.core.errors import CepkitWarning
+    from cepkit.optimized import kernel_cache
+
+    monkeypatch.setenv("CEPKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(kernel_cache, "_warned", [])
+    ours = tmp_path / "cache" / "kernels" / "tag"
+    ours.mkdir(parents=True)
+    good = IndexDataCacheFile(str(ours), "m.f-1.py311", b"stamp")
+    good.save("key", "data")
+    assert good.load("key") == "data"
+    (ours / "m.f-1.py311.nbi").write_bytes(b"garbage")
+    with pytest.warns(CepkitWarning, match="could not be read"):
+        assert IndexDataCacheFile(str(ours), "m.f-1.py311", b"stamp").load("key") is None
+    good.save("key", "data")
+    for data in ours.glob("*.nbc"):
+        data.write_bytes(b"garbage")
+    assert IndexDataCacheFile(str(ours), "m.f-1.py311", b"stamp").load("key") is None   # warned once already
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "m.f-1.py311.nbi").write_bytes(b"garbage")
+    with pytest.raises(Exception):
+        IndexDataCacheFile(str(other), "m.f-1.py311", b"stamp").load("key")
