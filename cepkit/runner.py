@@ -42,14 +42,36 @@ class Stats:
 def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
     """Run the query of `args` in language `name`, whose runner module is `runner`; the exit code."""
     engine = args.engine or registry.language(name).default_engine   # checked against the registry by `cepkit run`
-    engine_ = registry.get_engine(name, engine)
-    if args.device is not None and not registry.takes(engine_, "device"):
-        raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
-    options = runner.compile_options(args, engine_) if hasattr(runner, "compile_options") else {}
-    if args.device is not None:
-        options["device"] = args.device
-    chunk, whole = chunking(args, name, engine)
-    query = runner.query(args) if hasattr(runner, "query") else read_query(args.query)
+    compiles = None
+    if registry.compiles(name, engine):   # from before the engine's modules load (kernels with signatures
+        from cepkit.optimized.compiles import Compiles  # lazy: Numba's events, for the engines it compiles
+
+        compiles = Compiles().start()     # compile as they are imported)
+    try:
+        engine_ = registry.get_engine(name, engine)
+        if args.device is not None and not registry.takes(engine_, "device"):
+            raise QueryError("--device chooses the OpenCL device of --engine gpu; add --engine gpu or drop --device")
+        options = runner.compile_options(args, engine_) if hasattr(runner, "compile_options") else {}
+        if args.device is not None:
+            options["device"] = args.device
+        chunk, whole = chunking(args, name, engine)
+        query = runner.query(args) if hasattr(runner, "query") else read_query(args.query)
+        program, writer, events, elapsed = _run(args, name, engine, runner, query, options, chunk)
+    finally:
+        if compiles is not None:
+            compiles.stop()
+    if compiles is not None and compiles.line():   # a first run: says what it compiled, and how long it took
+        print(compiles.line(), file=sys.stderr)
+    limited(args, writer.count)
+    notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
+    stats = Stats(engine, writer.count, getattr(writer, "events", None) or events, elapsed, notes)
+    print(runner.summary(args, program, stats), file=sys.stderr)
+    return 0
+
+
+def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, query: Any, options: dict,
+         chunk: int) -> tuple[Any, Any, int, float]:
+    """Compile, read, feed / close, write: (the program, its writer, the events read, the seconds taken)."""
     program = compile_query(query, language=name, engine=engine, **{**limit_options(args), **options})
     if hasattr(runner, "compiled"):
         runner.compiled(args, program)
@@ -66,12 +88,7 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
         writer.write(program.close())
         progress.finish()
         writer.close()
-    elapsed = time.monotonic() - started
-    limited(args, writer.count)
-    notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
-    stats = Stats(engine, writer.count, getattr(writer, "events", None) or events, elapsed, notes)
-    print(runner.summary(args, program, stats), file=sys.stderr)
-    return 0
+    return program, writer, events, time.monotonic() - started
 
 
 def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:

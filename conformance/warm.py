@@ -16,9 +16,6 @@ from cepkit.core import registry
 from cepkit.core.errors import CepkitError
 from cepkit.optimized.cache import cache_dir
 
-COMPILED = "cepkit.optimized"   # the engines whose code Numba compiles: their registry target's package
-
-
 def register(sub) -> None:
     w = sub.add_parser("warm", help="compile the optimized engines' kernels now (the install does), so that no "
                        "later run compiles", description=__doc__.split("\n\n")[0])
@@ -29,8 +26,8 @@ def register(sub) -> None:
 
 def compiled_engines(languages: list[str] | None = None) -> list[tuple[str, str]]:
     """(language, engine) of every registered engine whose code Numba compiles, in registry order."""
-    return [(lang, name) for (lang, name), entry in registry.ENGINES.items()
-            if entry.target.startswith(COMPILED + ".") and (not languages or lang in languages)]
+    return [(lang, name) for (lang, name) in registry.ENGINES
+            if registry.compiles(lang, name) and (not languages or lang in languages)]
 
 
 def warm(lang: str, engine: str, cases) -> tuple[int, int]:

@@ -212,6 +212,14 @@ def engine_extra(lang: str, name: str) -> str | None:
     return ENGINE_EXTRAS.get(".".join(engine_entry(lang, name).target.partition(":")[0].split(".")[:2]))
 
 
+COMPILED = "cepkit.optimized"   # the package whose engines Numba compiles
+
+
+def compiles(lang: str, name: str) -> bool:
+    """Whether Numba compiles the named engine's code (its target lies in cepkit.optimized)."""
+    return engine_entry(lang, name).target.startswith(COMPILED + ".")
+
+
 def require_engine(lang: str, name: str) -> None:
     """MissingExtra (naming `pip install 'cepkit[EXTRA]'`) when the engine's extra is not installed."""
     extra = engine_extra(lang, name)
