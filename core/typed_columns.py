@@ -9,6 +9,7 @@ number keeps its text; a query that compares or computes with it checks its cell
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Sequence
@@ -24,7 +25,11 @@ __all__ = ["text_column", "text_cells", "values_column", "json_float", "float_ho
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _SAFE = 2**53                  # integers float64 holds exactly
 _SHORT = 15                    # a plain decimal of at most 15 characters survives float64 (DBL_DIG)
-_NULLS = pa.array(sorted(NULL_WORDS), type=pa.string())
+@functools.cache
+def null_words() -> pa.Array:
+    """NULL_WORDS as an Arrow array, built on first use: pyarrow imports pandas on its first conversion of
+    Python values, and a run whose columns need no null words must not pay for it (start-up)."""
+    return pa.array(sorted(NULL_WORDS), type=pa.string())
 
 
 def float_holds(value: int | Fraction) -> bool:
@@ -54,7 +59,7 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
         cells = cells.combine_chunks() if cells.num_chunks != 1 else cells.chunk(0)
     n = len(cells)
     trimmed = pc.utf8_trim_whitespace(cells)
-    null = pc.is_in(trimmed, value_set=_NULLS).to_numpy(zero_copy_only=False)
+    null = pc.is_in(trimmed, value_set=null_words()).to_numpy(zero_copy_only=False)
     nulls = int(null.sum())
     if nulls == n:
         return np.full(n, np.nan)
@@ -89,7 +94,7 @@ def text_column(cells: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def text_cells(cells: pa.Array) -> np.ndarray:
     """The cells as a text column (text_column's form for a column that is not numbers)."""
-    return _text(cells, pc.is_in(pc.utf8_trim_whitespace(cells), value_set=_NULLS).to_numpy(zero_copy_only=False))
+    return _text(cells, pc.is_in(pc.utf8_trim_whitespace(cells), value_set=null_words()).to_numpy(zero_copy_only=False))
 
 
 def _text(cells: pa.Array, null: np.ndarray) -> np.ndarray:
