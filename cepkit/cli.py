@@ -302,6 +302,32 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+INPUTS = ("query", "events", "right_events")   # the arguments of the subcommands that name files they read
+OUTPUTS = ("output", "out")                      # and those that name the file they write
+
+
+def overwritten_input(args: argparse.Namespace) -> str | None:
+    """Why the output named would replace one of the command's inputs (the same file, by path or link), else
+    None: the results would take the place of the events or the query they came from."""
+    import os
+
+    for out_name in OUTPUTS:
+        out = getattr(args, out_name, None)
+        if not isinstance(out, str) or out == "-":
+            continue
+        for in_name in INPUTS:
+            given = getattr(args, in_name, None)
+            if not isinstance(given, str) or given == "-":
+                continue
+            same = os.path.realpath(out) == os.path.realpath(given)
+            if not same and os.path.exists(out) and os.path.exists(given):
+                same = os.path.samefile(out, given)
+            if same:
+                return (f"--{out_name} {out} is the {in_name} file {given}: writing there would replace what the "
+                        f"results come from; choose another path")
+    return None
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, CepkitWarning):
         print(f"warning: {message}", file=sys.stderr)
@@ -318,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
         parser.error("--format parquet needs --output PATH (Parquet is not written to standard output)")
+    clash = overwritten_input(args)
+    if clash is not None:
+        parser.error(clash)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", CepkitWarning)

@@ -226,3 +226,27 @@ def test_a_subcommand_that_does_not_load_leaves_the_others_working(monkeypatch, 
     err = capsys.readouterr().err
     assert "warning: the subcommand cepkit.no_such_module:register cannot be loaded" in err
     assert "invalid choice: 'frobnicate'" in err
+
+
+@pytest.mark.parametrize("which", ["events", "query", "link", "window"])
+def test_an_output_that_is_an_input_is_refused_before_anything_is_read(tmp_path, capsys, which):
+    """--output (or plot's --out) naming the events or query file, directly or through a link: exit 2, the
+    file as it was (issue 30: never overwrite an input)."""
+    events = tmp_path / "ev.csv"
+    events.write_bytes((EX / "fig3_stream.csv").read_bytes())
+    query = tmp_path / "q.sase"
+    query.write_bytes((EX / "query3.sase").read_bytes())
+    before = {p: p.read_bytes() for p in (events, query)}
+    if which == "window":
+        argv = ["window", "filter", str(events), "--where", "price > 1", "--output", str(events)]
+    else:
+        target = {"events": events, "query": query}.get(which)
+        if which == "link":
+            target = tmp_path / "link.csv"
+            target.symlink_to(events)
+        argv = ["run", str(query), str(events), "--output", str(target)]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert "writing there would replace what the results come from" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in (events, query)} == before
