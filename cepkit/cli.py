@@ -368,10 +368,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"event error: {shown}: {message}", file=sys.stderr)
         return 3
     except CepkitError as exc:
+        if isinstance(exc.__context__, BrokenPipeError):   # an output error whose cause is a closed pipe
+            return _closed_stdout()
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
-        return 0
+        return _closed_stdout()
+
+
+def _closed_stdout() -> int:
+    """The reader of standard output went away (`cepkit run ... | head`): end quietly with exit 0, as Unix
+    tools do; standard output goes to /dev/null so that Python's flush at exit says nothing either."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0
 
 
 if __name__ == "__main__":

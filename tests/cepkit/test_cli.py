@@ -250,3 +250,22 @@ def test_an_output_that_is_an_input_is_refused_before_anything_is_read(tmp_path,
     assert exit_.value.code == 2
     assert "writing there would replace what the results come from" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in (events, query)} == before
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_closed_standard_output_ends_quietly(tmp_path, fmt):
+    """`cepkit run ... | head -1`: the reader goes away; cepkit ends with exit 0 and says nothing (issue 30),
+    where it printed 'cannot write None: Broken pipe' with exit 1."""
+    import subprocess
+    import sys
+
+    events = tmp_path / "ticker.csv"
+    events.write_text("symbol,ts,price\n" + "".join(f"S,{i},{100 + (i % 7) - (i % 3)}\n" for i in range(60000)))
+    done = subprocess.Popen([sys.executable, "-m", "cepkit", "run", str(EX / "sql" / "v_shape_all_rows.sql"),
+                             str(events), "--format", fmt], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    done.stdout.readline()
+    done.stdout.close()   # as `head -1` does
+    err = done.stderr.read().decode()
+    assert done.wait(timeout=300) == 0, err
+    assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
