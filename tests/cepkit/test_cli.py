@@ -260,12 +260,18 @@ def test_a_closed_standard_output_ends_quietly(tmp_path, fmt):
     import sys
 
     events = tmp_path / "ticker.csv"
-    events.write_text("symbol,ts,price\n" + "".join(f"S,{i},{100 + (i % 7) - (i % 3)}\n" for i in range(60000)))
+    import random
+
+    walk = random.Random(1)
+    prices = [100]
+    for _ in range(199999):   # a random walk: V shapes everywhere, megabytes of output rows
+        prices.append(prices[-1] + walk.choice((-1, 1)))
+    events.write_text("symbol,ts,price\n" + "".join(f"S,{i},{p}\n" for i, p in enumerate(prices)))
     done = subprocess.Popen([sys.executable, "-m", "cepkit", "run", str(EX / "sql" / "v_shape_all_rows.sql"),
                              str(events), "--format", fmt], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    done.stdout.readline()
-    done.stdout.close()   # as `head -1` does
+    assert done.stdout.readline()
+    done.stdout.close()   # as `head -1` does, long before the rows (megabytes) are written
     err = done.stderr.read().decode()
     assert done.wait(timeout=300) == 0, err
     assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
