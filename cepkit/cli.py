@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import time
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     if clash is not None:
         parser.error(clash)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), terminated_as_exception():
             warnings.simplefilter("always", CepkitWarning)
             warnings.showwarning = _show_warning
             with options_as_flags():  # messages name --ts-unit, not ts_unit
@@ -374,6 +375,36 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return _closed_stdout()
+    except (KeyboardInterrupt, Terminated) as exc:   # the partial output, spill and stdin copy are gone by now
+        signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT (Ctrl-C)"
+        output = getattr(args, "output", None)
+        kept = f"; {output} is as it was" if output else ""
+        print(f"cepkit: stopped by {signal_name}{kept}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, so that it unwinds as Ctrl-C does (cleaning up on the way)."""
+
+
+@contextlib.contextmanager
+def terminated_as_exception():
+    """SIGTERM raises Terminated while the command runs (in the main thread; elsewhere nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum, frame):
+        raise Terminated()
+
+    before = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _closed_stdout() -> int:

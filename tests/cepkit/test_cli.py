@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -275,3 +276,34 @@ def test_a_closed_standard_output_ends_quietly(tmp_path, fmt):
     err = done.stderr.read().decode()
     assert done.wait(timeout=300) == 0, err
     assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+
+
+@pytest.mark.parametrize("sig, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_stops_a_run_with_one_line_and_no_leftovers(tmp_path, sig, code):
+    """Ctrl-C and SIGTERM mid-run: exit 130 / 143, one line on stderr (no traceback), the output file as it
+    was and no temporary file beside it (issue 30, item 5)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out.csv"
+    out.write_text("the earlier results\n")
+    run = subprocess.Popen([sys.executable, "-m", "cepkit", "run", str(EX / "limits" / "explosive.sase"),
+                            str(EX / "limits" / "explosive.csv"), "--format", "csv", "--output", str(out)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env={**os.environ, "TMPDIR": str(tmp_path)})
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.csv*")) and not list(tmp_path.glob("*cepkit*")):
+        assert run.poll() is None and time.monotonic() < deadline, run.stderr.read().decode()
+        time.sleep(0.05)   # until the run writes (its temporary output exists)
+    time.sleep(0.5)        # well inside the matching loop
+    assert run.poll() is None, run.stderr.read().decode()
+    run.send_signal(getattr(signal, sig))
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=120) == code, err
+    lines = [line for line in err.splitlines() if not line.startswith("warning:")]
+    assert lines == [f"cepkit: stopped by {'SIGTERM' if sig == 'SIGTERM' else 'SIGINT (Ctrl-C)'}; {out} is as it was"]
+    assert out.read_text() == "the earlier results\n"
+    left = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".lark_cache"))  # lark's own cache
+    assert left == ["out.csv"]
