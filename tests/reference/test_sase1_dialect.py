@@ -96,6 +96,22 @@ def test_query_files_are_read_in_sase1_and_the_flag_overrides(tmp_path, capsys):
         assert got == want, (path, flag)
 
 
+@pytest.mark.parametrize("name, flag, dialect", [("q.query", [], "SASE 1.0 dialect"), ("q.sase", [], "SASE+ dialect"),
+                                                 ("q.sase", ["--dialect", "sase1"], "SASE 1.0 dialect"),
+                                                 ("q.query", ["--dialect", "sase+"], "SASE+ dialect")])
+def test_the_summary_line_names_the_dialect(tmp_path, capsys, name, flag, dialect):
+    """The same text means other matches in the two dialects; the summary line says which one ran (issue 30:
+    a .sase file renamed .query changed its answer silently)."""
+    from cepkit.cli import main
+
+    events = tmp_path / "e.csv"
+    events.write_text("id,type,ts,k,v\ne1,A,1,1,1\ne2,A,2,1,200\n")
+    (tmp_path / name).write_text("PATTERN SEQ(A+ a[], A b) WHERE skip-till-next-match AND [k] AND b.v > 100 WITHIN 10")
+    assert main(["run", str(tmp_path / name), str(events), *flag]) == 0
+    summary = capsys.readouterr().err.strip().splitlines()[-1]
+    assert summary.endswith(f", skip_till_next_match, {dialect})"), summary
+
+
 def test_cepkit_run_of_examples_q1_over_its_regenerated_stream_prints_sase1s_count(tmp_path, capsys):
     """The issue's acceptance: examples/Q1.query over the stream examples/sase1/Q1.stream describes gives
     SASE 1.0's count (the count itself is the conformance vector S1-Q1; here the command line is checked)."""
