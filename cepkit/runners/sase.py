@@ -56,12 +56,13 @@ def query(args: argparse.Namespace):
     return parse(text, dialect=dialect) if dialect is not None else text
 
 
-DIALECTS = {"sase1": "SASE 1.0 dialect", "sase+": "SASE+ dialect"}   # what the summary line says ran (a
+DIALECTS = {"sase1": "SASE 1.0 dialect", "sase+": "SASE+ dialect", "rfid": "SASE RFID dialect"}   # what the summary line says ran (a
 # .query file is read in SASE 1.0's dialect: the same text can mean other matches, docs/semantics.md S1)
 
 
 def summary(args: argparse.Namespace, program, stats) -> str:
-    dialect = DIALECTS.get(getattr(program.query, "dialect", None), "SASE+")
+    name = getattr(program.query, "dialect", None) or "sase+"
+    dialect = DIALECTS.get(name, f"{name} dialect")
     line = (f"{stats.count} matches from {stats.events} events in {stats.elapsed:.2f} s "
             f"(engine {stats.engine}, {program.query.strategy.value}, {dialect}{stats.notes})")
     if args.counters:
