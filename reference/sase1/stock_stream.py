@@ -14,9 +14,11 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from cepkit.core.errors import QueryError
+from cepkit.core.query_text import read_query_file
 from cepkit.reference.sase1.java_random import JavaRandom
 
 COLUMNS = ("id", "ts", "type", "symbol", "price", "volume")
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1   # Java's int: every parameter is one
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class StockStreamConfig:
                 raise QueryError(f"unknown stream parameter '{key}'", expected=sorted(known.values()))
             if isinstance(value, bool) or not isinstance(value, int):
                 raise QueryError(f"stream parameter {name} must be a whole number, not {value!r}")
+            if not INT_MIN <= value <= INT_MAX:   # SASE 1.0 reads each with Java's Integer.parseInt
+                raise QueryError(f"stream parameter {name} = {value} is outside Java's int, which SASE 1.0 reads it "
+                                 f"as ({INT_MIN} .. {INT_MAX})")
             changes[name] = value
         return replace(cls(), **changes)
 
@@ -64,7 +69,8 @@ def parse_config(text: str, source: str = "stream config") -> StockStreamConfig:
 
 
 def read_config(path: str | Path) -> StockStreamConfig:
-    return parse_config(Path(path).read_text(encoding="utf-8"), str(path))
+    """A `.stream` file's configuration (QueryError, with line and column, for a file that is not UTF-8)."""
+    return parse_config(read_query_file(path, "stream config"), str(path))
 
 
 def generate(config: StockStreamConfig) -> dict[str, list]:

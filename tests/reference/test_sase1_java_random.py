@@ -63,6 +63,9 @@ def test_uniform_prices_above_100_percent():
     ("streamSize 10\nend\n", "line 1"),
     ("streamSize = ten\nend\n", "whole number"),
     ("colour = 3\nend\n", "unknown stream parameter"),
+    ("maxPrice = 3000000000\nend\n", "outside Java's int"),      # looped forever (issue 30)
+    ("maxPrice = 4294967296\nend\n", "outside Java's int"),      # wrote negative prices
+    ("streamSize = -2147483649\nend\n", "outside Java's int"),
 ])
 def test_bad_config_is_a_clear_error(text, words):
     with pytest.raises(QueryError, match=words):
@@ -78,3 +81,15 @@ def test_writes_csv(tmp_path):
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert lines[0] == "id,ts,type,symbol,price,volume" and len(lines) == 6
     assert main([str(tmp_path / "missing.stream"), str(tmp_path / "x.csv")]) != 0
+
+
+def test_the_largest_java_int_bound_and_a_config_that_is_not_utf8(tmp_path):
+    from cepkit.reference.sase1.stock_stream import read_config
+
+    prices = generate(parse_config("streamSize = 50\nmaxPrice = 2147483647\nend\n"))["price"]
+    assert all(1 <= p <= 2147483647 for p in prices) and len(set(prices)) > 40
+    path = tmp_path / "c.stream"
+    path.write_bytes(b"streamSize = 10\n\xff\nend\n")
+    with pytest.raises(QueryError, match="not UTF-8") as raised:
+        read_config(path)
+    assert (raised.value.line, raised.value.column) == (2, 1)
