@@ -385,9 +385,19 @@ def transform_text(text: str, parse, transformer, words: dict[str, str] = _TOKEN
     except VisitError as exc:  # an error raised inside the transformer
         if isinstance(exc.orig_exc, QueryError):
             raise exc.orig_exc from None
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep_to_read() from None
         raise
+    except RecursionError:
+        raise too_deep_to_read() from None
     except UnexpectedInput as exc:
         raise syntax_error(exc, text, words) from None
+
+
+def too_deep_to_read() -> QueryError:
+    """A query whose chains (of WITH names, subqueries, expressions) are too deep to follow."""
+    return QueryError("the query nests too deeply to read (a chain of WITH names, subqueries or expressions "
+                      "hundreds of levels deep); write it with fewer levels", 1, 1)
 
 
 def syntax_error(exc: UnexpectedInput, text: str, words: dict[str, str] = _TOKEN_WORDS) -> QueryError:

@@ -10,7 +10,7 @@ from lark import Lark, Token, v_args
 from cepkit.core.errors import QueryError
 from cepkit.reference.language import ast as A
 from cepkit.reference.language.limits import DepthLimited
-from cepkit.reference.language.sase import transform_text
+from cepkit.reference.language.sase import too_deep_to_read, transform_text
 from cepkit.core.units import parse_unit
 from cepkit.reference.sql import ast as S
 from cepkit.reference.sql.grammar import GRAMMAR
@@ -575,7 +575,10 @@ def parse(text: str) -> S.MatchRecognize:
         raw = transform_text(text, lambda t: _parser().parse(t, start="start"), _transformer(text), _WORDS)
     except QueryError as exc:
         raise refused(text, exc) or exc from None
-    return validate(raw)
+    try:
+        return validate(raw)
+    except RecursionError:
+        raise too_deep_to_read() from None
 
 
 # constructs a syntax error is put down to, by the word that starts them

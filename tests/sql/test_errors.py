@@ -104,3 +104,17 @@ def test_text_where_a_number_is_needed_is_an_event_error_with_row_and_column(mea
         assert (info.value.row, info.value.column) == (2, "x")
     else:
         assert len(run_rows(q, ["ts", "x"], rows).rows) == 1
+
+
+def test_a_chain_of_600_with_names_is_a_query_error_not_a_traceback():
+    """600 WITH names, each reading the one before: the front end's recursion runs out before the depth check
+    (a RecursionError traceback, issue 30); it is a QueryError with line and column."""
+    from cepkit.core.errors import QueryError
+    from cepkit.reference.sql import parse
+
+    names = ["t0 AS (SELECT * FROM ticker)"] + [f"t{i} AS (SELECT * FROM t{i - 1})" for i in range(1, 600)]
+    text = ("WITH " + ", ".join(names) + " SELECT * FROM t599 MATCH_RECOGNIZE (ORDER BY ts MEASURES A.price AS p "
+            "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS price < PREV(price))")
+    with pytest.raises(QueryError, match="nests too deeply|nested more than") as raised:
+        parse(text)
+    assert raised.value.line and raised.value.column
