@@ -47,6 +47,7 @@ def warn_unbounded(lang: str, query: Any) -> None:
                       "whole stream (exponentially under skip_till_any_match / ALL MATCHES); add WITHIN, or "
                       "bound the run with limit / max_state", CepkitWarning, stacklevel=3)
 
+
 def split_options(lang: str, engine: Any, options: dict) -> tuple[dict, dict]:
     """(reading options, engine options) of the keywords given: the reading options are the `cepkit run`
     flags as keywords (ts_unit=, ts_col=, id_col=, ...; id_col="none" is None: row numbers). QueryError

@@ -259,10 +259,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="--format table: show at most N ids per bound variable, then '… K more' "
                         "(default 5; 0 shows them all)")
     r.add_argument("--sort", action="store_true", help="sort events by timestamp instead of rejecting unsorted input")
-    r.add_argument("--type-col", default="type", type=option_types.column,
+    r.add_argument("--type-col", type=option_types.column,
                    help="column holding the event type (default: type)")
     r.add_argument("--default-type", help="event type for every row when there is no type column")
-    r.add_argument("--id-col", default="id", type=option_types.column, help="column holding the event id (default: "
+    r.add_argument("--id-col", type=option_types.column, help="column holding the event id (default: "
                    "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
     r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     r.add_argument("--limit", type=_count, metavar="N", help="stop after N matches (exit 0; says so on stderr)")

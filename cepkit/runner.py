@@ -24,6 +24,7 @@ from cepkit.api import compile as compile_query
 from cepkit.progress import Progress
 from cepkit.run_steps import CHUNK_SIZE, limit_options, limited, read_query
 from cepkit.core import registry
+from cepkit.core.compiles import Compiles
 from cepkit.core.errors import QueryError
 from cepkit.output_forms import open_writer
 
@@ -44,8 +45,6 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
     engine = args.engine or registry.language(name).default_engine   # checked against the registry by `cepkit run`
     compiles = None
     if registry.compiles(name, engine):   # from before the engine's modules load (kernels with signatures
-        from cepkit.optimized.compiles import Compiles  # lazy: Numba's events, for the engines it compiles
-
         compiles = Compiles().start()     # compile as they are imported)
     try:
         engine_ = registry.get_engine(name, engine)
@@ -60,11 +59,12 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
     finally:
         if compiles is not None:
             compiles.stop()
-    if compiles is not None and compiles.line():   # a first run: says what it compiled, and how long it took
-        print(compiles.line(), file=sys.stderr)
+    said = compiles.line() if compiles is not None else None
+    if said:   # a first run: says what it compiled, and how long it took
+        print(said, file=sys.stderr)
     limited(args, writer.count)
     notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
-    stats = Stats(engine, writer.count, getattr(writer, "events", None) or events, elapsed, notes)
+    stats = Stats(engine, writer.count, events, elapsed, notes)
     print(runner.summary(args, program, stats), file=sys.stderr)
     return 0
 
@@ -72,7 +72,8 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
 def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, query: Any, options: dict,
          chunk: int) -> tuple[Any, Any, int, float]:
     """Compile, read, feed / close, write: (the program, its writer, the events read, the seconds taken)."""
-    program = compile_query(query, language=name, engine=engine, **{**limit_options(args), **options})
+    program = compile_query(query, language=name, engine=engine,
+                            **{**reading_flags(args, name, engine), **limit_options(args), **options})
     if hasattr(runner, "compiled"):
         runner.compiled(args, program)
     started = time.monotonic()
@@ -91,17 +92,19 @@ def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, q
     return program, writer, events, time.monotonic() - started
 
 
-def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:
-    """What the program is fed: the events in chunks of `chunk` (0: the whole input at once), read with the
-    `cepkit run` flags given as reading options (those the language's reader takes; a flag left at its
-    default leaves the reader's default, as `cepkit.run` does)."""
+def reading_flags(args: argparse.Namespace, name: str, engine: str) -> dict:
+    """The reading flags given (a flag not given leaves the reader's default), as the keywords `cepkit.compile`
+    takes for what the program reads (those the language's reader takes)."""
     reading = registry.read_option_names(name, engine)
     flags = {"ts_unit": args.ts_unit, "type_col": args.type_col, "default_type": args.default_type,
              "id_col": args.id_col, "sort": args.sort or None, "ts_col": getattr(args, "ts_col", None)}
-    defaults = {"type_col": "type", "id_col": "id"}   # the flags' defaults, as to_batch's
-    options = {k: v for k, v in flags.items() if k in reading and v is not None and v != defaults.get(k)}
-    if options.get("id_col", "").lower() == "none":
-        options["id_col"] = None
+    return {k: v for k, v in flags.items() if k in reading and v is not None}
+
+
+def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:
+    """What the program is fed: the events in chunks of `chunk` (0: the whole input at once), read with the
+    reading options the program was compiled with (cepkit.compile keeps them: `program.read_options`)."""
+    options = dict(program.read_options)
     if not chunk:   # (no events file: a query that carries its rows, SQL's VALUES)
         return [registry.read_input(name, engine, args.events, getattr(program, "query", None), **options)]
     from cepkit.core.event_chunks import iter_events   # lazy: chunked reading only
@@ -127,7 +130,7 @@ def chunking(args: argparse.Namespace, name: str, engine: str) -> tuple[int, str
         return size, None
     if args.sort:
         return 0, "whole input read: --sort orders every event first"
-    reason = registry.whole_reason(name, engine)
+    reason = registry.engine_entry(name, engine).whole   # (the language's was checked first)
     if reason is not None:
         return 0, f"whole input read: {reason}"
     return CHUNK_SIZE, None

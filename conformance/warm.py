@@ -13,7 +13,7 @@ import warnings
 from cepkit.conformance.harness import run_case
 from cepkit.conformance.kit.vectors import all_cases
 from cepkit.core import registry
-from cepkit.core.errors import CepkitError
+from cepkit.core.compiles import Compiles
 from cepkit.optimized.cache import cache_dir
 
 def register(sub) -> None:
@@ -34,10 +34,7 @@ def warm(lang: str, engine: str, cases) -> tuple[int, int]:
     """Run the engine over its language's vectors; (vectors run, functions Numba compiled meanwhile). A vector
     the engine refuses, or that expects an error, is passed over: only the compiling matters here (and any
     other error too: `make test` checks the answers; a warm-up never stops an install)."""
-    from numba.core import event  # lazy: Numba loads with the first engine, not for `cepkit warm --help`
-
-    recorder = event.RecordingListener()
-    event.register("numba:compile", recorder)
+    compiles = Compiles().start()
     ran = 0
     try:
         for case in cases:
@@ -48,13 +45,11 @@ def warm(lang: str, engine: str, cases) -> tuple[int, int]:
                     warnings.simplefilter("ignore")
                     run_case(case, engine)
                 ran += 1
-            except CepkitError:
-                pass
-            except Exception:  # noqa: BLE001 - see the docstring
+            except Exception:  # noqa: BLE001 - a refusal, an expected error or any other: see the docstring
                 pass
     finally:
-        event.unregister("numba:compile", recorder)
-    return ran, sum(1 for _, e in recorder.buffer if e.is_start)
+        compiles.stop()
+    return ran, compiles.count
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,11 +59,12 @@ def run(args: argparse.Namespace) -> int:
     total = 0
     for lang, engine in engines:
         t = time.monotonic()
-        if sys.stderr.isatty():   # the engine being warmed, overwritten by its line when done
+        clear = "\r\x1b[K" if sys.stderr.isatty() else ""
+        if clear:   # the engine being warmed, overwritten by its line when done
             print(f"cepkit warm: {engine} ({lang}) ...", end="", file=sys.stderr, flush=True)
         ran, compiled = warm(lang, engine, cases)
         total += compiled
-        print(f"\r\x1b[Kcepkit warm: {engine} ({lang}): {ran} vectors, {compiled} functions compiled in "
+        print(f"{clear}cepkit warm: {engine} ({lang}): {ran} vectors, {compiled} functions compiled in "
               f"{time.monotonic() - t:.1f} s", file=sys.stderr, flush=True)
     print(f"cepkit warm: {len(engines)} engines, {total} functions compiled in {time.monotonic() - started:.1f} s "
           f"(cache: {cache_dir()})", file=sys.stderr)

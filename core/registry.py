@@ -234,11 +234,6 @@ def get_engine(lang: str, name: str):
     return _load(engine_entry(lang, name).target)()
 
 
-def whole_reason(lang: str, engine: str) -> str | None:
-    """Why the engine's programs for the language take the whole input at once, else None (fed in chunks)."""
-    return language(lang).whole or engine_entry(lang, engine).whole
-
-
 def takes(engine: Any, option: str) -> bool:
     """Whether an Engine instance takes the named option (its `build` names it, or `extra_options` does)."""
     params = inspect.signature(engine.build).parameters

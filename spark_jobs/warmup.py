@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
+from cepkit.core.compiles import Compiles
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.worker_daemon import preload
 
@@ -71,32 +72,27 @@ def counting(fn: Any, compiled: Any):
     """The task function `fn` (one argument: an iterator of batches, or a pandas group) with the Numba
     compilations it causes in its worker added to the accumulator `compiled` (a cache load is not one)."""
     def body(arg):
-        from numba.core import event
-
-        recorder = event.RecordingListener()
-        event.register("numba:compile", recorder)
+        compiles = Compiles().start()
         try:
             out = fn(arg)
         except BaseException:
-            _close(recorder, compiled)
+            _close(compiles, compiled)
             raise
         if hasattr(out, "__next__"):   # mapInArrow: a generator, consumed by Spark after this returns
-            return _counted_iter(out, recorder, compiled)
-        _close(recorder, compiled)
+            return _counted_iter(out, compiles, compiled)
+        _close(compiles, compiled)
         return out
 
     return body
 
 
-def _counted_iter(batches: Iterator, recorder: Any, compiled: Any) -> Iterator:
+def _counted_iter(batches: Iterator, compiles: Any, compiled: Any) -> Iterator:
     try:
         yield from batches
     finally:
-        _close(recorder, compiled)
+        _close(compiles, compiled)
 
 
-def _close(recorder: Any, compiled: Any) -> None:
-    from numba.core import event
-
-    event.unregister("numba:compile", recorder)
-    compiled.add(sum(1 for _, e in recorder.buffer if e.is_start))
+def _close(compiles: Any, compiled: Any) -> None:
+    compiles.stop()
+    compiled.add(compiles.count)

@@ -135,11 +135,7 @@ def _made(q: S.MatchRecognize) -> set[str]:
 
 def _pick(table: MatchTable, layout: Layout) -> MatchTable:
     """The table with the payload columns of `layout` (a subset of its own, same order)."""
-    arrow = table.to_arrow()
-    column = dict(zip(table.layout.payload, table.layout.payload_columns()))
-    head = list(table.layout.variables) + ["ts"]
-    arrow = arrow.select(head + [column[p] for p in layout.payload])
-    return MatchTable(layout, arrow=arrow.rename_columns(head + list(layout.payload_columns())))
+    return _with_payload(table, layout, [table.layout.payload.index(p) for p in layout.payload])
 
 
 def apply(step: Step, table: MatchTable) -> MatchTable:
@@ -162,13 +158,18 @@ def apply_rows(step: Step, table: MatchTable) -> MatchTable:
 
 
 def _pick_columns(step: Step, table: MatchTable, layout: Layout) -> MatchTable:
+    return _with_payload(table, layout, [step.source[col] for _name, col in step.items])
+
+
+def _with_payload(table: MatchTable, layout: Layout, sources: list[int]) -> MatchTable:
+    """The table's bindings and ts, with payload column i of `layout` its own payload column sources[i] (no
+    value decoded; each column keeps its type and kind)."""
     arrow = table.to_arrow()
     before = table.layout.payload_columns()
     head = list(table.layout.variables) + ["ts"]
     cols = [arrow.column(n) for n in head]
     fields = [arrow.schema.field(n) for n in head]
-    for (name, col), column in zip(step.items, layout.payload_columns()):
-        k = step.source[col]
+    for k, column in zip(sources, layout.payload_columns()):
         cols.append(arrow.column(before[k]))
         fields.append(arrow.schema.field(before[k]).with_name(column))
     return MatchTable(layout, arrow=pa.Table.from_arrays(cols, schema=pa.schema(fields)))

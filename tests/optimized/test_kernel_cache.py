@@ -20,16 +20,16 @@ from numba.core import event
 recorder = event.RecordingListener()
 event.register("numba:compile", recorder)
 from cepkit.cli import main
-code = main(["run", "examples/query3.sase", "examples/fig3_stream.csv", "--engine", "optimized",
-             "--output", sys.argv[1], "--no-progress"])
+code = main(["run", sys.argv[2] if len(sys.argv) > 2 else "examples/query3.sase", "examples/fig3_stream.csv",
+             "--engine", "optimized", "--output", sys.argv[1], "--no-progress"])
 import cepkit.optimized
 print(json.dumps({"code": code, "compiled": sum(1 for _, e in recorder.buffer if e.is_start),
                   "package": cepkit.optimized.__file__}))
 """
 
 
-def _run(tree: Path, out: Path, env: dict) -> dict:
-    done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=tree, capture_output=True, text=True,
+def _run(tree: Path, out: Path, env: dict, query: str | None = None) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out), *([query] if query else [])], cwd=tree, capture_output=True, text=True,
                           timeout=900, env={**env, "PYTHONPATH": str(tree)})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -54,6 +54,15 @@ def test_a_fresh_copy_of_the_checkout_runs_without_compiling(tmp_path):
     assert second["compiled"] == 0 and fresh["compiled"] == 0, (first, second, fresh)
     texts = [(tmp_path / f"{x}.jsonl").read_text() for x in "abc"]
     assert texts[0] == texts[1] == texts[2] and texts[0]
+    # a new query: other constants, another window, other RETURN names; the same compiled code
+    query = (ROOT / "examples" / "query3.sase").read_text()
+    changed = query.replace("1000", "999").replace("80%", "85%").replace("1 hour", "2 hours")
+    changed = changed.replace("AS drop_volume", "AS low_volume")
+    assert changed.count("999") == 1 and "85%" in changed and "2 hours" in changed and "low_volume" in changed
+    (tmp_path / "new.sase").write_text(changed)
+    new = _run(ROOT, tmp_path / "d.jsonl", env, str(tmp_path / "new.sase"))
+    assert new["code"] == 0 and new["compiled"] == 0, new
+    assert "low_volume" in (tmp_path / "d.jsonl").read_text()
 
 
 def test_a_changed_source_gets_a_new_cache_directory(tmp_path, monkeypatch):

@@ -3,23 +3,25 @@ compile events, nested compiles counted once). `cepkit run` says so when a run c
 install that did not run `cepkit warm`, or a new MATCH_RECOGNIZE query's generated module)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from numba.core import event
+from typing import Any
 
 
-@dataclass
 class Compiles:
-    """A listener of Numba's compile events between `start()` and `stop()`."""
+    """A listener of Numba's compile events between `start()` and `stop()` (the compiled engines' runner,
+    `cepkit warm` and the Spark tasks count with it)."""
 
-    recorder: event.RecordingListener = field(default_factory=event.RecordingListener)
+    def __init__(self) -> None:
+        from numba.core import event  # lazy: Numba loads only where compiles are counted
+
+        self.event = event
+        self.recorder: Any = event.RecordingListener()
 
     def start(self) -> "Compiles":
-        event.register("numba:compile", self.recorder)
+        self.event.register("numba:compile", self.recorder)
         return self
 
     def stop(self) -> None:
-        event.unregister("numba:compile", self.recorder)
+        self.event.unregister("numba:compile", self.recorder)
 
     @property
     def count(self) -> int:
