@@ -12,7 +12,6 @@ def register(sub) -> None:
 
 
 def _devices(args: argparse.Namespace) -> int:
-
     require_extra("gpu", "cepkit devices")
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.gpu.device import list_devices, select_device

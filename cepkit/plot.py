@@ -68,7 +68,6 @@ class Plot:
 
 # ---------------------------------------------------------------------------------------------- the CLI
 def register(sub: argparse._SubParsersAction) -> None:
-
     p = sub.add_parser("plot", help="draw the event stream over time with each match's events marked (PNG or "
                                     "a self-contained HTML page)",
                        description=__doc__.split("\n\n")[1].replace("\n", " "))
@@ -261,7 +260,6 @@ def _values(name: str | None, columns: dict) -> list[float | None] | None:
 
 
 def _text(v: Any) -> str:
-
     v = plain(v)
     return str(v)
 
@@ -344,7 +342,6 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
 
 
 def _key(i: Any) -> str:
-
     return str(plain(i))
 
 

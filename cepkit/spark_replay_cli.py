@@ -53,7 +53,6 @@ def register_replay(actions) -> None:
 
 
 def session(master: str | None):
-
     return get_session(master, **CONF)
 
 

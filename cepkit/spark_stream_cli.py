@@ -53,7 +53,6 @@ def register_stream(actions) -> None:
 
 
 def _cmd_spark_stream(args: argparse.Namespace) -> int:
-
     require_extra("spark", "cepkit spark stream")
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
     from cepkit.spark_jobs.stream import run_stream

@@ -76,7 +76,6 @@ def register(sub) -> None:
 
 
 def _read(path, args):
-
     batch = read_events(path, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     note_input(batch)  # datetimes in, ISO 8601 out (--ts-format)
     return batch

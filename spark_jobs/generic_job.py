@@ -197,7 +197,6 @@ def _options(lang: str, selection: str, flavor: str | None) -> dict:
 
 
 def _components(q):
-
     return leaves(q.pattern)
 
 

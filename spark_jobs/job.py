@@ -200,5 +200,4 @@ def partition_count(events: int, parallelism: int) -> int:
 
 
 def _session(master: str | None):
-
     return get_session(master, **job_settings(master, W.cache_env()))

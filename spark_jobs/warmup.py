@@ -63,7 +63,6 @@ def start_workers(spark):
 
 
 def _import_engine(rows):
-
     preload()
     return [sum(1 for _ in rows)]
 

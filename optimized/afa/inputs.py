@@ -411,7 +411,6 @@ def read_batch(source: Any, afa: Any, slots: dict[str, int], texts: Texts) -> Ba
 
 
 def from_frame(frame: pd.DataFrame, afa, slots, texts) -> Batch:
-
     names = [str(c) for c in frame.columns]
     for k, name in enumerate(names):
         if name in names[:k]:

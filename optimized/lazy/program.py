@@ -349,7 +349,6 @@ class PatternKernelProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-
     return query_to_text(q)
 
 

@@ -488,7 +488,6 @@ class OptimizedProgram(Program):
 
 
 def _query_text(q: A.Query) -> str:
-
     return query_to_text(q)
 
 

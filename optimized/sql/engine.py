@@ -107,7 +107,6 @@ class Plan:
 
 
 def _query_text(q: S.MatchRecognize) -> str:
-
     return f"PATTERN ({pattern_text(q.pattern)})"
 
 

@@ -24,7 +24,6 @@ _BOUND = {"e": (_EVENT,), "r": (_REGISTER,), "p": (_PARAM,)}
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-
     grammar = Path(sase.__file__).with_name("sase.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, start="expr")
 

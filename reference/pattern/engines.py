@@ -37,7 +37,6 @@ class EagerEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
         return EagerProgram(_pattern(self.name, q))
@@ -53,7 +52,6 @@ class LazyChainEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-
         unsupported_options(self.name, options, ("order", "negation", "estimate_prefix"))
         all_only(self.name, selection)
         return LazyChainProgram(_pattern(self.name, q), **options)
@@ -67,7 +65,6 @@ class TreeEngine(Engine):
     counts_state = True  # instances (live_count)
 
     def build(self, q: A.Query, selection: str = "all", **options):
-
         unsupported_options(self.name, options, ())
         all_only(self.name, selection)
         return TreeProgram(_pattern(self.name, q))

@@ -72,7 +72,6 @@ class ReplayProgram(SqlProgram):
         return ()
 
     def _close(self):
-
         if self.store is None:
             return ()
         table, self.plan = replay(self.q, self.store, self.method)

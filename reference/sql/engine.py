@@ -79,7 +79,6 @@ class SqlProgram(TableQuery, Program):
         return self._layout
 
     def _feed(self, batch, progress=None):
-
         check_table(batch, self.q)
         columns, rows = batch_rows(batch, ts_col=batch.ts_col)
         if batch.positional_ids and self.n:
@@ -112,7 +111,6 @@ class SqlEngine(Engine):
     counts_state = True  # the VM's live threads at each row; ALL MATCHES: live runs plus the matches held
 
     def build(self, q: S.MatchRecognize) -> SqlProgram:
-
         return SqlProgram(q, lambda q, columns, rows, ts_unit, state: sql_run.run_rows(q, columns, rows, ts_unit, state=state))
 
 
@@ -170,7 +168,6 @@ _NOT_TIME = ("missing timestamp", "cannot read timestamp", "is not a whole numbe
 
 
 def _read_table(events: Any, query: S.MatchRecognize | None, read_options: dict[str, Any]) -> EventBatch:
-
     options = dict(type_col=None, default_type="row", sort=True)
     options.update(read_options)
     if "ts_col" in options:

@@ -113,7 +113,6 @@ def _numeric(exprs, ordering: bool) -> dict[tuple[str | None, str], S.ColRef]:
 
 
 def _is_text(e: Any) -> bool:
-
     return isinstance(e, A.Const) and isinstance(e.value, str)
 
 

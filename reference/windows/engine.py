@@ -123,16 +123,13 @@ class WindowProgram(Program):
 
     # ------------------------------------------------------------------ the operators
     def filter_rows(self, batch: EventBatch) -> list[dict]:
-
         return filter_batch(batch, self.q.condition)
 
     def aggregate_rows(self, batch: EventBatch) -> list[dict]:
-
         return [r.as_dict() for r in aggregate_batch(batch, self.q.attr, self.q.window, self.q.funcs, self.method,
                                                       self.q.skip_empty)]
 
     def join_rows(self, left: EventBatch, right: EventBatch) -> list[dict]:
-
         return join_batches(left, right, self.q.condition, self.q.window, self.q.right_window, self.q.active)
 
     # ------------------------------------------------------------------ the contract

@@ -204,7 +204,6 @@ def _end(t: _Tokens) -> None:
 
 
 def _condition(t: _Tokens, stop: str | None, variables: tuple[str, ...]) -> tuple[str, Pos]:
-
     at = t.here()
     cond, offset = t.rest_until(stop)
     if not cond.strip():
