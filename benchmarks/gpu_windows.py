@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from cepkit.core.readers import from_pandas
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 FILTER = "v > 500 AND v % 7 != 3"
 AGG_SPEC = WindowSpec("time", 1000, 100)

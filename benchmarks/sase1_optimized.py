@@ -56,7 +56,7 @@ def _stream(events: int, kind: str):
 def engine_seconds(name: str, events: int, engine: str, repeat: int = 1):
     """(best engine-only seconds, the match table) of `program.run(batch)`."""
     from cepkit import compile
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
 
     q = parse(QUERIES[name], dialect="sase1")
     batch = stream(events, name)

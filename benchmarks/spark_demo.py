@@ -32,7 +32,7 @@ def sample_check(text: str, events, output, cutoff: int) -> tuple[int, bool]:
     reference's matches over the events before it)."""
     import cepkit
     from cepkit.core.readers import from_pandas
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
     from cepkit.core.match import json_safe
 
     q = parse(text)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from cepkit.reference.sql.parse import parse
-from cepkit.reference.sql.program import compile_pattern
+from cepkit.front.sql.parse import parse
+from cepkit.front.sql.program import compile_pattern
 from cepkit.reference.sql.run import run_rows
 from cepkit.reference.sql.vm import VM
 

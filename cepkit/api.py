@@ -24,13 +24,13 @@ def unbounded_kleene(lang: str, query: Any) -> str | None:
     `{n,}`), else None: its partial matches may grow with the whole stream."""
     if lang == "sase":
         # lazy: the query's language's modules only
-        from cepkit.reference.language.ast import leaves
+        from cepkit.front.language.ast import leaves
 
         if query.window is None:
             return next((c.var for c in leaves(query.pattern) if c.kleene and not c.negated), None)
     elif lang == "sql":
         # lazy: the query's language's modules only
-        from cepkit.reference.sql import ast as S
+        from cepkit.front.sql import ast as S
 
         if query.within is None:
             for node in query.pattern.walk():
@@ -101,8 +101,8 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     if lang != "sase":
         raise QueryError(f"a dialect (sase1, sase+) applies to SASE queries, not {lang}")
     # lazy: the query's language's modules only
-    from cepkit.reference.language import parse
-    from cepkit.reference.language.dialects import with_dialect
+    from cepkit.front.language import parse
+    from cepkit.front.language.dialects import with_dialect
 
     return parse(text, dialect=dialect) if isinstance(text, str) else with_dialect(text, dialect)
 
@@ -120,7 +120,7 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)
         # lazy: the query's language's modules only
-        from cepkit.reference.language.dialects import dialect_of_path
+        from cepkit.front.language.dialects import dialect_of_path
 
         dialect = dialect_of_path(query)
     text = sase_dialect(lang, text, dialect)

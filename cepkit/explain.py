@@ -32,7 +32,7 @@ def tree(node: Any, indent: int = 0) -> str:
 def _conventions(q: Any) -> str:
     """The query's conventions (null logic, window bound), as its front end set them."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.language.printer import conventions_to_text
+    from cepkit.front.language.printer import conventions_to_text
 
     return "-- conventions: " + conventions_to_text(q.conventions)
 
@@ -47,12 +47,12 @@ def _engines(language: str) -> str:
 
 def explain_sase(text: str) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.nfab.compile import is_nfab_query
-    from cepkit.reference.language import parse
-    from cepkit.reference.language.constructs import constructs
-    from cepkit.reference.language.printer import query_to_text
-    from cepkit.reference.nfab.compile import compile_nfab, describe
-    from cepkit.reference.pattern.model import compile_pattern, describe_pattern
+    from cepkit.front.nfab.compile import is_nfab_query
+    from cepkit.front.language import parse
+    from cepkit.front.language.constructs import constructs
+    from cepkit.front.language.printer import query_to_text
+    from cepkit.front.nfab.compile import compile_nfab, describe
+    from cepkit.front.pattern.model import compile_pattern, describe_pattern
 
     q = parse(text)
     out = ["-- query (canonical text)", query_to_text(q)]
@@ -69,8 +69,8 @@ def explain_sase(text: str) -> str:
 
 def explain_sql(text: str) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.sql import parse
-    from cepkit.reference.sql.printer import pattern_text
+    from cepkit.front.sql import parse
+    from cepkit.front.sql.printer import pattern_text
 
     q = parse(text)
     out = ["-- row pattern", pattern_text(q.pattern), _conventions(q), "-- AST", tree(q)]
@@ -82,10 +82,10 @@ def explain_sql(text: str) -> str:
 
 
 def _sql_program(q) -> str | None:
-    """The instruction program of the row pattern (reference/sql/program.py), printed."""
+    """The instruction program of the row pattern (front/sql/program.py), printed."""
     try:
         # lazy: `cepkit explain` loads the explained language's modules only
-        from cepkit.reference.sql import program as P
+        from cepkit.front.sql import program as P
     except ImportError:
         return None
     return P.compile_pattern(q.pattern).describe()
@@ -93,7 +93,7 @@ def _sql_program(q) -> str | None:
 
 def explain_tpstream(text: str) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.tpstream.parser import parse_tpstream
+    from cepkit.front.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
     return "\n".join([_conventions(q), "-- AST", tree(q), "-- engines (tpstream)", _engines("tpstream")])
@@ -101,7 +101,7 @@ def explain_tpstream(text: str) -> str:
 
 def explain_afa(text: str) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.afa.afafile import loads_afa
+    from cepkit.front.afa.afafile import loads_afa
 
     afa = loads_afa(text)
     out = [f"-- AFA {afa.name}: states {', '.join(map(str, afa.states))}; start {afa.start}; "
@@ -125,7 +125,7 @@ def explain_afa(text: str) -> str:
 
 def explain_window(text: str) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.windows.query import parse
+    from cepkit.front.windows.query import parse
 
     return "\n".join(["-- AST", tree(parse(text)), "-- engines (window)", _engines("window")])
 
@@ -175,12 +175,12 @@ def dot_sase(text: str) -> str:
     """NFA^b (flat SASE+ sequences): states a[1] / a[i] / b ... F with begin, take, ignore and proceed edges
     (spec/000 §3); any other query: its pattern model, one cluster per OR alternative, edges the order."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.language import ast as A
-    from cepkit.reference.language import parse
-    from cepkit.reference.language.printer import window_to_text
-    from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
+    from cepkit.front.language import ast as A
+    from cepkit.front.language import parse
+    from cepkit.front.language.printer import window_to_text
+    from cepkit.front.nfab.compile import compile_nfab, is_nfab_query
 
-    def _ignore_text(s, f) -> str:  # as `describe` (reference/nfab/compile.py) prints the ignore edge
+    def _ignore_text(s, f) -> str:  # as `describe` (front/nfab/compile.py) prints the ignore edge
         return {A.Strategy.STRICT_CONTIGUITY: "False", A.Strategy.PARTITION_CONTIGUITY: "¬partition(e)",
                 A.Strategy.SKIP_TILL_NEXT_MATCH: f"¬({f.text()})"}.get(s, "True")
 
@@ -228,8 +228,8 @@ def dot_sase(text: str) -> str:
 
 def _dot_pattern(q) -> str:
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.language.printer import expr_to_text
-    from cepkit.reference.pattern.model import compile_pattern
+    from cepkit.front.language.printer import expr_to_text
+    from cepkit.front.pattern.model import compile_pattern
 
     p = compile_pattern(q)
     g = Dot("pattern", "pattern model (spec/001 §2.7): an edge u -> v: every event of u precedes every event of v")
@@ -258,12 +258,12 @@ def _dot_pattern(q) -> str:
 
 
 def dot_sql(text: str) -> str:
-    """The row pattern's instruction program (reference/sql/program.py): one node per instruction, edges to
+    """The row pattern's instruction program (front/sql/program.py): one node per instruction, edges to
     the instructions it goes on to (split: preferred branch first)."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.sql import parse
-    from cepkit.reference.sql import program as P
-    from cepkit.reference.sql.printer import pattern_text
+    from cepkit.front.sql import parse
+    from cepkit.front.sql import program as P
+    from cepkit.front.sql.printer import pattern_text
 
     q = parse(text)
     prog = P.compile_pattern(q.pattern)
@@ -290,8 +290,8 @@ def dot_tpstream(text: str) -> str:
     """The Allen graph: one node per situation (its condition and duration bounds), one edge per temporal
     constraint labelled with its relations."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.language.printer import expr_to_text
-    from cepkit.reference.tpstream.parser import parse_tpstream
+    from cepkit.front.language.printer import expr_to_text
+    from cepkit.front.tpstream.parser import parse_tpstream
 
     q = parse_tpstream(text)
 
@@ -315,7 +315,7 @@ def dot_afa(text: str) -> str:
     """The AFA: its states (finals doubled), arcs labelled name: fence / transfer; ε-arcs dashed, standby arcs
     (inserted by a dynamic pattern) dotted."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.afa.afafile import loads_afa
+    from cepkit.front.afa.afafile import loads_afa
 
     afa = loads_afa(text)
     label = f"AFA {afa.name}" + (f"  window {afa.window}" if afa.window is not None else "")
@@ -339,7 +339,7 @@ def dot_afa(text: str) -> str:
 def dot_window(text: str) -> str:
     """The operator plan: the input stream(s), the windowed operator, the output."""
     # lazy: `cepkit explain` loads the explained language's modules only
-    from cepkit.reference.windows.query import parse
+    from cepkit.front.windows.query import parse
 
     q = parse(text)
 

@@ -27,7 +27,7 @@ from cepkit.api import warn_unbounded
 from cepkit.cli import read_query
 from cepkit.languages import detect
 from cepkit.core import registry
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.match import plain
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -357,9 +357,9 @@ def _interval_names(layout) -> list[str]:
 
 def _collect_afa(args, program) -> Plot:
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.afa.afafile import load_afa
-    from cepkit.reference.afa.eventfile import to_elements
-    from cepkit.reference.afa.stream import Insert, Retract
+    from cepkit.front.afa.afafile import load_afa
+    from cepkit.front.afa.eventfile import to_elements
+    from cepkit.front.afa.stream import Insert, Retract
 
     afa = getattr(program, "afa", None) or load_afa(args.query)
     elements = to_elements(args.events, afa)

@@ -24,7 +24,7 @@ def language_kwargs(args: argparse.Namespace) -> dict:
     """run_job's keywords from those options (the language by the query file's suffix unless named).
     A SASE 1.0 query file (.query) is refused by name: the jobs ship query text, read in the SASE+ dialect."""
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.language.dialects import dialect_of_path
+    from cepkit.front.language.dialects import dialect_of_path
 
     if dialect_of_path(args.query) == "sase1" and (args.language or registry.by_suffix(args.query)) == "sase":
         raise Unsupported("spark", "SASE 1.0 dialect (a .query file; semantics S1)")

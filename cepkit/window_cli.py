@@ -102,7 +102,7 @@ def _in_time_form(func):
 
 def _spec(args, prefix=""):
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.windows.spec import WindowSpec
+    from cepkit.front.windows.spec import WindowSpec
 
     if prefix and args.right_size is None:
         prefix = ""
@@ -130,7 +130,7 @@ def _write(rows: list[dict], args) -> None:
                    args.output)
 
 def _run(query, data, args, method: str = "tree") -> list[dict]:
-    """The output rows of a window query (cepkit.reference.windows.query.WindowQuery) on the chosen engine: the
+    """The output rows of a window query (cepkit.front.windows.query.WindowQuery) on the chosen engine: the
     payloads of its match table (docs/semantics.md W4), which are the operator's rows."""
     engine = registry.get_engine("window", args.engine)
     options = {"device": args.device} if registry.takes(engine, "device") else {"method": method}
@@ -140,7 +140,7 @@ def _run(query, data, args, method: str = "tree") -> list[dict]:
 
 def _filter(args: argparse.Namespace) -> int:
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.windows.query import WindowQuery
+    from cepkit.front.windows.query import WindowQuery
 
     batch = _read(args.events, args)
     rows = _run(WindowQuery("filter", condition=args.where), batch, args)
@@ -154,7 +154,7 @@ def _aggregate(args: argparse.Namespace) -> int:
     if not funcs:
         raise QueryError("--funcs names no aggregate")
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.windows.query import FUNCS
+    from cepkit.front.windows.query import FUNCS
 
     unknown = [f for f in funcs if f not in FUNCS]
     if unknown:
@@ -168,7 +168,7 @@ def _aggregate(args: argparse.Namespace) -> int:
     if args.method in ("index", "replay"):
         raise QueryError(f"--method {args.method} needs a store directory (see `cepkit store`)")
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.windows.query import WindowQuery
+    from cepkit.front.windows.query import WindowQuery
 
     batch = _read(args.events, args)
     query = WindowQuery("aggregate", attr=args.attr, funcs=tuple(funcs), window=_spec(args),
@@ -196,7 +196,7 @@ def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
 
 def _join(args: argparse.Namespace) -> int:
     # lazy: start-up: the parser imports every subcommand's module; what this one runs loads when it runs
-    from cepkit.reference.windows.query import WindowQuery
+    from cepkit.front.windows.query import WindowQuery
 
     left, right = _read(args.events, args), _read(args.right_events, args)
     query = WindowQuery("join", condition=args.on, window=_spec(args), right_window=_spec(args, "right_"),

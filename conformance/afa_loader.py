@@ -32,10 +32,10 @@ import yaml
 
 from cepkit.conformance.loader import read_yaml
 
-from cepkit.reference.afa.afafile import load_afa, loads_afa
+from cepkit.front.afa.afafile import load_afa, loads_afa
 from cepkit.reference.afa.driver import FLAVORS
-from cepkit.reference.afa.eventfile import element_of
-from cepkit.reference.afa.model import INF, Afa
+from cepkit.front.afa.eventfile import element_of
+from cepkit.front.afa.model import INF, Afa
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match
 from cepkit.conformance.harness import Case

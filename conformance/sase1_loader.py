@@ -18,7 +18,7 @@ from typing import Any
 from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.reference.sase1.stock_stream import StockStreamConfig
 from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 

@@ -25,8 +25,8 @@ from cepkit.core import registry
 from cepkit.core.errors import QueryError
 from cepkit.core.match import plain
 from cepkit.reference.sql.engine import to_table
-from cepkit.reference.sql.parse import parse
-from cepkit.reference.sql.source import base
+from cepkit.front.sql.parse import parse
+from cepkit.front.sql.source import base
 
 AREA_DIR = Path(__file__).resolve().parent / "cases"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")

@@ -24,10 +24,10 @@ from typing import Any
 
 
 from cepkit.conformance.loader import collect, read_cases
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 from cepkit.conformance.harness import Case
 from cepkit.core.match import comparable
-from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.front.tpstream.parser import parse_tpstream
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "tpstream"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")

@@ -1,5 +1,5 @@
 """The windowed-operator vectors (conformance/cases/windows/*.yaml) as harness Cases (conformance/harness.py):
-each vector becomes a window query text (reference/windows/query.py) over its events, run on every engine
+each vector becomes a window query text (front/windows/query.py) over its events, run on every engine
 registered for "window"; AGGREGATE vectors run with both aggregation methods (tree and naive; the gpu
 engine computes its own way either time). The check is that of the per-language test before: the output
 rows, as the reference outputs them (the match table's payload), equal the expected list in order,

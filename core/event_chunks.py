@@ -3,7 +3,7 @@
 Parquet comes in record batches (pyarrow `iter_batches`), CSV in pyarrow's streaming reader and JSON Lines
 line by line, each with the whole-file readers' rules (cepkit.core.readers). Each chunk is an `EventBatch` whose `source_rows`, and
 the row of any `EventError`, count from the start of the file. Column types are inferred per chunk;
-ordering across chunks is checked by the program that is fed (cepkit.reference.binding.bind_batch). Event ids
+ordering across chunks is checked by the program that is fed (cepkit.front.binding.bind_batch). Event ids
 are checked for uniqueness across the whole file (`SeenIds`), as the whole-file readers check them.
 """
 from __future__ import annotations

@@ -68,7 +68,7 @@ def _load(target: str) -> Any:
 
 SASE_CORE = frozenset({"SEQ", "Kleene closure", "negation", "partition", "window", "aggregate", "RETURN"})
 NON_OVERLAP = "non-overlap output (--selection non-overlap)"
-SASE1_DIALECT = "SASE 1.0 dialect"  # cepkit.reference.language.constructs.SASE1_DIALECT
+SASE1_DIALECT = "SASE 1.0 dialect"  # cepkit.front.language.constructs.SASE1_DIALECT
 STRATEGIES = frozenset({"strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"})
 SASE_PATTERNS = frozenset({"AND(...)", "OR(...)", "ANY(...)", "nested pattern", "RFID dialect"})
 # what optimized/lazy runs (optimized/lazy/plan.py refuses the rest by name as well)
@@ -78,26 +78,26 @@ OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optim
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
-                  "cepkit.reference.language:parse", "cepkit.reference.language.constructs:constructs", "SASE+"),
+                  "cepkit.front.language:parse", "cepkit.front.language.constructs:constructs", "SASE+"),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
-                  "cepkit.reference.sql.parse:parse", "cepkit.reference.sql.constructs:constructs", "MATCH_RECOGNIZE",
+                  "cepkit.front.sql.parse:parse", "cepkit.front.sql.constructs:constructs", "MATCH_RECOGNIZE",
                   events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build",
                   whole="a MATCH_RECOGNIZE query runs over its table at once (ORDER BY, the outer query)",
                   output="rows", carries_rows=True),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
-                  "cepkit.reference.tpstream.parser:parse_tpstream", "cepkit.reference.tpstream.constructs:constructs",
+                  "cepkit.front.tpstream.parser:parse_tpstream", "cepkit.front.tpstream.constructs:constructs",
                   "TPStream", events="cepkit.core.inputs:to_untyped_batch",
                   whole="TPStream programs run over the whole stream (Program.run)", output="situations"),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
-                  "cepkit.reference.afa.afafile:loads_afa", "cepkit.reference.afa.constructs:constructs", "AFA",
-                  events="cepkit.reference.afa.eventfile:read_input", read_options=(),
+                  "cepkit.front.afa.afafile:loads_afa", "cepkit.front.afa.constructs:constructs", "AFA",
+                  events="cepkit.front.afa.eventfile:read_input", read_options=(),
                   whole="the change stream is printed at the end", output="changes"),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
-                  "cepkit.reference.windows.query:parse", "cepkit.reference.windows.query:constructs", "window",
+                  "cepkit.front.windows.query:parse", "cepkit.front.windows.query:constructs", "window",
                   events="cepkit.reference.windows.engine:to_input",
                   whole="window programs run over the whole stream (Program.run)", output="items"),
 )}
@@ -138,7 +138,7 @@ ENGINES: dict[tuple[str, str], EngineEntry] = {(e.language, e.name): e for e in 
                 "the row-pattern program (ONE ROW / ALL ROWS PER MATCH) and the thesis' ALL MATCHES"),
     EngineEntry("sql", "gpu", "cepkit.gpu.pattern_engine:GpuSqlEngine",
                 "OpenCL step kernel for ALL MATCHES sequential patterns",
-                # what gpu/pattern_plan.py lets the kernel run (names of reference/sql/constructs.py); the
+                # what gpu/pattern_plan.py lets the kernel run (names of front/sql/constructs.py); the
                 # host evaluates MEASURES with the reference, so every MEASURES construct is the gpu's too
                 frozenset({"ALL MATCHES", "CONTIGUOUS", "SKIP_TILL_NEXT_MATCH", "SKIP_TILL_ANY_MATCH",
                            "Kleene quantifier (*, +)", "PARTITION BY", "SUBSET", "WITHIN", "SELECT columns",

@@ -19,7 +19,7 @@ from cepkit.gpu.launch import kernel
 from cepkit.gpu.windows import window_bounds
 from cepkit.reference.windows.aggregate import AggRow, check_functions
 from cepkit.reference.windows.api import check_attribute
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 BATCH = 1 << 22
 
@@ -115,7 +115,7 @@ def _exact(x, factor: int):
 
 def aggregate_arrays(batch, attr: str, spec: WindowSpec, device: str | None = None, batch_size: int = BATCH,
                      events: list | None = None) -> WindowAggregates:
-    """The aggregates of every window of `batch` (windows as cepkit.reference.windows.spec.windows)."""
+    """The aggregates of every window of `batch` (windows as cepkit.front.windows.spec.windows)."""
     check_attribute(batch, attr)
     values, null, scale = scaled_integers(batch.columns[attr], attr)
     start, stop, wts = window_bounds(batch.ts, spec)

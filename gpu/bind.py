@@ -9,7 +9,7 @@ import numpy as np
 from cepkit.gpu.clexpr import Operand
 from cepkit.gpu.columns import DeviceColumn, device_columns
 from cepkit.core.errors import Unsupported
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.run import numeric_refs
 
 

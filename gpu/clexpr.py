@@ -1,10 +1,10 @@
-"""OpenCL C generation from the expression AST (cepkit.reference.language.ast + cepkit.reference.sql.ast), exact as the
+"""OpenCL C generation from the expression AST (cepkit.front.language.ast + cepkit.front.sql.ast), exact as the
 reference: the query's null logic, exact comparison of int64 with float64, text as sorted dictionary
 codes, int64 + - * % and unary minus with overflow detection, constants folded by the reference.
 
 The null logic is the query's convention (`Conventions.null_logic`, read once when the code is
 generated): under "three_valued" (SQL) a generated truth value is a C int 0 false, 1 true, 2 unknown;
-under "two_valued" (SASE, TPStream; cepkit.reference.evaluate's two-valued rules) it is 0 or 1: a comparison
+under "two_valued" (SASE, TPStream; cepkit.front.evaluate's two-valued rules) it is 0 or 1: a comparison
 with a null is false, AND/OR/NOT take their operands' truth (null false, numbers nonzero, text
 nonempty). Leaf references (column references, navigation, ...) are the caller's: `resolve(node)`
 returns their Operand or raises Unsupported. Everything that cannot be generated exactly raises
@@ -19,9 +19,9 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from cepkit.core.errors import Unsupported
-from cepkit.reference.evaluate import as_number
-from cepkit.reference.language import ast as A
-from cepkit.reference.sql import ast as S
+from cepkit.front.evaluate import as_number
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx, evaluate
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -137,7 +137,7 @@ class _Gen:
         return self.truth3(e, item)
 
     def truth2(self, e) -> str:
-        """C int expression, 0 or 1, as cepkit.reference.evaluate's two-valued logic: a comparison with a null is
+        """C int expression, 0 or 1, as cepkit.front.evaluate's two-valued logic: a comparison with a null is
         false, NOT negates that, AND/OR take their items' truth (null false, numbers nonzero, text
         nonempty). Comparisons themselves are the three-valued ones, 1 only when TRUE."""
         c = self.const(e)

@@ -3,7 +3,7 @@
 A column becomes int64 ('long'), float64 ('double', NaN never reaches a comparison: it is null) or int32
 codes into a sorted dictionary ('code') shared by every column of a group (the columns a condition
 compares), plus a uint8 null mask when the column has nulls. Text that reads as a number also gets a
-numeric view, so text/number comparisons follow cepkit.reference.evaluate.compare_values. Values the kernels
+numeric view, so text/number comparisons follow cepkit.front.evaluate.compare_values. Values the kernels
 cannot hold exactly (integers beyond int64, mixed text and numbers, float ids) raise Unsupported.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pandas as pd
 
 from cepkit.gpu.clexpr import INT64_MAX, INT64_MIN, Operand, exact_float
 from cepkit.core.errors import Unsupported
-from cepkit.reference.evaluate import as_number
+from cepkit.front.evaluate import as_number
 from cepkit.core.events import exact
 
 

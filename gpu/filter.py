@@ -15,7 +15,7 @@ from cepkit.gpu.compact import WORD, compact, words
 from cepkit.gpu.device import runtime
 from cepkit.gpu.launch import kernel, overflow_error, overflowed
 from cepkit.reference.sql.run import numeric_columns
-from cepkit.reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
+from cepkit.front.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
 from cepkit.reference.windows.api import filter_condition, output_rows
 
 BATCH = 1 << 22

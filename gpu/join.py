@@ -20,9 +20,9 @@ from cepkit.gpu.scan import exclusive_scan
 from cepkit.gpu.windows import active_ranges
 from cepkit.core.errors import QueryError
 from cepkit.reference.sql.run import batch_rows
-from cepkit.reference.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
+from cepkit.front.language.ast import SQL_CONVENTIONS   # the conditions are SQL expressions
 from cepkit.reference.windows.api import join_condition, join_rows
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 BATCH = 1 << 20
 

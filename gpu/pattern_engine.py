@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from cepkit.core.contract import Engine
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram
 from cepkit.core.errors import QueryError
 from cepkit.gpu.pattern import LAUNCH, LAUNCHES

@@ -21,7 +21,7 @@ from typing import Mapping
 from cepkit.gpu.clexpr import PRELUDE, Operand, predicate
 from cepkit.gpu.columns import DeviceColumn
 from cepkit.gpu.pattern_plan import ENGINE, PatternPlan, Slot, refuse
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 
 OVF_PM, OVF_NODE, OVF_MATCH = 1, 2, 4
 C_TYPES = {"long": "long", "double": "double", "code": "int"}

@@ -1,5 +1,5 @@
 """What the device pattern kernel needs from an ALL MATCHES query: the Glushkov automaton (read off the pattern's
-program, reference/sql/program.py, the same compilation the reference engines run), the strategy, the
+program, front/sql/program.py, the same compilation the reference engines run), the strategy, the
 window and the row references of each DEFINE condition; every construct the kernel cannot run is refused here.
 
 Supported: PATTERN a concatenation of variables, each optionally with `*` or `+`; DEFINE conditions over the
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cepkit.core.errors import Unsupported
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.program import Glushkov, compile_pattern, glushkov
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.program import Glushkov, compile_pattern, glushkov
 
 ENGINE = "gpu"
 STRATEGIES = {"contiguous": 0, "skip_till_next": 1, "skip_till_any": 2}

@@ -14,10 +14,10 @@ from cepkit.gpu.columns import device_columns
 from cepkit.gpu.pattern import LAUNCH, DevicePatternMatcher
 from cepkit.gpu.pattern_plan import PatternPlan, plan
 from cepkit.core.errors import EventError
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, run_rows as reference_run_rows, within_ticks
 from cepkit.gpu.device import runtime
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql.parse import parse
 from cepkit.reference.sql.run import batch_rows
 
 BATCH = 4096   # rows per device batch (one host synchronisation per batch)

@@ -21,11 +21,11 @@ from cepkit.gpu.columns import device_columns, raw_column
 from cepkit.gpu.device import runtime
 from cepkit.gpu.launch import kernel_ns
 from cepkit.core.errors import EventError, Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.tpstream.query import SituationDef
+from cepkit.front.language import ast as A
+from cepkit.front.tpstream.query import SituationDef
 from cepkit.reference.tpstream.situations import Situation
 from cepkit.reference.tpstream.bind import partitions
-from cepkit.reference.tpstream.reads import check_columns
+from cepkit.front.tpstream.reads import check_columns
 from cepkit.reference.tpstream.run import run_query as reference_run_query
 
 ENGINE = "gpu"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from cepkit.core.contract import Engine
 from cepkit.core.errors import Unsupported
 from cepkit.reference.tpstream.engine import TPStreamProgram
-from cepkit.reference.tpstream.query import TPQuery
+from cepkit.front.tpstream.query import TPQuery
 from cepkit.gpu.situations import CHUNK, device_derivation
 
 

@@ -1,10 +1,10 @@
-"""The windows of cepkit.reference.windows.spec.windows (Defs 2.7, 2.8, A10, A11) as NumPy arrays: first event,
+"""The windows of cepkit.front.windows.spec.windows (Defs 2.7, 2.8, A10, A11) as NumPy arrays: first event,
 one-past-last event and timestamp of every window, computed without a Python loop per window."""
 from __future__ import annotations
 
 import numpy as np
 
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 _WIDE = 2 ** 62   # a size or slide from here on is computed with Python ints (WITHIN 2^63 ticks and more)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from cepkit.core.contract import Engine
 from cepkit.reference.windows.engine import WindowProgram
-from cepkit.reference.windows.query import WindowQuery
+from cepkit.front.windows.query import WindowQuery
 from cepkit.gpu.aggregate import aggregate_rows
 from cepkit.gpu.filter import filter_rows
 from cepkit.gpu.join import join_rows_gpu

@@ -17,8 +17,8 @@ from fractions import Fraction
 import numpy as np
 
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.nfab.compile import Formula, NFAb
+from cepkit.front.language import ast as A
+from cepkit.front.nfab.compile import Formula, NFAb
 
 NUM, NULL, STR = 0, 1, 2
 

@@ -9,8 +9,8 @@ from cepkit.core.errors import Unsupported
 from cepkit.optimized.bytecode import ENGINE
 from cepkit.optimized.nfab.program import OptimizedProgram
 from cepkit.optimized.sase1.program import Sase1OptimizedProgram
-from cepkit.reference.language import ast as A
-from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
+from cepkit.front.language import ast as A
+from cepkit.front.nfab.compile import compile_nfab, is_nfab_query
 
 
 class OptimizedEngine(Engine):

@@ -1,4 +1,4 @@
-"""RETURN payloads of a batch of matches in one Numba pass, exactly as reference/evaluate.py computes them.
+"""RETURN payloads of a batch of matches in one Numba pass, exactly as front/evaluate.py computes them.
 
 Each RETURN expression is compiled to the same postfix tables as the edge formulas (optimized/bytecode.py);
 per match, a run row in the NFA^b kernel's layout (optimized/nfab/layout.py: first, last and length per
@@ -21,9 +21,9 @@ from cepkit.optimized.nfab.formulas import eval_clause
 from cepkit.optimized.nfab.layout import AGGW, HDR
 from cepkit.optimized.nfab.rows import extend_run
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.match_table import FRACTION
-from cepkit.reference.nfab.compile import NFAb
+from cepkit.front.nfab.compile import NFAb
 
 
 @njit(cache=True)

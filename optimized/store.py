@@ -127,7 +127,7 @@ class Store:
         self.end += size
 
     def value(self, pos: int, attr: str):
-        """The exact value of an attribute (as cepkit.reference.evaluate sees it)."""
+        """The exact value of an attribute (as cepkit.front.evaluate sees it)."""
         k = self.attrs.index(attr)
         q = pos - self.base
         t = self.vt[k, q]

@@ -1,6 +1,6 @@
 """Exact rational arithmetic and comparison on int64 (numerator, denominator > 0) pairs, in Numba.
 
-Mirrors reference/evaluate.py for numbers: `/` is rational division, `%` the modulo of floored
+Mirrors front/evaluate.py for numbers: `/` is rational division, `%` the modulo of floored
 division, a comparison with a null operand is false, text equals only text with the same code, and
 text against a number is unequal (the store refuses text that reads as a number). Every sum,
 difference and product is checked: a result beyond int64 raises OverflowError (the engine then names

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from cepkit.core.events import EventBatch
 from cepkit.core.errors import ResourceLimit
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.match import Match
-from cepkit.reference.nfab.compile import Formula, NFAb
+from cepkit.front.nfab.compile import Formula, NFAb
 from cepkit.reference.nfab.runs import NFAbProgram
 
 Bindings = tuple[tuple[int, ...], ...]

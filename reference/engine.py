@@ -8,9 +8,9 @@ from __future__ import annotations
 from cepkit.reference.brute import BruteForceProgram
 from cepkit.core.contract import Engine
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.language.constructs import SASE1_DIALECT
-from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
+from cepkit.front.language import ast as A
+from cepkit.front.language.constructs import SASE1_DIALECT
+from cepkit.front.nfab.compile import compile_nfab, is_nfab_query
 from cepkit.reference.nfab.runs import NFAbProgram
 from cepkit.reference.nfab.sase1 import Sase1Program
 
@@ -26,7 +26,7 @@ class _SaseEngine(Engine):
         if is_nfab_query(q):
             return self.nfab_program(compile_nfab(q), selection=selection)
         from cepkit.reference.pattern.engines import all_only  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
-        from cepkit.reference.pattern.model import compile_pattern  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
+        from cepkit.front.pattern.model import compile_pattern  # lazy: AND / OR / ANY only (start-up of a plain SEQ)
 
         all_only(self.name, selection)
         program = self.pattern_program()(compile_pattern(q))

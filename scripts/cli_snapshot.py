@@ -178,15 +178,17 @@ def run(tree: Path, argv: list[str]) -> dict:
             "stderr": err}
 
 
-def chosen(argv: list[str], only: list[str]) -> bool:
-    """Whether a command is one of those --only names (all when none is named)."""
-    return not only or any(text in " ".join(argv) for text in only)
+def chosen(argv: list[str], only: list[str], skip: list[str] = ()) -> bool:
+    """Whether a command is one of those --only names (all when none is named) and none of the --skip ones."""
+    line = " ".join(argv)
+    return (not only or any(text in line for text in only)) and not any(text in line for text in skip)
 
 
-def compare(a: Path, b: Path, only: list[str] = ()) -> int:
-    left = {json.dumps(r["argv"]): r for r in map(json.loads, a.read_text().splitlines()) if chosen(r["argv"], only)}
+def compare(a: Path, b: Path, only: list[str] = (), skip: list[str] = ()) -> int:
+    left = {json.dumps(r["argv"]): r for r in map(json.loads, a.read_text().splitlines())
+            if chosen(r["argv"], only, skip)}
     right = {json.dumps(r["argv"]): r for r in map(json.loads, b.read_text().splitlines())
-             if chosen(r["argv"], only)}
+             if chosen(r["argv"], only, skip)}
     diffs = 0
     for key in sorted(left.keys() | right.keys()):
         x, y = left.get(key), right.get(key)
@@ -210,13 +212,15 @@ def main() -> int:
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="only the commands whose arguments contain TEXT (repeatable: any of them); with "
                              "--compare, only those commands of the two snapshots")
+    parser.add_argument("--skip", action="append", default=[], metavar="TEXT",
+                        help="leave out the commands whose arguments contain TEXT (repeatable)")
     args = parser.parse_args()
     if args.compare:
-        return compare(*args.paths, only=args.only)
+        return compare(*args.paths, only=args.only, skip=args.skip)
     tree, out = args.paths[0].resolve(), args.paths[1]
     with out.open("w", encoding="utf-8") as f:
         for argv in commands(tree):
-            if not chosen(argv, args.only):
+            if not chosen(argv, args.only, args.skip):
                 continue
             f.write(json.dumps(run(tree, argv)) + "\n")
             f.flush()

@@ -10,8 +10,8 @@ import collections
 import sys
 from pathlib import Path
 
-FOLDERS = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance")
-OWN = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance")  # before and after the rename
+FOLDERS = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")
+OWN = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")  # before and after the rename
 EXTRAS = ("pyspark", "pyopencl", "matplotlib", "mako", "py4j")
 HEAVY = ("pandas", "pyarrow", "numba", "numpy", "lark", "yaml")
 

@@ -10,7 +10,7 @@ import ast
 import sys
 from pathlib import Path
 
-FOLDERS = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance")
+FOLDERS = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")
 
 
 def unexplained(path: Path) -> list[str]:

@@ -12,10 +12,10 @@ from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.summary import Summary
-from cepkit.reference.language.ast import leaves
+from cepkit.front.language.ast import leaves
 from cepkit.core.match_table import Layout
-from cepkit.reference.sql.table import output_columns
-from cepkit.reference.binding import resolve_type
+from cepkit.front.sql.table import output_columns
+from cepkit.front.binding import resolve_type
 
 NONE_COL = "__cepkit_none"  # a column name no input has: nothing is typed by Spark's inference
 

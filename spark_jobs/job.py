@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 from cepkit.core import registry
-from cepkit.reference.binding import attribute_uses, resolve_type, window_bound
+from cepkit.front.binding import attribute_uses, resolve_type, window_bound
 from cepkit.core.errors import EventError, QueryError, require_extra
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.spark_jobs import commit as C, languages as L
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, tasks as T

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from cepkit.core import registry
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.nfab.compile import is_nfab_query
-from cepkit.reference.sql.table import within_ticks
+from cepkit.front.language import ast as A
+from cepkit.front.nfab.compile import is_nfab_query
+from cepkit.front.sql.table import within_ticks
 from cepkit.spark_jobs.plan import window_in_ts_long
 
 # engines preferred for the SASE+ forms the flat path refuses, fastest first (the first that runs the query)

@@ -18,10 +18,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from cepkit.reference.binding import window_bound
+from cepkit.front.binding import window_bound
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.nfab.compile import compile_nfab, is_nfab_query
+from cepkit.front.language import ast as A
+from cepkit.front.nfab.compile import compile_nfab, is_nfab_query
 
 _KEYED = {A.Strategy.PARTITION_CONTIGUITY, A.Strategy.SKIP_TILL_NEXT_MATCH, A.Strategy.SKIP_TILL_ANY_MATCH}
 

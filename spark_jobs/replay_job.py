@@ -14,10 +14,10 @@ import pyarrow as pa
 
 from cepkit.core import registry
 from cepkit.core.errors import QueryError, Unsupported
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.constructs import constructs, variables
-from cepkit.reference.sql.parse import parse
-from cepkit.reference.sql.table import output_columns, referenced_columns
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.constructs import constructs, variables
+from cepkit.front.sql.parse import parse
+from cepkit.front.sql.table import output_columns, referenced_columns
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import replay_tasks as R

@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from cepkit.reference.binding import PSEUDO_ATTRIBUTES, attribute_uses
+from cepkit.front.binding import PSEUDO_ATTRIBUTES, attribute_uses
 from cepkit.core.errors import EventError
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 
 FORMATS = ("parquet", "csv")
 

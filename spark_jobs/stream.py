@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from cepkit.core import registry
 from cepkit.core.errors import EventError, QueryError, require_extra
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, stream_checkpoint as K
 from cepkit.spark_jobs import stream_source as R, stream_state as ST

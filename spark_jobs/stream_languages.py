@@ -20,7 +20,7 @@ from cepkit.spark_jobs import stream_keyed as KS
 from cepkit.spark_jobs import stream_source as R
 from cepkit.spark_jobs import stream_state as ST
 from cepkit.core.match_table import Layout
-from cepkit.reference.sql.table import output_columns
+from cepkit.front.sql.table import output_columns
 
 # engines whose feed returns matches as they complete (the stream's "program" mode needs one)
 INCREMENTAL = {("tpstream", "optimized"), ("afa", "optimized"), ("afa", "reference")}

@@ -13,9 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "pyproject.toml"
-CHECKED = ("cepkit", "core", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")  # folders
+CHECKED = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance", "benchmarks")  # folders
 PROJECT = ("cepkit", "benchmarks", "tests")  # import names
-MOVED = ("core", "reference", "optimized", "gpu", "spark_jobs", "conformance")  # folders installed as cepkit.<folder>
+MOVED = ("core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")  # folders installed as cepkit.<folder>
 
 
 def _lint_imports(root: Path, config: Path) -> subprocess.CompletedProcess:
@@ -41,21 +41,26 @@ def test_the_import_contracts_are_kept():
     assert "0 broken" in done.stdout
 
 
-def test_the_layers_are_folders():
-    """No module lists: every item of the layers contract is a package (a folder), or `cepkit.*`, the
-    modules directly in cepkit that no other layer names (tests/layering.py)."""
-    layers = next(c for c in _settings()["contracts"] if c["id"] == "layers")["layers"]
-    items = [m for layer in layers for m in _layer_modules(layer)]
+def test_the_contracts_name_folders():
+    """No module lists: every module a contract names is a package (a folder), or `cepkit.*`, the modules
+    directly in cepkit that no other layer names (tests/layering.py)."""
+    items = []
+    for contract in _settings()["contracts"]:
+        items += [m for layer in contract.get("layers", ()) for m in _layer_modules(layer)]
+        for field in ("source_modules", "forbidden_modules", "allowed_parts"):
+            items += contract.get(field, [])
+        items += [contract["within"]] if "within" in contract else []
     assert "cepkit.*" in items
     folders = {"cepkit": ROOT / "cepkit", "benchmarks": ROOT / "benchmarks", "tests": ROOT / "tests"}
     not_folders = [m for m in items if m != "cepkit.*" and not
                    (folders[m.split(".")[0]].joinpath(*m.split(".")[1:]) / "__init__.py").is_file()]
-    assert not not_folders, f"layers should name packages, not modules: {not_folders}"
+    assert not not_folders, f"contracts should name packages, not modules: {not_folders}"
 
 
 def test_lint_imports_fails_on_an_upward_import(tmp_path):
-    """A tree with every module the contracts name, and one import from the front end up to cepkit, under
-    a copy of the project's contracts: lint-imports must report the broken layers contract."""
+    """A tree with every module the contracts name, one import from the ground floor up to the door, a fast
+    engine importing a reference engine and gpu one outside its parts, under a copy of the project's
+    contracts: lint-imports must report each broken contract."""
     settings = _settings()
     names = set(settings["root_packages"])
     for contract in settings["contracts"]:
@@ -64,8 +69,10 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
         names.update(contract.get("modules", ()))
         names.update(contract.get("source_modules", ()))
         names.update(contract.get("forbidden_modules", ()))
+        names.update(contract.get("allowed_parts", ()))
     names.discard("cepkit.*")
     names.update({"cepkit.api", "cepkit.cli"})   # two modules of the door (cepkit.*)
+    names.update({"cepkit.reference.afa.engine", "cepkit.gpu.host", "cepkit.optimized.kernel"})
     for name in sorted(names):
         parts = name.split(".")
         for k in range(1, len(parts)):
@@ -83,6 +90,8 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
     (tmp_path / "cepkit" / "core" / "events.py").write_text("import cepkit.api\n")
     (tmp_path / "cepkit" / "newdoor.py").write_text("import cepkit.cli\n")   # a door module no list names
     (tmp_path / "cepkit" / "core" / "units.py").write_text("import cepkit.newdoor\n")
+    (tmp_path / "cepkit" / "gpu" / "host.py").write_text("import cepkit.reference.sql\nimport cepkit.reference.afa.engine\n")
+    (tmp_path / "cepkit" / "optimized" / "kernel.py").write_text("import cepkit.reference.sql\n")
     (tmp_path / "tests" / "layering.py").write_text((ROOT / "tests" / "layering.py").read_text(encoding="utf-8"))
     config = tmp_path / "pyproject.toml"
     config.write_text(CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
@@ -91,6 +100,9 @@ def test_lint_imports_fails_on_an_upward_import(tmp_path):
     assert done.returncode != 0, done.stdout + done.stderr
     assert "BROKEN" in done.stdout and "cepkit.core.events -> cepkit.api" in done.stdout, done.stdout + done.stderr
     assert "cepkit.core.units -> cepkit.newdoor" in done.stdout, done.stdout
+    assert "cepkit.gpu.host -> cepkit.reference.afa.engine" in done.stdout, done.stdout   # not one of its parts
+    assert "cepkit.gpu.host -> cepkit.reference.sql" not in done.stdout, done.stdout      # one of its parts
+    assert "cepkit.optimized.kernel -> cepkit.reference.sql" in done.stdout, done.stdout  # no reference at all
 
 
 # ------------------------------------------------------------------ underscore names of other modules

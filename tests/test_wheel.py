@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("core", "reference", "optimized", "gpu", "spark_jobs", "conformance")
+FOLDERS = ("core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")
 RUNS = {  # one run per language, on the default engine
     "sase": ["examples/query3.sase", "examples/fig3_stream.csv"],
     "sase1": ["examples/sase1_stock.query", "examples/stocks.csv"],
@@ -91,7 +91,7 @@ def test_the_wheel_holds_one_top_level_name(installed):
     # every folder of the repository is in the package, with its data (the grammars, the vectors)
     for folder in FOLDERS:
         assert f"cepkit/{folder}/__init__.py" in names
-    assert "cepkit/reference/language/sase.lark" in names
+    assert "cepkit/front/language/sase.lark" in names and "cepkit/front/tpstream/tpstream.lark" in names
     assert sum(n.startswith("cepkit/conformance/cases/") and n.endswith(".yaml") for n in names) > 30
     assert not [n for n in names if n.startswith(("benchmarks/", "tests/", "cepkit/tests/"))]
     top_level = next((n for n in names if n.endswith(".dist-info/top_level.txt")), None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from benchmarks.workloads.stock import generate
 from cepkit import compile
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 
 TEMPLATE = ("PATTERN SEQ(stock+ a[], stock b) WHERE {strategy} AND [symbol] AND a[1].price % 500 = 0 "
             "AND {pa} AND b.volume < 150 WITHIN 500")

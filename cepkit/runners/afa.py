@@ -37,7 +37,7 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
 def query(args: argparse.Namespace):
     """The AFA of the pattern file (errors name the file)."""
     # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
-    from cepkit.reference.afa.afafile import load_afa
+    from cepkit.front.afa.afafile import load_afa
 
     return load_afa(args.query)
 

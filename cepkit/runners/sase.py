@@ -48,8 +48,8 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
 def query(args: argparse.Namespace):
     """The query text, parsed in the dialect --dialect or the file's suffix names (.query: SASE 1.0)."""
     # lazy: start-up: the parser imports this module for its flags; the run's machinery loads when it runs
-    from cepkit.reference.language import parse
-    from cepkit.reference.language.dialects import dialect_of_path
+    from cepkit.front.language import parse
+    from cepkit.front.language.dialects import dialect_of_path
 
     text = read_query(args.query)
     dialect = args.dialect or dialect_of_path(args.query)

@@ -15,7 +15,7 @@ from typing import Any
 from cepkit.optimized.afa.exprgen import ENGINE
 from cepkit.optimized.afa.program import OptimizedAfaProgram
 from cepkit.core.contract import Engine
-from cepkit.reference.afa.constructs import sigma_value
+from cepkit.front.afa.constructs import sigma_value
 from cepkit.core.errors import QueryError
 
 

@@ -1,4 +1,4 @@
-"""Numba source for an AFA's fences and transfers, from the expression AST (reference/afa/expr.py).
+"""Numba source for an AFA's fences and transfers, from the expression AST (front/afa/expr.py).
 
 The shared nodes (constants, arithmetic, comparisons, AND / OR / NOT under two-valued logic) are emitted by
 optimized/codegen.py `Emitter`; this module adds the AFA's leaves: `e.<attr>` (a slot of the event rows
@@ -20,7 +20,7 @@ from numba import types
 from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, INT64_MAX, NULL, NUM, STR, numeric_text
 from cepkit.optimized.codegen import Emitter, Val
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 
 ENGINE = "optimized"
 _I64 = types.Array(types.int64, 2, "C")

@@ -2,7 +2,7 @@
 
 Files (CSV, JSON Lines, Parquet; `read_file`, through the engine's registry reader), DataFrames and Arrow
 tables are read column-wise by the reference's readers (cepkit.core.readers,
-cepkit.reference.afa.eventfile.check_attributes: the same column errors) and converted with NumPy. A row
+cepkit.front.afa.eventfile.check_attributes: the same column errors) and converted with NumPy. A row
 the vectorized checks flag is handed to the reference's `element_of`, which raises its exact error. Python
 lists of rows and (row, element) pairs are read row by row through the reference (`to_elements`), as the
 reference does. Arc rows (dynamic patterns) get the kind ARC: the program
@@ -23,8 +23,8 @@ import pandas as pd
 from cepkit.optimized.afa.exprgen import EHEAD, ENGINE, Texts
 from cepkit.optimized.afa.kernel import INF, INSERT, PUNCTUATE, RETRACT
 from cepkit.optimized.bytecode import NULL, NUM, STR, numeric_text
-from cepkit.reference.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
-from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Insert, Punctuate, Retract
+from cepkit.front.afa.eventfile import AfaInput, check_attributes, element_of, to_elements
+from cepkit.front.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError, Unsupported
 from cepkit.core.events import attribute_column, exact
 from cepkit.core.readers import (check_file, csv_columns, csv_strings, event_format, json_columns, json_records,

@@ -22,14 +22,14 @@ from cepkit.optimized.afa.inputs import ARC, read_batch
 from cepkit.optimized.afa.state import State
 from cepkit.optimized.bytecode import INT64_MAX, NULL, NUM, STR
 from cepkit.optimized.cache import load_module
-from cepkit.reference.afa.changes import ChangeRecords
-from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.front.afa.changes import ChangeRecords
+from cepkit.front.afa.stream import OutPunctuation, Output
 from cepkit.core.contract import Program
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.match_table import Layout, MatchTable
-from cepkit.reference.afa.model import INF as PINF
-from cepkit.reference.afa.model import Lifetime, admitted_arc
-from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
+from cepkit.front.afa.model import INF as PINF
+from cepkit.front.afa.model import Lifetime, admitted_arc
+from cepkit.front.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 from cepkit.optimized.afa.automaton import lifetime_row
 from cepkit.optimized.afa.inputs import Batch
 from cepkit.optimized.afa.ignorable import run_ignorable

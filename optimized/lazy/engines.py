@@ -15,9 +15,9 @@ from cepkit.optimized.lazy.program import PatternKernelProgram, kleene_floor, ro
 from cepkit.core.contract import Engine
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
-from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
-from cepkit.reference.pattern.model import compile_pattern
+from cepkit.front.language import ast as A
+from cepkit.front.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
+from cepkit.front.pattern.model import compile_pattern
 
 NEGATION_STRATEGIES = {"post-processing": "pp", "pp": "pp", "post_processing": "pp",
                        "first-chance": "fc", "fc": "fc", "first_chance": "fc"}

@@ -1,4 +1,4 @@
-"""The chain's frequency order: given (cepkit.reference.lazy.order parses and resolves it), or estimated from the
+"""The chain's frequency order: given (cepkit.front.lazy.order parses and resolves it), or estimated from the
 first `estimate_prefix` events of the first batch: a variable's rate is the number of those events that
 can bind it (its types and its one-event filter), counted in Numba; rarest first, ties by text order,
 Kleene variables last (docs/semantics.md L10, the reference's choice: the order is then fixed).
@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from cepkit.optimized.lazy.common import NONE, qualify
-from cepkit.reference.lazy.order import chain_order
+from cepkit.front.lazy.order import chain_order
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""A query's pattern model (cepkit.reference.pattern.model, front end) as int64 arrays for the kernels.
+"""A query's pattern model (cepkit.front.pattern.model, front end) as int64 arrays for the kernels.
 
 Variables get one global index (their place in `Pattern.variables`); an assignment is an int64 row of
 stream positions per global variable, -1 where unbound. WHERE checks become formulas of one table
@@ -16,8 +16,8 @@ from cepkit.optimized.bytecode import FormulaCompiler
 from cepkit.optimized.nfab.compiler import pack
 from cepkit.optimized.nfab.layout import HDR
 from cepkit.core.errors import QueryError, Unsupported
-from cepkit.reference.nfab.compile import Formula
-from cepkit.reference.pattern.model import BEGIN, PROCEED, TAKE, Pattern
+from cepkit.front.nfab.compile import Formula
+from cepkit.front.pattern.model import BEGIN, PROCEED, TAKE, Pattern
 
 MAX_VARS = 62  # bound sets are int64 bit masks
 

@@ -15,17 +15,17 @@ import pyarrow as pa
 from cepkit.optimized.nfab.program import window_ticks
 from cepkit.optimized.lazy.plan import Plan, compile_plan
 from cepkit.optimized.store import Store
-from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.contract import Program
 from cepkit.core.errors import EventError
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.counters import Counters
-from cepkit.reference.pattern.model import Pattern
-from cepkit.reference.language.printer import query_to_text
+from cepkit.front.pattern.model import Pattern
+from cepkit.front.language.printer import query_to_text
 from cepkit.optimized.returns import ReturnProgram, column
-from cepkit.reference.evaluate import Env, evaluate
+from cepkit.front.evaluate import Env, evaluate
 from cepkit.optimized.lazy.generated import module
 
 STEP = 1 << 16  # events per kernel call (the live state is checked against the budget between calls)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cepkit.optimized.bytecode import OP_AGG, OP_AND, OP_BIN, OP_CMP, OP_OR, FormulaCompiler
-from cepkit.reference.nfab.compile import NFAb
+from cepkit.front.nfab.compile import NFAb
 
 
 def compile_formulas(nfa: NFAb, attrs: list[str], strings: dict[str, int]) -> tuple[dict, np.ndarray, str]:

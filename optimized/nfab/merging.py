@@ -16,7 +16,7 @@ from numba import njit
 from cepkit.optimized.bytecode import M_FIRST_OR_CUR, M_FIRSTB, M_LASTB, OP_AGG, OP_ATTR, OP_LEN
 from cepkit.optimized.nfab.layout import AGGW, FIRST, HDR, ITER, KEY_FIELD, KEY_POSITIVE, KEY_VALUE, MERGED
 from cepkit.optimized.nfab.rows import copy_row, hash_slot
-from cepkit.reference.nfab.compile import NFAb
+from cepkit.front.nfab.compile import NFAb
 
 # the accumulator fields an aggregate reads (offsets in its AGGW slot): sum num/den 0-1, count 2,
 # min 3-4, max 5-6; a function of no values (count 0) is null, so "count > 0" is part of the key

@@ -25,19 +25,19 @@ from cepkit.optimized.nfab import layout as L
 from cepkit.optimized.nfab.compiler import compile_formulas
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
 from cepkit.optimized.store import Store
-from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.errors import EventError, Unsupported
-from cepkit.reference.evaluate import Env, evaluate
+from cepkit.front.evaluate import Env, evaluate
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.contract import Program
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.match_table import decode as decode_column
 from cepkit.core.match_table import encode as encode_column
-from cepkit.reference.nfab.compile import NFAb, check_selection
+from cepkit.front.nfab.compile import NFAb, check_selection
 from cepkit.core.counters import Counters
-from cepkit.reference.language.printer import query_to_text
+from cepkit.front.language.printer import query_to_text
 from cepkit.optimized.cache import load_module
 from cepkit.optimized.nfab.generated import module_source
 

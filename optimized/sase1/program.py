@@ -24,12 +24,12 @@ from cepkit.optimized.nfab.program import (
 from cepkit.optimized.returns import ReturnProgram
 from cepkit.optimized.sase1 import kernel as S1
 from cepkit.optimized.store import Store
-from cepkit.reference.binding import attribute_uses
+from cepkit.front.binding import attribute_uses
 from cepkit.core.errors import Unsupported
 from cepkit.core.events import EventBatch
-from cepkit.reference.language.dialects import partition_attrs
+from cepkit.front.language.dialects import partition_attrs
 from cepkit.core.match_table import MatchTable
-from cepkit.reference.nfab.compile import NFAb
+from cepkit.front.nfab.compile import NFAb
 from cepkit.core.counters import Counters
 
 POOL_ROWS = 64      # initial run pool (row 0 is the empty run new runs start from)
@@ -61,7 +61,7 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
-        keys = partition_attrs(q)  # the dialect allows one [attr] (cepkit.reference.language.dialects)
+        keys = partition_attrs(q)  # the dialect allows one [attr] (cepkit.front.language.dialects)
         self.S = np.zeros(S1.S_SIZE, np.int64)
         self.S[S1.S_N] = n
         self.S[S1.S_STRAT] = STRATEGY_CODES[nfa.strategy]

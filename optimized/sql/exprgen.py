@@ -24,8 +24,8 @@ import numpy as np
 from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
 from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.sql import ast as S
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
 
 BOOL = 3   # a measure's tag for a truth value (the value tags are cepkit.optimized.bytecode's NUM, NULL, STR)
 

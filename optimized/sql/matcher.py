@@ -1,4 +1,4 @@
-"""The Numba matcher of SQL mode: the row pattern program (reference/sql/program.py) run by the lockstep
+"""The Numba matcher of SQL mode: the row pattern program (front/sql/program.py) run by the lockstep
 thread VM of reference/sql/vm.py over every partition in one call, then AFTER MATCH SKIP, as
 reference/sql/run.py `_sql_partition` does.
 
@@ -29,7 +29,7 @@ from numba.core.types import FunctionType
 from cepkit.optimized.arrays import grow, grow2
 from cepkit.optimized.values import rat_add, rat_less
 
-# instruction kinds: reference/sql/program.py
+# instruction kinds: front/sql/program.py
 MATCH, SPLIT, JUMP, ITERATION, EXIT_IF_EMPTY, AT_START, AT_END, DONE = range(8)
 REC_MATCH, REC_EMPTY, REC_UNMATCHED = 0, 1, 2
 ROWS_ONE, ROWS_ALL = 0, 1

@@ -1,6 +1,6 @@
 """RETURN aggregates per situation, computed once when the situation ends (every match containing it
 reads them): FIRST / LAST of its events (nulls included), COUNT / SUM / AVG / MIN / MAX over the non-null
-values, as cepkit.reference.tpstream.reads.aggregate. Numeric columns in Numba on exact int64 rationals (a sum
+values, as cepkit.front.tpstream.reads.aggregate. Numeric columns in Numba on exact int64 rationals (a sum
 beyond int64 is an EventError naming the situation's first event); other columns by the reference's
 aggregate, per situation."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cepkit.optimized.tpstream.columns import SAFE
 from cepkit.optimized.values import gcd
 from cepkit.core.errors import EventError
 from cepkit.core.match_table import FRACTION
-from cepkit.reference.tpstream.reads import aggregate
+from cepkit.front.tpstream.reads import aggregate
 
 FUNCS = ("first", "last", "count", "sum", "avg", "min", "max")
 

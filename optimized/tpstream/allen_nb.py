@@ -1,4 +1,4 @@
-"""Allen's 13 relations in Numba (numbered as cepkit.reference.tpstream.allen.RELATIONS): the definitions, and
+"""Allen's 13 relations in Numba (numbered as cepkit.front.tpstream.allen.RELATIONS): the definitions, and
 for a known interval p = [ts, te) and `p R y` the inclusive integer ranges y.ts and y.te must lie in
 (the partner ranges of allen.partner_ranges on integer times)."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 
 CODES = {r: k for k, r in enumerate(allen.RELATIONS)}
 LO, HI = -(1 << 62), 1 << 62   # unbounded range ends

@@ -1,4 +1,4 @@
-"""Situation conditions evaluated over a whole batch at once, exactly as reference/evaluate.py does per
+"""Situation conditions evaluated over a whole batch at once, exactly as front/evaluate.py does per
 event under two-valued logic (a comparison with null is false; null propagates through arithmetic;
 division or modulo by zero is null).
 
@@ -17,11 +17,11 @@ import pandas as pd
 
 from cepkit.optimized.tpstream.columns import SAFE, NumVec, numeric, raw
 from cepkit.core.errors import EventError, Unsupported
-from cepkit.reference.evaluate import Env, as_number, compare_values, evaluate, truth
+from cepkit.front.evaluate import Env, as_number, compare_values, evaluate, truth
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
-from cepkit.reference.tpstream.query import SituationDef
-from cepkit.reference.tpstream.reads import value_reader
+from cepkit.front.language import ast as A
+from cepkit.front.tpstream.query import SituationDef
+from cepkit.front.tpstream.reads import value_reader
 
 ENGINE = "optimized"
 INT64_MAX = (1 << 63) - 1

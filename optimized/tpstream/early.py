@@ -1,6 +1,6 @@
 """Algorithm 5.4 (early output) in Numba, as cepkit.reference.tpstream.early.EarlyMatcher: one scan over the working
 events in partition order keeps each stream's open run; at each new event time t the situations that
-change (ends under matchOnEnd, starts or delayed starts under matchOnStart, cepkit.reference.tpstream.detection)
+change (ends under matchOnEnd, starts or delayed starts under matchOnStart, cepkit.front.tpstream.detection)
 are joined along their stream's evaluation order with the finished situations (te <= t) and the open runs
 that are visible at t, every constraint certain at t for all completions of unknown end times
 (pairwise, as cepkit.reference.tpstream.certainty.certain), every member starting at or after t - WITHIN. A

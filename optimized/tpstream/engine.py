@@ -4,7 +4,7 @@ from __future__ import annotations
 from cepkit.optimized.tpstream.program import ENGINE, OptimizedTPStreamProgram
 from cepkit.core.contract import Engine
 from cepkit.core.errors import QueryError
-from cepkit.reference.tpstream.query import TPQuery
+from cepkit.front.tpstream.query import TPQuery
 
 MODES = ("exact", "early")
 

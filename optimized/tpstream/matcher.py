@@ -1,7 +1,7 @@
 """Algorithms 5.2 / 5.3 (exact output) in Numba: each new situation s, in the order situations end (streams
 in PATTERN order at equal ends), is joined with the situations of the other streams of its partition
 that ended before it (or at the same time, earlier in PATTERN order) and start no earlier than
-s.te - WITHIN, along the evaluation order of s's stream (cepkit.reference.tpstream.order). Candidates of a step
+s.te - WITHIN, along the evaluation order of s's stream (cepkit.front.tpstream.order). Candidates of a step
 come from binary searches on the buffer's start and end times under the first constraint's relations,
 and are checked against every constraint of the step. Each configuration is found once, from its last
 situation, and is final then (Def 5.7: reported at its largest end time)."""
@@ -13,7 +13,7 @@ from numba import njit
 from cepkit.optimized.arrays import grow, grow2
 
 from cepkit.optimized.tpstream.allen_nb import any_holds, partner_slice, relation_mask
-from cepkit.reference.tpstream.order import pattern_order
+from cepkit.front.tpstream.order import pattern_order
 
 SCAN = 16   # eligible buffer ranges up to this size are scanned, larger ones binary-searched
 

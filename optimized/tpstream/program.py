@@ -34,9 +34,9 @@ from cepkit.core.errors import EventError, Unsupported
 from cepkit.core.events import EventBatch, exact
 from cepkit.core.match import Match, plain
 from cepkit.core.match_table import Layout, MatchTable, decode, encode
-from cepkit.reference.tpstream.detection import triggers
-from cepkit.reference.tpstream.query import TPQuery
-from cepkit.reference.tpstream.reads import check_columns, window_ticks
+from cepkit.front.tpstream.detection import triggers
+from cepkit.front.tpstream.query import TPQuery
+from cepkit.front.tpstream.reads import check_columns, window_ticks
 
 ENGINE = "optimized"
 LIMIT = 1 << 62   # durations and windows at or beyond this bound nothing

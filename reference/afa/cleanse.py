@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cepkit.reference.afa.model import INF
+from cepkit.front.afa.model import INF
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
-from cepkit.reference.afa.stream import Element, Insert, OutPunctuation, Output, Punctuate, Retract
+from cepkit.front.afa.stream import Element, Insert, OutPunctuation, Output, Punctuate, Retract
 from cepkit.core.errors import Unsupported
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from cepkit.reference.afa.cleanse import Cleanse
 from cepkit.reference.afa.ignorable import IgnorableAfaOperator
-from cepkit.reference.afa.model import INF, Afa
+from cepkit.front.afa.model import INF, Afa
 from cepkit.reference.afa.operator import AfaOperator
 from cepkit.reference.afa.oracle import oracle
 from cepkit.reference.afa.seqop import SeqAfaOperator
-from cepkit.reference.afa.stream import Element, Insert, Retract
+from cepkit.front.afa.stream import Element, Insert, Retract
 
 FLAVORS = ("basic", "ignorable", "seq", "cleanse")
 

@@ -11,20 +11,20 @@ register, one column per register field (a register that is not a tuple of the s
 `register`). There are no variable bindings (an AFA has no pattern variables). Output punctuations are not
 rows: they are in `program.punctuations` (their times, in arrival order), and the whole change stream
 (outputs and punctuations, in arrival order) is `program.outputs`; `program.changes()` and `program.net()` give
-it and the net result as plain records (cepkit.core.contract.ChangeStream, reference/afa/changes.py).
+it and the net result as plain records (cepkit.core.contract.ChangeStream, front/afa/changes.py).
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from cepkit.reference.afa.afafile import payload_dict
-from cepkit.reference.afa.changes import ChangeRecords
-from cepkit.reference.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
+from cepkit.front.afa.afafile import payload_dict
+from cepkit.front.afa.changes import ChangeRecords
+from cepkit.front.afa.constructs import FLAVORS, REFUSES, refused, runners, sigma_value
 from cepkit.reference.afa.driver import make_operator
-from cepkit.reference.afa.eventfile import AfaInput, to_elements
-from cepkit.reference.afa.model import Afa
-from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.front.afa.eventfile import AfaInput, to_elements
+from cepkit.front.afa.model import Afa
+from cepkit.front.afa.stream import OutPunctuation, Output
 from cepkit.core.contract import Engine, Program
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.match import Match
@@ -68,7 +68,7 @@ class AfaProgram(ChangeRecords, Program):
 
     @property
     def query(self) -> Afa:
-        """The AFA it runs (the registry's reader reads an events file with it: cepkit.reference.afa.eventfile
+        """The AFA it runs (the registry's reader reads an events file with it: cepkit.front.afa.eventfile
         `read_input`)."""
         return self.afa
 

@@ -22,9 +22,9 @@ import bisect
 from collections import Counter
 from typing import Any
 
-from cepkit.reference.afa.model import INF, Afa
+from cepkit.front.afa.model import INF, Afa
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
-from cepkit.reference.afa.stream import Event, Output
+from cepkit.front.afa.stream import Event, Output
 
 
 class Node:

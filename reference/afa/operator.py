@@ -16,8 +16,8 @@ import bisect
 from collections import Counter
 from typing import Any, Iterable
 
-from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime, admitted_arc
-from cepkit.reference.afa.stream import (
+from cepkit.front.afa.model import INF, Afa, Arc, Lifetime, admitted_arc
+from cepkit.front.afa.stream import (
     ArcDelete, ArcInsert, ArcPunctuate, Element, Event, Insert, OutPunctuation, Output, Punctuate, Retract,
 )
 from cepkit.core.errors import EventError, QueryError

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from cepkit.reference.afa.model import Afa, Arc
-from cepkit.reference.afa.stream import Event
+from cepkit.front.afa.model import Afa, Arc
+from cepkit.front.afa.stream import Event
 
 
 def oracle(afa: Afa, events: Iterable[Event], arcs: Iterable[Arc] | None = None,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from cepkit.reference.afa.model import Afa
+from cepkit.front.afa.model import Afa
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
-from cepkit.reference.afa.stream import Event, OutPunctuation
+from cepkit.front.afa.stream import Event, OutPunctuation
 from cepkit.core.errors import Unsupported
 
 

@@ -19,8 +19,8 @@ from itertools import combinations
 
 from cepkit.core.errors import QueryError
 from cepkit.core.events import EventBatch
-from cepkit.reference.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
-from cepkit.reference.pattern.model import BEGIN, Branch, Check, Pattern
+from cepkit.front.lazy.order import DEFAULT_PREFIX, chain_order, parse_order, resolve_names
+from cepkit.front.pattern.model import BEGIN, Branch, Check, Pattern
 from cepkit.reference.pattern.program import INF, Assignment, PatternProgram
 
 NEGATION_STRATEGIES = {"post-processing": "pp", "pp": "pp", "post_processing": "pp",

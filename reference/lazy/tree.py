@@ -14,7 +14,7 @@ Negation is checked after acceptance (post-processing).
 from __future__ import annotations
 
 from cepkit.core.errors import Unsupported
-from cepkit.reference.pattern.model import Branch, Pattern
+from cepkit.front.pattern.model import Branch, Pattern
 from cepkit.reference.pattern.program import INF, Assignment, PatternProgram
 
 

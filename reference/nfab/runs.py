@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from cepkit.reference.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.front.binding import PSEUDO_ATTRIBUTES, WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.front.evaluate import Env, evaluate, truth
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.contract import Budget, Program
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
-from cepkit.reference.nfab.compile import Formula, NFAb, check_selection
+from cepkit.front.nfab.compile import Formula, NFAb, check_selection
 from cepkit.core.counters import Counters
 
 FIRST, ITER = 0, 1

@@ -20,10 +20,10 @@ run: one copy stays in the closure, the other moves on to the next component (SA
 from __future__ import annotations
 
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.language.dialects import partition_attrs
+from cepkit.front.language import ast as A
+from cepkit.front.language.dialects import partition_attrs
 from cepkit.core.match import Match
-from cepkit.reference.nfab.compile import NFAb
+from cepkit.front.nfab.compile import NFAb
 from cepkit.reference.nfab.runs import Bindings, NFAbProgram
 
 CLOSE, USE, NONE = 2, 1, 0   # SASE 1.0's check results: proceed, take or begin, no
@@ -43,7 +43,7 @@ class Sase1Program(NFAbProgram):
                                   c.pos.column or None)
         super().__init__(nfa, selection)
         attrs = partition_attrs(q)
-        self.key_attr = attrs[0] if attrs else None  # the dialect allows one [attr] (cepkit.reference.language.dialects)
+        self.key_attr = attrs[0] if attrs else None  # the dialect allows one [attr] (cepkit.front.language.dialects)
         self.partitions: dict = {}   # partition value -> its runs (component, bindings), oldest first
         self.live = 0
         self.any_match = q.strategy is A.Strategy.SKIP_TILL_ANY_MATCH

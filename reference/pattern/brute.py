@@ -12,7 +12,7 @@ from itertools import combinations
 from cepkit.reference.brute import MAX_EVENTS, TooLarge
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
-from cepkit.reference.pattern.model import Pattern
+from cepkit.front.pattern.model import Pattern
 from cepkit.reference.pattern.program import Assignment, PatternProgram
 
 MAX_KLEENE_CANDIDATES = 14  # 2^14 subsets per Kleene variable

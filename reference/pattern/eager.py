@@ -8,7 +8,7 @@ event, so every combination is tried; AND patterns get one state per set of boun
 """
 from __future__ import annotations
 
-from cepkit.reference.pattern.model import BEGIN, Branch, Check, Pattern
+from cepkit.front.pattern.model import BEGIN, Branch, Check, Pattern
 from cepkit.reference.pattern.program import Assignment, PatternProgram
 
 Instance = tuple[int, tuple[tuple[str, tuple[int, ...]], ...]]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from cepkit.core.contract import Engine
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.pattern.model import compile_pattern
+from cepkit.front.language import ast as A
+from cepkit.front.pattern.model import compile_pattern
 from cepkit.reference.pattern.program import unsupported_options
 from cepkit.reference.lazy.chain import LazyChainProgram
 from cepkit.reference.lazy.tree import TreeProgram

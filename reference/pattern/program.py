@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Iterable
 
-from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.errors import QueryError
-from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.front.evaluate import Env, evaluate, truth
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.contract import Program
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
 from cepkit.reference.nfab.runs import EventStore, drive
 from cepkit.core.counters import Counters
-from cepkit.reference.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
+from cepkit.front.pattern.model import BEGIN, NEG, PROCEED, TAKE, Branch, Check, Pattern
 
 Assignment = dict  # var -> tuple[int, ...]
 INF = float("inf")

@@ -15,7 +15,7 @@ from cepkit.reference.replay import cost as C
 from cepkit.reference.replay.store import ReplayWarning, Store
 from cepkit.reference.windows.aggregate import AggRow, aggregate, aggregate_windows
 from cepkit.reference.windows.partial import EMPTY, Partial, of_values
-from cepkit.reference.windows.spec import Window, WindowSpec, windows_from_bounds
+from cepkit.front.windows.spec import Window, WindowSpec, windows_from_bounds
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ from typing import Any
 from cepkit.core.contract import Engine
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.replay.store import Store
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches, to_table
 from cepkit.core.inputs import to_batch
 from cepkit.core.match_table import Layout
 from cepkit.reference.replay.plan import replay
 from cepkit.reference.replay.store import write_store
-from cepkit.reference.sql.constructs import variables
+from cepkit.front.sql.constructs import variables
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 

@@ -18,9 +18,9 @@ from cepkit.reference.replay.intervals import Selected, candidate_intervals, mer
 from cepkit.reference.replay.select import Candidate, Config, greedy, optimal, pareto
 from cepkit.reference.replay.store import Store
 from cepkit.reference.replay.symbols import symbols
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.allmatches import AllMatches
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql.parse import parse
 from cepkit.reference.sql.run import Emitter, Table, project_columns, within_check, run_rows
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cepkit.reference.language import ast as A
-from cepkit.reference.sql import ast as S
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
 
 
 @dataclass(frozen=True)

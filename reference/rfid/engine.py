@@ -19,16 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from cepkit.reference.binding import WindowBound, attribute_uses, bind_batch, resolve_type
+from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.errors import QueryError, Unsupported
-from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.front.evaluate import Env, evaluate, truth
 from cepkit.core.events import EventBatch
-from cepkit.reference.language import ast as A
-from cepkit.reference.language.printer import expr_to_text
+from cepkit.front.language import ast as A
+from cepkit.front.language.printer import expr_to_text
 from cepkit.core.contract import Engine, Program
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
-from cepkit.reference.nfab.compile import conjuncts, expand_equiv, to_cnf
+from cepkit.front.nfab.compile import conjuncts, expand_equiv, to_cnf
 from cepkit.reference.nfab.runs import EventStore, drive
 from cepkit.core.counters import Counters
 from cepkit.reference.rfid.negation import Negation, NegationOperator

@@ -22,9 +22,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from cepkit.reference.binding import WindowBound
-from cepkit.reference.evaluate import Env, evaluate, truth
-from cepkit.reference.language import ast as A
+from cepkit.front.binding import WindowBound
+from cepkit.front.evaluate import Env, evaluate, truth
+from cepkit.front.language import ast as A
 from cepkit.core.counters import Counters
 
 Seq = tuple[int, ...]

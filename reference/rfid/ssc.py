@@ -23,8 +23,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Hashable
 
-from cepkit.reference.binding import WindowBound
-from cepkit.reference.evaluate import compare_values
+from cepkit.front.binding import WindowBound
+from cepkit.front.evaluate import compare_values
 from cepkit.core.counters import Counters
 from cepkit.reference.rfid.stacks import ALL, MultiIndex, PartitionedStacks
 

@@ -1,6 +1,6 @@
 """The thesis' all-matches semantics (spec/004 §2.7) over the Glushkov automaton of the row pattern.
 
-The automaton is read off the pattern's program (reference/sql/program.py, the one compilation of a
+The automaton is read off the pattern's program (front/sql/program.py, the one compilation of a
 PATTERN): positions are its `match` instructions, i.e. the variable occurrences of the pattern (bounded
 quantifiers unrolled, PERMUTE expanded). A run is a partial match: its last position, its rows and their
 labels. Strategies:
@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx, holds
-from cepkit.reference.sql.program import Glushkov, Program, compile_pattern
-from cepkit.reference.sql.program import glushkov as program_glushkov
+from cepkit.front.sql.program import Glushkov, Program, compile_pattern
+from cepkit.front.sql.program import glushkov as program_glushkov
 from cepkit.reference.sql.vm import most_common
 
 __all__ = ["AllMatches", "Glushkov", "Run", "glushkov"]

@@ -24,16 +24,16 @@ from cepkit.core.errors import QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.constructs import variables
-from cepkit.reference.sql.table import TICK, TableQuery, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.constructs import variables
+from cepkit.front.sql.table import TICK, TableQuery, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
 from cepkit.core import readers as R
 from cepkit.core.errors import EventError
 from cepkit.core.inputs import tabular, to_batch
 from cepkit.reference.sql import run as sql_run
 from cepkit.reference.sql.run import batch_rows
-from cepkit.reference.sql.source import base, carries_rows, values_frame
-from cepkit.reference.sql.source import input_column
+from cepkit.front.sql.source import base, carries_rows, values_frame
+from cepkit.front.sql.source import input_column
 
 
 def table_matches(table, layout: Layout, q: S.MatchRecognize | None = None) -> list[Match]:
@@ -124,7 +124,7 @@ def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_o
     query's first ORDER BY column when it
     holds integers or datetimes (a text column never is one, except text of ISO-8601 datetimes in a CSV or
     JSON lines file, which have no types); rows are sorted by it. A table without one gets the hidden row
-    tick (cepkit.reference.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
+    tick (cepkit.front.sql.table.TICK, the input row position): the row order is ORDER BY's alone, and WITHIN
     reads the first ORDER BY key, as always (docs/semantics.md SQ-F)."""
 
     events = None if events is None else tabular(events)   # a PyCapsule stream, a list of row dicts: a table

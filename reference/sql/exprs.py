@@ -1,11 +1,11 @@
 """Exact evaluation of MATCH_RECOGNIZE expressions over a (partial) match: what SQL adds to the one
-reference evaluator (cepkit.reference.evaluate).
+reference evaluator (cepkit.front.evaluate).
 
 A match is a list of partition row positions with one label each. `cur` selects the RUNNING view
 (the match up to and including its `cur`-th row); FINAL reads the whole match. This module evaluates
 the SQL leaves (column references, PREV/NEXT/FIRST/LAST, CLASSIFIER, MATCH_NUMBER, aggregates, IS NULL)
 and hands every other node (constants, comparisons, AND/OR/NOT, arithmetic) to
-`cepkit.reference.evaluate.reduce` under `Ctx.null_logic`, the query's convention: SQL's three-valued logic
+`cepkit.front.evaluate.reduce` under `Ctx.null_logic`, the query's convention: SQL's three-valued logic
 unless the caller says otherwise (a comparison with null, and arithmetic with null, is null).
 """
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from cepkit.reference.evaluate import check_number, arithmetic, reduce, sql_truth
-from cepkit.reference.evaluate import compare as _compare
+from cepkit.front.evaluate import check_number, arithmetic, reduce, sql_truth
+from cepkit.front.evaluate import compare as _compare
 from cepkit.core.errors import EventError
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 Value = Any
 
 

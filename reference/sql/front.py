@@ -1,6 +1,6 @@
 """The SQL front-end step around every engine's program (registry LanguageEntry.program): an engine builds
 the MATCH_RECOGNIZE alone (`MatchRecognize.inner`); this step applies the query's subqueries to each fed
-batch (reference/sql/source.py) and the outer query to the match table (reference/sql/outer.py), so every
+batch (front/sql/source.py) and the outer query to the match table (front/sql/outer.py), so every
 SQL engine runs the standard form. An engine that feeds on something other than the table (replay's
 store) refuses VALUES and subquery inputs by name at compile time."""
 from __future__ import annotations
@@ -14,8 +14,9 @@ from cepkit.core.contract import Budget, Program
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.events import EventBatch
 from cepkit.core.match_table import Layout, MatchTable
-from cepkit.reference.sql import ast as S, outer_arrow, source
-from cepkit.reference.sql.outer import Step
+from cepkit.front.sql import ast as S, source
+from cepkit.reference.sql import outer_arrow
+from cepkit.front.sql.outer import Step
 from cepkit.core import registry
 
 

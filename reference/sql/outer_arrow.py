@@ -1,6 +1,6 @@
 """The outer query over an engine's match table, column by column (docs/semantics.md SQ-F6): WHERE as a
 mask, ORDER BY as a lexicographic sort of ranks, computed items as arrays, by the columnar evaluator
-(reference/sql/columnar.py); no Python work per row but where a column holds exact fractions or mixed
+(front/sql/columnar.py); no Python work per row but where a column holds exact fractions or mixed
 values (decoded to Python values). `applies` says when the step can run this way (+ - * only)."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 
 from cepkit.core.errors import EventError
-from cepkit.reference.language import ast as A
+from cepkit.front.language import ast as A
 from cepkit.core.match_table import KIND, ROLE, Layout, MatchTable, decode, encode
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql import columnar
-from cepkit.reference.sql.outer import Step
+from cepkit.front.sql import ast as S
+from cepkit.front.sql import columnar
+from cepkit.front.sql.outer import Step
 def applies(step: Step) -> bool:
     """Whether every expression of the step is one the columnar evaluator runs."""
     exprs = [e for _, e in step.items if not isinstance(e, str)]

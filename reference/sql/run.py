@@ -5,14 +5,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from cepkit.core.errors import EventError
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.allmatches import AllMatches
 from cepkit.reference.sql.exprs import Ctx, evaluate
-from cepkit.reference.sql.program import compile_pattern
-from cepkit.reference.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
+from cepkit.front.sql.program import compile_pattern
+from cepkit.front.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
                                         numeric_uses_of, skip_target, within_ticks)
 from cepkit.reference.sql.vm import VM
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql.parse import parse
 
 
 @dataclass(frozen=True)

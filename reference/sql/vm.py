@@ -1,4 +1,4 @@
-"""The lockstep thread runner of a row pattern program (reference/sql/program.py): SQL mode's matcher.
+"""The lockstep thread runner of a row pattern program (front/sql/program.py): SQL mode's matcher.
 
 From a start row, threads advance together one row at a time (Pike VM, as Trino's Matcher). The threads
 waiting at `match` or `done` instructions are kept in preference order. At each row every waiting thread,
@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Callable, Iterator, Mapping
 
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx, holds
-from cepkit.reference.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
+from cepkit.front.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           Program)
 Result = tuple[int, tuple[str, ...], tuple[bool, ...]]
 NO_MARKS: frozenset[int] = frozenset()

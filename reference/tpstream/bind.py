@@ -7,12 +7,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cepkit.core.errors import EventError, QueryError
-from cepkit.reference.evaluate import Env, evaluate, truth
+from cepkit.front.evaluate import Env, evaluate, truth
 from cepkit.core.events import EventBatch
-from cepkit.reference.language.ast import TPSTREAM_CONVENTIONS
-from cepkit.reference.tpstream.order import towards
-from cepkit.reference.tpstream.query import Amount, SituationDef, TPQuery
-from cepkit.reference.tpstream.reads import check_columns, value_reader, window_ticks
+from cepkit.front.language.ast import TPSTREAM_CONVENTIONS
+from cepkit.front.tpstream.order import towards
+from cepkit.front.tpstream.query import Amount, SituationDef, TPQuery
+from cepkit.front.tpstream.reads import check_columns, value_reader, window_ticks
 
 
 @dataclass(frozen=True)

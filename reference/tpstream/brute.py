@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 from cepkit.reference.tpstream.bind import Plan, Stream
 
 

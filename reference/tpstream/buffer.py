@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Iterable
 
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 from cepkit.reference.tpstream.situations import Situation
 
 

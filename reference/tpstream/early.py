@@ -13,8 +13,8 @@ from __future__ import annotations
 from cepkit.reference.tpstream.bind import Plan
 from cepkit.reference.tpstream.buffer import Buffer
 from cepkit.reference.tpstream.certainty import certain, known_te, visible
-from cepkit.reference.tpstream.detection import triggers
-from cepkit.reference.tpstream.order import evaluation_order
+from cepkit.front.tpstream.detection import triggers
+from cepkit.front.tpstream.order import evaluation_order
 from cepkit.reference.tpstream.situations import Deriver, Situation
 
 

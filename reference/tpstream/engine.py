@@ -23,7 +23,7 @@ from cepkit.core.errors import CepkitError, EventError, QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
-from cepkit.reference.tpstream.query import TPQuery
+from cepkit.front.tpstream.query import TPQuery
 from cepkit.reference.tpstream.run import MODES, run_query
 from cepkit.core.events import concat_batches as concat
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cepkit.reference.tpstream.bind import Plan
 from cepkit.reference.tpstream.buffer import Buffer
-from cepkit.reference.tpstream.order import evaluation_order
+from cepkit.front.tpstream.order import evaluation_order
 from cepkit.reference.tpstream.situations import Situation
 
 

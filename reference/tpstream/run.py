@@ -10,11 +10,11 @@ from cepkit.reference.tpstream import brute
 from cepkit.reference.tpstream.bind import Plan, compile_plan, partitions
 from cepkit.reference.tpstream.early import EarlyMatcher
 from cepkit.reference.tpstream.matcher import ExactMatcher
-from cepkit.reference.tpstream.query import TPQuery
-from cepkit.reference.tpstream.reads import aggregate
+from cepkit.front.tpstream.query import TPQuery
+from cepkit.front.tpstream.reads import aggregate
 from cepkit.reference.tpstream.situations import Deriver, Situation
 from cepkit.reference.tpstream.bind import compile_stream
-from cepkit.reference.tpstream.reads import check_columns, value_reader
+from cepkit.front.tpstream.reads import check_columns, value_reader
 
 MODES = ("exact", "early")
 ENGINES = ("matcher", "brute")

@@ -3,6 +3,6 @@
 from cepkit.reference.windows.aggregate import AggRow, aggregate
 from cepkit.reference.windows.filter import filter_events
 from cepkit.reference.windows.join import JoinRow, join
-from cepkit.reference.windows.spec import Window, WindowSpec, windows
+from cepkit.front.windows.spec import Window, WindowSpec, windows
 
 __all__ = ["WindowSpec", "Window", "windows", "filter_events", "aggregate", "AggRow", "join", "JoinRow"]

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from cepkit.core.errors import QueryError
 from cepkit.reference.windows.partial import Partial, finalize, of_values
-from cepkit.reference.windows.spec import Window, WindowSpec, slices, windows
+from cepkit.front.windows.spec import Window, WindowSpec, slices, windows
 from cepkit.reference.windows.tree import AggregateTree
 
 FUNCS = ("sum", "count", "min", "max", "avg")

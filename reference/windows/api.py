@@ -4,13 +4,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from cepkit.core.errors import EventError, QueryError
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.parse import parse_expression
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.parse import parse_expression
 from cepkit.reference.sql.run import SOURCE_ROW, batch_rows, numeric_uses_of
 from cepkit.reference.windows.aggregate import AggRow, aggregate
 from cepkit.reference.windows.filter import filter_events
 from cepkit.reference.windows.join import join
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 
 def _rows(batch):

@@ -1,5 +1,5 @@
 """The windowed operators on the engine contract (core/contract.py), for window queries
-(reference/windows/query.py).
+(front/windows/query.py).
 
 Input: FILTER and AGGREGATE feed on EventBatches; JOIN on two streams at once, `feed((left, right))` or
 `feed({"left": left, "right": right})` (either side may be None or empty in a piece). `to_input` reads them
@@ -10,7 +10,7 @@ its rows, the payload being exactly the reference's output row:
 - FILTER: one row per passing event; bindings {e: (id,)}, ts = the event's ts, payload = ts, id and the
   event's attributes (cepkit.reference.windows.api.filter_batch). Emitted by `feed`, batch by batch.
 - AGGREGATE: one row per window; no bindings, ts = the window's timestamp (its last instant / its last
-  event's ts, cepkit.reference.windows.spec), payload = ts and the aggregates in the query's order (AggRow.as_dict).
+  event's ts, cepkit.front.windows.spec), payload = ts and the aggregates in the query's order (AggRow.as_dict).
   Time windows start at the first event and only closed windows count, so the table comes at `close()`.
 - JOIN: one row per pair; bindings {left: (left_id,), right: (right_id,)}, ts = the probing event's ts,
   payload = ts, left_id, right_id, left_<attr>..., right_<attr>... (join_batches). Computed at `close()`.
@@ -27,7 +27,7 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
-from cepkit.reference.windows.query import WindowQuery
+from cepkit.front.windows.query import WindowQuery
 from cepkit.core.inputs import to_batch
 from cepkit.reference.windows.api import aggregate_batch, filter_batch
 from cepkit.reference.windows.api import join_batches

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from cepkit.core.errors import QueryError
 from cepkit.reference.sql.exprs import Ctx, holds
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from cepkit.reference.afa.model import INF, Afa, Arc, Lifetime
-from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
+from cepkit.front.afa.model import INF, Afa, Arc, Lifetime
+from cepkit.front.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
 
 TYPES = "ABCX"
 

@@ -5,12 +5,12 @@ from collections import Counter
 
 import pytest
 
-from cepkit.reference.afa.afafile import loads_afa
+from cepkit.front.afa.afafile import loads_afa
 from cepkit.reference.afa.cleanse import Cleanse
-from cepkit.reference.afa.model import Afa, Arc, Lifetime
+from cepkit.front.afa.model import Afa, Arc, Lifetime
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
 from cepkit.reference.afa.seqop import SeqAfaOperator
-from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
+from cepkit.front.afa.stream import ArcDelete, ArcInsert, Event, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError, QueryError, Unsupported
 
 AB_TEXT = """\

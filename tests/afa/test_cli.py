@@ -9,10 +9,10 @@ import pytest
 
 from cepkit.cli import main
 from cepkit.languages import detect
-from cepkit.reference.afa.afafile import load_afa
-from cepkit.reference.afa.eventfile import read_stream
+from cepkit.front.afa.afafile import load_afa
+from cepkit.front.afa.eventfile import read_stream
 from cepkit.reference.afa.oracle import oracle
-from cepkit.reference.afa.stream import Insert
+from cepkit.front.afa.stream import Insert
 from tests.afa.test_examples import EXAMPLES
 
 NAMES = ("q1", "q2", "q3", "head_shoulders", "negative")

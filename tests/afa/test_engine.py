@@ -12,9 +12,9 @@ import pytest
 import cepkit
 from cepkit.conformance.afa_loader import load_cases
 from cepkit.core import registry
-from cepkit.reference.afa.afafile import load_afa
-from cepkit.reference.afa.eventfile import AfaInput, read_stream, to_elements
-from cepkit.reference.afa.stream import OutPunctuation, Output
+from cepkit.front.afa.afafile import load_afa
+from cepkit.front.afa.eventfile import AfaInput, read_stream, to_elements
+from cepkit.front.afa.stream import OutPunctuation, Output
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.match_table import MatchTable
 

@@ -6,10 +6,10 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from cepkit.reference.afa.afafile import loads_afa
-from cepkit.reference.afa.eventfile import read_stream
-from cepkit.reference.afa.model import INF, Lifetime
-from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Insert, Punctuate, Retract
+from cepkit.front.afa.afafile import loads_afa
+from cepkit.front.afa.eventfile import read_stream
+from cepkit.front.afa.model import INF, Lifetime
+from cepkit.front.afa.stream import ArcDelete, ArcInsert, ArcPunctuate, Event, Insert, Punctuate, Retract
 from cepkit.core.errors import EventError
 from tests.afa.test_bad_input import AB_TEXT
 

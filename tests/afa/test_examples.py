@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cepkit.reference.afa.afafile import load_afa
+from cepkit.front.afa.afafile import load_afa
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "afa"
 
@@ -21,7 +21,7 @@ def test_every_example_loads():
 
 
 def test_the_documented_example_loads():
-    from cepkit.reference.afa.afafile import loads_afa
+    from cepkit.front.afa.afafile import loads_afa
 
     doc = (EXAMPLES.parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
     section = doc[doc.index("# AFA file format"):]
@@ -33,7 +33,7 @@ def test_the_documented_example_loads():
 def test_q3_dynamic_flip_of_the_last_tick():
     """Q3 with the standby arc: deleting t8 and inserting t8up in default mode (spec/003 §6)."""
     from cepkit.reference.afa.operator import AfaOperator
-    from cepkit.reference.afa.stream import ArcDelete, ArcInsert, Event, Insert
+    from cepkit.front.afa.stream import ArcDelete, ArcInsert, Event, Insert
 
     afa = load_example("q3")
     op = AfaOperator(afa)

@@ -12,7 +12,7 @@ from cepkit.reference.afa.ignorable import IgnorableAfaOperator
 from cepkit.reference.afa.operator import AfaOperator
 from cepkit.reference.afa.oracle import oracle
 from cepkit.reference.afa.seqop import SeqAfaOperator
-from cepkit.reference.afa.stream import Event, Insert, OutPunctuation, Output, Punctuate, Retract, net
+from cepkit.front.afa.stream import Event, Insert, OutPunctuation, Output, Punctuate, Retract, net
 from cepkit.core.errors import CepkitError
 from tests.afa.strategies import afas, disordered_streams, dynamic_streams, event_pools, ignorable_afas
 

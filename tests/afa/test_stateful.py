@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from cepkit.reference.afa.driver import NetInput
 from cepkit.reference.afa.ignorable import IgnorableAfaOperator
 from cepkit.reference.afa.operator import AfaOperator, ProtocolError
-from cepkit.reference.afa.stream import Event, Insert, Punctuate, Retract
+from cepkit.front.afa.stream import Event, Insert, Punctuate, Retract
 from tests.afa.strategies import TYPES, afas, ignorable_afas
 
 

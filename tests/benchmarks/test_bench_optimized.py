@@ -30,7 +30,7 @@ def test_engine_suite_and_ratio_table(monkeypatch):
 
 
 def test_query_texts_parse():
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
 
     for name in ["p1s2", "p1s3", "p2s2", "p2s3", "p3s2", "p3s3", "q3"]:
         for window in (500, 2000):

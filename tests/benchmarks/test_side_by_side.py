@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from benchmarks import sase1_side_by_side as S
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.reference.sase1.stock_stream import parse_config
 
 # Built from SASE 1.0's print statements (github.com/haopeng/sase, commit cd0bd56):

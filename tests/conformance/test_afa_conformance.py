@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 
 from cepkit.conformance.afa_loader import AfaCase, freeze, load_cases, load_file
-from cepkit.reference.afa.afafile import payload_dict
+from cepkit.front.afa.afafile import payload_dict
 from cepkit.reference.afa.driver import NetInput, core, make_operator
-from cepkit.reference.afa.stream import Output
+from cepkit.front.afa.stream import Output
 from cepkit.core.errors import CepkitError
 
 CASES = load_cases()
@@ -83,7 +83,7 @@ def test_loader_is_strict(tmp_path, text: str, message: str) -> None:
 
 
 def _plain_cases():
-    from cepkit.reference.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
+    from cepkit.front.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 
     for case in CASES:
         dynamic = any(isinstance(x, (ArcInsert, ArcDelete, ArcPunctuate)) for x in case.elements)

@@ -12,10 +12,11 @@ from cepkit.conformance.tpstream_loader import TPCase, load_cases, load_file
 from cepkit.core.errors import Unsupported
 from cepkit.core.readers import from_pandas
 from cepkit.core.match import plain
-from cepkit.reference.tpstream import allen, brute
+from cepkit.front.tpstream import allen
+from cepkit.reference.tpstream import brute
 from cepkit.reference.tpstream.bind import compile_stream, partitions
-from cepkit.reference.tpstream.reads import aggregate, value_reader
-from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.front.tpstream.reads import aggregate, value_reader
+from cepkit.front.tpstream.parser import parse_definitions, parse_tpstream
 from cepkit.reference.tpstream.run import derive, run_query
 
 CASES = load_cases()

@@ -18,8 +18,8 @@ def _events(vector):
 
 def _carries_rows(query: str) -> bool:
     from cepkit.core.errors import QueryError
-    from cepkit.reference.sql.parse import parse
-    from cepkit.reference.sql.source import carries_rows
+    from cepkit.front.sql.parse import parse
+    from cepkit.front.sql.source import carries_rows
 
     try:
         return carries_rows(parse(query))

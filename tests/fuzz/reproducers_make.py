@@ -36,7 +36,7 @@ def csv_rows(text, f):
 add("query-not-utf8", "sase", Q3.encode().replace(b"gradually", b"gradu\xe4lly"), "events.csv", FIG3,
     "traceback UnicodeDecodeError: a query file that is not UTF-8", {"exit": [2]})
 add("afa-not-utf8", "afa", Q1.encode().replace(b"Q1 (spec", b"Q1 (sp\xe9c"), "events.csv", Q1EV,
-    "traceback UnicodeDecodeError (reference/afa/afafile.py load_afa): an AFA file that is not UTF-8", {"exit": [2]})
+    "traceback UnicodeDecodeError (front/afa/afafile.py load_afa): an AFA file that is not UTF-8", {"exit": [2]})
 add("nesting-sql-pattern", "sql", f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN ({'(' * 600}A B{')' * 600}) "
     "DEFINE A AS price > 1, B AS price < 9)\n", "events.csv", TICKER,
     "traceback RecursionError: SQL pattern parentheses 600 deep (grouping parentheses are no nesting level: runs, or exit 2)", {"exit": [0, 2]})

@@ -5,7 +5,7 @@ import pandas as pd
 from hypothesis import strategies as st
 
 from cepkit.core.readers import from_pandas
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 VALUES = st.one_of(st.none(), st.integers(-9, 9), st.sampled_from([2 ** 40, -(2 ** 40)]))
 DECIMALS = st.one_of(st.none(), st.sampled_from([0.1, 0.25, -1.5, 3.0, 2.75, -0.3]))

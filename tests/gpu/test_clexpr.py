@@ -18,7 +18,7 @@ from cepkit.gpu.device import GpuBuildError, runtime
 from cepkit.core.errors import EventError, Unsupported
 from cepkit.core.readers import from_pandas
 from cepkit.reference.sql.exprs import Ctx, _truthy, evaluate, holds
-from cepkit.reference.sql.parse import parse_expression
+from cepkit.front.sql.parse import parse_expression
 from cepkit.reference.sql.run import batch_rows
 
 # random conditions compare a column with itself now and then; the compiler's note on it is expected

@@ -1,5 +1,5 @@
 """cepkit.gpu.clexpr reads the query's null logic: under a two-valued query (SASE, TPStream) the generated truth
-values, run in an OpenCL kernel, equal cepkit.reference.evaluate's two-valued logic on random expressions over
+values, run in an OpenCL kernel, equal cepkit.front.evaluate's two-valued logic on random expressions over
 random rows; under the default (SQL, three-valued) they are what tests/gpu/test_clexpr.py pins."""
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from cepkit.gpu import clexpr
 from cepkit.gpu.bind import bind
 from cepkit.core.errors import EventError, Unsupported
-from cepkit.reference.evaluate import truth
-from cepkit.reference.language import ast as A
+from cepkit.front.evaluate import truth
+from cepkit.front.language import ast as A
 from cepkit.reference.sql.exprs import Ctx, evaluate
-from cepkit.reference.sql.parse import parse_expression
+from cepkit.front.sql.parse import parse_expression
 from cepkit.reference.sql.run import batch_rows
 from tests.gpu.test_clexpr import FLOATS, INTS, TEXTS, _batch, _condition, device_cells
 

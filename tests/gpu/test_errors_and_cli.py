@@ -14,7 +14,7 @@ from cepkit.gpu.filter import filter_rows
 from cepkit.gpu.join import join_rows_gpu
 from cepkit.core.errors import EventError, QueryError
 from cepkit.core.readers import from_pandas
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 COUNT2 = WindowSpec("count", 2, 1)
 

@@ -67,7 +67,7 @@ def test_many_words_and_probes_scan_in_segments():
 
     from cepkit.gpu.filter import filter_indices
     from cepkit.core.readers import from_pandas
-    from cepkit.reference.windows.spec import WindowSpec
+    from cepkit.front.windows.spec import WindowSpec
 
     rng = np.random.default_rng(5)
 
@@ -88,7 +88,7 @@ def test_long_windows_combine_block_partials_exactly():
     import pandas as pd
 
     from cepkit.core.readers import from_pandas
-    from cepkit.reference.windows.spec import WindowSpec
+    from cepkit.front.windows.spec import WindowSpec
 
     rng = np.random.default_rng(11)
     n = 2_000

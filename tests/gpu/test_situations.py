@@ -15,10 +15,10 @@ from cepkit.gpu.situations import derive as gpu_derive
 from cepkit.gpu.situations import run_query as gpu_run_query
 from cepkit.core.errors import EventError, Unsupported
 from cepkit.core.readers import from_pandas
-from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.front.tpstream.parser import parse_definitions, parse_tpstream
 from cepkit.reference.tpstream.run import derive, run_query
 
-# two-valued logic as cepkit.reference.evaluate: a comparison with a null is false and NOT makes it true;
+# two-valued logic as cepkit.front.evaluate: a comparison with a null is false and NOT makes it true;
 # AND / OR / NOT take truthiness (null false, 0 false)
 DEFINITIONS = parse_definitions("A AS x > 0 AND y <= 2, B AS y > x AT LEAST 2, C AS x + y = 3 AT MOST 3, "
                                 "D AS x >= 1 BETWEEN 2 AND 4, E AS NOT (y <= 1) OR x, F AS x AND NOT y, "

@@ -12,8 +12,8 @@ from cepkit import compile
 from cepkit.conformance.loader import case_batch, load_cases, match_key
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
-from cepkit.reference.pattern.model import compile_pattern
+from cepkit.front.language import parse
+from cepkit.front.pattern.model import compile_pattern
 
 LAZY_CASES = [c for c in load_cases() if c.exact and not c.options
               and parse(c.query, c.language).strategy.value == "skip_till_any_match"]

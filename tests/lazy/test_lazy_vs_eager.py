@@ -10,11 +10,11 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from cepkit import compile
-from cepkit.reference.nfab.compile import is_nfab_query
+from cepkit.front.nfab.compile import is_nfab_query
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
-from cepkit.reference.pattern.model import compile_pattern
+from cepkit.front.language import parse
+from cepkit.front.pattern.model import compile_pattern
 from tests.lazy.strategies import pattern_trees, streams
 
 

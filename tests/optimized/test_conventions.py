@@ -12,9 +12,9 @@ from cepkit.optimized.bytecode import FormulaCompiler
 from cepkit.optimized.codegen import formulas_source
 from cepkit.optimized.nfab.layout import ROW
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import ast as A
-from cepkit.reference.language.sase import parse_sase
-from cepkit.reference.nfab.compile import compile_nfab
+from cepkit.front.language import ast as A
+from cepkit.front.language.sase import parse_sase
+from cepkit.front.nfab.compile import compile_nfab
 
 QUERY = "PATTERN SEQ(A a, B b) WHERE skip_till_any_match { a.x < b.x } WITHIN 10"
 

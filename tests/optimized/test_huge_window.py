@@ -10,7 +10,7 @@ import pytest
 
 from cepkit.cli import main
 from cepkit.optimized.nfab.program import INT64_MAX, window_ticks
-from cepkit.reference.binding import WindowBound
+from cepkit.front.binding import WindowBound
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

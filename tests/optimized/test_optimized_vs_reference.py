@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cepkit import compile
 from cepkit.core.errors import Unsupported
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from tests.reference.sase_strategies import STRATEGIES, cases
 from tests.reference.test_nfab_vs_brute import with_strategy
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.core.readers import from_pandas
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from tests.optimized.test_optimized_vs_reference import _optimized, feed_in_chunks
 from tests.reference.sase_strategies import STRATEGIES, patterns, streams
 from tests.reference.test_nfab_vs_brute import with_strategy

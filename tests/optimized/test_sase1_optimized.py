@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.core.errors import Unsupported
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.core.readers import from_pandas
 from tests.reference.test_sase1_vs_model import STRATEGIES
 

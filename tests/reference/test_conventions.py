@@ -10,16 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cepkit.core.errors import EventError
-from cepkit.reference.evaluate import Env, compare, evaluate, truth
-from cepkit.reference.language import ast as A
-from cepkit.reference.language.printer import conventions_to_text
-from cepkit.reference.language.sase import parse_sase
-from cepkit.reference.sql import ast as S
+from cepkit.front.evaluate import Env, compare, evaluate, truth
+from cepkit.front.language import ast as A
+from cepkit.front.language.printer import conventions_to_text
+from cepkit.front.language.sase import parse_sase
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx
 from cepkit.reference.sql.exprs import evaluate as sql_evaluate
 from cepkit.reference.sql.exprs import holds as sql_holds
-from cepkit.reference.sql.parse import parse as parse_sql
-from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.front.sql.parse import parse as parse_sql
+from cepkit.front.tpstream.parser import parse_tpstream
 
 
 # ----------------------------------------------------------------------------- front ends
@@ -224,7 +224,7 @@ def test_sql_default_is_three_valued(e, row):
 def _oracle(e, row, logic):
     """The documented rules written out directly (as SQL's and SASE's evaluators had them before they
     shared one): three-valued SQL logic, or two-valued logic where a null comparison is false."""
-    from cepkit.reference.evaluate import compare_values
+    from cepkit.front.evaluate import compare_values
     if isinstance(e, tuple):
         return row.get(e[1])
     if isinstance(e, A.Const):
@@ -273,7 +273,7 @@ def test_shared_evaluator_follows_the_documented_rules(e, row, logic):
 
 # ----------------------------------------------------------------------------- window checks read the bound
 def test_window_binding_reads_the_query_bound():
-    from cepkit.reference.binding import window_bound
+    from cepkit.front.binding import window_bound
     w = A.Window(10, None)
     assert window_bound(w, None, "strict").strict
     assert not window_bound(w, None, "inclusive").strict
@@ -283,7 +283,7 @@ def test_window_binding_reads_the_query_bound():
 
 
 def test_tpstream_window_reads_the_query_bound():
-    from cepkit.reference.tpstream.reads import window_ticks
+    from cepkit.front.tpstream.reads import window_ticks
     assert window_ticks(10, "inclusive") == 10
     assert window_ticks(10, "strict") == 9
     assert window_ticks(Fraction(21, 2), "strict") == 10

@@ -10,7 +10,7 @@ import pytest
 from cepkit.cli import main
 from cepkit.core import registry
 from cepkit.core.errors import QueryError
-from cepkit.reference.language.limits import MAX_DEPTH
+from cepkit.front.language.limits import MAX_DEPTH
 
 D = MAX_DEPTH
 

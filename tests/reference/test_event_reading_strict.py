@@ -13,16 +13,16 @@ import pyarrow as pa
 import pytest
 
 from cepkit.cli import main
-from cepkit.reference.afa.afafile import loads_afa
-from cepkit.reference.afa.eventfile import read_stream, to_elements
+from cepkit.front.afa.afafile import loads_afa
+from cepkit.front.afa.eventfile import read_stream, to_elements
 from cepkit.core.errors import EventError
-from cepkit.reference.evaluate import aggregate
+from cepkit.front.evaluate import aggregate
 from cepkit.core.inputs import to_batch
 from cepkit.core.event_chunks import iter_events
 from cepkit.core.numbers_text import NotANumber, parse_number
 from cepkit.core.readers import from_arrow, from_pandas, read_csv, read_events, read_jsonl
 from cepkit.reference.sql.engine import to_table
-from cepkit.reference.sql.parse import parse as parse_sql
+from cepkit.front.sql.parse import parse as parse_sql
 
 SASE = "PATTERN SEQ(A a, B b) WHERE a.x < b.x\n"
 SASE_AVG = "PATTERN SEQ(A a, B+ b[ ]) WHERE a.x < avg(b[ ].x)\nWITHIN 5\nRETURN avg(b[ ].x) AS m\n"

@@ -26,8 +26,8 @@ def test_text_attributes_compare_as_text():
 
 
 def test_equivalence_test_under_or_is_a_predicate_not_a_partition():
-    from cepkit.reference.language import parse
-    from cepkit.reference.nfab.compile import compile_nfab
+    from cepkit.front.language import parse
+    from cepkit.front.nfab.compile import compile_nfab
 
     assert compile_nfab(parse("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [k] or a.x > 1 }")).partition_attrs == ()
     assert compile_nfab(parse("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [k] and a.x > 1 }")).partition_attrs == ("k",)

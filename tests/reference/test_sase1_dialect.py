@@ -7,8 +7,8 @@ import pytest
 import cepkit
 from cepkit.core import registry
 from cepkit.core.errors import QueryError, Unsupported
-from cepkit.reference.language import parse
-from cepkit.reference.language.dialects import dialect_of_path, with_dialect
+from cepkit.front.language import parse
+from cepkit.front.language.dialects import dialect_of_path, with_dialect
 
 ANY = "PATTERN SEQ(A+ a[], B b) WHERE skip-till-any-match AND [k] AND a[i].v > a[i-1].v WITHIN 10"
 EVENTS = [{"id": "a1", "type": "A", "ts": 1, "k": 1, "v": 1}, {"id": "a2", "type": "A", "ts": 2, "k": 1, "v": 2},

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import pandas as pd
 
 import cepkit
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.core.readers import from_pandas
 
 # Query templates: (pattern, variables, types, kleene flags, WHERE predicates) and the same predicates as

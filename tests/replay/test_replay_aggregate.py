@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from cepkit.core.readers import from_pandas
 from cepkit.reference.replay.aggregate import aggregate_store
 from cepkit.reference.replay.store import ReplayWarning, SUMS_KEY, Store, write_store
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.spec import WindowSpec
 
 FUNCS = ("sum", "count", "min", "max", "avg")
 

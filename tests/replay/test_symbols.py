@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from cepkit.reference.replay.symbols import symbols
-from cepkit.reference.sql import parse
+from cepkit.front.sql import parse
 
 LISTING_31 = """SELECT * FROM CRIMES MATCH_RECOGNIZE (
   ORDER BY ts MEASURES A.ID AS a ALL MATCHES

@@ -40,7 +40,7 @@ def events(tmp_path_factory):
 
 
 def rows(out: Path, text: str) -> list:
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
 
     q = parse(text)
     return output_rows(pd.read_parquet(out), [c.var for c in q.pattern.components if not c.negated],

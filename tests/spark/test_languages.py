@@ -187,7 +187,7 @@ def test_slices_at_their_edges_without_spark(name, length):
     import pyarrow as pa
 
     from cepkit.core import registry
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
     from cepkit.spark_jobs import generic_tasks as G
     from cepkit.spark_jobs import languages as L
     from cepkit.spark_jobs import plan as P

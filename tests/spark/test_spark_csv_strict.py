@@ -13,7 +13,7 @@ import pytest
 import cepkit
 from cepkit.cli import main
 from cepkit.core.errors import EventError
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.core.events import exact
 from cepkit.core.match import json_safe
 from cepkit.core.typed_columns import text_column

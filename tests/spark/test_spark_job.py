@@ -42,7 +42,7 @@ def stock(tmp_path_factory):
 
 
 def spark_rows(spark, out, text):
-    from cepkit.reference.language import parse
+    from cepkit.front.language import parse
 
     q = parse(text)
     variables = [c.var for c in q.pattern.components if not c.negated]

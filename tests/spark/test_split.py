@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.spark_jobs import plan as P
 from cepkit.spark_jobs import tasks as T
 from tests.reference.sase_strategies import patterns, streams

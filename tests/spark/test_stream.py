@@ -13,7 +13,7 @@ import pytest
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
 from cepkit.core.errors import EventError
-from cepkit.reference.language import parse
+from cepkit.front.language import parse
 from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs.stream import run_stream
 from cepkit.spark_jobs.stream_source import MissingConnector, StreamSource, require_kafka

@@ -5,7 +5,7 @@ from itertools import permutations
 
 from hypothesis import strategies as st
 
-from cepkit.reference.sql import ast as S
+from cepkit.front.sql import ast as S
 
 VARS = ("A", "B", "C")
 
@@ -171,8 +171,8 @@ def queries(draw, pattern_st=None, condition_st=conditions, measure_st=measure_e
     """A MATCH_RECOGNIZE query over `tables()`: random pattern, DEFINE, MEASURES m0.., rows per match,
     AFTER MATCH SKIP (unless `skip` is False: ALL MATCHES takes none), optional PARTITION BY k, SUBSET U and
     SELECT list."""
-    from cepkit.reference.sql.patterns import variables
-    from cepkit.reference.sql.printer import pattern_text
+    from cepkit.front.sql.patterns import variables
+    from cepkit.front.sql.printer import pattern_text
 
     pattern = draw(patterns(max_leaves=5, var_weight=4) if pattern_st is None else pattern_st)
     used = list(dict.fromkeys(v.name for v in variables(pattern)))

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from cepkit.reference.sql.allmatches import AllMatches
 from cepkit.reference.sql.exprs import Ctx, holds
-from cepkit.reference.sql.patterns import nullable
-from cepkit.reference.sql.printer import pattern_text
+from cepkit.front.sql.patterns import nullable
+from cepkit.front.sql.printer import pattern_text
 from tests.sql.strategies import VARS, patterns, to_python_re
 from tests.sql.test_matcher_differential import CROSS, CROSS_AGG
 

@@ -12,8 +12,8 @@ from cepkit.core import registry
 from cepkit.core.errors import EventError, QueryError, Unsupported
 from cepkit.core.readers import from_pandas
 from cepkit.core.match_table import MatchTable
-from cepkit.reference.sql.constructs import ALL, constructs
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql.constructs import ALL, constructs
+from cepkit.front.sql.parse import parse
 from cepkit.reference.sql.run import run_query
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts"

@@ -6,8 +6,8 @@ import re
 
 from hypothesis import given, settings
 
-from cepkit.reference.sql.patterns import variables
-from cepkit.reference.sql.printer import pattern_text
+from cepkit.front.sql.patterns import variables
+from cepkit.front.sql.printer import pattern_text
 from cepkit.reference.sql.run import run_rows
 from tests.sql.strategies import VARS, patterns, to_python_re
 from tests.sql.test_matcher_differential import local_defines, rows_st

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.sql import parse, run_rows
+from cepkit.front.sql import parse
+from cepkit.reference.sql import run_rows
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE (\n"
 
@@ -110,7 +111,7 @@ def test_a_chain_of_600_with_names_is_a_query_error_not_a_traceback():
     """600 WITH names, each reading the one before: the front end's recursion runs out before the depth check
     (a RecursionError traceback, issue 30); it is a QueryError with line and column."""
     from cepkit.core.errors import QueryError
-    from cepkit.reference.sql import parse
+    from cepkit.front.sql import parse
 
     names = ["t0 AS (SELECT * FROM ticker)"] + [f"t{i} AS (SELECT * FROM t{i - 1})" for i in range(1, 600)]
     text = ("WITH " + ", ".join(names) + " SELECT * FROM t599 MATCH_RECOGNIZE (ORDER BY ts MEASURES A.price AS p "

@@ -14,7 +14,7 @@ import pytest
 from cepkit.cli import main
 from cepkit.conformance.sql_loader import load_sql_cases, norm_row
 from cepkit.core.errors import QueryError
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql.parse import parse
 
 CASES = {c.id: c for c in load_sql_cases() if c.path.endswith("trino_layout.yaml")}
 LAYOUT = [c for c in CASES.values() if c.expected_columns is not None and c.events is None]   # VALUES rows

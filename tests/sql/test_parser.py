@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql import parse, run_rows
-from cepkit.reference.sql.printer import pattern_text
+from cepkit.front.sql import ast as S
+from cepkit.front.sql import parse
+from cepkit.reference.sql import run_rows
+from cepkit.front.sql.printer import pattern_text
 
 
 def mr(body: str) -> S.MatchRecognize:

@@ -1,14 +1,14 @@
-"""The pattern program (reference/sql/program.py) and its lockstep VM (reference/sql/vm.py): printing,
+"""The pattern program (front/sql/program.py) and its lockstep VM (reference/sql/vm.py): printing,
 linear cost (counted in VM steps, never in time), refusals, and what the dedup state reads."""
 from __future__ import annotations
 
 import pytest
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.parse import parse
-from cepkit.reference.sql.program import compile_pattern
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.parse import parse
+from cepkit.front.sql.program import compile_pattern
 from cepkit.reference.sql.run import run_rows
 from cepkit.reference.sql.vm import FULL, VM, history_reads
 

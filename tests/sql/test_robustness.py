@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cepkit.core.errors import EventError, QueryError
-from cepkit.reference.sql import parse, run_rows
+from cepkit.front.sql import parse
+from cepkit.reference.sql import run_rows
 
 HEAD = "SELECT * FROM t MATCH_RECOGNIZE ("
 CLAUSE_TOKENS = ["PARTITION BY", "ORDER BY", "MEASURES", "ONE ROW PER MATCH", "ALL ROWS PER MATCH", "ALL MATCHES",

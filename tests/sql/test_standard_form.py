@@ -15,8 +15,8 @@ import pytest
 import cepkit
 from cepkit.cli import main
 from cepkit.core.errors import EventError, QueryError
-from cepkit.reference.sql import ast as S
-from cepkit.reference.sql.parse import parse
+from cepkit.front.sql import ast as S
+from cepkit.front.sql.parse import parse
 
 V_SHAPE = """SELECT m.id AS row_id, m.match, m.val, m.label
 FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80), (5, 90), (6, 50), (7, 40), (8, 60)) t(id, value)
@@ -204,7 +204,7 @@ def test_columnar_outer_step_equals_the_row_by_row_one(outer):
     """reference/sql/outer_arrow.py (column by column) against front.apply_rows (exact values row by row):
     nulls, text, fractions (AVG), integers past 64 bits, both sort directions."""
     from cepkit.reference.sql import front, outer_arrow
-    from cepkit.reference.sql.outer import Step
+    from cepkit.front.sql.outer import Step
 
     mr = ("MATCH_RECOGNIZE (PARTITION BY p ORDER BY k MEASURES CLASSIFIER() AS lbl, LAST(B.v) AS top, "
           "AVG(B.v) AS avg_v ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A B+) DEFINE B AS B.v > PREV(B.v))")

@@ -14,11 +14,11 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cepkit.reference.language import ast as A
-from cepkit.reference.sql import ast as S
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
 from cepkit.reference.sql.exprs import Ctx, holds
-from cepkit.reference.sql.printer import pattern_text
-from cepkit.reference.sql.program import compile_pattern
+from cepkit.front.sql.printer import pattern_text
+from cepkit.front.sql.program import compile_pattern
 from cepkit.reference.sql.vm import VM
 from tests.sql.strategies import VARS, patterns
 

@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import strategies as st
 
 from cepkit.core.readers import from_pandas
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 
 NAMES = ("A", "B", "C", "D")
 GROUPS = (
@@ -119,9 +119,9 @@ def planted(draw):
     """A query whose pattern is read off one configuration of situations the stream really has (mostly
     including the true relation of each pair, sometimes not), so patterns of 3-4 situations match."""
     from cepkit.reference.tpstream.bind import compile_stream
-    from cepkit.reference.tpstream.reads import value_reader
+    from cepkit.front.tpstream.reads import value_reader
     from cepkit.reference.tpstream.brute import situations
-    from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
+    from cepkit.front.tpstream.parser import parse_definitions, parse_tpstream
 
     n = draw(st.sampled_from((3, 4)))
     batch = draw(streams(False, min_events=12))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cepkit.reference.tpstream import allen
+from cepkit.front.tpstream import allen
 from cepkit.reference.tpstream.buffer import Buffer
 from cepkit.reference.tpstream.situations import Situation
 

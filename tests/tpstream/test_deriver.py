@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from cepkit.reference.tpstream import brute
 from cepkit.reference.tpstream.bind import compile_stream
-from cepkit.reference.tpstream.reads import value_reader
-from cepkit.reference.tpstream.parser import parse_definitions
+from cepkit.front.tpstream.reads import value_reader
+from cepkit.front.tpstream.parser import parse_definitions
 from cepkit.reference.tpstream.run import derive
 from tests.tpstream.strategies import bounds, conditions, streams
 

@@ -1,7 +1,7 @@
 """Detection times of relations and prefix groups (thesis Table 5.2) and the trigger situations."""
 from __future__ import annotations
 
-from cepkit.reference.tpstream.detection import GROUPS, TR_MIN, detection_time, trigger_roles
+from cepkit.front.tpstream.detection import GROUPS, TR_MIN, detection_time, trigger_roles
 
 
 def test_tr_min_is_the_third_endpoint():

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from cepkit.reference.tpstream import brute
 from cepkit.reference.tpstream.bind import compile_plan, partitions
-from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.front.tpstream.parser import parse_tpstream
 from cepkit.reference.tpstream.run import run_query
 from tests.tpstream.strategies import planted, queries, streams
 
@@ -74,7 +74,7 @@ def test_early_reports_every_exact_match_no_later(case):
         spans = [(s, e) for (_n, s, _x), e in zip(m.situations, ends)]
         assert max(e for _s, e in spans) - min(s for s, _e in spans) > plan.window, m
         for i, rels, j in plan.constraints:
-            from cepkit.reference.tpstream import allen
+            from cepkit.front.tpstream import allen
             assert any(allen.holds(r, spans[i], spans[j]) for r in rels)
 
 
@@ -97,8 +97,8 @@ def test_early_detection_times_follow_table_5_2(case):
     """Without duration constraints, an early match is detected at the latest of its constraints'
     detection times (tr_min, or tg_min for a whole prefix group; thesis Table 5.2), computed here from
     the final intervals."""
-    from cepkit.reference.tpstream import allen
-    from cepkit.reference.tpstream.detection import detection_time
+    from cepkit.front.tpstream import allen
+    from cepkit.front.tpstream.detection import detection_time
 
     q, batch = case
     if any(d.at_least is not None or d.at_most is not None for d in q.definitions):

@@ -14,7 +14,7 @@ from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
 from cepkit.core.readers import read_events
 from cepkit.core.inputs import to_batch
 from cepkit.core.match_table import MatchTable
-from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.front.tpstream.parser import parse_tpstream
 from cepkit.reference.tpstream.run import run_query
 
 ROOT = Path(__file__).resolve().parents[2]

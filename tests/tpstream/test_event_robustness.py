@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from cepkit.core.errors import EventError
 from cepkit.core.readers import from_pandas
-from cepkit.reference.tpstream.parser import parse_tpstream
+from cepkit.front.tpstream.parser import parse_tpstream
 from cepkit.reference.tpstream.run import run_query
 
 QUERY = parse_tpstream("FROM s PARTITION BY k DEFINE A AS x > 1, B AS y = 'on' OR y > 2 "

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.tpstream.parser import parse_definitions, parse_tpstream
-from cepkit.reference.tpstream.query import Duration
+from cepkit.front.language import ast as A
+from cepkit.front.tpstream.parser import parse_definitions, parse_tpstream
+from cepkit.front.tpstream.query import Duration
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTING_5_1 = (ROOT / "examples" / "tpstream" / "aggressive_drivers.tps").read_text()

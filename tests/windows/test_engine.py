@@ -13,8 +13,8 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.core.readers import from_pandas
 from cepkit.core.match_table import MatchTable
 from cepkit.reference.windows.api import aggregate_batch, filter_batch, join_batches
-from cepkit.reference.windows.query import WindowQuery, constructs, parse
-from cepkit.reference.windows.spec import WindowSpec
+from cepkit.front.windows.query import WindowQuery, constructs, parse
+from cepkit.front.windows.spec import WindowSpec
 
 FILTER = "FILTER WHERE v > 3"
 AGG = "AGGREGATE sum(v), avg(v), count(v)\nOVER TIME 4 SLIDE 2"

@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.sql.parse import parse_expression
+from cepkit.front.sql.parse import parse_expression
 from cepkit.reference.windows.aggregate import aggregate
 from cepkit.reference.windows.join import join
-from cepkit.reference.windows.spec import WindowSpec, slices, windows
+from cepkit.front.windows.spec import WindowSpec, slices, windows
 
 import pytest
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from cepkit.reference.afa.stream import Insert, Punctuate, Retract
+from cepkit.front.afa.stream import Insert, Punctuate, Retract
 from tests.afa.strategies import TYPES, disordered_streams
 
 _COND = st.one_of(st.none(), st.tuples(st.sampled_from("<>="), st.integers(0, 3)))

@@ -40,7 +40,7 @@ def test_every_prefix_gives_the_reference_rows_and_net_output(text, rows):
     """...and the net output after every prefix is Definition 2 on the net input so far (the brute-force
     oracle, reference/afa/oracle.py): the order-agnostic guarantee."""
     from cepkit.reference.afa.driver import NetInput
-    from cepkit.reference.afa.eventfile import element_of
+    from cepkit.front.afa.eventfile import element_of
 
     ref, opt = _programs(text)
     ref_all: Counter = Counter()

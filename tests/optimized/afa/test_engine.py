@@ -400,8 +400,8 @@ def test_each_engine_reads_what_it_feeds_on():
     """The registry's reader: the reference's (row, element) pairs with the AFA, an AfaInput without it; the
     optimized engine's events file read column-wise, as many elements as the program then feeds on."""
     from cepkit.optimized.afa.inputs import FileColumns
-    from cepkit.reference.afa.afafile import load_afa
-    from cepkit.reference.afa.eventfile import AfaInput
+    from cepkit.front.afa.afafile import load_afa
+    from cepkit.front.afa.eventfile import AfaInput
 
     path = str(EXAMPLES / "q1.shuffled.csv")
     afa = load_afa(EXAMPLES / "q1.afa.yaml")
@@ -419,7 +419,7 @@ def test_each_engine_reads_what_it_feeds_on():
 
 def test_cepkit_run_on_the_optimized_engine_reads_a_path_column_wise(monkeypatch):
     """cepkit.run(afa, path, engine="optimized") goes through the engine's own reader (no row-by-row parse)."""
-    import cepkit.reference.afa.eventfile as eventfile
+    import cepkit.front.afa.eventfile as eventfile
 
     query, path = EXAMPLES / "q2.afa.yaml", EXAMPLES / "q2.shuffled.csv"
     want = cepkit.run(query, path, engine="reference")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from cepkit import compile
 from cepkit.core.errors import QueryError, Unsupported
-from cepkit.reference.language import parse
-from cepkit.reference.pattern.model import compile_pattern
+from cepkit.front.language import parse
+from cepkit.front.pattern.model import compile_pattern
 from cepkit.core.readers import from_pandas
 from tests.lazy.strategies import STREAM_TYPES, pattern_trees
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.language import parse
-from cepkit.reference.language.printer import query_to_text
+from cepkit.front.language import ast as A
+from cepkit.front.language import parse
+from cepkit.front.language.printer import query_to_text
 
 
 def test_nested_pattern_shape():

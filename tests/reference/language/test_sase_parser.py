@@ -6,9 +6,9 @@ from fractions import Fraction
 import pytest
 
 from cepkit.core.errors import QueryError
-from cepkit.reference.language import ast as A
-from cepkit.reference.language import parse
-from cepkit.reference.language.printer import query_to_text
+from cepkit.front.language import ast as A
+from cepkit.front.language import parse
+from cepkit.front.language.printer import query_to_text
 
 PAPER_Q3 = ("PATTERN SEQ(Stock+ a[ ], Stock b) WHERE skip_till_next_match(a[ ], b) { [symbol] and "
             "a[1].volume > 1000 and a[i].price > avg(a[..i-1].price) and b.volume < 80%*a[a.LEN].volume } "

@@ -1,0 +1,1 @@
+"""The NFA^b compiler (SIGMOD'08 §4): a SASE+ query to its automaton."""

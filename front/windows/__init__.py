@@ -1,0 +1,1 @@
+"""The window language's front end: window specifications and the query model."""
