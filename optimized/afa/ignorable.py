@@ -1,6 +1,7 @@
-"""AFA+ignore (spec/003 §7.3, App. D; reference/afa/ignorable.py) over typed arrays, compiled once by Numba.
+"""AFA+ignore's node layout (spec/003 §7.3, App. D; reference/afa/ignorable.py): the parts of the element loop
+(optimized/afa/loop.py) that keep a node's identity, compiled once by Numba.
 
-Unlike Algorithm 1's kernel (kernel.py), a node here keeps its identity: nodes live in an append-only table
+Unlike Algorithm 1's layout (kernel.py), a node here keeps its identity: nodes live in an append-only table
 (R: StartLE, MinRE, state, register; X: entry LE, head of its `next` children, head of its epsilon-children,
 next sibling, whether it is its parent's continuation, a mark) and an entry holds a range of node ids in the
 id pool L. Children are linked lists (head, sibling), so "the continuation takes over its parent's
@@ -8,32 +9,26 @@ derivations" and "the derivations go back to the parent" move one list head. Whe
 after entry x, a node p at x whose ignorable arc (a self-loop with the identity transfer) fires on e gets an
 identical child c at e, its continuation: c takes over p's old derivations (no retraction, no re-insertion);
 only the derivations of the other nodes at x are dropped (retracted). A retraction of e gives a
-continuation's derivations back to its parent. Checks, punctuations and errors are the basic kernel's
-(an element is checked before it changes anything). Punctuations drop the entries before the cover and
-compact the tables (renumbering the node ids) when they hold mostly garbage.
+continuation's derivations back to its parent. Checks, punctuations and errors are the loop's, as for
+every flavour. Punctuations drop the entries before the cover and compact the tables (renumbering the node
+ids, `compact`) when they hold mostly garbage.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
-from cepkit.optimized.afa.kernel import (AT, E_LE, E_RE, ERR_BELOW, INF, INSERT, MINF, K_CNT, K_EV, K_KEY, K_OFF,
-                                         MAX_LE, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_Q, N_S, N_START, OK, PUNCTUATE,
-                                         STATUS, T_E, WORK, FN, MAT, VEC, bisect_left, check_element, output_row,
-                                         punctuate)
+from cepkit.optimized.afa.kernel import (INF, MINF, K_CNT, K_EV, K_KEY, K_OFF, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_Q,
+                                         N_S, N_START, WORK, output_row)
 from cepkit.optimized.arrays import grow2
 
 X_LE, X_NEXT, X_EPS, X_SIB, X_CONT, X_MARK = range(6)
 N_L = 14   # S[N_L]: the used length of the id pool (S[AUX] in kernel.py, free under this flavour)
 
-_GROWN = types.Tuple((MAT, MAT, MAT, MAT, MAT, MAT, MAT))   # K, R, X, L, E, O, P
-_BOOL = types.Array(types.bool_, 1, "C")
-RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(types.int8, 1, "C"), MAT, VEC, VEC, VEC, VEC,
-                 VEC, _BOOL, _BOOL, types.int64)
 
 
 @njit(cache=True)
-def _new(R, X, S, need):
+def room(R, X, S, need):
     """Room for `need` more nodes (R and X grow together)."""
     if S[N_NODE] + need > R.shape[0]:
         R = grow2(R, S[N_NODE] + need)
@@ -245,205 +240,3 @@ def compact(S, K, R, X, L, E):
     S[N_L] = u
     S[N_EV] = v
     return R2, X2, L2, E2
-
-
-@njit(RUN_SIG, cache=True)
-def run_ignorable(fire, S, K, R, X, L, E, O, P, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, ign, fan):
-    """Apply the batch's elements in order (AFA+ignore); returns the possibly reallocated arrays. `fan` bounds
-    the nodes one node derives from one event, and the nodes of one epsilon-closure."""
-    n = len(BK)
-    W = R.shape[1]
-    S[STATUS] = OK
-    T = np.empty(64, np.int64)      # scratch: node ids (at_e, then to_extend, then a drop stack)
-    for b in range(n):
-        kind = BK[b]
-        le = B[b, E_LE]
-        if kind == PUNCTUATE:
-            P, moved = punctuate(S, K, P, le)
-            if not moved:
-                continue
-            live = S[N_START]
-            for i in range(S[N_ENT]):
-                live += K[i, K_CNT]
-            if S[N_NODE] > 2 * live + 8192 or S[N_L] > 2 * live + 8192 or S[N_EV] > 2 * S[N_ENT] + 8192:
-                R, X, L, E = compact(S, K, R, X, L, E)
-            continue
-        re = B[b, E_RE]
-        n_ent = S[N_ENT]
-        if le < S[T_E]:
-            S[STATUS] = ERR_BELOW
-            S[AT] = b
-            return K, R, X, L, E, O, P
-        i = bisect_left(K, n_ent, le)
-        err = check_element(kind, K, n_ent, i, i < n_ent and K[i, K_KEY] == le, E, B, b)
-        if err != OK:
-            S[STATUS] = err
-            S[AT] = b
-            return K, R, X, L, E, O, P
-        # ---- the element is valid: from here on it is applied
-        nt = 0          # T[0:nt]: at_e (insert) ; the extend list follows in T2
-        T2 = np.empty(16, np.int64)
-        n2 = 0
-        if kind == INSERT:
-            if S[N_EV] + 1 > E.shape[0]:
-                E = grow2(E, S[N_EV] + 1)
-            ev = S[N_EV]
-            for x in range(E.shape[1]):
-                E[ev, x] = B[b, x]
-            S[N_EV] = ev + 1
-            plo, phi = 0, 0
-            if i > 0:
-                plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
-            for pi in range(plo, phi):
-                p = L[pi, 0]
-                old = X[p, X_NEXT]
-                R, X = _new(R, X, S, fan + 1)
-                first = S[N_NODE]
-                children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, True)
-                last = S[N_NODE]
-                cont = -1
-                for c in range(first, last):
-                    if X[c, X_CONT] == 1:
-                        cont = c
-                if cont >= 0:
-                    X[cont, X_NEXT] = old
-                elif old >= 0:
-                    O = drop(S, K, R, X, L, O, old, final)
-                for c in range(first, last):
-                    c0 = S[N_NODE]
-                    R, X = _new(R, X, S, fan)
-                    close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst)
-                    T, nt = push(T, nt, c)
-                    for d in range(c0, S[N_NODE]):
-                        T, nt = push(T, nt, d)
-                    if c != cont:
-                        T2, n2 = push(T2, n2, c)
-                    for d in range(c0, S[N_NODE]):
-                        T2, n2 = push(T2, n2, d)
-            # NewTransition: the start closure's children (no parent links, no continuations)
-            ns = S[N_START]
-            for p in range(ns):
-                R[p, N_S] = le
-                R, X = _new(R, X, S, fan + 1)
-                first = S[N_NODE]
-                children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, False)
-                last = S[N_NODE]
-                for c in range(first, last):
-                    X[c, X_CONT] = 0
-                    c0 = S[N_NODE]
-                    R, X = _new(R, X, S, fan)
-                    close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst)
-                    T, nt = push(T, nt, c)
-                    T2, n2 = push(T2, n2, c)
-                    for d in range(c0, S[N_NODE]):
-                        T, nt = push(T, nt, d)
-                        T2, n2 = push(T2, n2, d)
-            if S[N_OUT] + nt > O.shape[0]:
-                O = grow2(O, S[N_OUT] + nt)
-            emit_ids(S, R, O, T, nt, 1, le, final, W)
-            # the entry
-            if S[N_L] + nt > L.shape[0]:
-                L = grow2(L, S[N_L] + nt)
-            base = S[N_L]
-            for x in range(nt):
-                L[base + x, 0] = T[x]
-            S[N_L] = base + nt
-            if n_ent + 1 > K.shape[0]:
-                K = grow2(K, n_ent + 1)
-            for j in range(n_ent, i, -1):
-                for x in range(5):
-                    K[j, x] = K[j - 1, x]
-            K[i, K_KEY] = le
-            K[i, K_EV] = ev
-            K[i, K_OFF] = base
-            K[i, K_CNT] = nt
-            n_ent += 1
-            S[N_ENT] = n_ent
-            if le > S[MAX_LE]:
-                S[MAX_LE] = le
-            start = i
-        else:
-            plo, phi = 0, 0
-            if i > 0:
-                plo, phi = K[i - 1, K_OFF], K[i - 1, K_OFF] + K[i - 1, K_CNT]
-            off, cnt = K[i, K_OFF], K[i, K_CNT]
-            for x in range(off, off + cnt):
-                X[L[x, 0], X_MARK] = 0
-            for pi in range(plo, phi):
-                p = L[pi, 0]
-                cont = -1
-                c = X[p, X_NEXT]
-                while c >= 0:
-                    if X[c, X_CONT] == 1:
-                        cont = c
-                        break
-                    c = X[c, X_SIB]
-                if cont >= 0:
-                    X[p, X_NEXT] = X[cont, X_NEXT]   # the continuation's derivations go back to p
-                    X[cont, X_MARK] = 2              # kept
-                else:
-                    X[p, X_NEXT] = -1
-                    T2, n2 = push(T2, n2, p)
-            if S[N_OUT] + cnt > O.shape[0]:
-                O = grow2(O, S[N_OUT] + cnt)
-            o = S[N_OUT]
-            for x in range(off, off + cnt):
-                j = L[x, 0]
-                if final[R[j, N_Q]]:
-                    output_row(O, o, -1, le, R, j, W)
-                    o += 1
-            S[N_OUT] = o
-            for x in range(off, off + cnt):
-                j = L[x, 0]
-                if X[j, X_MARK] != 2 and X[j, X_NEXT] >= 0:
-                    O = drop(S, K, R, X, L, O, X[j, X_NEXT], final)
-            for x in range(off, off + cnt):
-                X[L[x, 0], X_MARK] = 0
-            for j in range(i, n_ent - 1):
-                for x in range(5):
-                    K[j, x] = K[j + 1, x]
-            n_ent -= 1
-            S[N_ENT] = n_ent
-            start = i - 1
-        if start >= 0 and n2 > 0:
-            # PropagateInsert of T2 (nodes at entry `start`) along the following entries
-            y = start
-            while n2 > 0 and y + 1 < n_ent:
-                y += 1
-                e = K[y, K_EV]
-                key = K[y, K_KEY]
-                ere = E[e, E_RE]
-                nt = 0
-                for zi in range(n2):
-                    p = T2[zi]
-                    R, X = _new(R, X, S, fan + 1)
-                    first = S[N_NODE]
-                    children(fire, S, R, X, E, p, e, key, ere, ev_ptr, ev_arc, dst, ign, True)
-                    last = S[N_NODE]
-                    for c in range(first, last):
-                        c0 = S[N_NODE]
-                        R, X = _new(R, X, S, fan)
-                        close(fire, S, R, X, E, c, key, eps_ptr, eps_arc, dst)
-                        T, nt = push(T, nt, c)
-                        for d in range(c0, S[N_NODE]):
-                            T, nt = push(T, nt, d)
-                if S[N_OUT] + nt > O.shape[0]:
-                    O = grow2(O, S[N_OUT] + nt)
-                emit_ids(S, R, O, T, nt, 1, key, final, W)
-                old, cnt = K[y, K_OFF], K[y, K_CNT]
-                if S[N_L] + nt + cnt > L.shape[0]:
-                    L = grow2(L, S[N_L] + nt + cnt)
-                base = S[N_L]
-                for x in range(nt):
-                    L[base + x, 0] = T[x]
-                for x in range(cnt):
-                    L[base + nt + x, 0] = L[old + x, 0]
-                S[N_L] = base + nt + cnt
-                K[y, K_OFF] = base
-                K[y, K_CNT] = nt + cnt
-                if T2.shape[0] < nt:
-                    T2 = np.empty(2 * nt, np.int64)
-                for x in range(nt):
-                    T2[x] = T[x]
-                n2 = nt
-    return K, R, X, L, E, O, P

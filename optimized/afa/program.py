@@ -32,7 +32,7 @@ from cepkit.front.afa.model import Lifetime, admitted_arc
 from cepkit.front.afa.stream import ArcDelete, ArcInsert, ArcPunctuate
 from cepkit.optimized.afa.automaton import lifetime_row
 from cepkit.optimized.afa.inputs import Batch
-from cepkit.optimized.afa.ignorable import run_ignorable
+from cepkit.optimized.afa.loop import IGNORABLE, run
 
 MESSAGES = {
     K.ERR_BELOW: "{what} of {event} below the current punctuation {t_e}",
@@ -47,7 +47,7 @@ MESSAGES = {
 }
 COLUMNS = {K.ERR_BELOW: "le", K.ERR_EMPTY: "re", K.ERR_DUPLICATE: "le", K.ERR_NEVER: None, K.ERR_NO_SEQ: "seq",
            K.ERR_SEQ_USED: "seq", K.ERR_SEQ_ORDER: "seq"}
-FLAVORS = {"basic": K.BASIC, "seq": K.SEQ, "cleanse": K.CLEANSE, "ignorable": -1}
+FLAVORS = {"basic": K.BASIC, "seq": K.SEQ, "cleanse": K.CLEANSE, "ignorable": IGNORABLE}
 
 
 def _tagged(t: int, n: int, d: int, texts: Texts) -> Any:
@@ -250,21 +250,12 @@ class OptimizedAfaProgram(ChangeRecords, Program):
 
     def _run(self, b, flush: int) -> None:
         st, a = self.state, self.auto
-        if self.flavor == "ignorable":
-
-            try:
-                (st.K, st.R, st.X, st.L, st.E, st.O, st.P) = run_ignorable(
-                    self.fire, st.S, st.K, st.R, st.X, st.L, st.E, st.O, st.P, b.kind, b.rows_x, a.ev_ptr,
-                    a.ev_arc, a.eps_ptr, a.eps_arc, a.dst, a.final, a.ignorable, max(a.fan, a.closure) + 1)
-            except OverflowError:
-                self.closed = True
-                raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "
-                             "the program is closed)") from None
-            return
+        linked = self.flavor == "ignorable"   # its fan also bounds one closure's nodes (optimized/afa/loop.py)
         try:
-            grown = K.run(self.fire, *st.arrays(), b.kind, b.rows_x, a.ev_ptr, a.ev_arc, a.eps_ptr, a.eps_arc,
-                          a.dst, a.final, a.fan, FLAVORS[self.flavor], self._sigma[0], self._sigma[1], flush,
-                          a.branch, a.lifetimes, int(a.dynamic))
+            grown = run(self.fire, st.S, st.K, st.R, st.X, st.L, st.E, st.O, st.P, st.Q, b.kind, b.rows_x, a.ev_ptr,
+                        a.ev_arc, a.eps_ptr, a.eps_arc, a.dst, a.final, a.ignorable,
+                        max(a.fan, a.closure) + 1 if linked else a.fan, FLAVORS[self.flavor], self._sigma[0],
+                        self._sigma[1], flush, a.branch, a.lifetimes, int(a.dynamic))
         except OverflowError:
             self.closed = True
             raise refuse("values beyond 64-bit integers (a fence or transfer overflowed; "

@@ -27,10 +27,11 @@ class State:
         self.L = np.zeros((1024, 1), np.int64)
 
     def arrays(self) -> tuple:
-        return self.S, self.K, self.R, self.E, self.O, self.P, self.Q
+        return self.S, self.K, self.R, self.X, self.L, self.E, self.O, self.P, self.Q
 
     def take(self, grown: tuple) -> None:
-        self.K, self.R, self.E, self.O, self.P, self.Q = grown
+        """The arrays the kernel (optimized/afa/loop.py `run`) returns, possibly reallocated."""
+        self.K, self.R, self.X, self.L, self.E, self.O, self.P, self.Q = grown
 
     def waiting(self) -> np.ndarray:
         """The LEs of Cleanse's waiting insertions."""
@@ -41,4 +42,4 @@ class State:
         return int(self.K[:n, K.K_CNT].sum())
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.arrays() + (self.X, self.L))
+        return sum(a.nbytes for a in self.arrays())
