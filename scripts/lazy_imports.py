@@ -10,7 +10,10 @@ import ast
 import sys
 from pathlib import Path
 
-FOLDERS = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance")
+
+def folders(tree: Path) -> tuple[str, ...]:
+    """cepkit and the folders cepkit/ links (installed as cepkit.<folder>)."""
+    return ("cepkit",) + tuple(sorted(p.name for p in (tree / "cepkit").iterdir() if p.is_symlink()))
 
 
 def unexplained(path: Path) -> list[str]:
@@ -52,7 +55,7 @@ def has_reason(lines: list[str], spans: set[int], first: int, last: int) -> bool
 
 def main() -> int:
     tree = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
-    found = [f for folder in FOLDERS if (tree / folder).is_dir()
+    found = [f for folder in folders(tree) if (tree / folder).is_dir()
              for path in sorted((tree / folder).rglob("*.py")) if not path.is_symlink()
              for f in unexplained(path)]
     print("\n".join(found) or "every import inside a function says why it is lazy")

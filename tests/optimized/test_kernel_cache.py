@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = ("cepkit", "core", "front", "reference", "optimized", "gpu", "spark_jobs", "conformance", "examples")
+FOLDERS = ("cepkit",) + tuple(sorted(p.name for p in (ROOT / "cepkit").iterdir() if p.is_symlink())) + ("examples",)
 
 PROBE = r"""
 import json, sys
