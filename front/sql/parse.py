@@ -21,7 +21,7 @@ from cepkit.front.evaluate import reduce
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False,
-                start=["start", "expr_start"])
+                start=["start", "expr_start"], cache=True)  # fast start: the parse tables from lark's cache file
 
 
 def _pos(x) -> A.Pos:

@@ -28,7 +28,7 @@ _WORDS = {
 def _parser() -> Lark:
     grammar = Path(__file__).with_name("tpstream.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", start=["query", "definitions"], propagate_positions=True,
-                maybe_placeholders=True)
+                maybe_placeholders=True, cache=True)  # fast start: the parse tables from lark's cache file
 
 
 def _pos(x) -> A.Pos:
