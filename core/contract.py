@@ -88,6 +88,15 @@ class Budget:
                 "window), a more selective strategy or predicate, or raise the bound")
 
 
+    def check_held(self, held: int) -> None:
+        """ResourceLimit past max_state for `held` matches an engine is about to build at once (the matches
+        one event, or one step, completes: a merged run stands for many)."""
+        if self.max_state is not None and held > self.max_state:
+            raise ResourceLimit(
+                f"more than {self.max_state:,} matches completed at once, held before they are output (the "
+                "bound: --max-state, max_state=); bound the pattern with WITHIN (or a smaller window), a more "
+                "selective strategy or predicate, or raise the bound")
+
     def check_memory(self, now: bool = False) -> None:
         """ResourceLimit once the memory watch saw the process past max_memory (`now`: sample it now too)."""
         seen = memory.over(self.watch, now)

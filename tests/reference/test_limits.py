@@ -89,7 +89,7 @@ def test_every_engine_counts_its_state_or_refuses_max_state():
             continue
         with pytest.raises(QueryError, match=f"engine '{name}' takes no max_state"):
             cls.check_budget(max_state=5)
-        assert cls.check_budget(limit=5) == (5, None)
+        assert cls.check_budget(limit=5) == (5, None, None)
     assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
                                               "optimized", "optimized-eager", "optimized-lazy", "optimized-tree")} \
         | {("sql", "reference"), ("sql", "optimized")}
