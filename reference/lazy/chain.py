@@ -135,6 +135,11 @@ class LazyChainProgram(PatternProgram):
     def on_event(self, pos: int):
         self._qualified = {}
         self._evict(pos)
+        # what this event may add before the budget is checked inside it (_hold)
+        self._live_before = self.live_count() + len(self.pending)
+        self._held = 0
+        cap = self.budget.max_state
+        self._room = INF if cap is None else cap - self._live_before
         out: list = []
         for bi, chain in enumerate(self.chains):
             alive = [(i, m) for i, ms in enumerate(self.waiting[bi]) for m in ms if self._alive(m, pos)]
@@ -217,6 +222,7 @@ class LazyChainProgram(PatternProgram):
                 return
         if i == len(chain.order):
             out.append((bi, m))
+            self._hold()
             return
         name = chain.order[i]
         cands = self._candidates(bi, chain, i, m)
@@ -229,6 +235,14 @@ class LazyChainProgram(PatternProgram):
                 self._bind_and_advance(bi, i, m, (y,), out)
         if not chain.hi_vars[i]:
             self.waiting[bi][i].append(m)
+            self._hold()
+
+    def _hold(self) -> None:
+        """One more instance or completed match held during this event: a Kleene state enumerates the subsets
+        of its candidates, so one event can pass max_state; checked here, not only after the event."""
+        self._held += 1
+        if self._held > self._room:
+            self.budget.check_state(self._held + self._live_before, self._grown)
 
     def accept(self, bi: int, m: Assignment, negs=None):
         """PP negations are decided here; FC ones were checked on the way."""
