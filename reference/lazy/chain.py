@@ -135,11 +135,13 @@ class LazyChainProgram(PatternProgram):
     def on_event(self, pos: int):
         self._qualified = {}
         self._evict(pos)
-        # what this event may add before the budget is checked inside it (_hold)
+        # the matches this event may complete before the budget is checked inside it (_hold)
         self._live_before = self.live_count() + len(self.pending)
         self._held = 0
         cap = self.budget.max_state
-        self._room = INF if cap is None else cap - self._live_before
+        # the event's matches alone (the rest: after the event), where a Kleene state can enumerate subsets
+        kleene = any(v.kleene for c in self.chains for v in c.branch.positives)
+        self._room = cap if cap is not None and kleene else INF
         out: list = []
         for bi, chain in enumerate(self.chains):
             alive = [(i, m) for i, ms in enumerate(self.waiting[bi]) for m in ms if self._alive(m, pos)]
@@ -235,11 +237,11 @@ class LazyChainProgram(PatternProgram):
                 self._bind_and_advance(bi, i, m, (y,), out)
         if not chain.hi_vars[i]:
             self.waiting[bi][i].append(m)
-            self._hold()
 
     def _hold(self) -> None:
-        """One more instance or completed match held during this event: a Kleene state enumerates the subsets
-        of its candidates, so one event can pass max_state; checked here, not only after the event."""
+        """One more match completed and held during this event: a Kleene state enumerates the subsets of its
+        candidates, so one event's matches can pass max_state; checked here (the instances that wait are
+        checked after the event, as on the other engines)."""
         self._held += 1
         if self._held > self._room:
             self.budget.check_state(self._held + self._live_before, self._grown)
