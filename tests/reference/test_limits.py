@@ -186,3 +186,13 @@ def test_memory_bound_and_allocation_failure_are_resource_limits(events):
         program.feed(events)
     with pytest.raises(QueryError, match="max_memory"):
         compile_quiet(EXPLOSIVE, max_memory="lots")
+
+
+def test_brute_holds_its_matches_under_the_default_bound(events):
+    """The brute-force engine refuses an explicit max_state (it holds no partial matches) but the matches it
+    enumerates before output count against the run's bound (issue 30): 7 + 63 + 511 + 4,095 over 16 events."""
+    program = compile_quiet(EXPLOSIVE, engine="brute")
+    program.budget.max_state = 1000   # what the default bound does at 1,000,000
+    with pytest.raises(ResourceLimit, match="more than 1,000 matches completed at once"):
+        program.run(events.slice(0, 16))
+    assert len(compile_quiet(EXPLOSIVE, engine="brute").run(events.slice(0, 16))) == 7 + 63 + 511 + 4095
