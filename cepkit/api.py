@@ -12,6 +12,9 @@ from cepkit.core.match_table import MatchTable
 from cepkit.core.query_text import read_query_file
 
 
+BUDGET_OPTIONS = ("limit", "max_state", "max_memory")   # every engine's (cepkit.core.contract.Budget)
+
+
 def language_of(text: str, language: str | None = None) -> str:
     """The language named, else the one the text is written in (QueryError naming the known ones)."""
     if language is not None:
@@ -56,12 +59,12 @@ def split_options(lang: str, engine: Any, options: dict) -> tuple[dict, dict]:
     read = {k: v for k, v in options.items() if k in reading}
     rest = {k: v for k, v in options.items() if k not in reading}
     own = engine.option_names()
-    unknown = sorted(set(rest) - set(own) - {"limit", "max_state"}) if own is not None else []
+    unknown = sorted(set(rest) - set(own) - set(BUDGET_OPTIONS)) if own is not None else []
     if unknown:
         also = f"nor is it a reading option ({', '.join(reading)})" if reading else \
             f"and {lang} input takes no reading options"
         raise QueryError(f"engine '{engine.name}' has no option '{unknown[0]}'{'' if own else ' (it takes none)'}, "
-                         f"{also}; engine options", expected=own + ["limit", "max_state"])
+                         f"{also}; engine options", expected=own + list(BUDGET_OPTIONS))
     if isinstance(read.get("id_col"), str) and read["id_col"].lower() == "none":
         read["id_col"] = None
     return read, rest
@@ -72,8 +75,10 @@ def compile(text: str, language: str | None = None, engine: str = "reference", d
     """A program for the query on the named engine; the language is found from the text unless given.
     QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
-    Every engine takes `limit=N` (stop after N matches) and `max_state=N` (ResourceLimit past N live
-    partial matches; default cepkit.core.contract.DEFAULT_MAX_STATE); a Kleene closure without WITHIN warns
+    Every engine takes `limit=N` (stop after N matches), `max_state=N` (ResourceLimit past N live
+    partial matches; default cepkit.core.contract.DEFAULT_MAX_STATE) and `max_memory=BYTES` or a size text
+    such as "2G" (ResourceLimit past that much resident memory, or on an allocation failure; default
+    cepkit.core.memory.default_max_memory(), half the machine's); a Kleene closure without WITHIN warns
     (CepkitWarning). `dialect` "sase1" reads a SASE text with SASE 1.0's behaviour (docs/semantics.md S1).
     Reading options (ts_unit=, ts_col=, ...; see `run`) are kept for what `program.feed` reads."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
@@ -114,8 +119,8 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
     Parquet, JSON lines), a pandas DataFrame, an Arrow table, an object with `__arrow_c_stream__` (polars,
     DuckDB), a list of row dicts, or what the language's programs feed on (None: a SQL query that carries its
     rows in VALUES). Keywords: the reading options, as `cepkit run`'s flags (ts_unit, ts_col, type_col,
-    id_col, default_type, sort, input_format; also in `read_options`), and the engine's options; `limit` and
-    `max_state` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
+    id_col, default_type, sort, input_format; also in `read_options`), and the engine's options; `limit`,
+    `max_state` and `max_memory` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
     text, by_suffix = read_query(query)
     lang = language_of(text, language or by_suffix)
     if lang == "sase" and dialect is None and by_suffix is not None:  # a SASE 1.0 query file (.query)

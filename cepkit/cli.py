@@ -269,6 +269,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--max-state", type=_count, metavar="N",
                    help=f"at most N live partial matches (runs); past it exit 4 naming the pattern variable "
                         f"(default {DEFAULT_MAX_STATE:,} on the engines that count them)")
+    r.add_argument("--max-memory", type=option_types.size, metavar="SIZE",
+                   help="at most SIZE of resident memory for the run (2G, 512M, bytes); past it, or when an "
+                        "allocation fails, exit 4 naming the bound (default: half the machine's memory, or of "
+                        "its cgroup's limit)")
     r.add_argument("--device", help="OpenCL device of --engine gpu: P:D, P or part of its name (default: "
                                     "$CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
     for lang in LANGUAGES.values():
@@ -339,7 +343,25 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _default_showwarning = warnings.showwarning
 
 
+def _hard_stop(resident: int, bound: int) -> None:
+    """The memory watch's last resort (core/memory.py): the run stayed past --max-memory inside code that
+    never came back to check it (a compiled kernel); exit 4 naming the bound, as the checks would."""
+    import os
+
+    from cepkit.core.memory import message
+
+    try:
+        sys.stderr.write(f"error: {message(resident, bound)} (stopped inside the engine)\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(4)
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python code:
+        from cepkit.core.memory import WATCH   # it may end the process when --max-memory cannot be checked
+
+        WATCH.hard_stop = _hard_stop
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
@@ -375,6 +397,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return _closed_stdout()
+    except MemoryError:   # an allocation outside a program's feed / close (reading, writing): the same bound
+        print("error: an allocation failed (out of memory); bound the run with --max-memory / --max-state / "
+              "--limit", file=sys.stderr)
+        return 4
     except (KeyboardInterrupt, Terminated) as exc:   # the partial output, spill and stdin copy are gone by now
         signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT (Ctrl-C)"
         output = getattr(args, "output", None)

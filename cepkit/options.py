@@ -45,6 +45,16 @@ def positive(text: str) -> int:
     return value
 
 
+def size(text: str) -> int:
+    """A memory size in bytes: `2G`, `512M`, `1.5G`, or a number of bytes (binary units)."""
+    from cepkit.core.memory import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def count(text: str) -> int:
     """A whole number of at least 0."""
     try:

@@ -1,5 +1,5 @@
 """Small steps every `cepkit` command that runs a query shares: reading the query file, --limit and
---max-state as compile options, and the line that says a run stopped at --limit."""
+--max-state / --max-memory as compile options, and the line that says a run stopped at --limit."""
 from __future__ import annotations
 
 import argparse
@@ -16,8 +16,9 @@ def read_query(path: str) -> str:
 
 
 def limit_options(args: argparse.Namespace) -> dict:
-    """`--limit` / `--max-state` as compile options (those given)."""
-    return {k: v for k, v in (("limit", args.limit), ("max_state", args.max_state)) if v is not None}
+    """`--limit` / `--max-state` / `--max-memory` as compile options (those given)."""
+    return {k: v for k, v in (("limit", args.limit), ("max_state", args.max_state),
+                              ("max_memory", getattr(args, "max_memory", None))) if v is not None}
 
 
 def limited(args: argparse.Namespace, count: int) -> bool:

@@ -10,10 +10,13 @@ declare (naming the construct and the engines that run it), then builds the prog
 the feed / close / run loop once; a program implements `_feed` and `_close`, returning Match rows or a
 MatchTable, and says its `layout`.
 
-Two options every engine takes, handled here before the engine's own (`Budget`): `limit=N` stops after N
+Three options every engine takes, handled here before the engine's own (`Budget`): `limit=N` stops after N
 matches (the program returns no more, and engines stop working once they are out); `max_state=N` bounds
 the live partial matches (runs) an engine that counts them may hold, else ResourceLimit (exit 4). An
 engine that does not count its live state refuses an explicit `max_state` at compile time (`counts_state`).
+`max_memory=BYTES` bounds the process's resident memory while a program is fed or closed (core/memory.py;
+default memory.default_max_memory(), a fraction of the machine's): past it, and on an allocation failure
+(MemoryError, Numba's included), ResourceLimit naming the bound, on every engine.
 
 Optional capabilities are small protocols a program may also meet (checked with isinstance): `ChangeStream`,
 a program whose output is a change stream (insertions, retractions, punctuations: the AFA programs).
@@ -21,9 +24,11 @@ a program whose output is a change stream (insertions, retractions, punctuations
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Protocol, runtime_checkable
 
+from cepkit.core import memory
 from cepkit.core.errors import QueryError, ResourceLimit, Unsupported
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
@@ -40,9 +45,12 @@ class Budget:
     bound). Engines report their live state with `check_state`; `matches`, `live` and `peak` feed the
     progress bar."""
 
-    def __init__(self, limit: int | None = None, max_state: int | None = DEFAULT_MAX_STATE):
+    def __init__(self, limit: int | None = None, max_state: int | None = DEFAULT_MAX_STATE,
+                 max_memory: int | None = None):
         self.limit = limit
         self.max_state = max_state
+        self.max_memory = max_memory   # bytes of resident memory (None: not watched); core/memory.py
+        self.watch: int | None = None  # the memory watch's token while a feed or close runs
         self.matches = 0       # matches handed out so far
         self.batch_matches = 0  # matches found in the batch being fed (engines note them for progress)
         self.live = 0          # live partial matches at the last check
@@ -71,6 +79,8 @@ class Budget:
         self.live = live
         if live > self.peak:
             self.peak = live
+        if self.watch is not None:
+            self.check_memory()
         if self.max_state is not None and live > self.max_state:
             raise ResourceLimit(
                 f"more than {self.max_state:,} live partial matches, most of them at pattern variable "
@@ -78,12 +88,54 @@ class Budget:
                 "window), a more selective strategy or predicate, or raise the bound")
 
 
-def budget_options(limit: Any = None, max_state: Any = None) -> tuple[int | None, int | None]:
-    """(limit, max_state) checked: positive integers or None (QueryError naming the option)."""
-    for name, value in (("limit", limit), ("max_state", max_state)):
+    def check_held(self, held: int) -> None:
+        """ResourceLimit past max_state for `held` matches an engine is about to build at once (the matches
+        one event, or one step, completes: a merged run stands for many)."""
+        if self.max_state is not None and held > self.max_state:
+            raise ResourceLimit(
+                f"more than {self.max_state:,} matches completed at once, held before they are output (the "
+                "bound: --max-state, max_state=); bound the pattern with WITHIN (or a smaller window), a more "
+                "selective strategy or predicate, or raise the bound")
+
+    def check_memory(self, now: bool = False) -> None:
+        """ResourceLimit once the memory watch saw the process past max_memory (`now`: sample it now too)."""
+        seen = memory.over(self.watch, now)
+        if seen is not None:
+            raise ResourceLimit(memory.message(seen, self.max_memory))
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """The block (a feed or a close) under the memory bound: the resident set watched, checked at the
+        end, and an allocation failure (MemoryError, Numba's "Allocation failed" included) a ResourceLimit."""
+        outer = self.watch
+        with memory.watched(self.max_memory if outer is None else None) as token:
+            if outer is None:
+                self.watch = token
+            try:
+                yield
+                self.check_memory(now=True)
+            except MemoryError:
+                raise ResourceLimit(f"an allocation failed (out of memory); {memory.message(None, self.max_memory)}"
+                                    if self.max_memory else "an allocation failed (out of memory); bound the run "
+                                    "with --max-memory / --max-state / --limit") from None
+            finally:
+                if outer is None:
+                    self.watch = None
+
+
+def budget_options(limit: Any = None, max_state: Any = None,
+                   max_memory: Any = None) -> tuple[int | None, int | None, int | None]:
+    """(limit, max_state, max_memory) checked: positive integers (max_memory: bytes, or a size text such as
+    "2G") or None (QueryError naming the option)."""
+    if isinstance(max_memory, str):
+        try:
+            max_memory = memory.parse_size(max_memory)
+        except ValueError as exc:
+            raise QueryError(f"option 'max_memory': {exc}") from None
+    for name, value in (("limit", limit), ("max_state", max_state), ("max_memory", max_memory)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise QueryError(f"option '{name}' must be a positive integer, not {value!r}")
-    return limit, max_state
+    return limit, max_state, max_memory
 
 
 class Program:
@@ -116,7 +168,8 @@ class Program:
         """Consume a batch; return the matches it completes (none once the limit is reached)."""
         if self.budget.stopped:
             return MatchTable.empty(self.layout)
-        return self.budget.take(self.table(self._feed(self.feed_input(batch), progress)))
+        with self.budget.guarded():
+            return self.budget.take(self.table(self._feed(self.feed_input(batch), progress)))
 
     def feed_input(self, events: Any) -> Any:
         """What the program feeds on, from anything cepkit.run reads (a path, a pandas DataFrame, an Arrow
@@ -130,7 +183,8 @@ class Program:
         if self.budget.stopped:
             self._close()  # the program may read a new stream
             return MatchTable.empty(self.layout)
-        return self.budget.take(self.table(self._close()))
+        with self.budget.guarded():
+            return self.budget.take(self.table(self._close()))
 
     def run(self, batch: Any, progress: Progress | None = None) -> MatchTable:
         """The whole stream at once: feed(batch) then close()."""
@@ -175,13 +229,14 @@ class Engine:
     state_note: ClassVar[str] = "it does not count its live partial matches"
 
     def compile(self, query: Any, language: str | None = None, limit: int | None = None,
-                max_state: int | None = None, **options: Any) -> Program:
-        """A program for the query (text or AST). QueryError / Unsupported at compile time. `limit` and
-        `max_state` (every engine): the program's Budget (max_state None: DEFAULT_MAX_STATE)."""
+                max_state: int | None = None, max_memory: int | str | None = None, **options: Any) -> Program:
+        """A program for the query (text or AST). QueryError / Unsupported at compile time. `limit`,
+        `max_state` and `max_memory` (every engine): the program's Budget (max_state None: DEFAULT_MAX_STATE;
+        max_memory None: memory.default_max_memory())."""
         if language is not None and language != self.language:
             raise QueryError(f"engine '{self.name}' runs {self.language} queries, not {language}",
                              expected=[self.language])
-        limit, max_state = self.check_budget(limit, max_state)
+        limit, max_state, max_memory = self.check_budget(limit, max_state, max_memory)
         self.check_options(options)
         q = registry.parse(self.language, query) if isinstance(query, str) else query
         registry.check_constructs(self.language, self.name, q, **options)
@@ -189,7 +244,8 @@ class Engine:
             program = registry.build(self.language, self.name, q, lambda query: self.build(query, **options))
         except Unsupported as exc:
             raise registry.with_alternatives(self.language, exc, q, **options) from None
-        program.budget = Budget(limit, DEFAULT_MAX_STATE if max_state is None else max_state)
+        program.budget = Budget(limit, DEFAULT_MAX_STATE if max_state is None else max_state,
+                                memory.default_max_memory() if max_memory is None else max_memory)
         program.reader = (self.language, self.name)
         return program
 
@@ -197,15 +253,17 @@ class Engine:
         raise NotImplementedError
 
     @classmethod
-    def check_budget(cls, limit: Any = None, max_state: Any = None) -> tuple[int | None, int | None]:
-        """(limit, max_state) checked; QueryError for max_state on an engine that does not count its state."""
-        limit, max_state = budget_options(limit, max_state)
+    def check_budget(cls, limit: Any = None, max_state: Any = None,
+                     max_memory: Any = None) -> tuple[int | None, int | None, int | None]:
+        """(limit, max_state, max_memory) checked; QueryError for max_state on an engine that does not count
+        its state (every engine takes max_memory)."""
+        limit, max_state, max_memory = budget_options(limit, max_state, max_memory)
         if max_state is not None and not cls.counts_state:
             raise QueryError(f"engine '{cls.name}' takes no max_state (--max-state): {cls.state_note}")
-        return limit, max_state
+        return limit, max_state, max_memory
 
     def option_names(self) -> list[str] | None:
-        """The options its `build` takes (not limit, max_state); None when it takes any (it checks them)."""
+        """The options its `build` takes (not limit, max_state, max_memory); None when it takes any (it checks them)."""
         params = inspect.signature(self.build).parameters.values()
         if any(p.kind is p.VAR_KEYWORD for p in params):
             return None

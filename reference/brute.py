@@ -69,9 +69,13 @@ class BruteForceProgram(NFAbProgram):
         n, total = nfa.n, len(self.store.ts)
         found: set[Bindings] = set()
 
+        budget = self.budget
+
         def complete(b: Bindings) -> None:
             if self._negations_hold(b):
                 found.add(b)
+                if len(found) > (budget.max_state or len(found)):   # the matches held before output (issue 30)
+                    budget.check_held(len(found))
 
         def after(b: Bindings, in_kleene: bool) -> None:
             """Extend a partial match whose last selection was at b[-1][-1]."""

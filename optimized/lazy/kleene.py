@@ -236,6 +236,16 @@ def _step(b, row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, n
     return I, ni, OUT, nout, PEND, npend
 
 
+@njit(cache=True, inline="always")
+def _past(n, npend, nout, cnt):
+    """Whether the instances and held matches, with the matches the event in process completed (OUT rows from
+    cnt[2] on), are past the budget cnt[5] (< 0: none): one event can enumerate 2^k subsets. Sets cnt[3]."""
+    if 0 <= cnt[5] < n + npend + nout - cnt[2]:
+        cnt[3] = 1
+        return True
+    return False
+
+
 @njit(cache=True)
 def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, nneg, ALL, T, I,
               ni, OUT, nout, PEND, npend, cnt, live_max):
@@ -264,6 +274,7 @@ def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KI
                 k += 1
         ni = k
         old = ni
+        cnt[2] = nout
         code = E[0][p - base]
         any_type = False
         for v in range(V):
@@ -287,8 +298,12 @@ def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KI
                 I, ni, OUT, nout, PEND, npend = _step(I[r, 0], row, p, now, TM, inb, pred, succ, KL, CHK, KIND, nchk,
                                                       TEXT, NEG, nneg, TMN, ALL, R, T, E, base, W, I, ni, OUT, nout,
                                                       PEND, npend, stk, cnt, out)
+                if _past(ni, npend, nout, cnt):
+                    break
+        if cnt[3] == 1:  # stopped inside the event: the engine raises ResourceLimit
+            break
         p += 1
-        if 0 <= live_max < ni + npend:
+        if 0 <= live_max < ni + npend or 0 <= cnt[4] <= nout:  # the budget, or the matches wanted (cnt[4])
             break
     return p, I, ni, OUT, nout, PEND, npend
 
@@ -389,6 +404,8 @@ def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FC
             WT, nw, OUT, nout, PEND, npend = _bind(b, j, new, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL,
                                                    FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT, nw,
                                                    OUT, nout, PEND, npend, stk, cnt)
+            if cnt[3] == 1 or _past(nw, npend, nout, cnt):
+                return WT, nw, OUT, nout, PEND, npend
     else:
         one = np.empty(1, np.int64)
         for x in range(c):
@@ -432,6 +449,7 @@ def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, 
                 k += 1
         nw = k
         alive = nw
+        cnt[2] = nout
         for r in range(-B, alive):  # the start state of each branch, then the waiting instances
             if r < 0:
                 b = r + B
@@ -473,12 +491,18 @@ def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, 
                     WT, nw, OUT, nout, PEND, npend = _bind(b, i, row, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT,
                                                            KL, FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT,
                                                            nw, OUT, nout, PEND, npend, stk, cnt)
+                    if cnt[3] == 1 or _past(nw, npend, nout, cnt):
+                        break
             else:
                 sub = np.empty(1, np.int64)
                 sub[0] = p
                 WT, nw, OUT, nout, PEND, npend = _bind(b, i, row, sub, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT,
                                                        KL, FCS, PPM, NEG, nneg, TMN, R, T, E, base, W, BUF, BS, BE, WT,
                                                        nw, OUT, nout, PEND, npend, stk, cnt)
+            if cnt[3] == 1 or _past(nw, npend, nout, cnt):
+                break
+        if cnt[3] == 1:  # stopped inside the event: the engine raises ResourceLimit
+            break
         for b in range(B):
             for v in range(V):
                 if qual[b] >> v & 1:
@@ -487,7 +511,7 @@ def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, 
                 if TMN[NEG[b, k, 0], E[0][p - base]]:
                     BUF = push(BUF, BS, BE, B * V + b * KN + k, p)
         p += 1
-        if 0 <= live_max < nw + npend:
+        if 0 <= live_max < nw + npend or 0 <= cnt[4] <= nout:  # the budget, or the matches wanted (cnt[4])
             break
     return p, BUF, WT, nw, OUT, nout, PEND, npend
 

@@ -55,7 +55,9 @@ class PatternKernelProgram(Program):
         self.PEND = np.zeros((16, 2 + V), np.int64)   # matches held for an open-ended negation
         self.npend = 0
         self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
-        self.cnt = np.zeros(2, np.int64)
+        # kernel counters: partial matches, predicate evaluations; the Kleene kernels' budget (kleene._past):
+        # the event's first OUT row, stopped inside an event, matches wanted (-1: all), max live state (-1: none)
+        self.cnt = np.zeros(6, np.int64)
         self.returns = None
         if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
             from types import SimpleNamespace
@@ -180,8 +182,12 @@ class PatternKernelProgram(Program):
         budget = self.budget
         live_max = -1 if budget.max_state is None else int(budget.max_state)
         pos = start
+        # a single branch outputs every OUT row: the kernel may stop once the matches wanted are found
+        single = len(self.pattern.branches) == 1
         while pos < end:
             self.cnt[:] = 0
+            self.cnt[5] = live_max
+            self.cnt[4] = budget.limit - budget.matches if budget.limit is not None and single else -1
             try:
                 pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
             except OverflowError as exc:  # the program's state is then undefined: feed no more
@@ -190,9 +196,13 @@ class PatternKernelProgram(Program):
                                  "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
             self.counters.partial_matches += int(self.cnt[0])
             self.counters.predicate_evaluations += int(self.cnt[1])
+            if self.cnt[3]:   # stopped inside an event: its matches count too (one event can pass the budget)
+                budget.check_state(self.live_count() + self.npend + self.nout - int(self.cnt[2]), self._grown)
             budget.check_state(self.live_count() + self.npend, self._grown)
             if progress is not None:
                 progress(pos - start, end - start)
+            if 0 <= self.cnt[4] <= self.nout:
+                break   # the limit: the rest of the batch is never looked at
         return self._table(self.OUT[: self.nout])
 
     def _close(self) -> MatchTable:

@@ -161,10 +161,42 @@ def materialize(arena, nodes, n):
 
 
 @njit(cache=True)
-def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill):
+def run_paths(arena, nnodes, R, cur, nruns, cap):
+    """The member paths the live runs stand for (a merged run: one per member; a run with no node: one),
+    counted on the buffer without walking them (nodes come after their parents and members), capped at
+    cap + 1. Window expiry is not looked at: exact for a query without a window."""
+    w = np.zeros(nnodes, np.int64)
+    for x in range(nnodes):
+        a = arena[x, 0]
+        if arena[x, 2] == MERGED:
+            b = arena[x, 1]
+            s = (w[a] if a >= 0 else 0) + (w[b] if b >= 0 else 0)
+        else:
+            s = w[a] if a >= 0 else 1
+        w[x] = s if s <= cap else cap + 1
+    total = 0
+    for i in range(nruns):
+        x = R[cur, i, 2]
+        total += w[x] if x >= 0 else 1
+        if total > cap:
+            return cap + 1
+    return total
+
+
+@njit(cache=True)
+def count_paths(arena, nodes, Q, ets, base, cap):
+    """How many matches materialize_paths would build for the nodes, counted by walking them until more than
+    cap (then cap + 1): the matches an event completes, before they are built."""
+    empty = np.zeros(0, np.int64)
+    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, cap)[0]
+
+
+@njit(cache=True)
+def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=-1):
     """Depth-first over every member path of each node (merge nodes branch); members whose paths all
     start outside the window of the node's event are skipped, and so is any path whose first event is
-    (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order."""
+    (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order.
+    cap >= 0: stops once more than cap paths were found."""
     npath = 0
     total = 0
     stack = np.empty((16, 2), np.int64)
@@ -209,6 +241,8 @@ def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill):
                     poss[total + e] = buf[d - 1 - e, 1]
             npath += 1
             total += d
+            if 0 <= cap < npath:
+                return npath, total
     if fill:
         offs[npath] = total
     return npath, total

@@ -210,7 +210,7 @@ class OptimizedProgram(Program):
                     self.nnodes, self.npend, out, 0, cnt, self.stamp, self.RL, self.GT, self.GH, self.GS)
             except OverflowError as exc:
                 raise self._overflow(exc, batch, int(cnt[2]) - start) from None
-            budget.check_state(self.nruns + self.npend, self._grown)
+            budget.check_state(self._live(), self._grown)
             budget.peak = max(budget.peak, int(cnt[5]))
             if self.columnar:
                 pieces.append(self._piece(out[:nout]))
@@ -234,6 +234,23 @@ class OptimizedProgram(Program):
         if self.columnar:  # one table per feed, whatever the number of kernel calls
             return self._build([p for p in pieces if p is not None])
         return MatchTable.concat(self.layout, tables)
+
+    def _live(self) -> int:
+        """The live state: held matches and runs, a merged run counted as the member paths it stands for where
+        they never expire (a Kleene closure without a window: buffer.run_paths), so that merging does not
+        hide an explosion from max_state."""
+        cap = self.budget.max_state
+        if not (self.merging and self.bound is None and cap is not None and self.kleene.any()):
+            return self.nruns + self.npend
+        return self.npend + int(buffer.run_paths(self.arena, self.nnodes, self.R, self.cur, self.nruns, cap))
+
+    def _paths(self, nodes: np.ndarray) -> tuple:
+        """materialize_paths of the nodes, after counting them against max_state (Budget.check_held)."""
+        s = self.store
+        if self.budget.max_state is not None:
+            self.budget.check_held(int(buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base,
+                                                          self.budget.max_state)))
+        return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
 
     def _grown(self) -> str:
         """The variable most live runs are at (the one whose partial matches grew)."""
@@ -339,7 +356,7 @@ class OptimizedProgram(Program):
         s = self.store
         n = self.nfa.n
         if self.merging:
-            comps, poss, offs, owner = buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+            comps, poss, offs, owner = self._paths(nodes)
         else:
             comps, poss, offs = buffer.materialize(self.arena, nodes, n)
             owner = np.arange(len(nodes))
@@ -408,7 +425,7 @@ class OptimizedProgram(Program):
         if not len(nodes):
             return [], np.zeros(0, np.int64)
         if self.merging:
-            comps, poss, offs, owner = buffer.materialize_paths(self.arena, nodes, self.Q, self.store.ts, self.store.base)
+            comps, poss, offs, owner = self._paths(nodes)
         else:
             comps, poss, offs = buffer.materialize(self.arena, nodes, self.nfa.n)
             owner = np.arange(len(nodes))

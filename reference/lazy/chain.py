@@ -135,6 +135,13 @@ class LazyChainProgram(PatternProgram):
     def on_event(self, pos: int):
         self._qualified = {}
         self._evict(pos)
+        # the matches this event may complete before the budget is checked inside it (_hold)
+        self._live_before = self.live_count() + len(self.pending)
+        self._held = 0
+        cap = self.budget.max_state
+        # the event's matches alone (the rest: after the event), where a Kleene state can enumerate subsets
+        kleene = any(v.kleene for c in self.chains for v in c.branch.positives)
+        self._room = cap if cap is not None and kleene else INF
         out: list = []
         for bi, chain in enumerate(self.chains):
             alive = [(i, m) for i, ms in enumerate(self.waiting[bi]) for m in ms if self._alive(m, pos)]
@@ -217,6 +224,7 @@ class LazyChainProgram(PatternProgram):
                 return
         if i == len(chain.order):
             out.append((bi, m))
+            self._hold()
             return
         name = chain.order[i]
         cands = self._candidates(bi, chain, i, m)
@@ -229,6 +237,14 @@ class LazyChainProgram(PatternProgram):
                 self._bind_and_advance(bi, i, m, (y,), out)
         if not chain.hi_vars[i]:
             self.waiting[bi][i].append(m)
+
+    def _hold(self) -> None:
+        """One more match completed and held during this event: a Kleene state enumerates the subsets of its
+        candidates, so one event's matches can pass max_state; checked here (the instances that wait are
+        checked after the event, as on the other engines)."""
+        self._held += 1
+        if self._held > self._room:
+            self.budget.check_state(self._held + self._live_before, self._grown)
 
     def accept(self, bi: int, m: Assignment, negs=None):
         """PP negations are decided here; FC ones were checked on the way."""

@@ -63,7 +63,7 @@ class OuterProgram(Program):
     def budget(self, value: Budget) -> None:
         Program.budget.fset(self, value)
         # the inner program finds every match: the limit counts output rows, after the outer WHERE
-        self.inner.budget = Budget(None, value.max_state)
+        self.inner.budget = Budget(None, value.max_state, value.max_memory)
 
     @property
     def timestamp_columns(self) -> tuple[str, ...]:

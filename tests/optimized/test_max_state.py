@@ -59,3 +59,47 @@ def test_peak_is_the_largest_state_inside_a_feed(events):
     program.run(events.slice(0, 12))
     # after event 11 (a B) the A runs number 2^9 - 1 = 511 (one per non-empty subset of the 9 As)
     assert program.budget.peak >= 511
+
+
+def test_merged_runs_count_as_the_matches_they_stand_for(events):
+    """Merging folds the 2^k subsets of the As into a few runs; without a window each member path stays live,
+    so max_state counts them (issue 30): 12 As before the fourth B are 4,095 paths, past 1,000."""
+    program = compile_quiet(EXPLOSIVE, engine="optimized", max_state=1000)
+    assert program.merging
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches, most of them at pattern "
+                                            "variable a "):
+        program.run(events.slice(0, 16))
+    assert program.budget.peak > 1000
+
+
+def test_matches_of_an_event_are_counted_before_they_are_built(events):
+    """With a window the merged members expire, so runs count once; the matches an event completes are
+    counted before they are materialized (2^12 - 1 at the fourth B), past max_state."""
+    program = compile_quiet(EXPLOSIVE.replace("RETURN", "WITHIN 1000\nRETURN"), engine="optimized", max_state=1000)
+    assert program.merging
+    with pytest.raises(ResourceLimit, match="more than 1,000 matches completed at once"):
+        program.run(events.slice(0, 16))
+    # under the bound the same run completes
+    assert len(compile_quiet(EXPLOSIVE.replace("RETURN", "WITHIN 1000\nRETURN"), engine="optimized",
+                             max_state=5000).run(events.slice(0, 16))) == 7 + 63 + 511 + 4095
+
+
+@pytest.mark.parametrize("engine", ["optimized-lazy"])
+def test_lazy_kernels_count_an_events_matches_inside_it(events, engine):
+    """The Numba lazy chain waits at B with few instances; at the fourth B it enumerates 4,095 subsets of
+    the As in one event (issue 30). The Kleene kernels count the matches an event completes and stop inside
+    it, past max_state."""
+    program = compile_quiet(EXPLOSIVE, engine=engine, max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches"):
+        program.run(events.slice(0, 16))
+    assert len(compile_quiet(EXPLOSIVE, engine=engine, max_state=5000).run(events.slice(0, 16))) \
+        == 7 + 63 + 511 + 4095
+
+
+@pytest.mark.parametrize("engine", ["optimized-lazy", "optimized-eager"])
+def test_lazy_kernels_stop_at_the_limit(events, engine):
+    """limit=10 stops the Kleene kernels after the second B (70 matches), long before the B whose subsets
+    pass the budget: 10 matches, the reference's first 10, and no ResourceLimit (max_state 5,000 here)."""
+    reference = compile_quiet(EXPLOSIVE).run(events.slice(0, 8)).rows()[:10]
+    program = compile_quiet(EXPLOSIVE, engine=engine, limit=10, max_state=5000)
+    assert program.run(events).rows() == reference

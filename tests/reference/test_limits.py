@@ -89,7 +89,7 @@ def test_every_engine_counts_its_state_or_refuses_max_state():
             continue
         with pytest.raises(QueryError, match=f"engine '{name}' takes no max_state"):
             cls.check_budget(max_state=5)
-        assert cls.check_budget(limit=5) == (5, None)
+        assert cls.check_budget(limit=5) == (5, None, None)
     assert counting == {("sase", n) for n in ("reference", "reference-eager", "reference-lazy", "reference-tree",
                                               "optimized", "optimized-eager", "optimized-lazy", "optimized-tree")} \
         | {("sql", "reference"), ("sql", "optimized")}
@@ -156,3 +156,43 @@ def test_kleene_without_within_warns(language, text, var):
     assert len(found) == (var is not None)
     if var is not None:
         assert f"Kleene closure of {var} has no WITHIN" in str(found[0].message)
+
+
+def test_lazy_chain_counts_inside_the_event(events):
+    """The lazy chain waits at B and enumerates the subsets of the buffered As when a B comes: the fourth B
+    completes 4,095 matches in one event while few instances wait (issue 30). max_state counts what the event
+    builds, and stops inside it."""
+    program = compile_quiet(EXPLOSIVE, engine="reference-lazy", max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches"):
+        program.run(events.slice(0, 16))
+    assert len(compile_quiet(EXPLOSIVE, engine="reference-lazy", max_state=5000).run(events.slice(0, 16))) \
+        == 7 + 63 + 511 + 4095
+
+
+def test_memory_bound_and_allocation_failure_are_resource_limits(events):
+    """max_memory (issue 30): a bound below what the process already holds stops the first feed, and a
+    MemoryError inside an engine is a ResourceLimit naming the bound, never a traceback."""
+    program = compile_quiet(EXPLOSIVE, engine="reference", max_memory="1M", limit=10)
+    with pytest.raises(ResourceLimit, match=r"past the bound of 1 MiB \(the bound: --max-memory, max_memory=\)"):
+        program.run(events)
+    program = compile_quiet(EXPLOSIVE, engine="reference", max_memory=1 << 40)
+    assert program.budget.max_memory == 1 << 40
+
+    def fail(*args, **kwargs):
+        raise MemoryError("Allocation failed")
+
+    program._feed = fail
+    with pytest.raises(ResourceLimit, match="an allocation failed .*--max-memory"):
+        program.feed(events)
+    with pytest.raises(QueryError, match="max_memory"):
+        compile_quiet(EXPLOSIVE, max_memory="lots")
+
+
+def test_brute_holds_its_matches_under_the_default_bound(events):
+    """The brute-force engine refuses an explicit max_state (it holds no partial matches) but the matches it
+    enumerates before output count against the run's bound (issue 30): 7 + 63 + 511 + 4,095 over 16 events."""
+    program = compile_quiet(EXPLOSIVE, engine="brute")
+    program.budget.max_state = 1000   # what the default bound does at 1,000,000
+    with pytest.raises(ResourceLimit, match="more than 1,000 matches completed at once"):
+        program.run(events.slice(0, 16))
+    assert len(compile_quiet(EXPLOSIVE, engine="brute").run(events.slice(0, 16))) == 7 + 63 + 511 + 4095
