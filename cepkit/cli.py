@@ -5,11 +5,10 @@ import argparse
 import contextlib
 import importlib
 import sys
-import time
 import warnings
 
 import cepkit.options as option_types
-from cepkit.core import registry
+from cepkit.core import memory, registry
 from cepkit.core.errors import CepkitError, CepkitWarning, EventError, MissingExtra, QueryError, options_as_flags
 from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
@@ -348,10 +347,8 @@ def _hard_stop(resident: int, bound: int) -> None:
     never came back to check it (a compiled kernel); exit 4 naming the bound, as the checks would."""
     import os
 
-    from cepkit.core.memory import message
-
     try:
-        sys.stderr.write(f"error: {message(resident, bound)} (stopped inside the engine)\n")
+        sys.stderr.write(f"error: {memory.message(resident, bound)} (stopped inside the engine)\n")
         sys.stderr.flush()
     finally:
         os._exit(4)
@@ -359,9 +356,7 @@ def _hard_stop(resident: int, bound: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python code:
-        from cepkit.core.memory import WATCH   # it may end the process when --max-memory cannot be checked
-
-        WATCH.hard_stop = _hard_stop
+        memory.WATCH.hard_stop = _hard_stop   # it may end the process when --max-memory cannot be checked
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)

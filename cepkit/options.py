@@ -8,6 +8,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from cepkit.core import memory
 from cepkit.core.units import NANOS as TIME_UNITS  # the units of timestamps (core.events.TIME_UNITS is it)
 
 
@@ -47,10 +48,8 @@ def positive(text: str) -> int:
 
 def size(text: str) -> int:
     """A memory size in bytes: `2G`, `512M`, `1.5G`, or a number of bytes (binary units)."""
-    from cepkit.core.memory import parse_size
-
     try:
-        return parse_size(text)
+        return memory.parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
