@@ -10,6 +10,18 @@ DEFAULT_MASTER = "local[*,2]"
 # the Python workers' daemon: imports NumPy, pandas, pyarrow, Numba and the engine once, before it forks
 # each worker (spark_jobs/worker_daemon.py); $CEPKIT_SPARK_DAEMON overrides it ("" keeps PySpark's own)
 DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "cepkit.spark_jobs.worker_daemon")
+# Spark's console log as the session starts (warnings, no native-Hadoop note, no "Setting default log level")
+QUIET_START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
+def log_settings() -> tuple[dict[str, str], str]:
+    """(session settings, setLogLevel's level) of Spark's console log: quiet as it starts (QUIET_START), then
+    FATAL, so that a failed task is cepkit's one-line error and not ~200 lines of Java and Python traces per
+    attempt. CEPKIT_SPARK_LOG=WARN|INFO|ERROR|DEBUG keeps Spark's own log at that level (docs/spark.md)."""
+    level = os.environ.get("CEPKIT_SPARK_LOG", "").strip().upper()
+    if level:
+        return {}, level
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={QUIET_START}"}, "FATAL"
 
 
 def master_cores(master: str | None) -> int:
@@ -56,7 +68,8 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     if active is not None:
         return active
     builder = SparkSession.builder.master(master or DEFAULT_MASTER).appName(app_name)
-    settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC"}
+    start_conf, level = log_settings()
+    settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC", **start_conf}
     settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -67,5 +80,5 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "
                           "on PATH or in JAVA_HOME, and a reachable master)") from None
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel(level)
     return spark

@@ -144,3 +144,21 @@ def test_header_only_csv_gives_no_matches_as_the_reference(spark, tmp_path):
     summary = run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
     assert (summary.events, summary.matches) == (0, 0)
     assert pd.read_parquet(tmp_path / "out").empty
+
+
+def test_a_failed_task_is_one_line_not_spark_traces(tmp_path):
+    """A bad cell in a task: the job's standard error is cepkit's one-line error, not Spark's Java and Python
+    traces for each attempt (about 200 lines with the log at ERROR); CEPKIT_SPARK_LOG gives them back."""
+    import os
+    import subprocess
+    import sys
+
+    path = write(tmp_path, HEADER + "A,1,1,s,1\nB,2,2,s,abc\nA,3,3,t,2\nB,4,4,t,3\n")
+    query = write(tmp_path, KEYED, "q.sase")
+    env = {k: v for k, v in os.environ.items() if k != "CEPKIT_SPARK_LOG"}
+    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(query), str(path),
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 3, done.stderr
+    assert "non-numeric value 'abc'" in done.stderr.splitlines()[-1]
+    assert "Traceback" not in done.stderr and "PythonException" not in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) <= 3, done.stderr   # at most a JVM note, the error
