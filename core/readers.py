@@ -11,14 +11,14 @@ import json
 from fractions import Fraction
 import os
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
 from cepkit.core.errors import EventError
 from cepkit.core.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
 from cepkit.core.numbers_text import NotANumber, parse_number
-from cepkit.core.typed_columns import json_float, text_column, values_column
+from cepkit.core.typed_columns import JsonForms, conform, json_float, text_column, values_column, values_in_form
 from cepkit.core.lazy_import import lazy_module
 from cepkit.core.arrow_events import columnar_batch, columns_batch
 
@@ -429,9 +429,18 @@ def csv_batches(path: str, rows: int) -> Iterator[Any]:
         raise check.error(path) if check.row is not None else csv_error(path, e) from None
 
 
-def csv_columns(table: Any) -> tuple[dict[str, np.ndarray], int]:
-    """A table of CSV strings as attribute columns (cepkit.core.typed_columns.text_column), and its length."""
-    return {name: text_column(table.column(k)) for k, name in enumerate(table.column_names)}, table.num_rows
+def csv_columns(table: Any, forms: dict[str, str] | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """A table of CSV strings as attribute columns (cepkit.core.typed_columns.text_column), and its length;
+    with `forms` (a chunk of a file: each column's form over the whole file) each column in that form."""
+    columns = {}
+    for k, name in enumerate(table.column_names):
+        cells = table.column(k)
+        values = text_column(cells)
+        if forms is not None:
+            cells = cells.combine_chunks() if hasattr(cells, "combine_chunks") else cells
+            values = conform(values, cells, forms.get(name))
+        columns[name] = values
+    return columns, table.num_rows
 
 
 def read_csv(path: Any, **kw: Any) -> EventBatch:
@@ -567,22 +576,59 @@ def _json_kind(value: Any) -> str:
             type(None): "null"}.get(type(value), "a number")
 
 
-def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
+def json_columns(records: list[dict[str, Any]], forms: JsonForms | None = None) -> tuple[dict[str, np.ndarray], int]:
     """JSON objects as attribute columns (cepkit.core.typed_columns.values_column), and their number; a key
-    an object lacks is null there."""
+    an object lacks is null there. With `forms` (a chunk of a file: what its columns hold over the whole
+    file) the file's every column, each in its form over the whole file."""
     names: dict[str, None] = {}
     for rec in records:
         names.update(dict.fromkeys(rec))
+    if forms is not None:
+        names = dict.fromkeys(forms.columns)
     columns = {}
     for name in names:
         values = [rec.get(name) for rec in records]
-        nested = next((i for i, v in enumerate(values) if isinstance(v, (list, dict))), None)
-        if nested is not None:
-            raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
-                             "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+        _json_attribute(values, name)
+        if forms is not None:
+            columns[name] = values_in_form(values, forms.form(name))
+            continue
         _one_kind(values, name)
         columns[name] = values_column(values)
     return columns, len(records)
+
+
+def _json_attribute(values: list[Any], name: str) -> None:
+    """EventError at the first value that is an array or an object."""
+    nested = next((i for i, v in enumerate(values) if isinstance(v, (list, dict))), None)
+    if nested is not None:
+        raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
+                         "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+
+
+def json_forms(chunks: Iterable[list[dict[str, Any]]]) -> JsonForms:
+    """What each column of the file whose records come in `chunks` holds over the whole file, for
+    json_columns; EventError, as the whole-file reader gives it, for an array or object value (naming the
+    row from the file start) or a column that mixes JSON kinds."""
+    forms = JsonForms()
+    for records in chunks:
+        names: dict[str, None] = {}
+        for rec in records:
+            names.update(dict.fromkeys(rec))
+        for name in names:
+            values = [rec.get(name) for rec in records]
+            try:
+                _json_attribute(values, name)
+            except EventError as e:
+                raise EventError(e.message, row=e.row + forms.rows, column=name) from None
+            forms.add(name, values)
+        forms.end_chunk(len(records))
+    for name in forms.columns:
+        mixed = forms.mixed(name)
+        if mixed is not None:
+            kind, want, row, value = mixed
+            raise EventError(f"{kind} value {value!r:.40} in a column of {want.split()[-1]}s (the values of a JSON attribute "
+                             "are all numbers, all text or all booleans)", row=row, column=name)
+    return forms
 
 
 _KINDS = {bool: "a boolean", int: "a number", float: "a number", Fraction: "a number", str: "text"}
