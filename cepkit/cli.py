@@ -105,7 +105,7 @@ def _events_input(args: argparse.Namespace, stack) -> None:
     does not say its format): `args.events` becomes a path the readers take by its suffix, and
     `args.events_shown` what messages call it."""
     fmt = getattr(args, "input_format", None)
-    if args.events != "-" and fmt is None:
+    if args.events != "-" and fmt is None and not is_stream(args.events):
         return
     if args.events == "-":
         args.events_shown = "<stdin>"
@@ -155,31 +155,57 @@ def sniffed_text(raw, data: bytes, fmt: str) -> bytes:
     return data
 
 
-def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
-    """(a path the readers read by its suffix, the name messages give it) for `-` (standard input, read to
-    its end into a temporary file that `stack` removes) or a file whose format `fmt` names."""
+def is_stream(events: str | None) -> bool:
+    """Whether the events path names something read once, as standard input is: a FIFO (named pipe,
+    `<(...)`) or a character device, which the readers cannot seek in or read twice."""
     import os
-    import shutil
+    import stat
+
+    try:
+        mode = os.stat(events).st_mode
+    except (OSError, TypeError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
+    """(a path the readers read by its suffix, the name messages give it) for `-` (standard input) or a FIFO
+    (is_stream), read to its end into a temporary file that `stack` removes, or a file whose format `fmt`
+    names."""
+    import os
     import tempfile
 
     from cepkit.temp_files import EVENTS, copy_bounded, limit, tagged
 
-    if events == "-":
-        if sys.stdin is None or sys.stdin.isatty():
+    if events == "-" or is_stream(events):
+        if events == "-" and (sys.stdin is None or sys.stdin.isatty()):
             raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
                              "the events into cepkit (cepkit run QUERY - < events.csv)")
-        data = stdin_head(sys.stdin.buffer)
+        if events == "-":
+            source = sys.stdin.buffer
+        else:
+            try:
+                source = stack.enter_context(open(events, "rb"))
+            except OSError as exc:
+                raise EventError(f"cannot read '{events}': {exc.strerror or exc}") from None
+            if fmt is None:
+                from cepkit.core.readers import event_format  # lazy: start-up
+
+                with contextlib.suppress(EventError):
+                    fmt = event_format(events)
+        data = stdin_head(source)
         if not data.strip():
-            raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
+            where = "standard input" if events == "-" else f"'{events}'"
+            raise EventError(f"no events on {where} (it was empty): pipe CSV with a header row or JSON "
                              "lines into cepkit")
         fmt = fmt or sniff_format(data)
-        data = sniffed_text(sys.stdin.buffer, data, fmt)
+        data = sniffed_text(source, data, fmt)
         # the pid in the name: a run killed by SIGKILL leaves it, the next run removes it (cepkit.temp_files)
         directory = stack.enter_context(tempfile.TemporaryDirectory(prefix=tagged(EVENTS)))
         path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
         with open(path, "wb") as f:  # copied on in pieces: the events are never all in memory (SD1)
-            copy_bounded(sys.stdin.buffer, f, data, limit(directory))
-        return path, "<stdin>"
+            copy_bounded(source, f, data, limit(directory))
+        return path, "<stdin>" if events == "-" else events
     directory = stack.enter_context(tempfile.TemporaryDirectory(prefix=tagged(EVENTS)))
     from cepkit.core.readers import check_file  # lazy: start-up (pyarrow's readers: only for --input-format, -)
 

@@ -328,10 +328,31 @@ def csv_error(path: str, e: Exception) -> EventError:
     """The EventError for a pyarrow CSV failure that is not a ragged row."""
     message = str(e)
     if "Empty CSV file" in message:
-        return EventError(f"'{path}' is empty (a CSV file needs a header row)")
+        return EventError(_not_empty(path) or f"'{path}' is empty (a CSV file needs a header row)")
     if "invalid UTF8" in message:
         return EventError(f"'{path}' is not UTF-8 text: {message}")
     return EventError(f"cannot read '{path}' as CSV: {message}")
+
+
+CSV_BLOCK = 1 << 20  # pyarrow's default block: a header row must end within it
+
+
+def _not_empty(path: str) -> str | None:
+    """What is wrong with a CSV file pyarrow found 'empty' that holds more than white space: its first line
+    (the header row) does not end within one block, or does not end at all; None where it is empty."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(CSV_BLOCK + 1)
+    except OSError:
+        return None
+    if not head.strip():
+        return None
+    if b"\n" not in head[:CSV_BLOCK] and b"\r" not in head[:CSV_BLOCK] and len(head) > CSV_BLOCK:
+        return (f"the first line of '{path}' is longer than {CSV_BLOCK >> 20} MiB: a CSV file starts with a header "
+                "row naming its columns (is it CSV? name the format with --input-format)")
+    if b"\n" not in head and b"\r" not in head:
+        return f"'{path}' holds one line with no line end after it: end the header row with a newline"
+    return None
 
 
 class _RowCheck:
@@ -524,6 +545,23 @@ def _json_line(line: str) -> Any:
     return value
 
 
+JSON_LINE_MAX = 256 << 20  # the most characters one JSON line (one event) may have
+
+
+def _bounded_lines(f: Any, row: Any) -> Iterator[str]:
+    """The lines of text file `f`, none read past JSON_LINE_MAX characters: a longer one (a file of one
+    endless line, binary data) is an EventError naming its row (`row()`: the rows read so far), not a line
+    held whole in memory."""
+    while True:
+        line = f.readline(JSON_LINE_MAX + 1)
+        if not line:
+            return
+        if len(line) > JSON_LINE_MAX:
+            raise EventError(f"a line longer than {JSON_LINE_MAX:,} characters: JSON lines hold one event (one JSON "
+                             "object) per line; is the file JSON lines?", row=row() + 1)
+        yield line
+
+
 def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row, object) for every non-blank line (rows count those lines from 1), or for every element of a
     file that is one JSON array. EventError for a line that is not a JSON object, or a file that cannot be
@@ -535,7 +573,8 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     row = 0
     failures = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, UnicodeDecodeError)
     try:
-        with _open_text(path) as f:
+        with _open_text(path) as opened:
+            f = _bounded_lines(opened, lambda: row)
             first = ""
             for line in f:
                 if line.strip():
@@ -545,7 +584,7 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 return
             if first.lstrip().startswith("["):
                 try:
-                    items = _json_value(first + f.read())
+                    items = _json_value(first + opened.read())
                 except ValueError as e:
                     raise EventError(f"cannot parse '{path}' as a JSON array: {e}") from None
                 if not isinstance(items, list):
