@@ -104,7 +104,7 @@ def _events_input(args: argparse.Namespace, stack) -> None:
     does not say its format): `args.events` becomes a path the readers take by its suffix, and
     `args.events_shown` what messages call it."""
     fmt = getattr(args, "input_format", None)
-    if args.events != "-" and fmt is None:
+    if args.events != "-" and fmt is None and not is_stream(args.events):
         return
     if args.events == "-":
         args.events_shown = "<stdin>"
@@ -123,28 +123,89 @@ def stdin_head(raw) -> bytes:
             return data
 
 
-def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
-    """(a path the readers read by its suffix, the name messages give it) for `-` (standard input, read to
-    its end into a temporary file that `stack` removes) or a file whose format `fmt` names."""
+HEADER_MAX = 1 << 20  # the longest first line (CSV header) standard input may have
+
+
+def sniffed_text(raw, data: bytes, fmt: str) -> bytes:
+    """Standard input's first bytes `data`, read on (from `raw`) until CSV's header row ends; EventError (exit 3)
+    before anything is copied where text is expected (CSV, JSON lines) and the first bytes hold a NUL byte
+    (binary data: /dev/zero, an executable), or the CSV header row does not end within HEADER_MAX bytes."""
+    suffix = compression(data)
+    if fmt == "parquet":
+        return data
+    text = _head(data, suffix) if suffix else data
+    if b"\0" in text:
+        raise EventError(f"standard input is not {'CSV' if fmt == 'csv' else 'JSON lines'} text: its first bytes "
+                         "hold a NUL byte (binary data); pipe CSV with a header row or JSON lines into cepkit, "
+                         "or name Parquet with --input-format parquet")
+    if fmt != "csv" or suffix:
+        return data
+    while b"\n" not in data and b"\r" not in data and len(data) < HEADER_MAX:
+        piece = raw.read(65536)
+        if not piece:
+            return data   # a header row alone, with no line end
+        data += piece
+        if b"\0" in piece:
+            raise EventError("standard input is not CSV text: it holds a NUL byte (binary data)")
+    end = min((data.find(c) for c in (b"\n", b"\r") if c in data), default=-1)
+    if end < 0 or end > HEADER_MAX:
+        raise EventError(f"no header row on standard input: its first line is longer than {HEADER_MAX >> 20} MiB "
+                         "(a CSV file starts with a header row naming its columns)")
+    return data
+
+
+def is_stream(events: str | None) -> bool:
+    """Whether the events path names something read once, as standard input is: a FIFO (named pipe,
+    `<(...)`) or a character device, which the readers cannot seek in or read twice."""
     import os
-    import shutil
+    import stat
+
+    try:
+        mode = os.stat(events).st_mode
+    except (OSError, TypeError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
+    """(a path the readers read by its suffix, the name messages give it) for `-` (standard input) or a FIFO
+    (is_stream), read to its end into a temporary file that `stack` removes, or a file whose format `fmt`
+    names."""
+    import os
     import tempfile
 
-    directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="cepkit-events-"))
-    if events == "-":
-        if sys.stdin is None or sys.stdin.isatty():
+    from cepkit.temp_files import EVENTS, copy_bounded, limit, tagged
+
+    if events == "-" or is_stream(events):
+        if events == "-" and (sys.stdin is None or sys.stdin.isatty()):
             raise EventError("'-' reads the events from standard input, but it is a terminal: pipe or redirect "
                              "the events into cepkit (cepkit run QUERY - < events.csv)")
-        data = stdin_head(sys.stdin.buffer)
+        if events == "-":
+            source = sys.stdin.buffer
+        else:
+            try:
+                source = stack.enter_context(open(events, "rb"))
+            except OSError as exc:
+                raise EventError(f"cannot read '{events}': {exc.strerror or exc}") from None
+            if fmt is None:
+                from cepkit.core.readers import event_format  # lazy: start-up
+
+                with contextlib.suppress(EventError):
+                    fmt = event_format(events)
+        data = stdin_head(source)
         if not data.strip():
-            raise EventError("no events on standard input (it was empty): pipe CSV with a header row or JSON "
+            where = "standard input" if events == "-" else f"'{events}'"
+            raise EventError(f"no events on {where} (it was empty): pipe CSV with a header row or JSON "
                              "lines into cepkit")
         fmt = fmt or sniff_format(data)
+        data = sniffed_text(source, data, fmt)
+        # the pid in the name: a run killed by SIGKILL leaves it, the next run removes it (cepkit.temp_files)
+        directory = stack.enter_context(tempfile.TemporaryDirectory(prefix=tagged(EVENTS)))
         path = os.path.join(directory, f"stdin.{fmt}{compression(data)}")
         with open(path, "wb") as f:  # copied on in pieces: the events are never all in memory (SD1)
-            f.write(data)
-            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
-        return path, "<stdin>"
+            copy_bounded(source, f, data, limit(directory))
+        return path, "<stdin>" if events == "-" else events
+    directory = stack.enter_context(tempfile.TemporaryDirectory(prefix=tagged(EVENTS)))
     from cepkit.core.readers import check_file  # lazy: start-up (pyarrow's readers: only for --input-format, -)
 
     check_file(events)
@@ -365,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     clash = overwritten_input(args)
     if clash is not None:
         parser.error(clash)
+    if args.command == "run":
+        from cepkit.temp_files import clean_up_after_killed_runs
+
+        clean_up_after_killed_runs(getattr(args, "output", None))
     try:
         with warnings.catch_warnings(), terminated_as_exception():
             warnings.simplefilter("always", CepkitWarning)

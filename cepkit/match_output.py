@@ -368,17 +368,30 @@ class Spill:
     def __init__(self) -> None:
         import tempfile
 
-        self.folder = tempfile.TemporaryDirectory(prefix="cepkit-spill-")
+        from cepkit.temp_files import SPILL, limit, tagged
+
+        self.folder = tempfile.TemporaryDirectory(prefix=tagged(SPILL))  # the pid: removed after a SIGKILL
         self.paths: list[str] = []
+        self.bound = limit(self.folder.name)
+        self.size = 0
 
     def add(self, table: MatchTable) -> None:
         import os
 
+        from cepkit.core.errors import ResourceLimit
+        from cepkit.temp_files import LIMIT_VARIABLE, shown
+
         path = os.path.join(self.folder.name, f"{len(self.paths)}.arrow")
         arrow = table.to_arrow()
+        if self.size + arrow.nbytes > self.bound:
+            raise ResourceLimit(f"the matches kept on disk to write the output at the end would pass "
+                                f"{shown(self.bound)} in {os.path.dirname(self.folder.name)} ({LIMIT_VARIABLE}, "
+                                "default 90% of the free space there): use --format jsonl, which is written as "
+                                "it goes, --limit N, or set TMPDIR or CEPKIT_TEMP_MAX")
         with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
             writer.write_table(arrow)
         self.paths.append(path)
+        self.size += os.path.getsize(path)
 
     def tables(self, layout) -> list[MatchTable]:
         """The tables added, read back."""

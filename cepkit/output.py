@@ -13,6 +13,7 @@ from cepkit import match_output as M
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match, plain
 from cepkit.core.match_table import MatchTable
+from cepkit.temp_files import output_prefix, tagged
 from cepkit.forms import json_line, note_input, render_table, time_form, ts_frame, ts_records
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ class OutputError(CepkitError):
 
 
 class AtomicFile:
-    """`--output FILE` written through a temporary file beside it (`.FILE.cepkit-tmp-XXXX`, same directory,
+    """`--output FILE` written through a temporary file beside it (`.FILE.cepkit-tmp-PID-XXXX`, same directory,
     so the rename stays on one file system): `commit` renames it onto FILE, `abort` removes it and FILE
     stays byte for byte as it was. A FILE that exists and is not a regular file (/dev/null, a FIFO) cannot
     be replaced by a rename and is written directly. A symbolic link is followed: its target is replaced."""
@@ -49,7 +50,7 @@ class AtomicFile:
             return
         directory, name = os.path.split(self.target)
         try:
-            fd, self.path = tempfile.mkstemp(prefix=f".{name}.cepkit-tmp-", dir=directory)
+            fd, self.path = tempfile.mkstemp(prefix=tagged(output_prefix(name)), dir=directory)
         except OSError as exc:
             raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
         os.close(fd)

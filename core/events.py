@@ -51,6 +51,11 @@ class EventBatch:
     # Output writers print them back in that form (cepkit --ts-format, docs/semantics.md TS-1).
     ts_datetime: bool = False
     ts_tz: str | None = None
+    # A chunk of a file read in chunks (cepkit.core.event_chunks): for each attribute column that is text
+    # over the whole file, {event type: (row, value) of its first cell of that type that is not a number},
+    # so that `require_numeric` decides as it would over the whole file (docs/semantics.md SD2). None: the
+    # batch is the whole input.
+    text_elsewhere: dict[str, dict[str, tuple[int, Any]]] | None = None
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -81,6 +86,7 @@ class EventBatch:
             ts_col=self.ts_col,
             ts_datetime=self.ts_datetime,
             ts_tz=self.ts_tz,
+            text_elsewhere=self.text_elsewhere,
         )
 
     def exact_value(self, column: str, i: int) -> Any:
@@ -95,10 +101,11 @@ class EventBatch:
                 raise EventError(f"missing attribute column '{name}'{why}", column=name)
 
     def require_numeric(self, column: str, rows: np.ndarray | None = None,
-                        context: str | None = None) -> None:
+                        context: str | None = None, types: Iterable[str] | None = None) -> None:
         """Check that `column` holds numbers (or nulls) at `rows` (a mask or indices; all if None): text that
         reads as a number (cepkit.core.numbers_text) is one; a boolean, other text, an array or an object is
-        not (EventError naming the row and column).
+        not (EventError naming the row and column). `types`: the event types `rows` stand for (None: all),
+        for a chunk of a file read in chunks, whose other chunks count as well (`text_elsewhere`).
 
         Numeric text is converted in place, so that `exact_value` yields numbers; a column that is numbers
         on every row becomes a typed column (cepkit.core.typed_columns.values_column).
@@ -107,6 +114,14 @@ class EventBatch:
         values = self.columns[column]
         if values.dtype.kind in "iuf":
             return
+        elsewhere = (self.text_elsewhere or {}).get(column)
+        if elsewhere:  # as over the whole file: the first cell of a type read that is not a number
+            wanted = None if types is None else set(types)
+            bad = [(row, v) for t, (row, v) in elsewhere.items() if wanted is None or t in wanted]
+            if bad:
+                row, v = min(bad, key=lambda rv: rv[0])
+                raise EventError(f"non-numeric value {v!r} in a compared attribute{_context(context)}",
+                                 row=row, column=column)
         if rows is None:
             idx = np.arange(len(values))
         else:
@@ -125,6 +140,9 @@ class EventBatch:
             except NotANumber:
                 raise EventError(f"non-numeric value {values[i]!r} in a compared attribute{_context(context)}",
                                  row=int(self.source_rows[int(i)]), column=column) from None
+        if elsewhere:  # other rows of the file hold text (of other types): convert only the checked ones
+            values[idx] = converted[idx]
+            return
         if len(idx) < len(values):
             rest = np.ones(len(values), dtype=bool)
             rest[idx] = False

@@ -11,14 +11,14 @@ import json
 from fractions import Fraction
 import os
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
 from cepkit.core.errors import EventError
 from cepkit.core.events import TIME_UNITS, EventBatch, assemble, attribute_column, exact
 from cepkit.core.numbers_text import NotANumber, parse_number
-from cepkit.core.typed_columns import json_float, text_column, values_column
+from cepkit.core.typed_columns import JsonForms, conform, json_float, text_column, values_column, values_in_form
 from cepkit.core.lazy_import import lazy_module
 from cepkit.core.arrow_events import columnar_batch, columns_batch
 
@@ -328,10 +328,31 @@ def csv_error(path: str, e: Exception) -> EventError:
     """The EventError for a pyarrow CSV failure that is not a ragged row."""
     message = str(e)
     if "Empty CSV file" in message:
-        return EventError(f"'{path}' is empty (a CSV file needs a header row)")
+        return EventError(_not_empty(path) or f"'{path}' is empty (a CSV file needs a header row)")
     if "invalid UTF8" in message:
         return EventError(f"'{path}' is not UTF-8 text: {message}")
     return EventError(f"cannot read '{path}' as CSV: {message}")
+
+
+CSV_BLOCK = 1 << 20  # pyarrow's default block: a header row must end within it
+
+
+def _not_empty(path: str) -> str | None:
+    """What is wrong with a CSV file pyarrow found 'empty' that holds more than white space: its first line
+    (the header row) does not end within one block, or does not end at all; None where it is empty."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(CSV_BLOCK + 1)
+    except OSError:
+        return None
+    if not head.strip():
+        return None
+    if b"\n" not in head[:CSV_BLOCK] and b"\r" not in head[:CSV_BLOCK] and len(head) > CSV_BLOCK:
+        return (f"the first line of '{path}' is longer than {CSV_BLOCK >> 20} MiB: a CSV file starts with a header "
+                "row naming its columns (is it CSV? name the format with --input-format)")
+    if b"\n" not in head and b"\r" not in head:
+        return f"'{path}' holds one line with no line end after it: end the header row with a newline"
+    return None
 
 
 class _RowCheck:
@@ -429,9 +450,18 @@ def csv_batches(path: str, rows: int) -> Iterator[Any]:
         raise check.error(path) if check.row is not None else csv_error(path, e) from None
 
 
-def csv_columns(table: Any) -> tuple[dict[str, np.ndarray], int]:
-    """A table of CSV strings as attribute columns (cepkit.core.typed_columns.text_column), and its length."""
-    return {name: text_column(table.column(k)) for k, name in enumerate(table.column_names)}, table.num_rows
+def csv_columns(table: Any, forms: dict[str, str] | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """A table of CSV strings as attribute columns (cepkit.core.typed_columns.text_column), and its length;
+    with `forms` (a chunk of a file: each column's form over the whole file) each column in that form."""
+    columns = {}
+    for k, name in enumerate(table.column_names):
+        cells = table.column(k)
+        values = text_column(cells)
+        if forms is not None:
+            cells = cells.combine_chunks() if hasattr(cells, "combine_chunks") else cells
+            values = conform(values, cells, forms.get(name))
+        columns[name] = values
+    return columns, table.num_rows
 
 
 def read_csv(path: Any, **kw: Any) -> EventBatch:
@@ -515,6 +545,23 @@ def _json_line(line: str) -> Any:
     return value
 
 
+JSON_LINE_MAX = 256 << 20  # the most characters one JSON line (one event) may have
+
+
+def _bounded_lines(f: Any, row: Any) -> Iterator[str]:
+    """The lines of text file `f`, none read past JSON_LINE_MAX characters: a longer one (a file of one
+    endless line, binary data) is an EventError naming its row (`row()`: the rows read so far), not a line
+    held whole in memory."""
+    while True:
+        line = f.readline(JSON_LINE_MAX + 1)
+        if not line:
+            return
+        if len(line) > JSON_LINE_MAX:
+            raise EventError(f"a line longer than {JSON_LINE_MAX:,} characters: JSON lines hold one event (one JSON "
+                             "object) per line; is the file JSON lines?", row=row() + 1)
+        yield line
+
+
 def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row, object) for every non-blank line (rows count those lines from 1), or for every element of a
     file that is one JSON array. EventError for a line that is not a JSON object, or a file that cannot be
@@ -526,7 +573,8 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     row = 0
     failures = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, UnicodeDecodeError)
     try:
-        with _open_text(path) as f:
+        with _open_text(path) as opened:
+            f = _bounded_lines(opened, lambda: row)
             first = ""
             for line in f:
                 if line.strip():
@@ -536,7 +584,7 @@ def json_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 return
             if first.lstrip().startswith("["):
                 try:
-                    items = _json_value(first + f.read())
+                    items = _json_value(first + opened.read())
                 except ValueError as e:
                     raise EventError(f"cannot parse '{path}' as a JSON array: {e}") from None
                 if not isinstance(items, list):
@@ -567,22 +615,59 @@ def _json_kind(value: Any) -> str:
             type(None): "null"}.get(type(value), "a number")
 
 
-def json_columns(records: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], int]:
+def json_columns(records: list[dict[str, Any]], forms: JsonForms | None = None) -> tuple[dict[str, np.ndarray], int]:
     """JSON objects as attribute columns (cepkit.core.typed_columns.values_column), and their number; a key
-    an object lacks is null there."""
+    an object lacks is null there. With `forms` (a chunk of a file: what its columns hold over the whole
+    file) the file's every column, each in its form over the whole file."""
     names: dict[str, None] = {}
     for rec in records:
         names.update(dict.fromkeys(rec))
+    if forms is not None:
+        names = dict.fromkeys(forms.columns)
     columns = {}
     for name in names:
         values = [rec.get(name) for rec in records]
-        nested = next((i for i, v in enumerate(values) if isinstance(v, (list, dict))), None)
-        if nested is not None:
-            raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
-                             "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+        _json_attribute(values, name)
+        if forms is not None:
+            columns[name] = values_in_form(values, forms.form(name))
+            continue
         _one_kind(values, name)
         columns[name] = values_column(values)
     return columns, len(records)
+
+
+def _json_attribute(values: list[Any], name: str) -> None:
+    """EventError at the first value that is an array or an object."""
+    nested = next((i for i, v in enumerate(values) if isinstance(v, (list, dict))), None)
+    if nested is not None:
+        raise EventError(f"{_json_kind(values[nested])} is not an event attribute value (attributes are "
+                         "numbers, text, booleans or null; flatten nested fields)", row=nested + 1, column=name)
+
+
+def json_forms(chunks: Iterable[list[dict[str, Any]]]) -> JsonForms:
+    """What each column of the file whose records come in `chunks` holds over the whole file, for
+    json_columns; EventError, as the whole-file reader gives it, for an array or object value (naming the
+    row from the file start) or a column that mixes JSON kinds."""
+    forms = JsonForms()
+    for records in chunks:
+        names: dict[str, None] = {}
+        for rec in records:
+            names.update(dict.fromkeys(rec))
+        for name in names:
+            values = [rec.get(name) for rec in records]
+            try:
+                _json_attribute(values, name)
+            except EventError as e:
+                raise EventError(e.message, row=e.row + forms.rows, column=name) from None
+            forms.add(name, values)
+        forms.end_chunk(len(records))
+    for name in forms.columns:
+        mixed = forms.mixed(name)
+        if mixed is not None:
+            kind, want, row, value = mixed
+            raise EventError(f"{kind} value {value!r:.40} in a column of {want.split()[-1]}s (the values of a JSON attribute "
+                             "are all numbers, all text or all booleans)", row=row, column=name)
+    return forms
 
 
 _KINDS = {bool: "a boolean", int: "a number", float: "a number", Fraction: "a number", str: "text"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 
 from cepkit.core.numbers_text import NULL_WORDS, NotANumber, parse_number
 
-__all__ = ["text_column", "text_cells", "values_column", "json_float", "float_holds"]
+__all__ = ["text_column", "text_cells", "values_column", "json_float", "float_holds", "form_of", "combine_forms",
+           "conform", "JsonForms"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _SAFE = 2**53                  # integers float64 holds exactly
@@ -195,6 +196,147 @@ def values_column(values: Sequence[Any]) -> np.ndarray:
             return np.array(values, dtype=np.int64)
         if all(v is None or isinstance(v, float) or float_holds(v) for v in values):
             return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    out = np.empty(n, dtype=object)
+    out[:] = list(values)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# A text column's form over the whole file. `text_column` chooses a column's form (int64, float64, exact
+# objects, bool or text) from all its cells; a reader that sees only some (a chunk of the chunked reader, a
+# Spark task) first collects each chunk's form (`form_of`), combines them as `text_column` would have
+# (`combine_forms`), and brings every chunk to that form (`conform`): docs/semantics.md SD2, SR-3.
+
+def form_of(values: np.ndarray) -> tuple[str, bool, bool]:
+    """(form, has nulls, holds an integer float64 cannot) of a `text_column` result."""
+    if values.dtype == np.int64:
+        return "int64", False, bool(len(values)) and int(np.abs(values).max()) > _SAFE
+    if values.dtype == np.float64:
+        nulls = bool(np.isnan(values).any())
+        return ("null" if nulls and np.isnan(values).all() else "float64"), nulls, False
+    if values.dtype == bool:
+        return "bool", False, False
+    first = next((v for v in values if v is not None), None)
+    kind = "text" if isinstance(first, str) else "bool" if isinstance(first, bool) else "object"
+    return kind, any(v is None for v in values), False
+
+
+def combine_forms(rows: Iterable[tuple[str, bool, bool]]) -> str:
+    """The form `text_column` gives a whole column from its chunks' (form, nulls, big)."""
+    rows = list(rows)
+    forms = {f for f, _, _ in rows} - {"null"}
+    nulls = any(n for _, n, _ in rows) or any(f == "null" for f, _, _ in rows)
+    if not forms:
+        return "null"
+    if "text" in forms or ("bool" in forms and len(forms) > 1):
+        return "text"
+    if forms == {"bool"}:
+        return "text" if nulls else "bool"  # text_column reads true/false with a null cell as text
+    if forms == {"int64"} and not nulls:
+        return "int64"
+    return "object" if "object" in forms or any(b for _, _, b in rows) else "float64"
+
+
+def conform(values: np.ndarray, cells: pa.Array, form: str | None) -> np.ndarray:
+    """A chunk's `text_column` result in the whole column's form (None: as it is)."""
+    from cepkit.core.events import exact
+
+    mine = form_of(values)[0]
+    if form is None or form == mine or form in ("null", "int64", "bool") or mine == "null" and form == "float64":
+        return values
+    if form == "text":
+        return text_cells(cells)
+    if form == "float64":  # an int64 chunk of a float64 column: every value within 2**53
+        return values.astype(np.float64)
+    out = np.empty(len(values), dtype=object)  # form "object": exact ints and Fractions, None for null
+    out[:] = [exact(v) for v in values]
+    return out
+
+
+_JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", Fraction: "a number", str: "text"}
+
+
+class JsonForms:
+    """What `values_column` needs to know of a JSON column over the whole file, gathered chunk by chunk
+    (`add`), so that each chunk's column can be built in the whole column's form (`form`); the columns in
+    the order the file first names them. `kinds` counts each column's values of each JSON kind (number,
+    text, boolean) and keeps the row of the first one, for the whole-file reader's error for a column
+    mixing kinds."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, dict[str, Any]] = {}
+        self.rows = 0
+
+    def add(self, name: str, values: Sequence[Any]) -> None:
+        """The values of one chunk's column (the chunks added in file order, each column of a chunk once)."""
+        c = self.columns.get(name)
+        if c is None:  # a column first named past the first row is null before
+            c = self.columns[name] = {"types": set(), "null": self.rows > 0, "int64": True, "floats": True,
+                                      "kinds": {}}
+        c["last"] = self.rows
+        types = {type(v) for v in values}
+        if type(None) in types:
+            c["null"] = True
+        types.discard(type(None))
+        c["types"] |= types
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            kind = _JSON_KINDS.get(type(v))
+            if kind is not None and kind not in c["kinds"]:
+                c["kinds"][kind] = [0, self.rows + i + 1, v]
+            if kind is not None:
+                c["kinds"][kind][0] += 1
+        if types == {int} and c["int64"]:
+            ints = [v for v in values if v is not None]
+            c["int64"] = _INT64_MIN <= min(ints) and max(ints) <= _INT64_MAX
+        if c["floats"] and types <= {int, float, Fraction}:
+            c["floats"] = all(v is None or isinstance(v, float) or float_holds(v) for v in values)
+
+    def end_chunk(self, n: int) -> None:
+        """The chunk just added had `n` rows; a column it lacked is null there."""
+        self.rows += n
+        for c in self.columns.values():
+            if c.setdefault("last", -1) != self.rows - n:
+                c["null"] = True
+
+    def form(self, name: str) -> str:
+        """values_column's form of the whole column: null, bool, int64, float64 or object."""
+        c = self.columns[name]
+        types = c["types"]
+        if not types:
+            return "null"
+        if types == {bool}:
+            return "bool" if not c["null"] else "object"
+        if types <= {int, float, Fraction}:
+            if types == {int} and not c["null"] and c["int64"]:
+                return "int64"
+            if c["floats"]:
+                return "float64"
+        return "object"
+
+    def mixed(self, name: str) -> tuple[str, str, int, Any] | None:
+        """(the kind of the first value the whole-file reader refuses, the column's kind, its row, the
+        value) where the column mixes JSON kinds, else None."""
+        kinds = self.columns[name]["kinds"]
+        if len(kinds) <= 1:
+            return None
+        want = max(kinds, key=lambda k: kinds[k][0])  # ties: the kind seen first, as the whole-file reader
+        kind = min((k for k in kinds if k != want), key=lambda k: kinds[k][1])
+        return kind, want, kinds[kind][1], kinds[kind][2]
+
+
+def values_in_form(values: Sequence[Any], form: str) -> np.ndarray:
+    """values_column's column of `values` in the whole column's `form` (JsonForms.form)."""
+    n = len(values)
+    if form == "null":
+        return np.full(n, np.nan)
+    if form == "int64":
+        return np.array(values, dtype=np.int64)
+    if form == "float64":
+        return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    if form == "bool":
+        return np.array(values, dtype=bool)
     out = np.empty(n, dtype=object)
     out[:] = list(values)
     return out

@@ -128,14 +128,14 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[st
                for attr, u in uses.items()}
     batch.require_columns(list(uses), context)
     for attr, use in uses.items():
-        codes = [batch.type_code(t) for v in use.readers
-                 for t in (types[v] if isinstance(types[v], tuple) else (types[v],))]
+        names = {t for v in use.readers for t in (types[v] if isinstance(types[v], tuple) else (types[v],))}
+        codes = [batch.type_code(t) for t in names]
         mask = np.isin(batch.type_codes, [c for c in codes if c is not None])
         if use.numeric:
-            batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})")
+            batch.require_numeric(attr, mask, f" (compared as a number by {context[attr]})", names)
         elif batch.columns[attr].dtype == object:
             try:  # text that is numbers on every row the query reads is numbers ('5' = 5)
-                batch.require_numeric(attr, mask)
+                batch.require_numeric(attr, mask, types=names)
             except EventError:
                 pass  # a text attribute: compared as text
 

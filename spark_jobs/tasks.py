@@ -16,11 +16,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cepkit.core.errors import CepkitError, EventError, QueryError
-from cepkit.core.events import EventBatch, exact
+from cepkit.core.events import EventBatch
 from cepkit.core.match import Match, json_safe, plain
 from cepkit.core.match_table import MatchTable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
-from cepkit.core.typed_columns import text_cells, text_column
+from cepkit.core.typed_columns import combine_forms, conform, form_of, text_column  # noqa: F401 (T.*)
 from cepkit.spark_jobs.match_rows import output_batch
 from cepkit.core import registry
 
@@ -286,10 +286,10 @@ def _typed_text(events: pa.Table | pd.DataFrame, *, text_cols: tuple[str, ...], 
 # A text column's form over the whole file. `text_column` chooses a column's form (int64, float64, exact
 # objects, bool or text) from all its cells; a task sees only some, so the driver first collects each
 # chunk's form (`chunk_forms`), combines them as `text_column` would have (`combine_forms`), and every task
-# brings its chunk to that form (`conform`).
+# brings its chunk to that form (`conform`); the three live in cepkit.core.typed_columns, shared with the
+# chunked local reader.
 
 FORM_SCHEMA = "col string, form string, nulls boolean, big boolean"
-_SAFE = 2**53
 
 
 def _cells(col: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -297,55 +297,11 @@ def _cells(col: pa.Array | pa.ChunkedArray) -> pa.Array:
     return cells.combine_chunks() if isinstance(cells, pa.ChunkedArray) else cells
 
 
-def form_of(values: np.ndarray) -> tuple[str, bool, bool]:
-    """(form, has nulls, holds an integer float64 cannot) of a `text_column` result."""
-    if values.dtype == np.int64:
-        return "int64", False, bool(len(values)) and int(np.abs(values).max()) > _SAFE
-    if values.dtype == np.float64:
-        nulls = bool(np.isnan(values).any())
-        return ("null" if nulls and np.isnan(values).all() else "float64"), nulls, False
-    if values.dtype == bool:
-        return "bool", False, False
-    first = next((v for v in values if v is not None), None)
-    kind = "text" if isinstance(first, str) else "bool" if isinstance(first, bool) else "object"
-    return kind, any(v is None for v in values), False
-
-
 def chunk_forms(cols: tuple[str, ...], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: one row (column, form, nulls, big) per column and batch."""
     for rb in batches:
         rows = [(c, *form_of(text_column(_cells(rb.column(c))))) for c in cols]
         yield pa.RecordBatch.from_pylist([dict(zip(("col", "form", "nulls", "big"), r)) for r in rows])
-
-
-def combine_forms(rows: Iterable[tuple[str, bool, bool]]) -> str:
-    """The form `text_column` gives a whole column from its chunks' (form, nulls, big)."""
-    rows = list(rows)
-    forms = {f for f, _, _ in rows} - {"null"}
-    nulls = any(n for _, n, _ in rows) or any(f == "null" for f, _, _ in rows)
-    if not forms:
-        return "null"
-    if "text" in forms or ("bool" in forms and len(forms) > 1):
-        return "text"
-    if forms == {"bool"}:
-        return "text" if nulls else "bool"  # text_column reads true/false with a null cell as text
-    if forms == {"int64"} and not nulls:
-        return "int64"
-    return "object" if "object" in forms or any(b for _, _, b in rows) else "float64"
-
-
-def conform(values: np.ndarray, cells: pa.Array, form: str | None) -> np.ndarray:
-    """A chunk's `text_column` result in the whole column's form (None: as it is)."""
-    mine = form_of(values)[0]
-    if form is None or form == mine or form in ("null", "int64", "bool") or mine == "null" and form == "float64":
-        return values
-    if form == "text":
-        return text_cells(cells)
-    if form == "float64":  # an int64 chunk of a float64 column: every value within 2**53
-        return values.astype(np.float64)
-    out = np.empty(len(values), dtype=object)  # form "object": exact ints and Fractions, None for null
-    out[:] = [exact(v) for v in values]
-    return out
 
 
 def _names(rows: pa.Table | pd.DataFrame) -> list[str]:

@@ -203,16 +203,19 @@ def test_default_run_feeds_chunks_of_the_default_size(monkeypatch, capsys, input
     assert code == 0 and sizes == [50] * 8, err
 
 
-def test_reader_is_lazy_and_holds_one_chunk(tmp_path):
-    """The first chunks come out before the bad last row is read; none is longer than the chunk size."""
+def test_reader_holds_one_chunk_and_refuses_a_bad_row_first(tmp_path):
+    """No chunk is longer than the chunk size; a file of several chunks is read for its columns' types first
+    (docs/semantics.md O5), so a bad last row is refused before the first chunk, as the whole-file read does."""
     path = tmp_path / "bad.jsonl"
     line = '{"id": %d, "ts": %d, "type": "stock", "price": 1}\n'
-    path.write_text("".join(line % (k, k) for k in range(80)) + '{"id": 80, "ts": 80,\n')
+    path.write_text("".join(line % (k, k) for k in range(80)))
+    chunks = list(iter_events(path, 9))
+    assert [len(c) for c in chunks] == [9] * 8 + [8] and int(chunks[-1].source_rows[-1]) == 80
+    with path.open("a") as f:
+        f.write('{"id": 80, "ts": 80,\n')
     chunks = iter_events(path, 9)
-    first = [next(chunks) for _ in range(8)]
-    assert [len(c) for c in first] == [9] * 8 and int(first[-1].source_rows[-1]) == 72
     with pytest.raises(EventError, match="row 81"):
-        list(chunks)
+        next(chunks)
 
 
 def test_seen_ids_keeps_runs_and_finds_repeats():
