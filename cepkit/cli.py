@@ -14,6 +14,7 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
+from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -173,8 +174,6 @@ def events_path(events: str, fmt: str | None, stack) -> tuple[str, str]:
     names."""
     import os
     import tempfile
-
-    from cepkit.temp_files import EVENTS, copy_bounded, limit, tagged
 
     if events == "-" or is_stream(events):
         if events == "-" and (sys.stdin is None or sys.stdin.isatty()):
@@ -427,8 +426,6 @@ def main(argv: list[str] | None = None) -> int:
     if clash is not None:
         parser.error(clash)
     if args.command == "run":
-        from cepkit.temp_files import clean_up_after_killed_runs
-
         clean_up_after_killed_runs(getattr(args, "output", None))
     try:
         with warnings.catch_warnings(), terminated_as_exception():

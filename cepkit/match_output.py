@@ -16,6 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cepkit.forms import cell_text, max_ids, numeric, render_columns, time_form
+from cepkit.temp_files import LIMIT_VARIABLE, SPILL, limit, shown, tagged
+from cepkit.core.errors import ResourceLimit
 from cepkit.core.match import plain
 from cepkit.core.match_json import (float_json, match_lines, object_lines, payload_lines, python_json, text_bytes,
                                          value_json)
@@ -368,8 +370,6 @@ class Spill:
     def __init__(self) -> None:
         import tempfile
 
-        from cepkit.temp_files import SPILL, limit, tagged
-
         self.folder = tempfile.TemporaryDirectory(prefix=tagged(SPILL))  # the pid: removed after a SIGKILL
         self.paths: list[str] = []
         self.bound = limit(self.folder.name)
@@ -377,9 +377,6 @@ class Spill:
 
     def add(self, table: MatchTable) -> None:
         import os
-
-        from cepkit.core.errors import ResourceLimit
-        from cepkit.temp_files import LIMIT_VARIABLE, shown
 
         path = os.path.join(self.folder.name, f"{len(self.paths)}.arrow")
         arrow = table.to_arrow()

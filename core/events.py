@@ -18,7 +18,7 @@ import numpy as np
 
 from cepkit.core.errors import EventError
 from cepkit.core.units import NANOS
-from cepkit.core.numbers_text import NotANumber, parse_number
+from cepkit.core.numbers_text import NotANumber, exact, parse_number  # noqa: F401  (exact: where callers find it)
 from cepkit.core.typed_columns import values_column
 from cepkit.core.lazy_import import lazy_module
 
@@ -181,30 +181,6 @@ def number_value(value: Any) -> int | Fraction | None:
             raise NotANumber(f"{value!r} is not a finite number")
         return exact(value)
     raise NotANumber(f"{value!r} is not a number")
-
-
-def exact(value: Any) -> Any:
-    if value is None or type(value).__name__ == "NAType":
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return value
-        if value.is_integer():
-            return int(value)
-        return Fraction(repr(value))
-    if isinstance(value, (Decimal, Fraction)):
-        if isinstance(value, Decimal) and not value.is_finite():
-            return None if value.is_nan() else float(value)
-        value = Fraction(value)
-        return value.numerator if value.denominator == 1 else value
-    return value
 
 
 def assemble(columns: dict[str, np.ndarray], type_codes: np.ndarray, type_names: tuple[str, ...], ts: np.ndarray,

@@ -7,8 +7,12 @@ and literals whose exact value would need more than MAX_DIGITS digits.
 """
 from __future__ import annotations
 
+import math
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import Any
+
+import numpy as np
 
 __all__ = ["NotANumber", "parse_number", "MAX_DIGITS", "NULL_WORDS"]
 
@@ -39,3 +43,29 @@ def parse_number(text: str) -> int | Fraction:
         raise NotANumber(f"{text!r} needs more than {MAX_DIGITS} digits")
     value = Fraction(d)
     return value.numerator if value.denominator == 1 else value
+
+
+def exact(value: Any) -> Any:
+    """A value as an exact number (int or Fraction; a float by its shortest decimal), None for a null, other
+    values as they are."""
+    if value is None or type(value).__name__ == "NAType":
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return value
+        if value.is_integer():
+            return int(value)
+        return Fraction(repr(value))
+    if isinstance(value, (Decimal, Fraction)):
+        if isinstance(value, Decimal) and not value.is_finite():
+            return None if value.is_nan() else float(value)
+        value = Fraction(value)
+        return value.numerator if value.denominator == 1 else value
+    return value

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cepkit.core.numbers_text import NULL_WORDS, NotANumber, parse_number
+from cepkit.core.numbers_text import NULL_WORDS, NotANumber, exact, parse_number
 
 __all__ = ["text_column", "text_cells", "values_column", "json_float", "float_holds", "form_of", "combine_forms",
            "conform", "JsonForms"]
@@ -239,8 +239,6 @@ def combine_forms(rows: Iterable[tuple[str, bool, bool]]) -> str:
 
 def conform(values: np.ndarray, cells: pa.Array, form: str | None) -> np.ndarray:
     """A chunk's `text_column` result in the whole column's form (None: as it is)."""
-    from cepkit.core.events import exact
-
     mine = form_of(values)[0]
     if form is None or form == mine or form in ("null", "int64", "bool") or mine == "null" and form == "float64":
         return values
