@@ -112,7 +112,7 @@ def _subquery(sub: S.Subquery, batch: EventBatch) -> EventBatch:
         def column(ref: S.ColRef) -> np.ndarray:
             return _column(batch, resolve_column(ref.col, names, ref.pos))
 
-        values, null = columnar.evaluate(sub.where, column, len(batch))
+        values, null = columnar.evaluate(sub.where, column, len(batch), "the subquery's WHERE")
         if values.dtype != np.bool_:
             raise query_error("the subquery's WHERE is not a condition", sub.pos)
         batch = take(batch, np.flatnonzero(values & ~null))
