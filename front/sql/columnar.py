@@ -80,12 +80,12 @@ def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int, clause: str) -> 
         return true, ~(true | false)
     if isinstance(e, A.Neg):
         v, null = evaluate(e.operand, column, n, clause)
-        _number(v, null, "-", clause)
+        _number(v, null, "-", clause, e)
         return np.negative(np.where(null, 0, v) if v.dtype != object else _fill(v, null)), null
     if isinstance(e, A.BinOp):
         (a, an), (b, bn) = evaluate(e.left, column, n, clause), evaluate(e.right, column, n, clause)
-        _number(a, an, e.op, clause)
-        _number(b, bn, e.op, clause)
+        _number(a, an, e.op, clause, e)
+        _number(b, bn, e.op, clause, e)
         null = an | bn
         return _arith(e.op, _fill(a, null), _fill(b, null)), null
     if isinstance(e, A.Compare):
@@ -94,7 +94,7 @@ def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int, clause: str) -> 
         try:
             out = _OPS[e.op](_fill(a, null), _fill(b, null))
         except TypeError:
-            raise EventError(f"{clause} compares text with a number ({e.op})") from None
+            raise EventError(f"{clause}{_at(e)} compares text with a number ({e.op})") from None
         return np.asarray(out, np.bool_), null
     raise TypeError(e)   # check() refuses every other node at parse time
 
@@ -126,12 +126,18 @@ def _truth(v: np.ndarray, null: np.ndarray, clause: str) -> np.ndarray:
     return v
 
 
-def _number(v: np.ndarray, null: np.ndarray, op: str, clause: str) -> None:
+def _number(v: np.ndarray, null: np.ndarray, op: str, clause: str, node: Any) -> None:
     if v.dtype.kind in "iuf":
         return
     if v.dtype == object and _kind(v, null) in ("number", "empty"):
         return
-    raise EventError(f"'{op}' in {clause} needs numbers")
+    raise EventError(f"'{op}' in {clause}{_at(node)} needs numbers")
+
+
+def _at(node: Any) -> str:
+    """Where a node is in the query, for an EventError: ' (line L, column C of the query)', or ''."""
+    pos = getattr(node, "pos", A.NOPOS)
+    return f" (line {pos.line}, column {pos.column} of the query)" if pos.line else ""
 
 
 def _kind(v: np.ndarray, null: np.ndarray) -> str:

@@ -1,0 +1,155 @@
+"""What kind of value (number, text, boolean) a column or an expression of a MATCH_RECOGNIZE query holds,
+and the one check that reads it (docs/semantics.md SQ-T1): a comparison of a number with a text literal
+(`id = '1'`, `B.value < 'abc'`) is a QueryError at the comparison's line and column, as Trino refuses it at
+analysis, wherever the query says it (DEFINE, MEASURES, a subquery's WHERE, the outer query) and whatever
+engine runs it.
+
+A column's kind is what the reader made of it (cepkit.core.typed_columns): numbers (int64, float64, exact
+ints and Fractions, in any mix), text (any text cell: a CSV column with one cell that is not a number is
+text), booleans; unknown (None) for a column of nulls only or one mixing kinds, which the check leaves to
+the rows (the evaluator's EventErrors). Text that reads as numbers is text here, even where the query's
+arithmetic later reads it as numbers (cepkit.front.sql.table.check_table).
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from cepkit.core.errors import QueryError
+from cepkit.front.language import ast as A
+from cepkit.front.sql import ast as S
+
+NUMBER, TEXT, BOOLEAN = "number", "text", "boolean"
+
+
+def column_kind(values: Any) -> str | None:
+    """The kind of a column's values (None: nulls only, or a mix of kinds)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iuf":
+        return NUMBER
+    if values.dtype.kind == "b":
+        return BOOLEAN
+    if values.dtype.kind in "US":
+        return TEXT
+    kinds = {_value_kind(x) for x in values.tolist()} - {None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _value_kind(x: Any) -> str | None:
+    if x is None or (isinstance(x, float) and x != x):
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return BOOLEAN
+    if isinstance(x, (int, float, Fraction, Decimal, np.integer, np.floating)):
+        return NUMBER
+    if isinstance(x, str):
+        return TEXT
+    return "other"
+
+
+def batch_kinds(batch: Any) -> dict[str, str | None]:
+    """The kind of every column of an EventBatch as a query sees it: its attributes, its timestamp column
+    and `id` (the event ids where the table has no such column)."""
+    out = {name: column_kind(values) for name, values in batch.columns.items()}
+    out.setdefault(batch.ts_col, column_kind(batch.ts))
+    out.setdefault("id", column_kind(batch.ids))
+    return out
+
+
+def expr_kind(e: Any, column: Callable[[S.ColRef], str | None]) -> str | None:
+    """The kind of an expression's value, `column(ref)` giving a column reference's (None: unknown)."""
+    if isinstance(e, A.Const):
+        return None if e.value is None else _value_kind(e.value)
+    if isinstance(e, S.ColRef):
+        return column(e)
+    if isinstance(e, S.Nav):
+        return expr_kind(e.arg, column)
+    if isinstance(e, S.SqlAgg):
+        if e.func in ("count", "sum", "avg"):
+            return NUMBER
+        return None if e.arg is None else expr_kind(e.arg, column)
+    if isinstance(e, S.MatchNumber):
+        return NUMBER
+    if isinstance(e, S.Classifier):
+        return TEXT
+    if isinstance(e, (A.BinOp, A.Neg)):
+        return NUMBER
+    if isinstance(e, (A.Compare, A.And, A.Or, A.Not, S.IsNull)):
+        return BOOLEAN
+    return None
+
+
+def check_comparisons(exprs: Iterable[Any], column: Callable[[S.ColRef], str | None]) -> None:
+    """QueryError at the comparison for the first comparison of a number with a text literal in `exprs`."""
+    for e in exprs:
+        for n in e.walk():
+            if not isinstance(n, A.Compare):
+                continue
+            for text, other in ((n.right, n.left), (n.left, n.right)):
+                if _is_text(text) and expr_kind(other, column) == NUMBER:
+                    pos = n.pos
+                    raise QueryError(f"'{n.op}' compares a number ({_describe(other)}) with the text "
+                                     f"{_quoted(text.value)}: a number compares with numbers only (as in Trino); "
+                                     "write the number unquoted, or compare a text column",
+                                     pos.line or None, pos.column or None)
+
+
+def check_query(q: S.MatchRecognize, kinds: Mapping[str, str | None]) -> None:
+    """The check over DEFINE and MEASURES of `q`, its table's columns of the kinds `kinds`."""
+    check_comparisons([m.expr for m in q.measures] + [d.cond for d in q.define], _lookup(kinds))
+
+
+def check_outer(step: Any, payload: Sequence[str], q: S.MatchRecognize, kinds: Mapping[str, str | None]) -> None:
+    """The check over the outer query of `step` (cepkit.front.sql.outer.Step) over the match's output columns
+    `payload` of the inner query `q`, whose table's columns are of the kinds `kinds`."""
+    table = _lookup(kinds)
+    made = {m.name: expr_kind(m.expr, table) for m in q.measures}
+    outer = step.outer
+    exprs = [i.expr for i in outer.items if i.expr is not None] + [k.col for k in outer.order_by]
+    exprs += [outer.where] if outer.where is not None else []
+
+    def column(ref: S.ColRef) -> str | None:
+        name = payload[step.source[step.resolve(ref)]]
+        return made[name] if name in made else table(S.ColRef(None, name))
+
+    check_comparisons(exprs, column)
+
+
+def _lookup(kinds: Mapping[str, str | None]) -> Callable[[S.ColRef], str | None]:
+    """A reference's kind: its column by exact name, else by the one case-insensitive match (unknown else)."""
+    folded: dict[str, list[str]] = {}
+    for name in kinds:
+        folded.setdefault(name.lower(), []).append(name)
+
+    def column(ref: S.ColRef) -> str | None:
+        if ref.col in kinds:
+            return kinds[ref.col]
+        names = folded.get(ref.col.lower(), [])
+        return kinds[names[0]] if len(names) == 1 else None
+    return column
+
+
+def merge(a: Mapping[str, str | None], b: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The kinds of a table read in two batches: a column whose batches disagree is unknown."""
+    out = dict(a)
+    for name, kind in b.items():
+        out[name] = kind if name not in out or out[name] == kind or out[name] is None else \
+            (out[name] if kind is None else None)
+    return out
+
+
+def _is_text(e: Any) -> bool:
+    return isinstance(e, A.Const) and isinstance(e.value, str)
+
+
+def _describe(e: Any) -> str:
+    if isinstance(e, S.ColRef):
+        return f"column {e.var}.{e.col}" if e.var else f"column {e.col}"
+    return "an expression"
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
