@@ -12,42 +12,13 @@ arithmetic later reads it as numbers (cepkit.front.sql.table.check_table).
 """
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import numpy as np
-
 from cepkit.core.errors import QueryError
+from cepkit.front.kinds import BOOLEAN, NUMBER, TEXT, column_kind, value_kind
 from cepkit.front.language import ast as A
 from cepkit.front.sql import ast as S
 
-NUMBER, TEXT, BOOLEAN = "number", "text", "boolean"
-
-
-def column_kind(values: Any) -> str | None:
-    """The kind of a column's values (None: nulls only, or a mix of kinds)."""
-    values = np.asarray(values)
-    if values.dtype.kind in "iuf":
-        return NUMBER
-    if values.dtype.kind == "b":
-        return BOOLEAN
-    if values.dtype.kind in "US":
-        return TEXT
-    kinds = {_value_kind(x) for x in values.tolist()} - {None}
-    return kinds.pop() if len(kinds) == 1 else None
-
-
-def _value_kind(x: Any) -> str | None:
-    if x is None or (isinstance(x, float) and x != x):
-        return None
-    if isinstance(x, (bool, np.bool_)):
-        return BOOLEAN
-    if isinstance(x, (int, float, Fraction, Decimal, np.integer, np.floating)):
-        return NUMBER
-    if isinstance(x, str):
-        return TEXT
-    return "other"
 
 
 def batch_kinds(batch: Any) -> dict[str, str | None]:
@@ -62,7 +33,7 @@ def batch_kinds(batch: Any) -> dict[str, str | None]:
 def expr_kind(e: Any, column: Callable[[S.ColRef], str | None]) -> str | None:
     """The kind of an expression's value, `column(ref)` giving a column reference's (None: unknown)."""
     if isinstance(e, A.Const):
-        return None if e.value is None else _value_kind(e.value)
+        return None if e.value is None else value_kind(e.value)
     if isinstance(e, S.ColRef):
         return column(e)
     if isinstance(e, S.Nav):

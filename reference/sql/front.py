@@ -106,6 +106,8 @@ class OuterProgram(Program):
             if "id" in batch.columns or batch.ts_col == "id":   # a subquery named a column id (SQ-L3)
                 self.positional = False
             self.kinds = kinds.merge(self.kinds, kinds.batch_kinds(batch))
+        elif callable(getattr(batch, "kinds", None)):   # replay's store says its columns' kinds
+            self.kinds = kinds.merge(self.kinds, batch.kinds())
         self.tables.append(self.inner.feed(batch, progress))
         return ()
 
