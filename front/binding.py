@@ -147,7 +147,7 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[st
 def check_text_literals(q: A.Query, batch: EventBatch) -> None:
     """QueryError at the comparison for a number compared with text that is not a number (`a.price < 'abc'`,
     `a.x = 'one'`): it would be false (true for !=) on every event. A quoted number compares as that number
-    (`a.id = '1'`, R12); a text attribute compares with text (docs/semantics.md SQ-T1)."""
+    (`a.id = '1'`, R12); a text attribute compares with text (docs/semantics.md SQ-N1)."""
     exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
     for root in exprs:
         for node in root.walk():

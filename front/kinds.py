@@ -1,6 +1,6 @@
 """The kind of a value (number, text, boolean) and of an attribute column, as the readers type them
 (cepkit.core.typed_columns): what the checks of a comparison with a text literal read (SQL:
-cepkit.front.sql.kinds; SASE: cepkit.front.binding.check_columns; docs/semantics.md SQ-T1)."""
+cepkit.front.sql.kinds; SASE: cepkit.front.binding.check_columns; docs/semantics.md SQ-N1)."""
 from __future__ import annotations
 
 from decimal import Decimal

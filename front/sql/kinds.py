@@ -1,5 +1,5 @@
 """What kind of value (number, text, boolean) a column or an expression of a MATCH_RECOGNIZE query holds,
-and the one check that reads it (docs/semantics.md SQ-T1): a comparison of a number with a text literal
+and the one check that reads it (docs/semantics.md SQ-N1): a comparison of a number with a text literal
 (`id = '1'`, `B.value < 'abc'`) is a QueryError at the comparison's line and column, as Trino refuses it at
 analysis, wherever the query says it (DEFINE, MEASURES, a subquery's WHERE, the outer query) and whatever
 engine runs it.

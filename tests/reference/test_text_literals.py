@@ -1,5 +1,5 @@
 """A number compared with text that is not a number is a query error at the comparison, in SASE+ and SASE 1.0
-as in SQL (docs/semantics.md SQ-T1): it was false (true for !=) on every event, silently. A quoted number
+as in SQL (docs/semantics.md SQ-N1): it was false (true for !=) on every event, silently. A quoted number
 still compares as that number (R12), and a text attribute compares with text."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Numbers are numbers (issue 30, item 2; docs/semantics.md SQ-T1): a numeric column that mixes integral and
+"""Numbers are numbers (issue 30, item 2; docs/semantics.md SQ-N1): a numeric column that mixes integral and
 fractional values computes exactly in every clause, errors name their clause and their input, and a number
 compared with a text literal is a query error at the comparison. The answers of every SQL engine are the
 conformance cases conformance/cases/sql/numbers.yaml; these are the CLI's side and the evaluator's."""
