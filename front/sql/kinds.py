@@ -53,6 +53,12 @@ def expr_kind(e: Any, column: Callable[[S.ColRef], str | None]) -> str | None:
     return None
 
 
+def text_comparisons(exprs: Iterable[Any]) -> bool:
+    """Whether any comparison in `exprs` has a text literal side (the only ones the check reads, so that a
+    query without one pays nothing for the columns' kinds)."""
+    return any(isinstance(n, A.Compare) and (_is_text(n.left) or _is_text(n.right)) for e in exprs for n in e.walk())
+
+
 def check_comparisons(exprs: Iterable[Any], column: Callable[[S.ColRef], str | None]) -> None:
     """QueryError at the comparison for the first comparison of a number with a text literal in `exprs`."""
     for e in exprs:
@@ -68,9 +74,21 @@ def check_comparisons(exprs: Iterable[Any], column: Callable[[S.ColRef], str | N
                                      pos.line or None, pos.column or None)
 
 
-def check_query(q: S.MatchRecognize, kinds: Mapping[str, str | None]) -> None:
-    """The check over DEFINE and MEASURES of `q`, its table's columns of the kinds `kinds`."""
-    check_comparisons([m.expr for m in q.measures] + [d.cond for d in q.define], _lookup(kinds))
+def check_query(q: S.MatchRecognize, kinds: Mapping[str, str | None] | Callable[[], Mapping[str, str | None]]) -> None:
+    """The check over DEFINE and MEASURES of `q`, its table's columns of the kinds `kinds` (or a function
+    that gives them, called only when the query compares with a text literal)."""
+    exprs = [m.expr for m in q.measures] + [d.cond for d in q.define]
+    if text_comparisons(exprs):
+        check_comparisons(exprs, _lookup(kinds() if callable(kinds) else kinds))
+
+
+def outer_exprs(q: S.MatchRecognize) -> list[Any]:
+    """The expressions of the outer query (SELECT, ORDER BY, WHERE)."""
+    outer = q.outer
+    if outer is None:
+        return []
+    return [i.expr for i in outer.items if i.expr is not None] + [k.col for k in outer.order_by] + \
+        ([outer.where] if outer.where is not None else [])
 
 
 def check_outer(step: Any, payload: Sequence[str], q: S.MatchRecognize, kinds: Mapping[str, str | None]) -> None:
@@ -78,9 +96,8 @@ def check_outer(step: Any, payload: Sequence[str], q: S.MatchRecognize, kinds: M
     `payload` of the inner query `q`, whose table's columns are of the kinds `kinds`."""
     table = _lookup(kinds)
     made = {m.name: expr_kind(m.expr, table) for m in q.measures}
-    outer = step.outer
-    exprs = [i.expr for i in outer.items if i.expr is not None] + [k.col for k in outer.order_by]
-    exprs += [outer.where] if outer.where is not None else []
+    exprs = [i.expr for i in step.outer.items if i.expr is not None] + [k.col for k in step.outer.order_by]
+    exprs += [step.outer.where] if step.outer.where is not None else []
 
     def column(ref: S.ColRef) -> str | None:
         name = payload[step.source[step.resolve(ref)]]

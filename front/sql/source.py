@@ -112,8 +112,9 @@ def _subquery(sub: S.Subquery, batch: EventBatch) -> EventBatch:
         def column(ref: S.ColRef) -> np.ndarray:
             return _column(batch, resolve_column(ref.col, names, ref.pos))
 
-        table = kinds.batch_kinds(batch)
-        kinds.check_comparisons([sub.where], lambda ref: table.get(resolve_column(ref.col, names, ref.pos)))
+        if kinds.text_comparisons([sub.where]):   # a number compared with a text literal: a QueryError
+            table = kinds.batch_kinds(batch)
+            kinds.check_comparisons([sub.where], lambda ref: table.get(resolve_column(ref.col, names, ref.pos)))
         values, null = columnar.evaluate(sub.where, column, len(batch), "the subquery's WHERE")
         if values.dtype != np.bool_:
             raise query_error("the subquery's WHERE is not a condition", sub.pos)

@@ -221,7 +221,7 @@ def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
     (cepkit.front.sql.kinds); EventError (naming the row and column) for a value that is not a number in a
     column the query needs as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
     ('5' = 5), as for SASE (cepkit.front.binding.check_columns)."""
-    kinds.check_query(q, kinds.batch_kinds(batch))   # a number compared with a text literal: a QueryError
+    kinds.check_query(q, lambda: kinds.batch_kinds(batch))   # a number compared with a text literal: a QueryError
     numeric = numeric_uses(q)
     for col, ref in numeric.items():
         if col in batch.columns:

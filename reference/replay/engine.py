@@ -64,7 +64,7 @@ class ReplayProgram(SqlProgram):
             raise QueryError("the replay engine feeds on a store (cepkit.reference.replay.engine.open_store)")
         if self.store is not None:
             raise QueryError("the replay engine reads one store per program (a store is the whole stream)")
-        kinds.check_query(self.q, store.kinds())   # a number compared with a text literal: a QueryError
+        kinds.check_query(self.q, store.kinds)   # a number compared with a text literal: a QueryError
         self.store = store
         self.columns = list(store.columns)
         self.ts_col = "ts"   # a store keeps its times as ts

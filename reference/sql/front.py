@@ -50,7 +50,8 @@ class OuterProgram(Program):
         self.stamps: tuple[str, ...] = ()     # its columns that hold timestamps
         self.was_positional = False           # `positional` of the last table closed
         self.fed = 0                          # rows fed since the stream began
-        self.kinds: dict[str, str | None] = {}   # the kinds of the columns fed (cepkit.front.sql.kinds)
+        self.kinds: dict[str, str | None] = {}   # the kinds of the columns fed (cepkit.front.sql.kinds), kept
+        self.text_outer = kinds.text_comparisons(kinds.outer_exprs(q))   # where the outer query has a text literal
 
     @property
     def query(self) -> S.MatchRecognize:
@@ -105,8 +106,9 @@ class OuterProgram(Program):
             batch = source.apply(self.q, batch)
             if "id" in batch.columns or batch.ts_col == "id":   # a subquery named a column id (SQ-L3)
                 self.positional = False
-            self.kinds = kinds.merge(self.kinds, kinds.batch_kinds(batch))
-        elif callable(getattr(batch, "kinds", None)):   # replay's store says its columns' kinds
+            if self.text_outer:
+                self.kinds = kinds.merge(self.kinds, kinds.batch_kinds(batch))
+        elif self.text_outer and callable(getattr(batch, "kinds", None)):   # replay's store says its columns' kinds
             self.kinds = kinds.merge(self.kinds, batch.kinds())
         self.tables.append(self.inner.feed(batch, progress))
         return ()
@@ -116,7 +118,7 @@ class OuterProgram(Program):
         tables, self.tables = self.tables + [closed], []
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)
-        if step is not None:   # a number compared with a text literal in the outer query: a QueryError
+        if step is not None and self.text_outer:   # a number compared with a text literal: a QueryError
             kinds.check_outer(step, closed.layout.payload, self.q.inner, self.kinds)
         self.kinds = {}
         out = table if step is None else apply(step, table)
