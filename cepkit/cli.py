@@ -441,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except EventError as exc:
         shown = getattr(args, "events_shown", getattr(args, "events", ""))
+        if shown is None:   # no events file: the rows are the query's own (VALUES)
+            shown = f"{getattr(args, 'query', '')} (its VALUES rows)"
         message = str(exc)
         temp = getattr(args, "events_temp", None)
         if temp:

@@ -6,7 +6,7 @@ ids (across all files of the area) and bindings naming events the case does not 
 
 sql cases: query, events (mappings with `ts` and `id`; left out for a query that carries its rows in VALUES,
   which then has no expected_matches), optional ts_unit, and
-  expected_rows (output rows as mappings, compared as a multiset) and/or expected_matches
+  expected_rows (output rows as mappings, compared as a multiset; a decimal such as 90.5 is its exact value) and/or expected_matches
   ({bindings: {VAR: [ids]}, ts}), or error ({line, column, contains}) for a query that must be refused;
   optional expected_columns (the output column names, in order) with expected_rows.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 
+import math
 import re
 
 from cepkit.conformance.loader import check_keys, read_cases
@@ -82,8 +83,13 @@ def _common(raw: Any, allowed: set[str], required: tuple[str, ...], fail) -> Non
 
 
 def _check_value(v: Any, fail, where: str) -> None:
-    if v is not None and not isinstance(v, (int, str, bool)):
-        raise fail(f"{where}: values must be integers, strings, booleans or null (got {v!r})")
+    """A value of an event or an expected row: an integer, a decimal (YAML `90.5`: its exact decimal value,
+    as the readers read a float, cepkit.core.events.exact; compared by its shortest repr), text, a boolean
+    or null."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise fail(f"{where}: a decimal must be finite (got {v!r})")
+    if v is not None and not isinstance(v, (int, float, str, bool)):
+        raise fail(f"{where}: values must be integers, decimals, strings, booleans or null (got {v!r})")
 
 
 def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:

@@ -9,6 +9,8 @@ import numpy as np
 
 from cepkit.core.errors import EventError, QueryError, option_usage
 from cepkit.core.events import EventBatch
+from cepkit.front.evaluate import as_number
+from cepkit.front.kinds import NUMBER, column_kind, value_kind
 from cepkit.front.language import ast as A
 from cepkit.front.language.printer import expr_to_text
 from cepkit.core.units import NANOS
@@ -127,6 +129,7 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[st
     context = {attr: f"{expr_to_text(u.node)} at line {u.node.pos.line}, column {u.node.pos.column} of the query"
                for attr, u in uses.items()}
     batch.require_columns(list(uses), context)
+    check_text_literals(q, batch)
     for attr, use in uses.items():
         names = {t for v in use.readers for t in (types[v] if isinstance(types[v], tuple) else (types[v],))}
         codes = [batch.type_code(t) for t in names]
@@ -139,6 +142,46 @@ def check_columns(q: A.Query, batch: EventBatch, types: dict[str, str | tuple[st
             except EventError:
                 pass  # a text attribute: compared as text
 
+
+
+def check_text_literals(q: A.Query, batch: EventBatch) -> None:
+    """QueryError at the comparison for a number compared with text that is not a number (`a.price < 'abc'`,
+    `a.x = 'one'`): it would be false (true for !=) on every event. A quoted number compares as that number
+    (`a.id = '1'`, R12); a text attribute compares with text (docs/semantics.md SQ-N1)."""
+    exprs = ([q.where] if q.where is not None else []) + [r.expr for r in q.returns]
+    for root in exprs:
+        for node in root.walk():
+            if not isinstance(node, A.Compare):
+                continue
+            for text, other in ((node.right, node.left), (node.left, node.right)):
+                if not (isinstance(text, A.Const) and isinstance(text.value, str)):
+                    continue
+                if not isinstance(as_number(text.value), str):
+                    continue   # a quoted number
+                if _kind(other, batch) == NUMBER:
+                    raise QueryError(f"'{node.op}' compares a number ({expr_to_text(other)}) with the text "
+                                     f"'{text.value}', which is not a number: it would be "
+                                     f"{'true' if node.op == '!=' else 'false'} on every event; write a number, or "
+                                     "compare a text attribute", node.pos.line or None, node.pos.column or None)
+
+
+def _kind(e: A.Expr, batch: EventBatch) -> str | None:
+    """The kind of an expression's values over the batch (None: unknown)."""
+    if isinstance(e, A.Const):
+        return value_kind(e.value)
+    if isinstance(e, A.AttrRef):
+        if e.attr in batch.columns:
+            return column_kind(batch.columns[e.attr])
+        if e.attr == "id":
+            return column_kind(batch.ids)
+        return NUMBER if e.attr in PSEUDO_ATTRIBUTES else None
+    if isinstance(e, A.Agg):
+        if e.func in ("count", "sum", "avg"):
+            return NUMBER
+        return column_kind(batch.columns[e.attr]) if e.attr in batch.columns else None
+    if isinstance(e, (A.LenRef, A.BinOp, A.Neg)):
+        return NUMBER
+    return None
 
 
 def bind_batch(state, q: A.Query, batch: EventBatch, types: dict, last_ts: int | None) -> bool:

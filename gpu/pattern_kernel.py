@@ -47,6 +47,7 @@ _ONE = __import__("numpy").ones(1, "uint8")
 def fields(dc: DeviceColumn, name: str) -> list[tuple[str, str]]:
     """(C type, array name) of every array of a column, in DeviceColumn.params order."""
     out = [(C_TYPES[dc.kind], name)] + ([("uchar", f"{name}_null")] if dc.null is not None else [])
+    out += [("long", f"{name}_dec")] if dc.decimal is not None else []   # the exact decimal (arithmetic)
     return out + (fields(dc.number, f"{name}_num") if dc.number is not None else [])
 
 
@@ -60,7 +61,8 @@ def at_row(dc: DeviceColumn, name: str, k: int) -> Operand:
 
 def _guard(op: Operand, cond: str) -> Operand:
     return dataclasses.replace(op, null=_or(cond, op.null),
-                               number=None if op.number is None else _guard(op.number, cond))
+                               number=None if op.number is None else _guard(op.number, cond),
+                               exact=None if op.exact is None else _guard(op.exact, cond))
 
 
 def copy_sources(dc: DeviceColumn, name: str, k: int) -> list[str]:
@@ -68,7 +70,7 @@ def copy_sources(dc: DeviceColumn, name: str, k: int) -> list[str]:
     op = at_row(dc, name, k)
     out = []
     while True:
-        out += [op.code, op.null or "0"]
+        out += [op.code, op.null or "0"] + ([op.exact.code] if op.exact is not None else [])
         if op.number is None:
             return out
         op = op.number

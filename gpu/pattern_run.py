@@ -18,6 +18,7 @@ from cepkit.front.sql import ast as S
 from cepkit.reference.sql.run import SOURCE_ROW, Table, bind_columns, run_rows as reference_run_rows, within_ticks
 from cepkit.gpu.device import runtime
 from cepkit.front.sql.parse import parse
+from cepkit.front.sql.table import numeric_columns
 from cepkit.reference.sql.run import batch_rows
 
 BATCH = 4096   # rows per device batch (one host synchronisation per batch)
@@ -48,7 +49,9 @@ class DeviceAllMatches:
         p = plan(q)  # q as bound to the table by run_rows (exact column names)
         rows = [r for prows in partitions for r in prows]
         names = list(p.columns)
-        cols = dict(zip(names, device_columns([_raw(rows, c) for c in names], ", ".join(names)))) if names else {}
+        computed = numeric_columns([d.cond for d in q.define])   # float64 columns arithmetic reads: exact decimals too
+        cols = dict(zip(names, device_columns([_raw(rows, c) for c in names], ", ".join(names), "gpu",
+                                              [c in computed for c in names]))) if names else {}
         within = within_ticks(q, ts_unit)
         key, keyn = _keys(q, rows) if within is not None else (np.zeros(len(rows), np.int64),
                                                                 np.ones(len(rows), np.int8))

@@ -8,6 +8,8 @@ NULL, and + - * on numbers; anything else (a pattern function, division) is refu
 """
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -38,9 +40,9 @@ def check(e: Any, clause: str) -> None:
         check(c, clause)
 
 
-def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int) -> Column:
+def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int, clause: str) -> Column:
     """(values, null) of `e` over n rows; `column(ref)` gives a column's values (NaN / None for null), or
-    its (values, null)."""
+    its (values, null). `clause` is what an EventError calls the expression's place ("the outer SELECT")."""
     if isinstance(e, A.Const):
         v = e.value
         if v is None:
@@ -60,15 +62,15 @@ def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int) -> Column:
             return values, np.asarray(pd.isna(values), np.bool_)
         return values, np.zeros(len(values), np.bool_)
     if isinstance(e, S.IsNull):
-        _, null = evaluate(e.operand, column, n)
+        _, null = evaluate(e.operand, column, n, clause)
         return (~null if e.negated else null), np.zeros(n, np.bool_)
     if isinstance(e, A.Not):
-        v, null = evaluate(e.operand, column, n)
-        return ~_truth(v, null), null
+        v, null = evaluate(e.operand, column, n, clause)
+        return ~_truth(v, null, clause), null
     if isinstance(e, (A.And, A.Or)):
-        parts = [evaluate(x, column, n) for x in e.items]
-        trues = [_truth(v, null) & ~null for v, null in parts]
-        falses = [~_truth(v, null) & ~null for v, null in parts]
+        parts = [evaluate(x, column, n, clause) for x in e.items]
+        trues = [_truth(v, null, clause) & ~null for v, null in parts]
+        falses = [~_truth(v, null, clause) & ~null for v, null in parts]
         if isinstance(e, A.And):
             false = np.logical_or.reduce(falses)
             true = np.logical_and.reduce(trues)
@@ -77,22 +79,22 @@ def evaluate(e: Any, column: Callable[[S.ColRef], Any], n: int) -> Column:
             false = np.logical_and.reduce(falses)
         return true, ~(true | false)
     if isinstance(e, A.Neg):
-        v, null = evaluate(e.operand, column, n)
-        _number(v, null, "-")
+        v, null = evaluate(e.operand, column, n, clause)
+        _number(v, null, "-", clause, e)
         return np.negative(np.where(null, 0, v) if v.dtype != object else _fill(v, null)), null
     if isinstance(e, A.BinOp):
-        (a, an), (b, bn) = evaluate(e.left, column, n), evaluate(e.right, column, n)
-        _number(a, an, e.op)
-        _number(b, bn, e.op)
+        (a, an), (b, bn) = evaluate(e.left, column, n, clause), evaluate(e.right, column, n, clause)
+        _number(a, an, e.op, clause, e)
+        _number(b, bn, e.op, clause, e)
         null = an | bn
         return _arith(e.op, _fill(a, null), _fill(b, null)), null
     if isinstance(e, A.Compare):
-        (a, an), (b, bn) = evaluate(e.left, column, n), evaluate(e.right, column, n)
+        (a, an), (b, bn) = evaluate(e.left, column, n, clause), evaluate(e.right, column, n, clause)
         null = an | bn
         try:
             out = _OPS[e.op](_fill(a, null), _fill(b, null))
         except TypeError:
-            raise EventError(f"the subquery's WHERE compares text with a number ({e.op})") from None
+            raise EventError(f"{clause}{_at(e)} compares text with a number ({e.op})") from None
         return np.asarray(out, np.bool_), null
     raise TypeError(e)   # check() refuses every other node at parse time
 
@@ -116,25 +118,47 @@ def _arith(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ARITH[op](a, b)
 
 
-def _truth(v: np.ndarray, null: np.ndarray) -> np.ndarray:
+def _truth(v: np.ndarray, null: np.ndarray, clause: str) -> np.ndarray:
     if v.dtype != np.bool_:
         if v.dtype == object and _kind(v, null) in ("boolean", "empty"):
             return np.asarray(_fill(v, null), np.bool_)
-        raise EventError("a condition of the subquery's WHERE is not true or false")
+        raise EventError(f"a condition of {clause} is not true or false")
     return v
 
 
-def _number(v: np.ndarray, null: np.ndarray, op: str) -> None:
+def _number(v: np.ndarray, null: np.ndarray, op: str, clause: str, node: Any) -> None:
     if v.dtype.kind in "iuf":
         return
-    if v.dtype == object and _kind(v, null) not in ("string", "boolean", "mixed-integer", "bytes"):
+    if v.dtype == object and _kind(v, null) in ("number", "empty"):
         return
-    raise EventError(f"'{op}' in the subquery's WHERE needs numbers")
+    raise EventError(f"'{op}' in {clause}{_at(node)} needs numbers")
+
+
+def _at(node: Any) -> str:
+    """Where a node is in the query, for an EventError: ' (line L, column C of the query)', or ''."""
+    pos = getattr(node, "pos", A.NOPOS)
+    return f" (line {pos.line}, column {pos.column} of the query)" if pos.line else ""
 
 
 def _kind(v: np.ndarray, null: np.ndarray) -> str:
-    """pandas' name for what an object column holds besides its nulls ('string', 'boolean', 'integer', ...)."""
-    return pd.api.types.infer_dtype(v[~null], skipna=True)
+    """What an object column holds besides its nulls: 'number' (exact ints and Fractions, floats, in any mix:
+    a decimal column such as 90.5, 80, 70 holds both), 'string', 'boolean', 'empty' or 'mixed'."""
+    present = v[~null]
+    if not len(present):
+        return "empty"
+    kinds = {_KINDS.get(type(x)) or _kind_of(x) for x in present}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _kind_of(x: Any) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(x, (int, np.integer, float, np.floating, Fraction, Decimal)):
+        return "number"
+    return "string" if isinstance(x, str) else "mixed"
+
+
+_KINDS = {int: "number", Fraction: "number", float: "number", str: "string", bool: "boolean"}
 
 
 def _fill(v: np.ndarray, null: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import pandas as pd
 from cepkit.core.errors import QueryError
 from cepkit.core.events import EventBatch
 from cepkit.front.sql import ast as S
-from cepkit.front.sql import columnar
+from cepkit.front.sql import columnar, kinds
 from cepkit.front.sql.table import TICK, query_error, resolve_column
 
 
@@ -112,7 +112,10 @@ def _subquery(sub: S.Subquery, batch: EventBatch) -> EventBatch:
         def column(ref: S.ColRef) -> np.ndarray:
             return _column(batch, resolve_column(ref.col, names, ref.pos))
 
-        values, null = columnar.evaluate(sub.where, column, len(batch))
+        if kinds.text_comparisons([sub.where]):   # a number compared with a text literal: a QueryError
+            table = kinds.batch_kinds(batch)
+            kinds.check_comparisons([sub.where], lambda ref: table.get(resolve_column(ref.col, names, ref.pos)))
+        values, null = columnar.evaluate(sub.where, column, len(batch), "the subquery's WHERE")
         if values.dtype != np.bool_:
             raise query_error("the subquery's WHERE is not a condition", sub.pos)
         batch = take(batch, np.flatnonzero(values & ~null))

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from cepkit.core.errors import QueryError, option_name
 from cepkit.core.events import EventBatch
 from cepkit.core.units import NANOS
-from cepkit.front.sql import ast as S
+from cepkit.front.sql import ast as S, kinds
 from cepkit.core.errors import EventError
 from cepkit.front.language import ast as A
 
@@ -217,10 +217,11 @@ def referenced_columns(q: S.MatchRecognize) -> set[str]:
 
 
 def check_table(batch: EventBatch, q: S.MatchRecognize) -> None:
-    """EventError (naming the row and column) for a value that is not a number in a column the query needs
-    as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
+    """QueryError (line and column) for a comparison of a number column with a text literal
+    (cepkit.front.sql.kinds); EventError (naming the row and column) for a value that is not a number in a
+    column the query needs as one (`numeric_uses`); text that is numbers on every row of a column the query reads becomes numbers
     ('5' = 5), as for SASE (cepkit.front.binding.check_columns)."""
-
+    kinds.check_query(q, lambda: kinds.batch_kinds(batch))   # a number compared with a text literal: a QueryError
     numeric = numeric_uses(q)
     for col, ref in numeric.items():
         if col in batch.columns:

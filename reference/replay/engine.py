@@ -14,7 +14,7 @@ from typing import Any
 from cepkit.core.contract import Engine
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.reference.replay.store import Store
-from cepkit.front.sql import ast as S
+from cepkit.front.sql import ast as S, kinds
 from cepkit.reference.sql.engine import SqlProgram, output_columns, table_matches, to_table
 from cepkit.core.inputs import to_batch
 from cepkit.core.match_table import Layout
@@ -64,6 +64,7 @@ class ReplayProgram(SqlProgram):
             raise QueryError("the replay engine feeds on a store (cepkit.reference.replay.engine.open_store)")
         if self.store is not None:
             raise QueryError("the replay engine reads one store per program (a store is the whole stream)")
+        kinds.check_query(self.q, store.kinds)   # a number compared with a text literal: a QueryError
         self.store = store
         self.columns = list(store.columns)
         self.ts_col = "ts"   # a store keeps its times as ts

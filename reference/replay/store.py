@@ -149,6 +149,19 @@ class Store:
             return ["ts", "id"]
         return list(pq.ParquetFile(self.root / files[0]).schema_arrow.names)
 
+    def kinds(self) -> dict[str, str | None]:
+        """The kind of each column (cepkit.front.kinds: number, text, boolean; None when the schema does not say)."""
+        files = self.manifest["files"]
+        if not files:
+            return {"ts": "number", "id": None}
+        out: dict[str, str | None] = {}
+        for field in pq.ParquetFile(self.root / files[0]).schema_arrow:
+            t = field.type
+            out[field.name] = ("number" if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+                               else "text" if pa.types.is_string(t) or pa.types.is_large_string(t)
+                               else "boolean" if pa.types.is_boolean(t) else None)
+        return out
+
     def read_block(self, b: int) -> list[dict]:
         if b not in self._cache:
             blk = self.blocks[b]

@@ -14,7 +14,7 @@ from cepkit.core.contract import Budget, Program
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.core.events import EventBatch
 from cepkit.core.match_table import Layout, MatchTable
-from cepkit.front.sql import ast as S, source
+from cepkit.front.sql import ast as S, kinds, source
 from cepkit.reference.sql import outer_arrow
 from cepkit.front.sql.outer import Step
 from cepkit.core import registry
@@ -50,6 +50,8 @@ class OuterProgram(Program):
         self.stamps: tuple[str, ...] = ()     # its columns that hold timestamps
         self.was_positional = False           # `positional` of the last table closed
         self.fed = 0                          # rows fed since the stream began
+        self.kinds: dict[str, str | None] = {}   # the kinds of the columns fed (cepkit.front.sql.kinds), kept
+        self.text_outer = kinds.text_comparisons(kinds.outer_exprs(q))   # where the outer query has a text literal
 
     @property
     def query(self) -> S.MatchRecognize:
@@ -104,6 +106,10 @@ class OuterProgram(Program):
             batch = source.apply(self.q, batch)
             if "id" in batch.columns or batch.ts_col == "id":   # a subquery named a column id (SQ-L3)
                 self.positional = False
+            if self.text_outer:
+                self.kinds = kinds.merge(self.kinds, kinds.batch_kinds(batch))
+        elif self.text_outer and callable(getattr(batch, "kinds", None)):   # replay's store says its columns' kinds
+            self.kinds = kinds.merge(self.kinds, batch.kinds())
         self.tables.append(self.inner.feed(batch, progress))
         return ()
 
@@ -112,6 +118,9 @@ class OuterProgram(Program):
         tables, self.tables = self.tables + [closed], []
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)
+        if step is not None and self.text_outer:   # a number compared with a text literal: a QueryError
+            kinds.check_outer(step, closed.layout.payload, self.q.inner, self.kinds)
+        self.kinds = {}
         out = table if step is None else apply(step, table)
         if step is None and self._shown(table.layout.payload) != table.layout.payload:
             out = _pick(table, Layout(table.layout.variables, self._shown(table.layout.payload)))

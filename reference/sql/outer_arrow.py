@@ -38,16 +38,16 @@ def apply(step: Step, table: MatchTable, layout: Layout) -> MatchTable:
     def column(ref: S.ColRef) -> tuple[np.ndarray, np.ndarray]:
         return values(step.source[step.resolve(ref)])
 
-    def evaluate(e: Any, rows: int) -> tuple[np.ndarray, np.ndarray]:
-        return columnar.evaluate(e, column, rows)
+    def evaluate(e: Any, rows: int, clause: str) -> tuple[np.ndarray, np.ndarray]:
+        return columnar.evaluate(e, column, rows, clause)
 
     index = np.arange(n)
     if step.outer.where is not None:
-        v, null = evaluate(step.outer.where, n)
+        v, null = evaluate(step.outer.where, n, "the outer WHERE")
         if v.dtype != np.bool_:
             raise EventError("the outer WHERE is not a condition")
         index = np.flatnonzero(v & ~null)
-    computed = {k: evaluate(e, n) for k, (_, e) in enumerate(step.items) if not isinstance(e, str)}
+    computed = {k: evaluate(e, n, "the outer SELECT") for k, (_, e) in enumerate(step.items) if not isinstance(e, str)}
     if step.keys:
         ranks = []
         for (kind, what), desc in step.keys:
@@ -55,7 +55,7 @@ def apply(step: Step, table: MatchTable, layout: Layout) -> MatchTable:
                 _, e = step.items[what]
                 v, null = values(step.source[e]) if isinstance(e, str) else computed[what]
             else:
-                v, null = evaluate(what, n)
+                v, null = evaluate(what, n, "the outer ORDER BY")
             ranks.append(_rank(v[index], null[index], desc))
         index = index[np.lexsort([np.arange(len(index))] + ranks[::-1])]
     head = list(table.layout.variables) + ["ts"]

@@ -179,3 +179,20 @@ def test_same_rows_other_labels_order_alike(launch):
     _same(q, rows, 3, launch)
     labels = [m[0] for m in run_rows(q, COLUMNS, rows).matches if m[0].get("C", ())[-1:] == (4,)]
     assert len(labels) > len({tuple(sorted(x for b in m.values() for x in b)) for m in labels})  # ties exist
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_arithmetic_on_a_decimal_column_equals_reference(launch):
+    """A column of integers and decimals (90.5, 80, ...) that DEFINE computes with, read from the current row,
+    PREV and a partial match's slot (A.v): exact on the device, as the reference (it was refused: "arithmetic
+    on float64 values without a common int64 decimal scale"; issue 30, item 2)."""
+    from fractions import Fraction
+
+    values = [Fraction(181, 2), 80, 70, Fraction(321, 4), 95, Fraction(1, 10), 3, None, Fraction(-5, 2), 60]
+    rows = [{"ts": i, "id": i, "s": i % 2, "v": v, "g": 0, "t": None} for i, v in enumerate(values)]
+    q = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(A.id) AS a, COUNT(*) AS n "
+         "ALL MATCHES SKIP_TILL_ANY_MATCH PATTERN (A B+ C) WITHIN 6 "
+         "DEFINE A AS v * 2 > 100.5, B AS B.v - A.v < 0.25 * A.v + 1, C AS C.v * 3 - PREV(C.v) < A.v - 0.5)")
+    want = run_rows(q, COLUMNS, rows)
+    assert want.rows, "the query must match something to compare"
+    _same(q, rows, 3, launch)
