@@ -18,7 +18,7 @@ from cepkit.core.match import json_safe
 from cepkit.core.match_table import FRACTION, KIND, MatchTable, decode
 
 _FLOAT_LOW, _FLOAT_HIGH = 1e-4, 1e16  # where repr(float) writes positional digits, as Arrow may
-_ESCAPED = r'[\x00-\x1f"\\]|[^\x00-\x7f]'  # what json.dumps escapes (ensure_ascii): controls, quote, backslash, non-ASCII
+_ESCAPED = r'[^\x20-\x7e]|["\\]'  # what json.dumps escapes (ensure_ascii): all but printable ASCII (DEL too), quote, backslash
 _STR = pa.string()
 
 

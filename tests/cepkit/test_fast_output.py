@@ -299,3 +299,12 @@ def test_integer_columns_with_nulls_stay_integers_in_csv_and_the_text_table():
         assert new_text(M.csv_text(table.names, table.cells("csv"), 3)) == "bottom,n\n,1\n90,2\n80,3\n"
         assert M.table_text(table.names, table.cells("table")).splitlines()[2:] == [
             "  null  1", "    90  2", "    80  3"]
+
+
+def test_text_with_del_is_escaped_as_json_dumps_does():
+    """json.dumps (ensure_ascii) escapes every character outside printable ASCII, DEL (0x7f) included; the
+    column writer wrote DEL raw (found by the hypothesis test above, a text column holding 'a\\x7f')."""
+    values = {"symbol": ["a\x7f", "\x7f\x7f", " \x7f", "plain"]}
+    table = M.Rows(["symbol"], values, 4)
+    with use_time_form(TimeForm("ticks")):
+        assert new_text(table.jsonl()) == "".join(json_line({"symbol": v}) for v in values["symbol"])
