@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Iterator
 
 from cepkit.core.errors import QueryError
 from cepkit.core.query_text import read_query_file
@@ -73,35 +74,46 @@ def read_config(path: str | Path) -> StockStreamConfig:
     return parse_config(read_query_file(path, "stream config"), str(path))
 
 
-def generate(config: StockStreamConfig) -> dict[str, list]:
-    """The stream, column by column (COLUMNS), exactly as SASE 1.0 generates it."""
+def chunks(config: StockStreamConfig, size: int = 65536) -> Iterator[dict[str, list]]:
+    """The stream in pieces of at most `size` events, column by column (COLUMNS), exactly as SASE 1.0
+    generates it: a stream of any size is written without holding it (streamSize may be 2^31 - 1)."""
     if config.numOfSymbol <= 0 or config.maxVolume <= 0 or config.maxPrice <= 0 or config.streamSize < 0:
         raise QueryError("streamSize must be >= 0 and numOfSymbol, maxVolume, maxPrice positive")
     rnd = JavaRandom(config.randomSeed)
-    n = config.streamSize
-    symbols, prices, volumes, types = [0] * n, [0] * n, [0] * n, ["stock"] * n
     walk = config.increaseProbability <= 100
     if walk:
         level = [rnd.next_int(1000) for _ in range(config.numOfSymbol)]
         down_above = (100 + config.increaseProbability) // 2
     else:
         rnd.next_int(100)  # SASE 1.0 draws a first price it never uses
-    for i in range(n):
-        symbol = rnd.next_int(config.numOfSymbol) + 1
-        if walk:
-            draw = rnd.next_int(100) + 1
-            if draw <= config.increaseProbability:
-                level[symbol - 1] += rnd.next_int(3) + 1
-            elif draw > down_above:
-                level[symbol - 1] -= rnd.next_int(3) + 1
-            prices[i] = level[symbol - 1]
-        else:
-            prices[i] = rnd.next_int(config.maxPrice) + 1
-            types[i] = f"stock{symbol}"
-        volumes[i] = rnd.next_int(config.maxVolume) + 1
-        symbols[i] = symbol
-    ids = list(range(n))
-    return {"id": ids, "ts": list(ids), "type": types, "symbol": symbols, "price": prices, "volume": volumes}
+    for start in range(0, config.streamSize, size):
+        n = min(size, config.streamSize - start)
+        symbols, prices, volumes, types = [0] * n, [0] * n, [0] * n, ["stock"] * n
+        for i in range(n):
+            symbol = rnd.next_int(config.numOfSymbol) + 1
+            if walk:
+                draw = rnd.next_int(100) + 1
+                if draw <= config.increaseProbability:
+                    level[symbol - 1] += rnd.next_int(3) + 1
+                elif draw > down_above:
+                    level[symbol - 1] -= rnd.next_int(3) + 1
+                prices[i] = level[symbol - 1]
+            else:
+                prices[i] = rnd.next_int(config.maxPrice) + 1
+                types[i] = f"stock{symbol}"
+            volumes[i] = rnd.next_int(config.maxVolume) + 1
+            symbols[i] = symbol
+        ids = list(range(start, start + n))
+        yield {"id": ids, "ts": list(ids), "type": types, "symbol": symbols, "price": prices, "volume": volumes}
+
+
+def generate(config: StockStreamConfig) -> dict[str, list]:
+    """The stream, column by column (COLUMNS), exactly as SASE 1.0 generates it."""
+    out: dict[str, list] = {name: [] for name in COLUMNS}
+    for piece in chunks(config):
+        for name in COLUMNS:
+            out[name] += piece[name]
+    return out
 
 
 def to_frame(config: StockStreamConfig):
@@ -111,7 +123,11 @@ def to_frame(config: StockStreamConfig):
 
 
 def write_csv(config: StockStreamConfig, path: str | Path) -> int:
-    """Write the stream as CSV (COLUMNS); the number of events written."""
-    frame = to_frame(config)
-    frame.to_csv(path, index=False)
-    return len(frame)
+    """Write the stream as CSV (COLUMNS), piece by piece; the number of events written."""
+    count = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(",".join(COLUMNS) + "\n")
+        for piece in chunks(config):
+            f.writelines(",".join(map(str, row)) + "\n" for row in zip(*(piece[name] for name in COLUMNS)))
+            count += len(piece["id"])
+    return count

@@ -36,7 +36,13 @@ NESTING = {
             lambda n: f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS {'(' * n}p > 1{')' * n})",
             lambda n: f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS {'NOT ' * n}p > 1)",
             lambda n: f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS p > {'- ' * n}1)",
-            lambda n: f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{'+' * n}) DEFINE A AS p > 1)"],
+            lambda n: f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{'+' * n}) DEFINE A AS p > 1)",
+            # WITH names each reading the one before, and subqueries in FROM, n deep (issue 30, item 7)
+            lambda n: ("WITH " + ", ".join(["w0 AS (SELECT * FROM t)"] + [f"w{i} AS (SELECT * FROM w{i - 1})"
+                                                                        for i in range(1, n)])
+                       + f" SELECT * FROM w{n - 1} MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS p > 1)"),
+            lambda n: (f"SELECT * FROM {'(SELECT * FROM ' * n}t{')' * n} MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) "
+                       "DEFINE A AS p > 1)")],
     "tpstream": [lambda n: f"FROM s DEFINE A AS {'(' * n}x > 0{')' * n}, B AS y > 0 PATTERN A before B WITHIN 100",
                  lambda n: f"FROM s DEFINE A AS {'NOT ' * n}x > 0, B AS y > 0 PATTERN A before B WITHIN 100",
                  lambda n: f"FROM s DEFINE A AS x > {'- ' * n}0, B AS y > 0 PATTERN A before B WITHIN 100"],

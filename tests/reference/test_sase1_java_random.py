@@ -93,3 +93,15 @@ def test_the_largest_java_int_bound_and_a_config_that_is_not_utf8(tmp_path):
     with pytest.raises(QueryError, match="not UTF-8") as raised:
         read_config(path)
     assert (raised.value.line, raised.value.column) == (2, 1)
+
+
+def test_the_stream_is_generated_piece_by_piece(tmp_path):
+    """A stream of any size is written without holding it: pieces of at most `size` events that join into
+    the one stream (a streamSize near 2^31 built lists of every event and the process was killed)."""
+    from cepkit.reference.sase1.stock_stream import COLUMNS, chunks
+
+    config = parse_config("streamSize = 25\nrandomSeed = 7\nincreaseProbability = 60\nend\n")
+    pieces = list(chunks(config, size=10))
+    assert [len(p["id"]) for p in pieces] == [10, 10, 5]
+    whole = generate(config)
+    assert {c: sum((p[c] for p in pieces), []) for c in COLUMNS} == {c: whole[c] for c in COLUMNS}
