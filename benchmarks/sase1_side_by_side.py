@@ -117,11 +117,13 @@ def parse_output(text: str) -> list[JarRepeat]:
 
 
 def classpath(jar: str, jeval: str | None = None) -> str:
-    """The jar, and jeval (SASE 1.0's expression library) when given or found at SASE_HOME/lib/jeval.jar."""
+    """The jar, and jeval (SASE 1.0's expression library) when given or found at SASE_HOME/lib/jeval.jar, as
+    absolute paths (the jar runs in a temporary folder: a relative --jar such as ../shared/peers/sase1/sase.jar
+    was not found there)."""
     if jeval is None:
         found = Path(jar).resolve().parent.parent / "lib" / "jeval.jar"
         jeval = str(found) if found.is_file() else None
-    return os.pathsep.join([jar] + ([jeval] if jeval else []))
+    return os.pathsep.join(str(Path(p).resolve()) for p in [jar] + ([jeval] if jeval else []))
 
 
 def jar_command(java: str, cp: str, query: str, stream: str, java_opts: str = "") -> list[str]:

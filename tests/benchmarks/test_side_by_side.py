@@ -76,6 +76,10 @@ def test_jar_command_line_and_classpath(tmp_path):
     cp = S.classpath(str(jar))
     assert cp.split(S.os.pathsep) == [str(jar), str(jeval.resolve())]
     assert S.classpath(str(jar), "/x/jeval.jar").endswith("/x/jeval.jar")
+    # relative paths become absolute: the jar runs in a temporary folder (a relative --jar was not found there)
+    relative = S.os.path.relpath(jar)
+    assert S.classpath(relative, S.os.path.relpath(jeval)).split(S.os.pathsep) == [str(jar.resolve()),
+                                                                                      str(jeval.resolve())]
     assert S.jar_command("java", cp, "/t/q1.query", "/t/q1.stream", "-Xmx8g -server") == \
         ["java", "-Xmx8g", "-server", "-cp", cp, "edu.umass.cs.sase.UI.CommandLineUI", "/t/q1.query", "/t/q1.stream",
          "0"]
