@@ -283,18 +283,23 @@ class Rows:
         texts: dict[str, pa.Array] = {}
         if form.mode != "ticks" and self.n:
             form.check()
-            texts = {c: python_json(form.texts(self.values[c])) for c in self.timestamps}
+            texts = {c: python_json(form.texts(_plain_list(self.values[c]))) for c in self.timestamps}
         fields = [(c, texts[c] if c in texts else _json_of(*self.encoded[c])) for c in self.names]
         return [text_bytes(object_lines(fields, self.n))] if self.n else []
 
     def cells(self, fmt: str) -> list[Cells]:
         """The frame's columns (cepkit.forms.exact_frame: the timestamp columns untyped), in this run's
         time form."""
-        cells = {c: (Cells(c, "object", list(self.values[c])) if c in self.timestamps else
+        cells = {c: (Cells(c, "object", _plain_list(self.values[c])) if c in self.timestamps else
                      value_cells(c, self.encoded[c][0], _kind(self.encoded[c][1]))) for c in self.values}
         for c in self.timestamps:
             cells[c] = timed(cells[c], fmt)
         return [cells[c] for c in self.names]
+
+
+def _plain_list(values: Any) -> list:
+    """A column's plain values: an Arrow column's as Python values (to_pylist), a list as it is."""
+    return values.to_pylist() if isinstance(values, (pa.Array, pa.ChunkedArray)) else list(values)
 
 
 def _kind(kind: str | None) -> bytes | None:

@@ -57,8 +57,9 @@ def write_match_table(table: MatchTable, fmt: str, output: str | None, timestamp
     for name, column in zip(table.layout.payload, table.layout.payload_columns()):
         col = arrow.column(column).combine_chunks()
         kind = (arrow.schema.field(column).metadata or {}).get(KIND)
-        if kind is None and not pa.types.is_decimal(col.type) and name not in timestamps:
-            values[name] = col
+        if kind is None and not pa.types.is_decimal(col.type) and (name not in timestamps or
+                                                                 pa.types.is_integer(col.type)):
+            values[name] = col   # as Arrow holds it (an integer timestamp column too: Rows converts it if needed)
         else:
             values[name] = [plain(v) for v in decode(col, kind)]
     write_rows(list(table.layout.payload), values, len(table), fmt, output, "(no rows)", timestamps)
