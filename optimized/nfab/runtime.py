@@ -99,9 +99,11 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     share = Q[Q_NOSHARE] == 0
     keyed = Q[Q_KEYED] == 1
     track = keyed and Q[Q_HASWIN] == 1  # runs of unvisited keys leave the window uncounted: count them here
+    cap = state_cap(Q, cnt)
     p = start
     while p < end:
         rows, nodes = needs(Q, R, cur, nruns, npend, nnodes, n)
+        rows = capped_rows(rows, nruns, npend, cap)
         if rows > R.shape[1] or nodes > arena.shape[0] or 8 * (nruns + 4) > rkeys.shape[0] \
                 or nout + npend + 2 * nruns + 4 > out.shape[0] or rows > RL.shape[0] or GS[0] >= GT.shape[0]:
             return 1, p, cur, nruns, nnodes, npend, nout, stamp
@@ -174,11 +176,17 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, ITER):
                             extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, False, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     if g and claim_run(rkeys, rstamp, stamp, R[spl, six, 2], ITER):
                         copy_row(R, nxt, nn, spl, six, j, ITER, R[spl, six, 2])
                         nn += 1
+                        if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                            cnt[5] = max(cnt[5], nn + npend)
+                            return 2, p, nxt, nn, nnodes, npend, nout, stamp
                     if not last and holds(2 * n + j, R, spl, six, -1, T, E, base, n, stk, cnt):
                         peek = (type_ok(E, base, p, ctype[j + 1])
                                 and holds(j + 1, R, spl, six, p, T, E, base, n, stk, cnt)
@@ -197,6 +205,9 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, ITER):
                             extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, True, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     elif last:
@@ -209,10 +220,16 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, FIRST):
                             extend_run(R, nxt, nn, spl, six, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                 if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, spl, six, j, FIRST, p) \
                         and claim_run(rkeys, rstamp, stamp, R[spl, six, 2], FIRST):
                     copy_row(R, nxt, nn, spl, six, j, FIRST, R[spl, six, 2])
                     nn += 1
+                    if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                        cnt[5] = max(cnt[5], nn + npend)
+                        return 2, p, nxt, nn, nnodes, npend, nout, stamp
                 break
         if Q[Q_MERGE] == 1 and nn > 1:
             nn, nnodes = merge_fresh(KP, R, nxt, nn, arena, nnodes, E, base, p, hkeys, hrows, hstamp, stamp)
@@ -266,9 +283,30 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
 
 
 @njit(cache=True)
+def state_cap(Q, cnt):
+    """The runs one event may create before the run's bound (cnt[3], max_state) is passed, where a new run is
+    live state at once (no merging, one list of runs); -1: no cap (an event may need 4 x runs rows)."""
+    if cnt[3] > 0 and Q[Q_MERGE] == 0 and Q[Q_KEYED] == 0:
+        return cnt[3]
+    return -1
+
+
+@njit(cache=True)
+def capped_rows(rows, nruns, npend, cap):
+    """The rows per plane an event needs when it stops once it made more than `cap` runs: the current runs,
+    cap + 1 new ones, an event's completed matches (one per run visited) and the held ones; not more than
+    the worst case `rows`. So a run under max_state never sizes its tables past what max_state allows."""
+    if cap < 0:
+        return rows
+    return min(rows, max(nruns + npend + 1, cap + 2) + 8)
+
+
+@njit(cache=True)
 def _hash_tables(nruns):
-    """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns."""
-    size = pow2(16 * (nruns + 4))
+    """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns: an
+    event puts at most about 2 x runs keys in one, so at least 8 x runs slots keep it at most a quarter full
+    (they grow once runs pass an eighth of them: the `8 * (nruns + 4)` checks)."""
+    size = pow2(8 * (nruns + 4))
     return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64))
@@ -297,6 +335,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
             RL, GT, GH, GS, hist, XS)
         if status == 1:
             rows, nodes = needs(Q, R, cur, nruns, npend, nnodes, Q[Q_N])
+            rows = capped_rows(rows, nruns, npend, state_cap(Q, cnt))
             R = grow3(R, rows)
             RL = grow_rows(RL, R.shape[1])
             GT, GH = ensure_groups(GT, GH, GS, RL, nruns, part.shape[0])

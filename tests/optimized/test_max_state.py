@@ -34,6 +34,16 @@ def test_unmerged_runs_pass_max_state(events):
     assert 1000 < program.budget.peak <= 2 * 1000 + 1  # each event at most doubles the runs here
 
 
+def test_unmerged_tables_stay_within_max_state(events):
+    """The kernel sizes its run planes for what max_state allows, not for an event's worst case (4 x runs):
+    an event stops once it made more runs than the bound (issue 30: 3.9 GB before exit 4 at 1,000,000)."""
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False, max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches"):
+        program.run(events)
+    assert program.R.shape[1] <= 2048   # the worst case of the last event (512 runs) was 4 x 512 + 8 rows
+    assert program.budget.peak == 1001  # the event stopped at the first run past the bound
+
+
 @pytest.mark.parametrize("merge", [True, False])
 @pytest.mark.parametrize("limit", [1, 10, 200])
 def test_limit_equals_the_reference_prefix(events, merge, limit):
