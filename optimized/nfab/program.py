@@ -31,6 +31,7 @@ from cepkit.front.evaluate import Env, evaluate
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.contract import Program
+from cepkit.core.limits import HELD_EVENTS
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.match_table import decode as decode_column
@@ -247,9 +248,11 @@ class OptimizedProgram(Program):
     def _paths(self, nodes: np.ndarray) -> tuple:
         """materialize_paths of the nodes, after counting them against max_state (Budget.check_held)."""
         s = self.store
-        if self.budget.max_state is not None:
-            self.budget.check_held(int(buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base,
-                                                          self.budget.max_state)))
+        budget = self.budget
+        if budget.max_state is not None:
+            room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+            held, events = buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base, budget.max_state, room)
+            budget.check_held(int(held), int(events))
         return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
 
     def _grown(self) -> str:
@@ -358,6 +361,10 @@ class OptimizedProgram(Program):
         if self.merging:
             comps, poss, offs, owner = self._paths(nodes)
         else:
+            budget = self.budget
+            if budget.max_state is not None:   # the events these matches bind, before they are built
+                room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+                budget.check_held(0, int(buffer.count_elements(self.arena, nodes, room)))
             comps, poss, offs = buffer.materialize(self.arena, nodes, n)
             owner = np.arange(len(nodes))
         co = matches.split_components(comps, offs, n)

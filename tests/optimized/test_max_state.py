@@ -113,3 +113,32 @@ def test_lazy_kernels_stop_at_the_limit(events, engine):
     reference = compile_quiet(EXPLOSIVE).run(events.slice(0, 8)).rows()[:10]
     program = compile_quiet(EXPLOSIVE, engine=engine, limit=10, max_state=5000)
     assert program.run(events).rows() == reference
+
+
+PARTITION_KLEENE = "PATTERN SEQ(S+ a[], S b) WHERE partition-contiguity AND [symbol] AND b.volume < 10"
+
+
+@pytest.fixture(scope="module")
+def long_partition():
+    """One symbol, 200 events, the last 5 with a small volume: each of them ends about 200 matches (every
+    start of a contiguous run of As) of about 100 events each, 100,000 events bound in all by 1,000 matches."""
+    import pandas as pd
+
+    return pd.DataFrame({"id": range(200), "ts": range(200), "type": "S", "symbol": 1,
+                         "volume": [100] * 195 + [1] * 5})
+
+
+@pytest.mark.parametrize("engine", ["optimized", "reference"])
+@pytest.mark.parametrize("merge", [True, False])
+def test_the_events_held_matches_bind_are_bounded(long_partition, engine, merge):
+    """A partition-contiguity Kleene closure without WITHIN keeps few runs and completes few matches at once,
+    but their events explode (issue 30): the matches a feed holds bind at most HELD_EVENTS x max_state events."""
+    options = {"merge": merge} if engine == "optimized" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CepkitWarning)
+        full = cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=10_000,
+                          **options)
+        assert len(full) == 195 + 196 + 197 + 198 + 199
+        with pytest.raises(ResourceLimit, match="the matches held before they are output bind more than "
+                                                "32,000 events .*--max-state"):
+            cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=2000, **options)
