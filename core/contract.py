@@ -118,7 +118,9 @@ class Budget:
     @contextmanager
     def guarded(self) -> Iterator[None]:
         """The block (a feed or a close) under the memory bound: the resident set watched, checked at the
-        end, and an allocation failure (MemoryError, Numba's "Allocation failed" included) a ResourceLimit."""
+        end, and an allocation failure (MemoryError, Numba's "Allocation failed" included) a ResourceLimit.
+        A signal's exception (Ctrl-C, the command line's SIGTERM) raised where native code called back into
+        Python comes out as itself, not wrapped in SystemError (`interrupted`)."""
         outer = self.watch
         with memory.watched(self.max_memory if outer is None else None) as token:
             if outer is None:
@@ -126,6 +128,11 @@ class Budget:
             try:
                 yield
                 self.check_memory(now=True)
+            except SystemError as exc:
+                cause = interrupted(exc)
+                if cause is None:
+                    raise
+                raise cause from None
             except MemoryError:
                 raise ResourceLimit(f"an allocation failed (out of memory); {memory.message(None, self.max_memory)}"
                                     if self.max_memory else "an allocation failed (out of memory); bound the run "
@@ -133,6 +140,21 @@ class Budget:
             finally:
                 if outer is None:
                     self.watch = None
+
+
+def interrupted(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt (or other BaseException that is not an Exception: the command line's SIGTERM)
+    behind a SystemError, else None. A signal that arrives while a Numba kernel runs is handled when Python code
+    runs next, which is Numba's own callback boxing the kernel's result (`_numba_unpickle`): CPython wraps what
+    the handler raised there in "SystemError: ... returned a result with an exception set", once per frame."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if not isinstance(e, Exception):
+            return e
+        e = e.__cause__ or e.__context__
+    return None
 
 
 def budget_options(limit: Any = None, max_state: Any = None,

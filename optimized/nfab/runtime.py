@@ -91,7 +91,8 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     """Process events from start while the buffers are large enough (no array is reallocated here).
     Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
-    (non-overlap) or that passed the budget in cnt[3] / cnt[4], 3 wants the buffer compacted.
+    (non-overlap) or that passed the budget in cnt[3] / cnt[4] or the call's work in cnt[6], 3 wants the
+    buffer compacted.
     Keyed (Q_KEYED, runindex.py): an event visits its key's group of runs only; XS = (the first
     anchor still inside the window, runs left outside it but not yet removed), hist counts runs by anchor."""
     n = Q[Q_N]
@@ -278,6 +279,11 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
         if state > cnt[5]:
             cnt[5] = state
         if (cnt[3] > 0 and state > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
+            return 2, p, cur, nruns, nnodes, npend, nout, stamp
+        # cnt[6]: the work one call may do (runs visited plus events; 0: no bound), cnt[7] the work done: the
+        # call returns to Python after the event that passes it, so that a signal is handled soon
+        cnt[7] += visit + 1
+        if cnt[6] > 0 and cnt[7] > cnt[6]:
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
     return 0, p, cur, nruns, nnodes, npend, nout, stamp
 
