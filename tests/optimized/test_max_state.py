@@ -140,5 +140,5 @@ def test_the_events_held_matches_bind_are_bounded(long_partition, engine, merge)
                           **options)
         assert len(full) == 195 + 196 + 197 + 198 + 199
         with pytest.raises(ResourceLimit, match="the matches held before they are output bind more than "
-                                                "32,000 events .*--max-state"):
-            cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=2000, **options)
+                                                "64,000 events .*--max-state"):
+            cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=1000, **options)
