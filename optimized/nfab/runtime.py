@@ -308,11 +308,12 @@ def capped_rows(rows, nruns, npend, cap):
 
 
 @njit(cache=True)
-def _hash_tables(nruns):
+def _hash_tables(nruns, Q):
     """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns: an
     event puts at most about 2 x runs keys in one, so at least 8 x runs slots keep it at most a quarter full
-    (they grow once runs pass an eighth of them: the `8 * (nruns + 4)` checks)."""
-    size = pow2(8 * (nruns + 4))
+    (they grow once runs pass an eighth of them: the `8 * (nruns + 4)` checks). Merging keeps 16 x runs (its
+    keys collide more; measured as before), unmerged runs 8 x: their tables are what max_state bounds."""
+    size = pow2((16 if Q[Q_MERGE] == 1 else 8) * (nruns + 4))
     return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64))
@@ -327,7 +328,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
     (RL, GT, GH, GS: runindex.py) included; no run outside the window of that event's
     predecessor is left. out rows: (event position, node, 1 if released from the held list)."""
     stk = np.zeros((3, T[1, 2]), np.int64)
-    rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
+    rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns, Q)
     live = nnodes
     track = Q[Q_KEYED] == 1 and Q[Q_HASWIN] == 1
     hist = anchor_counts(R, cur, nruns, base, end, HDR) if track else np.zeros(1, np.int64)
@@ -348,7 +349,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
             arena = grow_zeros(arena, nodes)
             out = grow_zeros(out, nout + npend + 2 * nruns + 4)
             if 8 * (nruns + 4) > rkeys.shape[0]:
-                rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
+                rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns, Q)
         elif status == 3:
             nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, E[1], base, p - 1)
             live = nnodes
