@@ -184,19 +184,34 @@ def run_paths(arena, nnodes, R, cur, nruns, cap):
 
 
 @njit(cache=True)
-def count_paths(arena, nodes, Q, ets, base, cap):
-    """How many matches materialize_paths would build for the nodes, counted by walking them until more than
-    cap (then cap + 1): the matches an event completes, before they are built."""
+def count_paths(arena, nodes, Q, ets, base, cap, cap_events=-1):
+    """(matches, events they bind) materialize_paths would build for the nodes, counted by walking them until
+    more than cap matches or cap_events events (then past it): what a step completes, before it is built."""
     empty = np.zeros(0, np.int64)
-    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, cap)[0]
+    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, cap, cap_events)
 
 
 @njit(cache=True)
-def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=-1):
+def count_elements(arena, nodes, cap):
+    """The events `materialize` would bind for the nodes (the length of every node's chain), counted until
+    more than cap (then past it)."""
+    total = 0
+    for i in range(nodes.shape[0]):
+        x = nodes[i]
+        while x >= 0:
+            total += 1
+            x = arena[x, 0]
+        if total > cap:
+            return total
+    return total
+
+
+@njit(cache=True)
+def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=-1, cap_total=-1):
     """Depth-first over every member path of each node (merge nodes branch); members whose paths all
     start outside the window of the node's event are skipped, and so is any path whose first event is
     (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order.
-    cap >= 0: stops once more than cap paths were found."""
+    cap >= 0: stops once more than cap paths were found; cap_total >= 0: once they bind more than cap_total."""
     npath = 0
     total = 0
     stack = np.empty((16, 2), np.int64)
@@ -241,7 +256,7 @@ def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=
                     poss[total + e] = buf[d - 1 - e, 1]
             npath += 1
             total += d
-            if 0 <= cap < npath:
+            if 0 <= cap < npath or 0 <= cap_total < total:
                 return npath, total
     if fill:
         offs[npath] = total

@@ -31,6 +31,7 @@ from cepkit.front.evaluate import Env, evaluate
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.contract import Program
+from cepkit.core.limits import HELD_EVENTS
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.match_table import decode as decode_column
@@ -45,6 +46,9 @@ STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUI
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
 MAX_COMPONENTS = 63
 PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
+# runs visited (plus events) per kernel call, at most: about 0.05-0.2 s of kernel, after which Python handles a
+# pending signal (SIGTERM, Ctrl-C) and the progress bar is updated (issue 30, item 5)
+CALL_WORK = 1 << 22
 
 
 INT64_MAX = int(np.iinfo(np.int64).max)
@@ -190,10 +194,12 @@ class OptimizedProgram(Program):
         pieces: list[dict | None] = []
         # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
         # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead),
-        # the peak live state
-        cnt = np.zeros(6, np.int64)
+        # the peak live state, the work one kernel call may do (runs visited plus events: CALL_WORK) and the
+        # work done in this call: the kernel comes back to Python often enough that a signal is handled soon
+        cnt = np.zeros(8, np.int64)
         budget = self.budget
         cnt[3] = budget.max_state or 0
+        cnt[6] = CALL_WORK
         found = 0
         pos = start
         while pos < end:
@@ -202,6 +208,7 @@ class OptimizedProgram(Program):
             # output (cnt[4] = 1) and the matches are counted here, once materialized
             wanted = budget.limit - budget.matches - found if budget.limit is not None else -1
             cnt[4] = -1 if wanted < 0 or self.selection != "all" else 1 if self.merging else wanted
+            cnt[7] = 0
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
                  self.stamp, self.RL, self.GT, self.GH) = self.kernel.run_loop(
@@ -247,9 +254,11 @@ class OptimizedProgram(Program):
     def _paths(self, nodes: np.ndarray) -> tuple:
         """materialize_paths of the nodes, after counting them against max_state (Budget.check_held)."""
         s = self.store
-        if self.budget.max_state is not None:
-            self.budget.check_held(int(buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base,
-                                                          self.budget.max_state)))
+        budget = self.budget
+        if budget.max_state is not None:
+            room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+            held, events = buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base, budget.max_state, room)
+            budget.check_held(int(held), int(events))
         return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
 
     def _grown(self) -> str:
@@ -358,6 +367,10 @@ class OptimizedProgram(Program):
         if self.merging:
             comps, poss, offs, owner = self._paths(nodes)
         else:
+            budget = self.budget
+            if budget.max_state is not None:   # the events these matches bind, before they are built
+                room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+                budget.check_held(0, int(buffer.count_elements(self.arena, nodes, room)))
             comps, poss, offs = buffer.materialize(self.arena, nodes, n)
             owner = np.arange(len(nodes))
         co = matches.split_components(comps, offs, n)

@@ -226,10 +226,11 @@ class OptimizedSqlProgram(TableQuery, Program):
             runner = AM.all_matches if q.rows == "all_matches" else K.run_partitions
             within = (amount is not None, WN, WNULL, wsign, min(amount or 0, INT64_MAX),
                       q.conventions.window_bound == "strict", -1 if self.budget.max_state is None else self.budget.max_state)
+            want = -1 if self.budget.limit is None else max(0, self.budget.limit - self.budget.matches)
             if q.rows == "all_matches":
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
                     module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.glab, plan.gfirst, plan.glast, plan.foff,
-                    plan.ftgt, AM.STRATEGIES[q.strategy or "contiguous"], *within, plan.rank, st)
+                    plan.ftgt, AM.STRATEGIES[q.strategy or "contiguous"], *within, want, plan.rank, st)
             else:
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
                     module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,

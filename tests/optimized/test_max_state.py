@@ -34,6 +34,16 @@ def test_unmerged_runs_pass_max_state(events):
     assert 1000 < program.budget.peak <= 2 * 1000 + 1  # each event at most doubles the runs here
 
 
+def test_unmerged_tables_stay_within_max_state(events):
+    """The kernel sizes its run planes for what max_state allows, not for an event's worst case (4 x runs):
+    an event stops once it made more runs than the bound (issue 30: 3.9 GB before exit 4 at 1,000,000)."""
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False, max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches"):
+        program.run(events)
+    assert program.R.shape[1] <= 2048   # the worst case of the last event (512 runs) was 4 x 512 + 8 rows
+    assert program.budget.peak == 1001  # the event stopped at the first run past the bound
+
+
 @pytest.mark.parametrize("merge", [True, False])
 @pytest.mark.parametrize("limit", [1, 10, 200])
 def test_limit_equals_the_reference_prefix(events, merge, limit):
@@ -103,3 +113,32 @@ def test_lazy_kernels_stop_at_the_limit(events, engine):
     reference = compile_quiet(EXPLOSIVE).run(events.slice(0, 8)).rows()[:10]
     program = compile_quiet(EXPLOSIVE, engine=engine, limit=10, max_state=5000)
     assert program.run(events).rows() == reference
+
+
+PARTITION_KLEENE = "PATTERN SEQ(S+ a[], S b) WHERE partition-contiguity AND [symbol] AND b.volume < 10"
+
+
+@pytest.fixture(scope="module")
+def long_partition():
+    """One symbol, 200 events, the last 5 with a small volume: each of them ends about 200 matches (every
+    start of a contiguous run of As) of about 100 events each, 100,000 events bound in all by 1,000 matches."""
+    import pandas as pd
+
+    return pd.DataFrame({"id": range(200), "ts": range(200), "type": "S", "symbol": 1,
+                         "volume": [100] * 195 + [1] * 5})
+
+
+@pytest.mark.parametrize("engine", ["optimized", "reference"])
+@pytest.mark.parametrize("merge", [True, False])
+def test_the_events_held_matches_bind_are_bounded(long_partition, engine, merge):
+    """A partition-contiguity Kleene closure without WITHIN keeps few runs and completes few matches at once,
+    but their events explode (issue 30): the matches a feed holds bind at most HELD_EVENTS x max_state events."""
+    options = {"merge": merge} if engine == "optimized" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CepkitWarning)
+        full = cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=10_000,
+                          **options)
+        assert len(full) == 195 + 196 + 197 + 198 + 199
+        with pytest.raises(ResourceLimit, match="the matches held before they are output bind more than "
+                                                "64,000 events .*--max-state"):
+            cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=1000, **options)
