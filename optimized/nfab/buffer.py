@@ -126,15 +126,13 @@ def compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref):
     return k
 
 
+NO_CAP = 2**62   # count_elements without a cap
+
+
 @njit(cache=True)
 def materialize(arena, nodes, n):
     """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets."""
-    total = 0
-    for i in range(nodes.shape[0]):
-        x = nodes[i]
-        while x >= 0:
-            total += 1
-            x = arena[x, 0]
+    total = count_elements(arena, nodes, NO_CAP)
     comps = np.empty(total, np.int64)
     poss = np.empty(total, np.int64)
     offs = np.empty(nodes.shape[0] + 1, np.int64)
