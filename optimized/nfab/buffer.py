@@ -130,9 +130,11 @@ NO_CAP = 2**62   # count_elements without a cap
 
 
 @njit(cache=True)
-def materialize(arena, nodes, n):
-    """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets."""
-    total = count_elements(arena, nodes, NO_CAP)
+def materialize(arena, nodes, n, total=-1):
+    """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets; `total`
+    the elements they hold when already counted (count_elements), else -1."""
+    if total < 0:
+        total = count_elements(arena, nodes, NO_CAP)
     comps = np.empty(total, np.int64)
     poss = np.empty(total, np.int64)
     offs = np.empty(nodes.shape[0] + 1, np.int64)
@@ -182,11 +184,13 @@ def run_paths(arena, nnodes, R, cur, nruns, cap):
 
 
 @njit(cache=True)
-def count_paths(arena, nodes, Q, ets, base, cap, cap_events=-1):
-    """(matches, events they bind) materialize_paths would build for the nodes, counted by walking them until
-    more than cap matches or cap_events events (then past it): what a step completes, before it is built."""
+def count_paths(arena, nodes, ev, Q, ets, base, cap, cap_events=-1):
+    """(matches, events they bind, the most matches of one event) materialize_paths would build for the nodes
+    (`ev`: each node's event, in event order), counted by walking them until one event completes more than
+    cap matches or they bind more than cap_events events (then past it): what a step completes, before it is
+    built. Under both caps the first two are exact (materialize_paths takes them)."""
     empty = np.zeros(0, np.int64)
-    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, cap, cap_events)
+    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, ev, cap, cap_events)
 
 
 @njit(cache=True)
@@ -205,16 +209,21 @@ def count_elements(arena, nodes, cap):
 
 
 @njit(cache=True)
-def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=-1, cap_total=-1):
+def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, ev, cap=-1, cap_total=-1):
     """Depth-first over every member path of each node (merge nodes branch); members whose paths all
     start outside the window of the node's event are skipped, and so is any path whose first event is
-    (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order.
-    cap >= 0: stops once more than cap paths were found; cap_total >= 0: once they bind more than cap_total."""
+    (expired members of a merged run). Returns (paths, elements, the most paths of one event: `ev` gives
+    each node's event, empty: all one); with fill, writes them in stream order. cap >= 0: stops once one
+    event has more than cap paths; cap_total >= 0: once they bind more than cap_total."""
     npath = 0
     total = 0
+    first = 0    # the paths before the current event's
+    most = 0
     stack = np.empty((16, 2), np.int64)
     buf = np.empty((16, 2), np.int64)
     for i in range(nodes.shape[0]):
+        if ev.shape[0] and i > 0 and ev[i] != ev[i - 1]:
+            first = npath
         stack[0, 0] = nodes[i]
         stack[0, 1] = 0
         top = 1
@@ -254,23 +263,26 @@ def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=
                     poss[total + e] = buf[d - 1 - e, 1]
             npath += 1
             total += d
-            if 0 <= cap < npath or 0 <= cap_total < total:
-                return npath, total
+            most = max(most, npath - first)
+            if 0 <= cap < npath - first or 0 <= cap_total < total:
+                return npath, total, most
     if fill:
         offs[npath] = total
-    return npath, total
+    return npath, total, most
 
 
 @njit(cache=True)
-def materialize_paths(arena, nodes, Q, ets, base):
+def materialize_paths(arena, nodes, Q, ets, base, npath=-1, total=-1):
     """materialize for buffers with merge nodes: (components, positions, offsets, owner node index) of
-    every unexpired member path."""
+    every unexpired member path; `npath`, `total` their paths and elements when already counted
+    (count_paths), else -1."""
     empty = np.zeros(0, np.int64)
-    npath, total = _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False)
+    if npath < 0:
+        npath, total, _ = _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, empty)
     comps = np.empty(total, np.int64)
     poss = np.empty(total, np.int64)
     offs = np.empty(npath + 1, np.int64)
     owner = np.empty(npath, np.int64)
-    _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, True)
+    _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, True, empty)
     return comps, poss, offs, owner
 

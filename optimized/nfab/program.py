@@ -251,15 +251,19 @@ class OptimizedProgram(Program):
             return self.nruns + self.npend
         return self.npend + int(buffer.run_paths(self.arena, self.nnodes, self.R, self.cur, self.nruns, cap))
 
-    def _paths(self, nodes: np.ndarray) -> tuple:
-        """materialize_paths of the nodes, after counting them against max_state (Budget.check_held)."""
+    def _paths(self, nodes: np.ndarray, ev: np.ndarray | None = None) -> tuple:
+        """materialize_paths of the nodes (`ev`: each one's event, None: all one step), after counting them
+        against max_state (Budget.check_held: the matches one event completes, and the events all bind)."""
         s = self.store
         budget = self.budget
-        if budget.max_state is not None:
-            room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
-            held, events = buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base, budget.max_state, room)
-            budget.check_held(int(held), int(events))
-        return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+        if budget.max_state is None:
+            return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+        room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+        ev = np.zeros(0, np.int64) if ev is None else np.ascontiguousarray(ev, np.int64)
+        npath, events, most = buffer.count_paths(self.arena, nodes, ev, self.Q, s.ts, s.base, budget.max_state,
+                                                 room)
+        budget.check_held(int(most), int(events))
+        return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base, npath, events)
 
     def _grown(self) -> str:
         """The variable most live runs are at (the one whose partial matches grew)."""
@@ -365,13 +369,15 @@ class OptimizedProgram(Program):
         s = self.store
         n = self.nfa.n
         if self.merging:
-            comps, poss, offs, owner = self._paths(nodes)
+            comps, poss, offs, owner = self._paths(nodes, None if out is None else out[:, 0])
         else:
             budget = self.budget
+            total = -1
             if budget.max_state is not None:   # the events these matches bind, before they are built
                 room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
-                budget.check_held(0, int(buffer.count_elements(self.arena, nodes, room)))
-            comps, poss, offs = buffer.materialize(self.arena, nodes, n)
+                total = int(buffer.count_elements(self.arena, nodes, room))
+                budget.check_held(0, total)
+            comps, poss, offs = buffer.materialize(self.arena, nodes, n, total)
             owner = np.arange(len(nodes))
         co = matches.split_components(comps, offs, n)
         if out is None:

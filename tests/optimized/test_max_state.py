@@ -142,3 +142,18 @@ def test_the_events_held_matches_bind_are_bounded(long_partition, engine, merge)
         with pytest.raises(ResourceLimit, match="the matches held before they are output bind more than "
                                                 "64,000 events .*--max-state"):
             cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=1000, **options)
+
+
+def test_many_matches_of_many_events_in_one_feed_are_not_an_explosion():
+    """max_state bounds the matches one event completes at once, not those of a whole feed: 20 Bs after 20 As
+    complete 20 matches each, 400 in one feed, under max_state=50 (this session's first cut counted the feed:
+    a 1 M-event program.run of seq3 stopped with exit 4 at the default bound)."""
+    import pandas as pd
+
+    from cepkit.core.readers import from_pandas
+
+    rows = [{"type": "A", "ts": i} for i in range(20)] + [{"type": "B", "ts": 20 + i} for i in range(20)]
+    program = compile_quiet("PATTERN SEQ(A a, B b) WHERE skip_till_any_match(a, b) { a.ts < b.ts } WITHIN 100", engine="optimized",
+                            max_state=50)
+    assert program.merging
+    assert len(program.run(from_pandas(pd.DataFrame(rows)))) == 400
