@@ -305,7 +305,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
     needs = sorted({(n, x) for (lang, n) in registry.ENGINES if (x := registry.engine_extra(lang, n))})
     extras = "".join(f"; {n} needs pip install 'cepkit[{x}]'" for n, x in needs)
-    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines}{extras})")
+    r.add_argument("--engine", help=f"engine to run on (default: the fastest that runs the query, named first below, then the next "
+                   f"(docs/semantics.md DE1); by language: {engines}{extras})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
@@ -393,8 +394,8 @@ def overwritten_input(args: argparse.Namespace) -> str | None:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    if issubclass(category, CepkitWarning):
-        print(f"warning: {message}", file=sys.stderr)
+    if issubclass(category, CepkitWarning):   # (an engine hand-over, cepkit/engine_choice.py: a note)
+        print(f"{'note' if category.__name__ == 'EngineFallback' else 'warning'}: {message}", file=sys.stderr)
     else:
         _default_showwarning(message, category, filename, lineno, file, line)
 

@@ -17,7 +17,7 @@ from cepkit.optimized.lazy.plan import Plan, compile_plan
 from cepkit.optimized.store import Store
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.contract import Program
-from cepkit.core.errors import EventError
+from cepkit.core.errors import Beyond64Bits, EventError
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.match_table import Layout, MatchTable
@@ -191,7 +191,7 @@ class PatternKernelProgram(Program):
             try:
                 pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
             except OverflowError as exc:  # the program's state is then undefined: feed no more
-                raise EventError(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
+                raise Beyond64Bits(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
                                  "the optimized engines work on 64-bit integers, the reference engines are "
                                  "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
             self.counters.partial_matches += int(self.cnt[0])

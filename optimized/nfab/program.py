@@ -26,7 +26,7 @@ from cepkit.optimized.nfab.compiler import compile_formulas
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
 from cepkit.optimized.store import Store
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.errors import Beyond64Bits, EventError, Unsupported
 from cepkit.front.evaluate import Env, evaluate
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
@@ -291,7 +291,7 @@ class OptimizedProgram(Program):
 
     def _overflow(self, exc: OverflowError, batch: EventBatch, i: int) -> EventError:
         """The event whose formulas left int64 (the program's state is then undefined: feed no more)."""
-        return EventError(f"{exc} while evaluating the query on this event (it computes with "
+        return Beyond64Bits(f"{exc} while evaluating the query on this event (it computes with "
                           f"{', '.join(self.attrs)}); the optimized engine works on 64-bit integers, the "
                           "reference engine is exact", int(batch.source_rows[i]) if 0 <= i < len(batch) else None,
                           self.attrs[0] if len(self.attrs) == 1 else None)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from cepkit.optimized.bytecode import NULL, STR
-from cepkit.optimized.cache import load_module
+from cepkit.optimized.cache import bounded, load_module
 from cepkit.optimized.sql import allmatches as AM
 from cepkit.optimized.sql import matcher as K
 from cepkit.optimized.sql.columns import Encoded, arrow_column, group_ids, raw_column, sort_key
 from cepkit.optimized.sql.exprgen import History, Names, define_source, measures_source, refuse
 from cepkit.core.contract import Engine, Program
-from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.errors import Beyond64Bits, EventError, Unsupported
 from cepkit.core.events import EventBatch, concat_batches
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.front.sql import ast as S
@@ -189,7 +189,8 @@ class OptimizedSqlProgram(TableQuery, Program):
         order = np.lexsort(keys + [groups]) if keys else np.argsort(groups, kind="stable")
         sorted_groups = groups[order]
         PB = np.concatenate([[0], np.flatnonzero(np.diff(sorted_groups)) + 1, [size]]).astype(np.int64)
-        module = load_module(plan.source(enc.integral()), prefix="cepkit_sql")
+        module = load_module(bounded(plan.source(enc.integral()), ENGINE, "DEFINE / MEASURES expressions"),
+                             prefix="cepkit_sql")
         slots = plan.names.columns
         VT, VN, VD = enc.matrices(slots, order) if slots else (np.zeros((1, size), np.int8),) + (
             np.zeros((1, size), np.int64), np.ones((1, size), np.int64))
@@ -313,7 +314,7 @@ class OptimizedSqlProgram(TableQuery, Program):
 
     def _overflow(self, exc: OverflowError, batch: EventBatch, order: np.ndarray, row: int) -> EventError:
         source = int(batch.source_rows[order[row]]) if 0 <= row < len(order) else None
-        return EventError(f"{exc} while evaluating the query on this row; the optimized engine works on 64-bit "
+        return Beyond64Bits(f"{exc} while evaluating the query on this row; the optimized engine works on 64-bit "
                           "integers, the reference engine is exact", source)
 
 
