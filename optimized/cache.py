@@ -1,6 +1,8 @@
 """Generated modules live as real .py files in a cache directory, so `@njit(cache=True)` keeps their
 machine code across processes: $CEPKIT_CACHE, else ~/.cache/cepkit/numba. A module's file name is the
-hash of its source, so equal queries share one module and a changed generator never reads stale code.
+hash of its source, so queries with equal source share one module and a changed generator never reads
+stale code (the SQL and AFA generators keep constants and names out of the source: optimized/sql/exprgen.py,
+optimized/afa/exprgen.py).
 """
 from __future__ import annotations
 

@@ -5,8 +5,14 @@ generator (optimized/codegen.py `Emitter`) under the query's null logic (SQL: th
 adds SQL's leaves: column references, PREV / NEXT / FIRST / LAST, CLASSIFIER, MATCH_NUMBER, aggregates and
 IS NULL. Values are tagged exact rationals (tag, numerator, denominator) read from the columns
 VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code in a dictionary ranked in
-text order at run time (`SC[k]`: the code of text constant k, `LC[v]`: of variable v's name), so text
-compares and orders exactly.
+text order at run time (`LC[v]`: the code of variable v's name), so text compares and orders exactly.
+
+The query's constants are data, not source: each occurrence of a constant reads the int64 array `SC`
+(Names.constants; engine.py fills it): a text's code, a number's numerator (and denominator, the next
+entry, for a fraction), a truth value's TRUE3 / FALSE3. The source depends on the query's shape only (its
+expressions, which constants are fractions, text or truth values, the PREV / NEXT / FIRST / LAST offsets,
+the columns known to be integers), never on a constant's value, a column's, variable's or measure's name, or
+WITHIN: a query that differs in those reuses the compiled module (optimized/cache.py keys it by source).
 
 A DEFINE condition that reads only its row (columns unqualified or qualified with the variable being
 defined or a SUBSET holding it, PREV / NEXT from it, CLASSIFIER()) is evaluated for every row before
@@ -43,14 +49,22 @@ def var_of(e) -> str | None:
     return None
 
 
+TEXT, NUMBER = "text", "number"   # the kinds of Names.constants entries
+
+
 class Names:
-    """What generated code indexes: column slots, text constants, and label sets (a variable or SUBSET)."""
+    """What generated code indexes: column slots, constants (SC), and label sets (a variable or SUBSET).
+
+    `constants` holds one entry per SC element, in the order the generator reads them: (TEXT, the text) or
+    (NUMBER, an int64: a numerator, a denominator or a truth value). Every occurrence of a constant gets its
+    own entries, equal values included, so the source (which reads SC[k]) depends on where constants stand,
+    not on their values."""
 
     def __init__(self, variables: tuple[str, ...], subsets: dict[str, tuple[str, ...]]):
         self.variables = variables
         self.subsets = subsets
         self.columns: list[str] = []
-        self.texts: list[str] = []
+        self.constants: list[tuple[str, str | int]] = []
         self.sets: list[str] = []
 
     def slot(self, col: str) -> int:
@@ -58,10 +72,19 @@ class Names:
             self.columns.append(col)
         return self.columns.index(col)
 
-    def text(self, s: str) -> int:
-        if s not in self.texts:
-            self.texts.append(s)
-        return self.texts.index(s)
+    def constant(self, kind: str, value: str | int) -> str:
+        """The source reading a new SC entry holding the text or int64 `value`."""
+        self.constants.append((kind, value))
+        return f"SC[{len(self.constants) - 1}]"
+
+    @property
+    def texts(self) -> list[str]:
+        """The text constants (their codes are ranked with the table's text, engine.py Encoded)."""
+        return [v for kind, v in self.constants if kind == TEXT]
+
+    def constant_table(self, code: dict[str, int]) -> np.ndarray:
+        """SC: the constants as int64, text as its code in the run's ranked dictionary (`code`)."""
+        return np.array([code[v] if kind == TEXT else v for kind, v in self.constants] or [0], np.int64)
 
     def label_set(self, name: str) -> int:
         if name not in self.sets:
@@ -210,18 +233,25 @@ class SqlEmitter(Emitter):
         return v
 
     def const(self, e: A.Const) -> Val:
+        """A constant as data: SC entries (Names.constants), its kind (number, fraction, text, truth value or
+        NULL) in the source."""
         value = e.value
         if isinstance(value, bool):
-            return Val(b=str(TRUE3 if value else FALSE3))
+            return Val(b=self.names.constant(NUMBER, TRUE3 if value else FALSE3))
+        if value is None:
+            return Val(str(NULL), "0")
         if isinstance(value, str):
-            num = numeric_text(value)
+            num = numeric_text(value)   # text that reads as a number compares as that number
             if num is None:
-                return Val(str(STR), f"SC[{self.names.text(value)}]")
+                return Val(str(STR), self.names.constant(TEXT, value))
             value = num
         value = Fraction(value)
         if abs(value.numerator) > INT64_MAX or value.denominator > INT64_MAX:
             raise refuse(f"the constant {e.value!r} (beyond 64-bit integers)", e)
-        return Val(str(NUM), str(value.numerator), str(value.denominator))
+        n = self.names.constant(NUMBER, value.numerator)
+        if value.denominator == 1:
+            return Val(str(NUM), n)   # denominator "1": the integer fast paths (Val.one) stay
+        return Val(str(NUM), n, self.names.constant(NUMBER, value.denominator))
 
     # ------------------------------------------------------------------ reading rows
     def cell(self, col: str, row: str, ind: int, checked: bool = True) -> Val:
