@@ -11,6 +11,8 @@ the row (the reference is exact).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from cepkit.optimized.bytecode import NULL, STR
@@ -27,8 +29,8 @@ from cepkit.front.sql import ast as S
 from cepkit.front.sql.constructs import ALL, variables
 from cepkit.front.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           compile_pattern, glushkov)
-from cepkit.front.sql.table import (bind_columns, check_table, output_columns, referenced_columns, skip_target,
-                                        TableQuery, within_ticks)
+from cepkit.front.sql.table import (bind_columns, check_table, output_columns, referenced_columns, resolve_column,
+                                    skip_target, TableQuery, within_ticks)
 
 ENGINE = "optimized"
 # the constructs it runs (front/sql/constructs.py names): every one of SQL mode, not ALL MATCHES
@@ -161,7 +163,7 @@ class OptimizedSqlProgram(TableQuery, Program):
 
     # ------------------------------------------------------------------ the table at close
     def _run(self, batch: EventBatch | None, columns: list[str]) -> MatchTable:
-        q = bind_columns(self.q, columns)
+        q = select_columns(bind_columns(self.q, columns), columns)
         layout = Layout(self.plan.variables, output_columns(q, columns))
         if batch is None or len(batch) == 0:
             if q.within is not None and batch is not None and batch.ts_unit is not None:
@@ -313,6 +315,17 @@ class OptimizedSqlProgram(TableQuery, Program):
         source = int(batch.source_rows[order[row]]) if 0 <= row < len(order) else None
         return Beyond64Bits(f"{exc} while evaluating the query on this row; the optimized engine works on 64-bit "
                           "integers, the reference engine is exact", source)
+
+
+def select_columns(q: S.MatchRecognize, columns: list[str]) -> S.MatchRecognize:
+    """The query with its SELECT list bound to the columns a match row has (QueryError at the name of one it
+    does not have; a case-insensitive match is that column), as the reference's project_columns does."""
+    if q.select is None:
+        return q
+    have = output_columns(dataclasses.replace(q, select=None), columns)
+    bound = tuple(dataclasses.replace(c, col=resolve_column(c.col, have, c.pos)) if isinstance(c, S.ColRef)
+                  else resolve_column(c, have, q.pos) for c in q.select)
+    return dataclasses.replace(q, select=bound)
 
 
 def pa_nullable(values: np.ndarray, null: np.ndarray):
