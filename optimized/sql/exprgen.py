@@ -41,6 +41,16 @@ def refuse(construct: str, node) -> Unsupported:
     return Unsupported(ENGINE, construct, (pos.line or None) if pos else None, (pos.column or None) if pos else None)
 
 
+MAX_HISTORY = 10_000   # rows a thread keeps per label set for FIRST / LAST in DEFINE (History)
+
+
+def offset(nav) -> int:
+    """A navigation's offset, refused by name beyond what generated code holds (a 64-bit literal)."""
+    if nav.offset > INT64_MAX // 2:
+        raise refuse(f"a navigation offset of {nav.offset} (beyond 64-bit integers)", nav)
+    return nav.offset
+
+
 def var_of(e) -> str | None:
     """The one pattern variable an argument's references use (None: universal), as cepkit.reference.sql.exprs."""
     for n in e.walk():
@@ -148,6 +158,9 @@ class History:
             self._set(n.var)
         elif isinstance(n, S.Nav) and n.kind in ("first", "last"):
             self.needed = True
+            if offset(n) >= MAX_HISTORY:
+                raise refuse(f"FIRST / LAST with an offset of {n.offset:,} rows in DEFINE (the matcher keeps that "
+                             f"many rows per thread; at most {MAX_HISTORY - 1:,})", n)
             depth = self._set(var_of(n.arg))
             k = 0 if n.kind == "first" else 1
             depth[k] = max(depth[k], n.offset + 1)
@@ -155,6 +168,9 @@ class History:
                 self._set(None)
         elif isinstance(n, S.Nav) and any(isinstance(x, S.Classifier) for x in n.arg.walk()):
             self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
+            if offset(n) >= MAX_HISTORY:
+                raise refuse(f"PREV / NEXT of CLASSIFIER() with an offset of {n.offset:,} rows in DEFINE (at "
+                             f"most {MAX_HISTORY - 1:,})", n)
             depth = self._set(None)
             depth[1] = max(depth[1], n.offset + 1)
         elif isinstance(n, S.MatchNumber):
@@ -357,7 +373,7 @@ class DefineCtx(Ctx):
 
     def logical(self, em: SqlEmitter, e: S.Nav, ind: int) -> str:
         """The row of FIRST / LAST(arg, offset) in the match so far (this row included), -1 if none."""
-        name, off, row = var_of(e.arg), e.offset, em.tmp("row")
+        name, off, row = var_of(e.arg), offset(e), em.tmp("row")
         fs, f, ls, l, cs, lab = self.history.slots[ANY if name is None else name]
         if e.kind == "first":
             tail = f"(r if {off} == H[{cs}] else -1)" if self.is_mine(name) else "-1"
@@ -394,7 +410,7 @@ class DefineCtx(Ctx):
             inner = next((n for n in e.arg.walk() if isinstance(n, S.Nav)), None)
             base = self.logical(em, inner, ind) if inner is not None else self.last_row(em, var_of(e.arg), ind)
             row = em.tmp("row")
-            em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {e.offset} if {base} >= 0 else -1", ind)
+            em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {offset(e)} if {base} >= 0 else -1", ind)
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
@@ -489,7 +505,7 @@ class MeasureCtx(Ctx):
         em.emit(f"for jj in {rng}:", ind)
         test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
         em.emit(f"    if {test}:", ind)
-        em.emit(f"        if {cnt} == {e.offset}:", ind)
+        em.emit(f"        if {cnt} == {offset(e)}:", ind)
         em.emit(f"            {row} = RB[lo + jj]", ind)
         em.emit("            break", ind)
         em.emit(f"        {cnt} += 1", ind)
@@ -538,7 +554,7 @@ class MeasureCtx(Ctx):
                 em.emit(f"{base} = RB[lo + {j}] if {j} >= 0 else -1", ind)
             row = em.tmp("row")
             sign = "-" if e.kind == "prev" else "+"
-            em.emit(f"{row} = {base} {sign} {e.offset} if {base} >= 0 else -1", ind)
+            em.emit(f"{row} = {base} {sign} {offset(e)} if {base} >= 0 else -1", ind)
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
