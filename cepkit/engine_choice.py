@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable
 
 from cepkit.core import registry
 from cepkit.core.contract import Budget, Program
-from cepkit.core.errors import Beyond64Bits, CepkitError, CepkitWarning, Unsupported
+from cepkit.core.errors import (Beyond64Bits, CepkitError, CepkitWarning, QueryError, Unsupported,
+                                option_name)
 from cepkit.core.match_table import MatchTable
 
 Compile = Callable[[str], Program]              # engine name -> that engine's program for the query
@@ -30,8 +31,8 @@ class EngineFallback(CepkitWarning):
 
 
 def candidates(lang: str, options: dict) -> list[tuple[str, str | None]]:
-    """(engine, why it is passed over: None when it may run) for the language's engines, fastest first; an
-    engine whose extra is not installed is left out, one that does not take an option given is passed over."""
+    """(engine, an option given that it does not take, else None) for the language's engines, fastest first;
+    an engine whose extra is not installed is left out."""
     out = []
     for name in registry.language(lang).by_speed:
         if registry.engine_extra(lang, name) is not None:
@@ -42,7 +43,7 @@ def candidates(lang: str, options: dict) -> list[tuple[str, str | None]]:
                  - set(own if own is not None else options))
         if "max_state" in given and engine.counts_state:
             given.discard("max_state")
-        out.append((name, f"the option {sorted(given)[0]}" if given else None))
+        out.append((name, sorted(given)[0] if given else None))
     return out
 
 
@@ -62,17 +63,22 @@ def compile_fastest(lang: str, query: Any, options: dict, compile_on: Compile,
     names = candidates(lang, options)
     needed = None
     refusals: list[str] = []
-    for k, (name, passed) in enumerate(names):
+    for k, (name, option) in enumerate(names):
         last = k == len(names) - 1
+        if option is not None:
+            if last:
+                raise QueryError(f"{_named(option)} is not an option of engine {name}, the one engine that runs "
+                                 f"this query ({'; '.join(refusals)}); drop {_named(option)} to run it")
+            refusals.append(f"engine {name} does not take {_named(option)}")
+            continue
         declared = registry.engine_entry(lang, name).constructs
-        if passed is None and not last and declared is not None:
+        if not last and declared is not None:
             if needed is None:
                 needed = set(registry.constructs(lang, query, **_construct_options(options)))
             missing = sorted(needed - declared)
-            passed = missing[0] if missing else None
-        if passed is not None and not last:
-            refusals.append(f"engine {name} does not run {passed}")
-            continue
+            if missing:
+                refusals.append(f"engine {name} does not run {missing[0]}")
+                continue
         try:
             program = compile_on(name)
         except Unsupported as exc:
@@ -84,6 +90,16 @@ def compile_fastest(lang: str, query: Any, options: dict, compile_on: Compile,
             say(f"{'; '.join(refusals)}: engine {name} runs it")
         return Fallback(program, name, [n for n, p in names[k + 1:] if p is None], compile_on, reread)
     raise AssertionError("unreachable: the last engine's refusal is raised")
+
+
+# the engine options whose command-line flag is not the option's name (cepkit/runners/*.py compile_options)
+FLAGS = {"merge": "--no-merge", "launch": "--gpu-launch", "mode": "--early", "flavor": "--flavor"}
+
+
+def _named(option: str) -> str:
+    """An engine option as the caller gave it: its flag on the command line, its keyword from Python."""
+    flag = option_name(option)
+    return FLAGS.get(option, flag) if flag.startswith("--") else flag
 
 
 def _construct_options(options: dict) -> dict:

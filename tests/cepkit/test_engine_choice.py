@@ -129,3 +129,17 @@ def test_engines_that_disagree_on_the_matches_before_a_hand_over_are_an_error_no
                                                                      r"optimized had found 1"):
         warnings.simplefilter("ignore", EngineFallback)
         program.feed(second)
+
+
+def test_an_option_of_the_fast_engine_alone_on_a_query_only_the_reference_runs_is_a_query_error(tmp_path, capsys):
+    """--no-merge is the optimized engine's; a query only the reference runs cannot take it: one line saying
+    which engine runs the query and what to drop (the fuzz's RFID-C6 with --no-merge)."""
+    q = tmp_path / "q.sase"
+    q.write_text("EVENT SEQ(!(A x), B y) WITHIN 5")   # the RFID dialect: the reference's alone
+    ev = tmp_path / "ev.csv"
+    ev.write_text("type,ts\nB,1\n")
+    assert main(["run", str(q), str(ev), "--no-merge", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-merge is not an option of engine reference, the one engine that runs this query" in err
+    assert "engine optimized does not run RFID dialect" in err and "drop --no-merge to run it" in err
+    assert main(["run", str(q), str(ev), "--no-progress"]) == 0
