@@ -65,8 +65,8 @@ def compile_fastest(lang: str, query: Any, options: dict, compile_on: Compile,
     refusals: list[str] = []
     for k, (name, option) in enumerate(names):
         last = k == len(names) - 1
-        if option is not None:
-            if last:
+        if option is not None and (not last or any(o != option for _n, o in names[:k])):
+            if last:   # a faster engine takes the option, and does not run the query
                 raise QueryError(f"{_named(option)} is not an option of engine {name}, the one engine that runs "
                                  f"this query ({'; '.join(refusals)}); drop {_named(option)} to run it")
             refusals.append(f"engine {name} does not take {_named(option)}")
