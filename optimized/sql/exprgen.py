@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
+from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR
 from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from cepkit.core.errors import Unsupported
 from cepkit.front.language import ast as A
@@ -256,11 +256,8 @@ class SqlEmitter(Emitter):
             return Val(b=self.names.constant(NUMBER, TRUE3 if value else FALSE3))
         if value is None:
             return Val(str(NULL), "0")
-        if isinstance(value, str):
-            num = numeric_text(value)   # text that reads as a number compares as that number
-            if num is None:
-                return Val(str(STR), self.names.constant(TEXT, value))
-            value = num
+        if isinstance(value, str):   # a quoted literal is text in SQL, '12' too (the reference's, Trino's;
+            return Val(str(STR), self.names.constant(TEXT, value))   # a number compared with it is a query error)
         value = Fraction(value)
         if abs(value.numerator) > INT64_MAX or value.denominator > INT64_MAX:
             raise refuse(f"the constant {e.value!r} (beyond 64-bit integers)", e)
