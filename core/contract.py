@@ -169,7 +169,13 @@ def budget_options(limit: Any = None, max_state: Any = None,
     for name, value in (("limit", limit), ("max_state", max_state), ("max_memory", max_memory)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise QueryError(f"option '{name}' must be a positive integer, not {value!r}")
+    # a bound past 2^50 bounds nothing a run can reach; held as 2^50 it fits the kernels' int64 counters
+    limit, max_state, max_memory = (None if v is None else min(v, UNREACHABLE)
+                                    for v in (limit, max_state, max_memory))
     return limit, max_state, max_memory
+
+
+UNREACHABLE = 2**50   # budget_options' ceiling (times HELD_EVENTS still fits int64)
 
 
 class Program:

@@ -157,3 +157,17 @@ def test_many_matches_of_many_events_in_one_feed_are_not_an_explosion():
                             max_state=50)
     assert program.merging
     assert len(program.run(from_pandas(pd.DataFrame(rows)))) == 400
+
+
+def test_bounds_beyond_64_bits_bound_nothing_and_run(tmp_path, capsys):
+    """--max-state / --limit of 10^30 (the fuzz: OverflowError, then a Numba typing traceback in the optimized
+    kernels' int64 counters): held as 2^50 (core/contract.py UNREACHABLE), the run is the unbounded one."""
+    from cepkit.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    args = ["run", str(root / "examples" / "sase1_stock.query"), str(root / "examples" / "stocks.csv"),
+            "--no-progress", "--engine", "optimized"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main(args + ["--max-state", "1" + "0" * 30, "--limit", "1" + "0" * 30]) == 0
+    assert capsys.readouterr().out == plain and plain
