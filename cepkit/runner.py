@@ -28,6 +28,7 @@ from cepkit.core import registry
 from cepkit.core.compiles import Compiles
 from cepkit.core.errors import QueryError
 from cepkit.output_forms import open_writer
+from cepkit.overlap import OverlappedWrites
 
 
 
@@ -85,14 +86,16 @@ def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, q
     started = time.monotonic()
     progress = Progress(f"cepkit {args.engine or program.engine_name}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
     events = 0
-    with open_writer(registry.language(name).output, args, program, runner) as writer:   # a failed run leaves --output
+    with open_writer(registry.language(name).output, args, program, runner) as writer, \
+            OverlappedWrites(writer.write, enabled=bool(chunk)) as write:   # a failed run leaves --output as it was
         for batch in batches(args, name, engine, program, chunk, choose=args.engine is None):
             progress.offset = events
-            writer.write(program.feed(batch, progress), batch)
+            write(program.feed(batch, progress), batch)   # written while the next chunk is read and matched
             events += len(batch)
             if program.budget.stopped:
                 break  # --limit: read no further
-        writer.write(program.close())
+        write(program.close())
+        write.wait()
         progress.finish()
         writer.close()
     return program, writer, events, time.monotonic() - started

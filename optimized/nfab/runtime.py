@@ -319,7 +319,7 @@ def _hash_tables(nruns, Q):
             np.zeros(size, np.int64), np.zeros(size, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)   # (the writer thread writes the chunk before meanwhile: cepkit/overlap.py)
 def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end,
              R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp, RL, GT, GH, GS):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers
