@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from cepkit.optimized.bytecode import NULL, STR
+from cepkit.optimized.bytecode import INT64_MAX, NULL, STR
 from cepkit.optimized.cache import bounded, load_module
 from cepkit.optimized.sql import allmatches as AM
 from cepkit.optimized.sql import matcher as K
@@ -144,7 +144,7 @@ class OptimizedSqlProgram(TableQuery, Program):
         self.n += len(batch)
         self.ts_col = batch.ts_col
         self.batches.append(batch)
-        cols = [batch.ts_col, "id"] + list(batch.columns)
+        cols = dict.fromkeys([batch.ts_col, "id"] + list(batch.columns))   # (an `id` column of data: once)
         self.columns += [c for c in cols if c not in self.columns]
         if self._layout is None:
             self._layout = Layout(self.plan.variables, output_columns(self.q, self.columns))
@@ -172,8 +172,11 @@ class OptimizedSqlProgram(TableQuery, Program):
         ts_col = batch.ts_col
         raw = {c: batch.columns[c] for c in batch.columns}
         raw[ts_col] = np.asarray(batch.ts, np.int64)
-        if ts_col != "id":   # a timestamp column named id is the column (docs/semantics.md SQ-L3)
-            raw["id"] = batch.ids
+        if ts_col != "id":   # a timestamp column named id is the column (docs/semantics.md SQ-L3); else the
+            raw["id"] = batch.ids   # ids are the `id` column, read from --id-col's column where one is named
+        if batch.ids.dtype == object and any(isinstance(v, int) and abs(v) > INT64_MAX
+                                             for v in batch.ids.tolist()):
+            raise Unsupported(ENGINE, "event ids beyond 64-bit integers")
         part_cols = [c.col for c in q.partition_by]
         order_cols = [k.col.col for k in q.order_by]
         needed = list(dict.fromkeys(part_cols + order_cols + sorted(referenced_columns(q))))

@@ -26,3 +26,25 @@ def test_offsets_generated_code_cannot_hold_are_refused_by_name(measure, define,
         got = cepkit.run(text, ROWS, language="sql")
     assert got.to_pandas().equals(cepkit.run(text, ROWS, language="sql", engine="reference").to_pandas())
     assert len(got) == 3
+
+
+def test_ids_read_from_another_column_are_the_id_column_once(tmp_path):
+    """Ids read from another column (--id-col ts): the `id` column holds the ids, once, as the reference
+    writes it (the optimized engine gave two columns named id, a KeyError in the writer; the fuzz:
+    MR-unmatched-rows with --id-col ts)."""
+    events = pd.DataFrame({"id": [7, 5, 9, 4], "ts": [1, 2, 3, 4], "price": [10, 8, 6, 9]})
+    text = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES CLASSIFIER() AS cls ALL ROWS PER MATCH "
+            "PATTERN (B+) DEFINE B AS price < PREV(price))")
+    got, want = (cepkit.run(text, events, language="sql", engine=e, id_col="ts").to_pandas()
+                 for e in ("optimized", "reference"))
+    assert list(got.columns).count("id") == 1 and got.equals(want)
+    assert list(got["id"]) == [2, 3]   # the ids: the ts values
+
+
+def test_ids_beyond_64_bits_are_refused_by_name_and_the_reference_runs_them():
+    events = pd.DataFrame({"id": [10**40, 10**40 + 1], "ts": [1, 2], "b": [1, 1]})
+    text = "SELECT * FROM u MATCH_RECOGNIZE (ORDER BY ts MEASURES A.b AS x PATTERN (A) DEFINE A AS (b = 1))"
+    with pytest.raises(Unsupported, match="event ids beyond 64-bit integers"):
+        cepkit.run(text, events, language="sql", engine="optimized")
+    with pytest.warns(EngineFallback):
+        assert len(cepkit.run(text, events, language="sql")) == 2
