@@ -207,8 +207,6 @@ class Fallback(Program):
                 program = self.compile_on(name)
             except CepkitError:
                 continue
-            if program.layout != self.current.layout:   # the matches handed out could not be continued
-                continue
             program.read_options = self.current.read_options
             budget: Budget = self.current.budget
             handed_out, budget.matches = budget.matches, 0
@@ -219,6 +217,10 @@ class Fallback(Program):
             except REFUSALS as again:
                 budget.matches = handed_out
                 said.append(refusal(again, name))
+                continue
+            if program.layout != self.current.layout:   # (after the replay: a table's columns are known once
+                budget.matches = handed_out             # fed) the matches handed out could not be continued
+                said.append(f"engine {name} gives other columns")
                 continue
             if replayed != handed_out:   # the engines disagree: a defect, never a silently wrong answer
                 raise CepkitError(f"engine {name} found {replayed} matches in the {fed} batches engine {refused} "

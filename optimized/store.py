@@ -97,6 +97,8 @@ class Store:
         codes = np.array([self.type_code(t) for t in batch.type_names] or [0], np.int64)
         size = len(batch)
         ids = np.asarray(batch.ids)
+        if ids.dtype == object and any(isinstance(v, int) and abs(v) > INT64_MAX for v in ids.tolist()):
+            raise Unsupported(ENGINE, "event ids beyond 64-bit integers")   # (match tables hold int64 ids)
         if batch.positional_ids and self.end:
             ids = ids + self.end
         vt = np.zeros((len(self.attrs), size), np.int8)

@@ -143,3 +143,21 @@ def test_an_option_of_the_fast_engine_alone_on_a_query_only_the_reference_runs_i
     assert "--no-merge is not an option of engine reference, the one engine that runs this query" in err
     assert "engine optimized does not run RFID dialect" in err and "drop --no-merge to run it" in err
     assert main(["run", str(q), str(ev), "--no-progress"]) == 0
+
+
+def test_ids_beyond_64_bits_hand_over_on_every_language_with_a_fast_engine():
+    """The fuzz (seed 8): a SASE 1.0 run with such ids raised OverflowError in the optimized engine; an ALL ROWS
+    query stayed refused, since its columns are known only once fed (the hand-over compares them after the
+    batches before are fed again)."""
+    big = 10**40
+    events = pd.DataFrame({"id": [big, big + 1, big + 2], "ts": [1, 2, 3], "type": ["A", "B", "B"],
+                           "price": [10, 8, 6]})
+    sase = "PATTERN SEQ(A a, B b)\nWITHIN 10\n"
+    with pytest.warns(EngineFallback, match="event ids beyond 64-bit integers"):
+        got = cepkit.run(sase, events)
+    assert _matches(got) == _matches(cepkit.run(sase, events, engine="reference")) and len(got) == 2
+    sql = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES CLASSIFIER() AS cls ALL ROWS PER MATCH "
+           "PATTERN (B+) DEFINE B AS price < PREV(price))")
+    with pytest.warns(EngineFallback, match="event ids beyond 64-bit integers"):
+        got = cepkit.run(sql, events, language="sql")
+    assert got.to_pandas().equals(cepkit.run(sql, events, language="sql", engine="reference").to_pandas())
