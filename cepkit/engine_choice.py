@@ -30,21 +30,16 @@ class EngineFallback(CepkitWarning):
     """The engine chosen for a query without `engine` could not run it; another did."""
 
 
-def candidates(lang: str, options: dict) -> list[tuple[str, str | None]]:
-    """(engine, an option given that it does not take, else None) for the language's engines, fastest first;
-    an engine whose extra is not installed is left out."""
-    out = []
-    for name in registry.language(lang).by_speed:
-        if registry.engine_extra(lang, name) is not None:
-            continue   # an extra's engine (gpu) is never chosen unasked
-        engine = registry.get_engine(lang, name)
-        own = engine.option_names()
-        given = (set(options) - {"limit", "max_memory"} - set(registry.read_option_names(lang, name))
-                 - set(own if own is not None else options))
-        if "max_state" in given and engine.counts_state:
-            given.discard("max_state")
-        out.append((name, sorted(given)[0] if given else None))
-    return out
+def untaken(lang: str, name: str, options: dict) -> str | None:
+    """An option given that the engine does not take (as cepkit.api.split_options and Engine.check_budget would
+    refuse it), else None."""
+    engine = registry.get_engine(lang, name)
+    own = engine.option_names()
+    given = (set(options) - {"limit", "max_memory"} - set(registry.read_option_names(lang, name))
+             - set(own if own is not None else options))
+    if "max_state" in given and engine.counts_state:
+        given.discard("max_state")
+    return sorted(given)[0] if given else None
 
 
 def refusal(exc: Exception, engine: str | None = None) -> str:
@@ -60,25 +55,26 @@ def compile_fastest(lang: str, query: Any, options: dict, compile_on: Compile,
                     reread: Reread | None = None) -> "Fallback":
     """The program of the fastest engine that runs the query (`compile_on(engine)`), able to hand over to the
     next at read or feed time. Raises what the last engine (the reference) raises."""
-    names = candidates(lang, options)
-    needed = None
+    names = [n for n in registry.language(lang).by_speed if registry.engine_extra(lang, n) is None]
+    runners = needed = None   # the engines that declare the query's constructs (the registry's: imports none)
     refusals: list[str] = []
-    for k, (name, option) in enumerate(names):
+    for k, name in enumerate(names):   # an engine's module is imported only when it is reached
         last = k == len(names) - 1
-        if option is not None and (not last or any(o != option for _n, o in names[:k])):
+        if not last:
+            if runners is None:
+                needed = set(registry.constructs(lang, query, **_construct_options(options)))
+                runners = registry.runs(lang, needed)
+            if name not in runners:
+                missing = sorted(needed - (registry.engine_entry(lang, name).constructs or frozenset()))
+                refusals.append(f"engine {name} does not run {missing[0]}")
+                continue
+        option = untaken(lang, name, options)
+        if option is not None and (not last or any(untaken(lang, n, options) != option for n in names[:k])):
             if last:   # a faster engine takes the option, and does not run the query
                 raise QueryError(f"{_named(option)} is not an option of engine {name}, the one engine that runs "
                                  f"this query ({'; '.join(refusals)}); drop {_named(option)} to run it")
             refusals.append(f"engine {name} does not take {_named(option)}")
             continue
-        declared = registry.engine_entry(lang, name).constructs
-        if not last and declared is not None:
-            if needed is None:
-                needed = set(registry.constructs(lang, query, **_construct_options(options)))
-            missing = sorted(needed - declared)
-            if missing:
-                refusals.append(f"engine {name} does not run {missing[0]}")
-                continue
         try:
             program = compile_on(name)
         except Unsupported as exc:
@@ -88,7 +84,7 @@ def compile_fastest(lang: str, query: Any, options: dict, compile_on: Compile,
             continue
         if refusals:
             say(f"{'; '.join(refusals)}: engine {name} runs it")
-        return Fallback(program, name, [n for n, p in names[k + 1:] if p is None], compile_on, reread)
+        return Fallback(program, name, names[k + 1:], compile_on, reread)   # (the rest: checked when reached)
     raise AssertionError("unreachable: the last engine's refusal is raised")
 
 
@@ -122,6 +118,11 @@ def read_with(program: Any, read: Callable[[str], Any]) -> Any:
     return read(None)
 
 
+def _forwarded(name: str) -> property:
+    """The attribute of the Fallback's current program."""
+    return property(lambda self: getattr(self.__dict__["current"], name))
+
+
 class Fallback(Program):
     """A program that hands over to the next engine when its engine refuses the input at read or feed time.
     What it is otherwise (attributes, capabilities) is its current engine's program's."""
@@ -136,35 +137,18 @@ class Fallback(Program):
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self.current, name, value)   # read_options, budget: the engine's program's
 
-    @property
-    def budget(self) -> Budget:
-        return self.current.budget
-
-    @property
-    def layout(self):
-        return self.current.layout
+    # what Program defines itself (__getattr__ does not reach it): the current engine's program's
+    budget = _forwarded("budget")
+    layout = _forwarded("layout")
+    language = _forwarded("language")
+    read_options = _forwarded("read_options")
+    reader = _forwarded("reader")
+    feed_input = _forwarded("feed_input")
+    table = _forwarded("table")
 
     @property
     def engine_name(self) -> str:
         return self.engine
-
-    @property
-    def language(self) -> str:
-        return self.current.language
-
-    @property
-    def read_options(self):
-        return self.current.read_options
-
-    def feed_input(self, events: Any) -> Any:
-        return self.current.feed_input(events)
-
-    def table(self, out: Any) -> MatchTable:
-        return self.current.table(out)
-
-    @property
-    def reader(self):
-        return self.current.reader
 
     def feed(self, batch: Any, progress: Any = None) -> MatchTable:
         try:

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from cepkit.optimized.nfab.program import window_ticks
 from cepkit.optimized.lazy.plan import Plan, compile_plan
-from cepkit.optimized.store import Store
+from cepkit.optimized.store import Store, wide_ids
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.contract import Program
 from cepkit.core.errors import Beyond64Bits, EventError
@@ -252,7 +252,7 @@ class PatternKernelProgram(Program):
             offsets = np.concatenate([[0], np.cumsum(bound)]).astype(np.int64)
             ids = s.ids[col[bound] - s.base]
             if ids.dtype.kind not in "iu":
-                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+                ids = _id_values(ids)
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
         payload = None
@@ -301,7 +301,7 @@ class PatternKernelProgram(Program):
             pos = rows[idx_r, idx_c]
             ids = s.ids[pos - s.base]
             if ids.dtype.kind not in "iu":
-                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+                ids = _id_values(ids)
             bound = n > 0
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[kleene_last(rows, V) - s.base].astype(np.int64, copy=False)
@@ -431,3 +431,12 @@ def kleene_order(rows: np.ndarray, V: int, name_rank: np.ndarray) -> np.ndarray:
             keys.append(np.where(ok, rows[r, col], -1))
     keys = keys[::-1] + [last, rows[:, 1]]
     return np.lexsort(keys)
+
+
+def _id_values(ids: np.ndarray) -> pa.Array:
+    """Ids that are not integers (text, or Python ints of an object column) as one Arrow array; ids beyond
+    64-bit integers refused by name (optimized/store.py wide_ids)."""
+    try:
+        return pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+    except OverflowError:
+        raise wide_ids() from None

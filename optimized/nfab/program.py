@@ -24,7 +24,7 @@ from cepkit.optimized.nfab import buffer, matches, merging, runindex, runtime
 from cepkit.optimized.nfab import layout as L
 from cepkit.optimized.nfab.compiler import compile_formulas
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
-from cepkit.optimized.store import Store
+from cepkit.optimized.store import Store, wide_ids
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.errors import Beyond64Bits, EventError, Unsupported
 from cepkit.front.evaluate import Env, evaluate
@@ -535,6 +535,8 @@ def _ids(values: np.ndarray):
         return pa.array(values.tolist() if values.dtype == object else values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return values
+    except OverflowError:
+        raise wide_ids() from None
 
 
 def _python_rows(layout: Layout, bindings: dict, ts: np.ndarray, payload: dict | None) -> list[Match]:

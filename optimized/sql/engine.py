@@ -15,8 +15,9 @@ import dataclasses
 
 import numpy as np
 
-from cepkit.optimized.bytecode import INT64_MAX, NULL, STR
+from cepkit.optimized.bytecode import NULL, STR
 from cepkit.optimized.cache import bounded, load_module
+from cepkit.optimized.store import wide_ids
 from cepkit.optimized.sql import allmatches as AM
 from cepkit.optimized.sql import matcher as K
 from cepkit.optimized.sql.columns import Encoded, arrow_column, group_ids, raw_column, sort_key
@@ -174,9 +175,6 @@ class OptimizedSqlProgram(TableQuery, Program):
         raw[ts_col] = np.asarray(batch.ts, np.int64)
         if ts_col != "id":   # a timestamp column named id is the column (docs/semantics.md SQ-L3); else the
             raw["id"] = batch.ids   # ids are the `id` column, read from --id-col's column where one is named
-        if batch.ids.dtype == object and any(isinstance(v, int) and abs(v) > INT64_MAX
-                                             for v in batch.ids.tolist()):
-            raise Unsupported(ENGINE, "event ids beyond 64-bit integers")
         part_cols = [c.col for c in q.partition_by]
         order_cols = [k.col.col for k in q.order_by]
         needed = list(dict.fromkeys(part_cols + order_cols + sorted(referenced_columns(q))))
@@ -261,8 +259,11 @@ class OptimizedSqlProgram(TableQuery, Program):
             raise self._overflow(exc, batch, order, int(st[0])) from None
         except TypeError as exc:
             raise EventError(f"{exc} in a MEASURES aggregate", row=int(batch.source_rows[order[int(st[0])]])) from None
-        return self._table(q, layout, enc, batch, order, rkind[:nrec], rstart[:nrec], rend[:nrec], rlo[:nrec],
-                           LB, RB, orec, orow, (mt, mn, md), plan)
+        try:
+            return self._table(q, layout, enc, batch, order, rkind[:nrec], rstart[:nrec], rend[:nrec], rlo[:nrec],
+                               LB, RB, orec, orow, (mt, mn, md), plan)
+        except OverflowError:   # the matched rows' ids, converted to Arrow (match tables hold int64 ids)
+            raise wide_ids() from None
 
     def _table(self, q, layout, enc, batch, order, rkind, rstart, rend, rlo, LB, RB, orec, orow, measures, plan):
         mt, mn, md = measures
@@ -274,6 +275,9 @@ class OptimizedSqlProgram(TableQuery, Program):
                 k = by_name[item]
                 payload[item] = arrow_column(mt[k], mn[k], md[k], enc.texts)
             else:   # a partition column, or a column of the ALL ROWS base row
+                if item == "id" and enc.raw[item].dtype == object and any(   # the output rows' ids only (they
+                        isinstance(v, int) and abs(v) > INT64_MAX for v in enc.raw[item][src].tolist()):  # go to
+                    raise wide_ids()   # Arrow next); beyond 64 bits they would be written as text
                 payload[item] = raw_column(enc.raw[item], src)
         ids = np.asarray(batch.ids)
         key = q.order_by[0].col.col if q.order_by else None

@@ -161,3 +161,18 @@ def test_ids_beyond_64_bits_hand_over_on_every_language_with_a_fast_engine():
     with pytest.warns(EngineFallback, match="event ids beyond 64-bit integers"):
         got = cepkit.run(sql, events, language="sql")
     assert got.to_pandas().equals(cepkit.run(sql, events, language="sql", engine="reference").to_pandas())
+
+
+def test_the_choice_imports_only_the_engines_it_reaches():
+    """Start-up: a query the first engine runs loads no other engine's module (they were all imported to
+    look at their options, 54 ms for the lazy engines alone)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, cepkit; cepkit.run(sys.argv[1], sys.argv[2]); print(sorted(m for m in ("
+            "'cepkit.optimized.lazy.engines', 'cepkit.reference.engine', 'cepkit.optimized.engine') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(EX / "query3.sase"), str(EX / "fig3_stream.csv")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['cepkit.optimized.engine']"
