@@ -97,10 +97,10 @@ def alive(pid: int) -> bool:
     return True
 
 
-def remove_leftovers(directory: str, prefix: str) -> list[str]:
-    """Remove the entries of `directory` named `prefix` + PID + '-...' whose process is gone and that belong
-    to this user (files, or folders with what they hold); the paths removed. Errors are ignored: another run
-    may remove the same leftover at the same time."""
+def remove_leftovers(directory: str, prefix: str, own: bool = False) -> list[str]:
+    """Remove the entries of `directory` named `prefix` + PID + '-...' whose process is gone (with `own`: this
+    process's) and that belong to this user (files, or folders with what they hold); the paths removed.
+    Errors are ignored: another run may remove the same leftover at the same time."""
     removed = []
     try:
         names = os.listdir(directory)
@@ -111,7 +111,9 @@ def remove_leftovers(directory: str, prefix: str) -> list[str]:
         if not name.startswith(prefix):
             continue
         pid_text, dash, _ = name[len(prefix):].partition("-")
-        if not dash or not pid_text.isdigit() or int(pid_text) == os.getpid() or alive(int(pid_text)):
+        if not dash or not pid_text.isdigit():
+            continue
+        if (int(pid_text) != os.getpid()) if own else (int(pid_text) == os.getpid() or alive(int(pid_text))):
             continue
         path = os.path.join(directory, name)
         try:
@@ -128,12 +130,18 @@ def remove_leftovers(directory: str, prefix: str) -> list[str]:
     return removed
 
 
-def clean_up_after_killed_runs(output: str | None = None) -> list[str]:
+def clean_up_after_killed_runs(output: str | None = None, own: bool = False) -> list[str]:
     """Remove what killed runs left: the standard-input copies and spills in the temporary directory, and
-    the temporary output beside `output` (for its name only)."""
+    the temporary output beside `output` (for its name only). With `own`, this process's instead (a run
+    stopped from another thread: cepkit.signal_watch, the memory watch's last resort)."""
     temp = tempfile.gettempdir()
-    removed = remove_leftovers(temp, EVENTS) + remove_leftovers(temp, SPILL)
+    removed = remove_leftovers(temp, EVENTS, own) + remove_leftovers(temp, SPILL, own)
     if output and output != "-":
         directory, name = os.path.split(os.path.realpath(output))
-        removed += remove_leftovers(directory, output_prefix(name))
+        removed += remove_leftovers(directory, output_prefix(name), own)
     return removed
+
+
+def remove_own(output: str | None = None) -> list[str]:
+    """This process's temporary files (standard-input copy, spill, temporary output beside `output`)."""
+    return clean_up_after_killed_runs(output, own=True)

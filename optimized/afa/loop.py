@@ -39,7 +39,7 @@ RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(ty
                  _I, VEC, MAT, _I)
 
 
-@njit(RUN_SIG, cache=True)
+@njit(RUN_SIG, cache=True, nogil=True)
 def run(fire, S, K, R, X, L, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, ign, fan, flavor, sigma,
         sigma_inf, flush, branch, LT, dyn):
     """Apply the batch's elements (kinds BK, event rows B) in order.

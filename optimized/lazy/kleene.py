@@ -246,7 +246,7 @@ def _past(n, npend, nout, cnt):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, nneg, ALL, T, I,
               ni, OUT, nout, PEND, npend, cnt, live_max):
     """Events start..end-1; returns (next position, I, ni, OUT, nout). Matches go to OUT rows with key
@@ -419,7 +419,7 @@ def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FC
     return WT, nw, OUT, nout, PEND, npend
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FCS, PPM, NEG,
               nneg, T, BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, cnt, live_max):
     """The lazy chain NFA (reference/lazy/chain.py) over variable-length rows, events start..end-1; waiting

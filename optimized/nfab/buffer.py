@@ -129,7 +129,7 @@ def compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref):
 NO_CAP = 2**62   # count_elements without a cap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def materialize(arena, nodes, n, total=-1):
     """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets; `total`
     the elements they hold when already counted (count_elements), else -1."""
@@ -160,7 +160,7 @@ def materialize(arena, nodes, n, total=-1):
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_paths(arena, nnodes, R, cur, nruns, cap):
     """The member paths the live runs stand for (a merged run: one per member; a run with no node: one),
     counted on the buffer without walking them (nodes come after their parents and members), capped at
@@ -183,7 +183,7 @@ def run_paths(arena, nnodes, R, cur, nruns, cap):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_paths(arena, nodes, ev, Q, ets, base, cap, cap_events=-1):
     """(matches, events they bind, the most matches of one event) materialize_paths would build for the nodes
     (`ev`: each node's event, in event order), counted by walking them until one event completes more than
@@ -193,7 +193,7 @@ def count_paths(arena, nodes, ev, Q, ets, base, cap, cap_events=-1):
     return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, ev, cap, cap_events)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_elements(arena, nodes, cap):
     """The events `materialize` would bind for the nodes (the length of every node's chain), counted until
     more than cap (then past it)."""
@@ -271,7 +271,7 @@ def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, ev, 
     return npath, total, most
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def materialize_paths(arena, nodes, Q, ets, base, npath=-1, total=-1):
     """materialize for buffers with merge nodes: (components, positions, offsets, owner node index) of
     every unexpired member path; `npath`, `total` their paths and elements when already counted

@@ -95,7 +95,7 @@ _I, _B = T.int64, T.boolean
 
 @njit(RECORDS(DEFINE_FN, _B, _I[:], _B[:, :], T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
               _I[:, :], _B[:, :], _I[:], _I[:, :], _I[:, :], _I[:], _I[:], _B[:], _I[:], _I[:], _I, _B, _I[:], _B[:],
-              _I, _I, _B, _I, _I, _I[:], _I[:]), cache=True)
+              _I, _I, _B, _I, _I, _I[:], _I[:]), cache=True, nogil=True)
 def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GFIRST, GLAST, FOFF,
                 FTGT, strategy, has_within, WN, WNULL, wsign, wamount, wstrict, max_state, want, RANK, st):
     """Every partition's ALL MATCHES matches as records (REC_MATCH, first row, first row + length, number,
