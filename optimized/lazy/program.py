@@ -17,7 +17,7 @@ from cepkit.optimized.lazy.plan import Plan, compile_plan
 from cepkit.optimized.store import Store, wide_ids
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.contract import Program
-from cepkit.core.errors import Beyond64Bits, EventError
+from cepkit.core.errors import Beyond64Bits, EventError, ResourceLimit
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.match_table import Layout, MatchTable
@@ -57,7 +57,7 @@ class PatternKernelProgram(Program):
         self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
         # kernel counters: partial matches, predicate evaluations; the Kleene kernels' budget (kleene._past):
         # the event's first OUT row, stopped inside an event, matches wanted (-1: all), max live state (-1: none)
-        self.cnt = np.zeros(6, np.int64)
+        self.cnt = np.zeros(7, np.int64)
         self.returns = None
         if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
             from types import SimpleNamespace
@@ -196,8 +196,14 @@ class PatternKernelProgram(Program):
                                  "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
             self.counters.partial_matches += int(self.cnt[0])
             self.counters.predicate_evaluations += int(self.cnt[1])
-            if self.cnt[3]:   # stopped inside an event: its matches count too (one event can pass the budget)
-                budget.check_state(self.live_count() + self.npend + self.nout - int(self.cnt[2]), self._grown)
+            if self.cnt[3]:   # stopped inside an event: its matches count too (one event can pass the budget),
+                # or the subsets of a Kleene state's buffered candidates (cnt[6]): the instances it stands for
+                held = self.live_count() + self.npend + self.nout - int(self.cnt[2])
+                budget.check_state(max(held, int(self.cnt[6])), self._grown)
+                if self.cnt[6]:   # no bound (max_state=None) and past 62 candidates: beyond the int64 masks
+                    raise ResourceLimit(f"a Kleene state with more than 62 buffered candidates (over 2^62 "
+                                        f"subsets) at pattern variable {self._grown()}; bound the pattern with "
+                                        "WITHIN or a more selective predicate, or run it with engine optimized")
             budget.check_state(self.live_count() + self.npend, self._grown)
             if progress is not None:
                 progress(pos - start, end - start)

@@ -171,3 +171,31 @@ def test_bounds_beyond_64_bits_bound_nothing_and_run(tmp_path, capsys):
     plain = capsys.readouterr().out
     assert main(args + ["--max-state", "1" + "0" * 30, "--limit", "1" + "0" * 30]) == 0
     assert capsys.readouterr().out == plain and plain
+
+
+CONSECUTIVE = "PATTERN SEQ(A+ a[], B b) WHERE skip_till_any_match(a[], b) { a[i].price = a[i-1].price + 1 }"
+
+
+def _rising(n):
+    import pandas as pd
+
+    from cepkit.core.readers import from_pandas
+
+    rows = [{"id": i, "ts": i, "type": "A", "price": i} for i in range(n)] + [{"id": n, "ts": n, "type": "B", "price": 0}]
+    return from_pandas(pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("engine", ["reference-lazy", "optimized-lazy"])
+def test_a_lazy_buffer_counts_the_instances_it_stands_for(engine):
+    """A Kleene state's c buffered candidates stand for 2^c instances, enumerated when a later event comes
+    (issue 30): past max_state they are the bound's ResourceLimit before any is enumerated. Few of them match
+    here (the contiguous runs of As: n(n+1)/2), so counting matches never fired: 30 As hung the lazy engines,
+    70 raised ValueError inside the Numba kernel (more than 62 candidates)."""
+    for n in (30, 70):
+        with pytest.raises(ResourceLimit, match="pattern variable a"):
+            compile_quiet(CONSECUTIVE, engine=engine).run(_rising(n))
+    small = compile_quiet(CONSECUTIVE, engine=engine, max_state=1000).run(_rising(9))   # 2^9 = 512 instances
+    assert small.rows() == compile_quiet(CONSECUTIVE, engine="optimized").run(_rising(9)).rows()
+    assert len(small) == 45
+    with pytest.raises(ResourceLimit, match="more than 500 live"):
+        compile_quiet(CONSECUTIVE, engine=engine, max_state=500).run(_rising(9))
