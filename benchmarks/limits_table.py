@@ -58,8 +58,8 @@ def run_one(query: Path, events: Path, engine: str, extra: list[str], timeout: f
         child.stderr.close()
         if status not in (0, 4, "killed"):
             status = f"{status}: {err.strip().splitlines()[-1][:80] if err.strip() else ''}"
-        lines = out.read_text().count("\n") - 1 if out.exists() else 0
-        return str(status), seconds, usage.ru_maxrss / (1 << 20), max(lines, 0)
+        lines = out.read_text().count("\n") if out.exists() else 0   # JSON lines: one match per line
+        return str(status), seconds, usage.ru_maxrss / (1 << 20), lines
 
 
 def main(argv: list[str] | None = None) -> int:
