@@ -96,7 +96,7 @@ class TPStreamProgram(Program):
             raise EventError(f"timestamp {int(batch.ts[0])} goes back in time (the previous batch ended at "
                              f"{int(self.batches[-1].ts[-1])})", row=int(batch.source_rows[0]), column="ts")
         if self.matcher == "brute" and self.events + len(batch) > BRUTE_LIMIT:
-            raise ResourceLimit(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
+            raise ResourceLimit(f"engine 'brute' enumerates every configuration and takes at most {BRUTE_LIMIT} "
                                 f"events (got {self.events + len(batch)}): use --engine optimized or reference for "
                                 "this input")
         if batch.positional_ids and self.events:  # made-up row ids continue across batches
