@@ -10,6 +10,7 @@ from cepkit.core.numbers_text import NULL_WORDS
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.failures import spark_failure
 
 
 def first_action(events: str, action):
@@ -20,7 +21,7 @@ def first_action(events: str, action):
         found = S.malformed_csv(events, exc)
         if found is not None:
             raise found from None
-        raise
+        raise spark_failure(exc) from None
 
 
 def text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -61,7 +62,7 @@ def write_matches(out, out_dir: str, stamps: list[float] | None = None) -> int:
             found = T.unwrap_error(str(exc))
             if found is not None:
                 raise found from None
-            raise
+            raise spark_failure(exc) from None
         if stamps is not None:
             stamps.append(time.perf_counter())
         matches = out.sparkSession.read.parquet(staging).count()

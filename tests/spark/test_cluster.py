@@ -12,11 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import cepkit
 from benchmarks.workloads.stock import generate
+from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.local_cluster import LocalCluster
 from tests.spark.helpers import expected_rows, output_rows
 from tests.spark.test_languages import expected, spark_rows
@@ -26,9 +28,12 @@ EX = ROOT / "examples"
 KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
          "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
          "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
-# jobs in a child process, one driver (one SparkSession) for all: their summaries as JSON on the last line
-JOBS = ("import json, sys; from cepkit.spark_jobs.job import run_job; out = []\n"
+# jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
+# the others as the command line runs them (its exit code); the results as JSON on the last line
+JOBS = ("import json, sys; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job; out = []\n"
         "for a in json.loads(sys.argv[1]):\n"
+        "    if 'cli' in a:\n"
+        "        out.append({'exit': main(a['cli'])}); continue\n"
         "    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])\n"
         "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds})\n"
         "print(json.dumps(out))")
@@ -40,10 +45,12 @@ def cluster():
         yield c
 
 
-def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict]) -> subprocess.Popen:
-    """Start the jobs (query, events, output, options) on the cluster, one after the other in a child process."""
-    args = [{"query": str(q), "events": str(e), "out": str(o), "master": cluster.url, "options": options}
-            for q, e, o, options in specs]
+def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str]) -> subprocess.Popen:
+    """Start the jobs on the cluster, one after the other in a child process: (query, events, output, options)
+    for run_job, or a `cepkit spark ...` command line (its --master added)."""
+    args = [{"cli": [*spec, "--master", cluster.url]} if isinstance(spec, list) else
+            {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
+             "options": spec[3]} for spec in specs]
     return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -62,24 +69,50 @@ def stock(tmp_path_factory):
     return frame, path
 
 
-def test_every_language_on_the_cluster_equals_the_single_process(cluster, stock, tmp_path):
-    """SASE+ by key (mapInArrow), MATCH_RECOGNIZE and TPStream by PARTITION BY (the generic path), one driver;
-    the executors start with empty compile caches and load the kernels the driver shipped: no task compiles."""
+def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):
+    """SASE+ by key (mapInArrow), MATCH_RECOGNIZE and TPStream by PARTITION BY (the generic path), a SASE+ stream
+    (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
+    the cluster. The executors start with empty compile caches and load the kernels the driver shipped: no
+    task of the batch job compiles."""
+    from cepkit.reference.replay.store import write_store
+    from tests.spark.test_replay_spark import QUERY as REPLAY, rows_of, spark_rows as replay_rows
+    from tests.spark.test_stream import KLEENE, stream_rows, with_flush, write_files
+
     frame, path = stock
     query = tmp_path / "keyed.sase"
     query.write_text(KEYED)
     others = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
               ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv", {"ts_unit": "s"})]
-    summaries = finished(jobs(cluster, (query, path, tmp_path / "sase", {"partitions": 4}),
-                              *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in others]))
+    streamed = with_flush(generate(400, symbols=3, seed=11))
+    src = tmp_path / "src"
+    write_files(src, streamed, [130, 260], shift=10)
+    (tmp_path / "stream.sase").write_text(KLEENE)
+    rng = np.random.default_rng(7)
+    trades = pd.DataFrame({"ts": np.cumsum(rng.integers(0, 3, 300)), "id": np.arange(5000, 5300),
+                           "p": rng.integers(0, 100, 300), "v": rng.integers(0, 1000, 300)})
+    store = tmp_path / "store"
+    write_store(from_pandas(trades, type_col=None, default_type="e"), store, block_size=10, blocks_per_file=6,
+                secondary=["p"])
+    (tmp_path / "replay.sql").write_text(REPLAY)
+    results = finished(jobs(
+        cluster, (query, path, tmp_path / "sase", {"partitions": 4}),
+        *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in others],
+        ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
+         str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
+        ["spark", "index", str(store), "--index", "p"],
+        ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]))
+    assert [r.get("exit") for r in results[3:]] == [0, 0, 0], results
     got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
     assert got == expected_rows(KEYED, frame)
-    assert summaries[0]["matches"] == len(got) > 0
-    assert summaries[0]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
+    assert results[0]["matches"] == len(got) > 0
+    assert results[0]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
     for name, q, e, o in others:
         table = cepkit.run(q.read_text(), str(e), read_options=o, engine="reference")
         want = expected(table)
         assert want and spark_rows(tmp_path / name, table) == sorted(want, key=repr), name
+    assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, streamed)
+    want = rows_of(cepkit.run(REPLAY, trades, engine="reference"))
+    assert want and replay_rows(tmp_path / "replayed") == want
 
 
 def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
@@ -108,3 +141,54 @@ def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tm
     assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
     assert summary["matches"] == len(got)
     print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
+
+
+def test_an_unreachable_master_is_one_line_at_once(tmp_path):
+    """A standalone master that does not answer: exit 1 with one line naming it, before Spark starts (Spark
+    itself retries for about a minute, then prints its traces); nothing is written."""
+    from cepkit.spark_jobs.local_cluster import free_port
+
+    out = tmp_path / "out"
+    master = f"spark://127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
+                           str(EX / "fig3_stream.csv"), str(out), "--master", master], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (f"error: cannot reach the Spark master {master} "
+                                                    f"({master[8:]}: Connection refused): start it, or check the "
+                                                    "URL given to --master")
+    assert len(done.stderr.strip().splitlines()) == 1 and time.monotonic() - start < 30
+    assert not out.exists()
+
+
+def _python_without_cepkit() -> str | None:
+    import os
+    import shutil
+
+    for candidate in ("/usr/bin/python3", shutil.which("python3")):
+        if candidate and os.path.realpath(candidate) != os.path.realpath(sys.executable):
+            probe = subprocess.run([candidate, "-c", "import cepkit"], capture_output=True, cwd="/")
+            if probe.returncode != 0:
+                return candidate
+    return None
+
+
+@pytest.mark.skipif(_python_without_cepkit() is None, reason="needs a Python on this machine without cepkit "
+                    "(the executors' Python of the test)")
+def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path):
+    """Executors whose Python lacks cepkit (PYSPARK_PYTHON): exit 1 with one line naming that Python and what
+    to do, Spark's traces in the log the line names; nothing is written."""
+    import os
+
+    python = _python_without_cepkit()
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
+                           str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last
+    log = last.rsplit("Spark's traces: ", 1)[1].rstrip(")")
+    assert log.startswith(str(tmp_path)) and "No module named 'cepkit'" in Path(log).read_text()
+    assert "Traceback" not in done.stderr and not out.exists()
