@@ -70,7 +70,7 @@ def stock(tmp_path_factory):
 
 
 def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):
-    """SASE+ by key (mapInArrow), MATCH_RECOGNIZE and TPStream by PARTITION BY (the generic path), a SASE+ stream
+    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path); a SASE+ stream
     (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
     the cluster. The executors start with empty compile caches and load the kernels the driver shipped: no
     task of the batch job compiles."""
@@ -94,14 +94,16 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(c
     write_store(from_pandas(trades, type_col=None, default_type="e"), store, block_size=10, blocks_per_file=6,
                 secondary=["p"])
     (tmp_path / "replay.sql").write_text(REPLAY)
+    afa_text, afa_events = _afa_by_key(tmp_path)
     results = finished(jobs(
         cluster, (query, path, tmp_path / "sase", {"partitions": 4}),
         *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in others],
+        (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
         ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
          str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
         ["spark", "index", str(store), "--index", "p"],
         ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]))
-    assert [r.get("exit") for r in results[3:]] == [0, 0, 0], results
+    assert [r.get("exit") for r in results[4:]] == [0, 0, 0], results
     got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
     assert got == expected_rows(KEYED, frame)
     assert results[0]["matches"] == len(got) > 0
@@ -110,9 +112,30 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(c
         table = cepkit.run(q.read_text(), str(e), read_options=o, engine="reference")
         want = expected(table)
         assert want and spark_rows(tmp_path / name, table) == sorted(want, key=repr), name
+    want, table = [], None
+    for key in ("X", "Y"):
+        table = cepkit.run(afa_text, str(tmp_path / f"afa-{key}.csv"), engine="reference")
+        want += expected(table, key)
+    assert want and spark_rows(tmp_path / "afa", table) == sorted(want, key=repr)
     assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, streamed)
     want = rows_of(cepkit.run(REPLAY, trades, engine="reference"))
     assert want and replay_rows(tmp_path / "replayed") == want
+
+
+def _afa_by_key(tmp_path: Path) -> tuple[str, Path]:
+    """AFA Q1 over two keys (tests/spark/test_languages.py test_afa_by_key): the events, and each key's alone."""
+    text = (EX / "afa" / "q1.afa.yaml").read_text()
+    rows = []
+    for rec in pd.read_csv(EX / "afa" / "q1.events.csv", dtype=str).to_dict("records"):
+        if rec["kind"] == "insert":
+            rows += [{**rec, "sym": "X"}, {**rec, "sym": "Y", "change": str(-int(rec["change"]))}]
+        else:
+            rows.append({**rec, "sym": None})
+    frame = pd.DataFrame(rows)
+    frame.to_csv(tmp_path / "afa.csv", index=False)
+    for key in ("X", "Y"):
+        frame[(frame.sym == key) | frame.sym.isna()].to_csv(tmp_path / f"afa-{key}.csv", index=False)
+    return text, tmp_path / "afa.csv"
 
 
 def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
