@@ -70,8 +70,8 @@ def stock(tmp_path_factory):
 
 
 def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):
-    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path); a SASE+ stream
-    (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
+    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path);
+    a SASE+ stream (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
     the cluster. The executors start with empty compile caches and load the kernels the driver shipped: no
     task of the batch job compiles."""
     from cepkit.reference.replay.store import write_store
@@ -82,7 +82,8 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(c
     query = tmp_path / "keyed.sase"
     query.write_text(KEYED)
     others = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
-              ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv", {"ts_unit": "s"})]
+              ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv",
+               {"ts_unit": "s"})]
     streamed = with_flush(generate(400, symbols=3, seed=11))
     src = tmp_path / "src"
     write_files(src, streamed, [130, 260], shift=10)
