@@ -30,3 +30,13 @@ def output_rows(frame: pd.DataFrame, variables: list[str], returns: list[str]) -
         key = canonical_key({v: list(rec[v]) for v in variables})
         rows.append((key, int(rec["ts"]), tuple((r, rec[r]) for r in returns)))
     return sorted(rows)
+
+
+def stock_parquet(tmp_path_factory, n: int, symbols: int, seed: int) -> tuple[pd.DataFrame, object]:
+    """A generated stock stream (benchmarks.workloads.stock) and its Parquet file."""
+    from benchmarks.workloads.stock import generate
+
+    frame = generate(n, symbols=symbols, seed=seed)
+    path = tmp_path_factory.mktemp("stock") / "stock.parquet"
+    frame.to_parquet(path, index=False)
+    return frame, path

@@ -20,7 +20,7 @@ import cepkit
 from benchmarks.workloads.stock import generate
 from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.local_cluster import LocalCluster
-from tests.spark.helpers import expected_rows, output_rows
+from tests.spark.helpers import expected_rows, output_rows, stock_parquet
 from tests.spark.test_languages import expected, spark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,10 +63,7 @@ def finished(proc: subprocess.Popen, timeout: float = 400) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def stock(tmp_path_factory):
-    frame = generate(20_000, symbols=4, seed=11)
-    path = tmp_path_factory.mktemp("stock") / "stock.parquet"
-    frame.to_parquet(path, index=False)
-    return frame, path
+    return stock_parquet(tmp_path_factory, 20_000, symbols=4, seed=11)
 
 
 def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):

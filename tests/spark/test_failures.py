@@ -13,12 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.workloads.stock import generate
 from cepkit.cli import main
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.session import DEFAULT_MASTER
-from tests.spark.helpers import expected_rows, output_rows
+from tests.spark.helpers import expected_rows, output_rows, stock_parquet
 
 KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
          "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
@@ -33,10 +32,7 @@ PLANS = {"by key": (KEYED, {"partitions": 2}), "by time slice": (SLICED, {"slice
 @pytest.fixture(scope="module")
 def events(tmp_path_factory):
     """300 events, 3 symbols, as Parquet."""
-    frame = generate(300, symbols=3, seed=5)
-    path = tmp_path_factory.mktemp("events") / "stock.parquet"
-    frame.to_parquet(path, index=False)
-    return frame, path
+    return stock_parquet(tmp_path_factory, 300, symbols=3, seed=5)
 
 
 def rows(out: Path, text: str) -> list:

@@ -54,14 +54,19 @@ def flushed(frame: pd.DataFrame, key: str, **values) -> pd.DataFrame:
     return pd.concat([frame, pd.DataFrame([far]).astype(frame.dtypes.to_dict())], ignore_index=True)
 
 
-def test_sql_partition_stream(spark, tmp_path):
-    """ONE ROW PER MATCH per symbol with WITHIN: a partition's matches are written once the watermark passes
-    its last row by WITHIN (SP-S9); the rows are those of the single-process run over all rows."""
+def sql_ticker() -> pd.DataFrame:
+    """240 rows of three symbols (ties in ts), and the flush row."""
     rng = np.random.default_rng(4)
     n = 240
     frame = pd.DataFrame({"symbol": rng.choice(["A", "B", "C"], n), "ts": np.arange(n) // 2 * 3 + rng.integers(0, 2, n),
                           "id": np.arange(n), "price": rng.integers(1, 10, n)})
-    frame = flushed(frame, "symbol", price=1)
+    return flushed(frame, "symbol", price=1)
+
+
+def test_sql_partition_stream(spark, tmp_path):
+    """ONE ROW PER MATCH per symbol with WITHIN: a partition's matches are written once the watermark passes
+    its last row by WITHIN (SP-S9); the rows are those of the single-process run over all rows."""
+    frame = sql_ticker()
     table = cepkit.run(SQL, frame, language="sql", engine="reference")
     out, summary = stream_files(spark, tmp_path, SQL, frame, [120], language="sql", engine="reference")
     want = sorted(expected(table), key=repr)
@@ -184,11 +189,7 @@ def test_sql_and_tpstream_streams_restart_from_their_checkpoint(spark, tmp_path)
     """Issue 31, item 4: MATCH_RECOGNIZE and TPStream streams stopped after their first file and started again
     on the same checkpoint give the single-process rows, each once (the partitions' rows and programs come
     back from the state store)."""
-    rng = np.random.default_rng(4)
-    n = 240
-    frame = pd.DataFrame({"symbol": rng.choice(["A", "B", "C"], n), "ts": np.arange(n) // 2 * 3 + rng.integers(0, 2, n),
-                          "id": np.arange(n), "price": rng.integers(1, 10, n)})
-    frame = flushed(frame, "symbol", price=1)
+    frame = sql_ticker()
     table = cepkit.run(SQL, frame, language="sql", engine="reference")
     out, runs = stream_in_two_runs(spark, tmp_path / "sql", SQL, frame, [80, 160], language="sql",
                                    engine="reference")
