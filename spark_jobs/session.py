@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from cepkit.core.errors import CepkitError
+from cepkit.spark_jobs.failures import log_path
 
 # all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
 DEFAULT_MASTER = "local[*,2]"
@@ -14,14 +15,16 @@ DAEMON_MODULE = os.environ.get("CEPKIT_SPARK_DAEMON", "cepkit.spark_jobs.worker_
 QUIET_START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
 
 
-def log_settings() -> tuple[dict[str, str], str]:
-    """(session settings, setLogLevel's level) of Spark's console log: quiet as it starts (QUIET_START), then
-    FATAL, so that a failed task is cepkit's one-line error and not ~200 lines of Java and Python traces per
-    attempt. CEPKIT_SPARK_LOG=WARN|INFO|ERROR|DEBUG keeps Spark's own log at that level (docs/spark.md)."""
+def log_settings() -> tuple[dict[str, str], str | None]:
+    """(session settings, setLogLevel's level or None) of Spark's log: nothing on the console below FATAL, its
+    warnings, errors and traces in the driver's log file (QUIET_START, failures.log_path()), so that a failed
+    task is cepkit's one-line error and not ~200 lines of Java and Python traces per attempt.
+    CEPKIT_SPARK_LOG=WARN|INFO|ERROR|DEBUG keeps Spark's own console log at that level (docs/spark.md)."""
     level = os.environ.get("CEPKIT_SPARK_LOG", "").strip().upper()
     if level:
         return {}, level
-    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={QUIET_START}"}, "FATAL"
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={QUIET_START} "
+                                             f"-Dcepkit.spark.log={log_path()}"}, None
 
 
 def check_reachable(master: str, timeout: float = 5.0) -> None:
@@ -101,5 +104,6 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CepkitError(f"cannot start Spark on master {master or DEFAULT_MASTER}: {first} (Spark needs Java 17+ "
                           "on PATH or in JAVA_HOME, and a reachable master)") from None
-    spark.sparkContext.setLogLevel(level)
+    if level is not None:
+        spark.sparkContext.setLogLevel(level)
     return spark

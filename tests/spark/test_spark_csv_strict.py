@@ -156,9 +156,12 @@ def test_a_failed_task_is_one_line_not_spark_traces(tmp_path):
     path = write(tmp_path, HEADER + "A,1,1,s,1\nB,2,2,s,abc\nA,3,3,t,2\nB,4,4,t,3\n")
     query = write(tmp_path, KEYED, "q.sase")
     env = {k: v for k, v in os.environ.items() if k != "CEPKIT_SPARK_LOG"}
+    env["TMPDIR"] = str(tmp_path)
     done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(query), str(path),
                            str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 3, done.stderr
     assert "non-numeric value 'abc'" in done.stderr.splitlines()[-1]
     assert "Traceback" not in done.stderr and "PythonException" not in done.stderr, done.stderr
     assert len(done.stderr.splitlines()) <= 3, done.stderr   # at most a JVM note, the error
+    logs = list(tmp_path.glob("cepkit-spark-*.log"))   # Spark's own traces: in the driver's log file
+    assert len(logs) == 1 and "PythonException" in logs[0].read_text()
