@@ -10,6 +10,7 @@ from cepkit.core.numbers_text import NULL_WORDS
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import typed_output as TO
 
 
 def first_action(events: str, action):
@@ -45,23 +46,60 @@ def key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
-def write_matches(out, out_dir: str, stamps: list[float] | None = None) -> int:
-    """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
+def _unwrapped(action):
+    """action(), with a task's cepkit error (wrapped in Spark's exception text) raised as itself."""
+    try:
+        return action()
+    except Exception as exc:
+        found = T.unwrap_error(str(exc))
+        if found is not None:
+            raise found from None
+        raise
+
+
+def typed(out, values: tuple[str, ...]):
+    """The match rows `out` (value columns in `values` as exact JSON, typed_output.exact_json) with each value
+    column in the type and the values `cepkit run --format parquet` gives it over the whole answer
+    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one pass collects each column's
+    witnesses, the driver fixes the schema, and a second map types the kept rows."""
+    from pyspark import StorageLevel
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if not values:
+        return out, None
+    kept = out.persist(StorageLevel.MEMORY_AND_DISK)
+    rows = _unwrapped(lambda: kept.select(*values).mapInArrow(T.call(TO.witness_rows, values), TO.WITNESS_SCHEMA)
+                      .collect())
+    found = TO.combine(values, [(r["col"], r["witnesses"]) for r in rows])
+    schema = TO.typed_schema(to_arrow_schema(out.schema), values, found)
+
+    def body(batches):
+        return TO.typed_rows(values, found, schema, batches)
+
+    return kept.mapInArrow(body, spark_schema(schema)), kept
+
+
+def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = ()) -> int:
+    """Write the matches to `out_dir` and return their number, each value column in `values` typed as
+    `cepkit run --format parquet` types it (`typed`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap)."""
+    out, kept = typed(out, tuple(values))
+    try:
+        return _write(out, out_dir, stamps)
+    finally:
+        if kept is not None:
+            kept.unpersist()
+
+
+def _write(out, out_dir: str, stamps: list[float] | None) -> int:
     if S.is_local(out_dir):
         fs, target = C.LocalFS(), S.local_path(out_dir)
     else:
         fs, target = C.HadoopFS(out.sparkSession), out_dir
     staging = C.stage(target, fs)
     try:
-        try:
-            out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
-        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
-            found = T.unwrap_error(str(exc))
-            if found is not None:
-                raise found from None
-            raise
+        _unwrapped(lambda: out.write.mode("append").parquet(staging))  # staging holds only the marker
         if stamps is not None:
             stamps.append(time.perf_counter())
         matches = out.sparkSession.read.parquet(staging).count()
