@@ -67,16 +67,18 @@ def typed(out, values: tuple[str, ...]):
 
     if not values:
         return out, None
-    kept = out.persist(StorageLevel.MEMORY_AND_DISK)
-    rows = _unwrapped(lambda: kept.select(*values).mapInArrow(T.call(TO.witness_rows, values), TO.WITNESS_SCHEMA)
-                      .collect())
-    found = TO.combine(values, [(r["col"], r["witnesses"]) for r in rows])
-    schema = TO.typed_schema(to_arrow_schema(out.schema), values, found)
+    names = out.columns  # a later mapInArrow resolves its input by name: no dotted names (`payload.ts`) there
+    safe = [f"c{i}" for i in range(len(names))]
+    cols = tuple(safe[names.index(v)] for v in values)
+    kept = out.toDF(*safe).persist(StorageLevel.MEMORY_AND_DISK)
+    rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
+    found = TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows])
+    schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
 
     def body(batches):
-        return TO.typed_rows(values, found, schema, batches)
+        return TO.typed_rows(cols, found, schema, batches)
 
-    return kept.mapInArrow(body, spark_schema(schema)), kept
+    return kept.mapInArrow(body, spark_schema(schema)).toDF(*names), kept
 
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = ()) -> int:
