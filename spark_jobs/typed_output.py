@@ -140,7 +140,10 @@ def parquet_values(values: list[Any]) -> pa.Array:
                 return pa.array(num, pa.int64(), mask=~valid)
             return pa.array(np.where(valid, num / den, np.nan), from_pandas=True)
     objects = [plain(v) for v in decode(col, kind.encode() if kind else None)]
-    series = pd.Series(objects)
+    try:
+        series = pd.Series(objects)
+    except OverflowError:  # pandas cannot hold these integers: the exact encoding
+        return col
     k = series.dtype.kind
     if k in "iu":
         return pa.array(series.to_numpy(np.int64))

@@ -23,10 +23,29 @@ def expected_rows(text: str, frame: pd.DataFrame, engine: str = "reference", sel
                   for m in matches)
 
 
+def cell_json(value) -> str:
+    """A typed output cell (docs/spark.md "Output", as pandas reads it) as the JSON text of its value
+    (json_safe), the form the single-process answer is compared in: null (None, or NaN where a double column
+    holds a null), an exact rational struct as its value."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    if value is None or (isinstance(value, float) and value != value):
+        return "null"
+    if isinstance(value, dict) and set(value) == {"numerator", "denominator"}:
+        value = Fraction(int(value["numerator"]), int(value["denominator"]))
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # a whole value of a double column (the column is double where one value is not whole)
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return json.dumps(json_safe(value), default=str, allow_nan=False)
+
+
 def output_rows(frame: pd.DataFrame, variables: list[str], returns: list[str]) -> list:
     """A job's output rows (one per match) in the same comparable form."""
     rows = []
     for rec in frame.to_dict("records"):
         key = canonical_key({v: list(rec[v]) for v in variables})
-        rows.append((key, int(rec["ts"]), tuple((r, rec[r]) for r in returns)))
+        rows.append((key, int(rec["ts"]), tuple((r, cell_json(rec[r])) for r in returns)))
     return sorted(rows)
