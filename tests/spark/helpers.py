@@ -35,6 +35,10 @@ def cell_json(value) -> str:
         return "null"
     if isinstance(value, dict) and set(value) == {"numerator", "denominator"}:
         value = Fraction(int(value["numerator"]), int(value["denominator"]))
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):  # a decimal(38, 0) column: integers past int64
+        value = int(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         value = int(value)  # a whole value of a double column (the column is double where one value is not whole)
     if isinstance(value, np.ndarray):
