@@ -70,9 +70,12 @@ def split_options(lang: str, engine: Any, options: dict) -> tuple[dict, dict]:
     return read, rest
 
 
-def compile(text: str, language: str | None = None, engine: str = "reference", dialect: str | None = None,
+def compile(text: str, language: str | None = None, engine: str | None = "reference", dialect: str | None = None,
             **options: Any) -> Program:
-    """A program for the query on the named engine; the language is found from the text unless given.
+    """A program for the query on the named engine (default: the reference, the executable specification);
+    the language is found from the text unless given. engine=None: the fastest engine of the language that runs
+    the query (as `run` chooses), handing over to the next when it refuses the query or the input at its first
+    feed (cepkit/engine_choice.py: an EngineFallback warning says so; `program.engine_name` names the engine).
     QueryError (line and column) or Unsupported (the construct, and the engines that run it) at compile time;
     MissingExtra (naming `pip install 'cepkit[gpu]'`) for an engine whose extra is not installed.
     Every engine takes `limit=N` (stop after N matches), `max_state=N` (ResourceLimit past N live
@@ -83,12 +86,30 @@ def compile(text: str, language: str | None = None, engine: str = "reference", d
     Reading options (ts_unit=, ts_col=, ...; see `run`) are kept for what `program.feed` reads."""
     lang = language_of(text, language) if isinstance(text, str) else (language or "sase")
     text = sase_dialect(lang, text, dialect)
-    engine_ = registry.get_engine(lang, engine)
-    read, options = split_options(lang, engine_, options)
-    program = engine_.compile(text, **options)
-    program.read_options = read
+    program = program_for(lang, text, engine, options)
     warn_unbounded(lang, getattr(program, "query", None))
     return program
+
+
+def program_for(lang: str, query: Any, engine: str | None, options: dict, read_options: dict | None = None,
+                reread: Any = None) -> Program:
+    """The program of the named engine, or of the fastest that runs the query (engine None; `reread(engine)`:
+    the input from its start as that engine reads it, for a hand-over at feed time), its reading options kept."""
+    def compile_on(name: str) -> Program:
+        engine_ = registry.get_engine(lang, name)
+        read, rest = split_options(lang, engine_, options)
+        program = engine_.compile(query, **rest)
+        program.read_options = {**(read_options or {}), **read}
+        return program
+
+    if engine is not None:
+        return compile_on(engine)
+    if isinstance(query, str):   # parsed once, for every engine tried
+        query = registry.parse(lang, query)
+    # lazy: the door's engine choice, only where no engine is named
+    from cepkit.engine_choice import compile_fastest
+
+    return compile_fastest(lang, query, options, compile_on, reread)
 
 
 def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
@@ -112,13 +133,14 @@ def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:
     return parse(text, dialect=dialect) if isinstance(text, str) else with_dialect(text, dialect)
 
 
-def run(query: str | Path, events: Any = None, language: str | None = None, engine: str = "reference",
+def run(query: str | Path, events: Any = None, language: str | None = None, engine: str | None = None,
         read_options: dict | None = None, dialect: str | None = None, **options: Any) -> MatchTable:
     """Every match of the query over the events, as a MatchTable (`.to_pandas()`, `.to_arrow()`,
     `.to_polars()`, or iterate for Match rows). `query` is a query text or a query file; `events` a path (CSV,
     Parquet, JSON lines), a pandas DataFrame, an Arrow table, an object with `__arrow_c_stream__` (polars,
     DuckDB), a list of row dicts, or what the language's programs feed on (None: a SQL query that carries its
-    rows in VALUES). Keywords: the reading options, as `cepkit run`'s flags (ts_unit, ts_col, type_col,
+    rows in VALUES). `engine` as in `compile` (None: the fastest that runs the query and its input).
+    Keywords: the reading options, as `cepkit run`'s flags (ts_unit, ts_col, type_col,
     id_col, default_type, sort, input_format; also in `read_options`), and the engine's options; `limit`,
     `max_state` and `max_memory` as in `compile`; `dialect` as in `compile` (a `.query` file: sase1 unless named)."""
     text, by_suffix = read_query(query)
@@ -129,10 +151,16 @@ def run(query: str | Path, events: Any = None, language: str | None = None, engi
 
         dialect = dialect_of_path(query)
     text = sase_dialect(lang, text, dialect)
-    engine_ = registry.get_engine(lang, engine)
-    read, options = split_options(lang, engine_, options)
-    program = engine_.compile(text, **options)
-    program.read_options = {**(read_options or {}), **read}
+
+    def read(name: str | None) -> Any:
+        return registry.read_input(lang, name or engine, events, getattr(program, "query", None),
+                                   **program.read_options)
+
+    program = program_for(lang, text, engine, options, read_options, reread=lambda name: [read(name)])
     warn_unbounded(lang, getattr(program, "query", None))
-    data = registry.read_input(lang, engine, events, getattr(program, "query", None), **program.read_options)
-    return program.run(data)
+    if engine is not None:
+        return program.run(read(engine))
+    # lazy: the door's engine choice, only where no engine is named
+    from cepkit.engine_choice import read_with
+
+    return program.run(read_with(program, read))

@@ -14,7 +14,8 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
-from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, tagged
+from cepkit.signal_watch import SignalWatch, stop_process
+from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
 
@@ -305,7 +306,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
     needs = sorted({(n, x) for (lang, n) in registry.ENGINES if (x := registry.engine_extra(lang, n))})
     extras = "".join(f"; {n} needs pip install 'cepkit[{x}]'" for n, x in needs)
-    r.add_argument("--engine", help=f"engine to run on (default: reference; by language: {engines}{extras})")
+    r.add_argument("--engine", help=f"engine to run on (default: the fastest that runs the query, named first below, then the next "
+                   f"(docs/semantics.md DE1); by language: {engines}{extras})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
@@ -393,8 +395,8 @@ def overwritten_input(args: argparse.Namespace) -> str | None:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    if issubclass(category, CepkitWarning):
-        print(f"warning: {message}", file=sys.stderr)
+    if issubclass(category, CepkitWarning):   # (an engine hand-over, cepkit/engine_choice.py: a note)
+        print(f"{'note' if category.__name__ == 'EngineFallback' else 'warning'}: {message}", file=sys.stderr)
     else:
         _default_showwarning(message, category, filename, lineno, file, line)
 
@@ -402,12 +404,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _default_showwarning = warnings.showwarning
 
 
-def _hard_stop(resident: int, bound: int) -> None:
+def _hard_stop(resident: int, bound: int, output: str | None = None) -> None:
     """The memory watch's last resort (core/memory.py): the run stayed past --max-memory inside code that
-    never came back to check it (a compiled kernel); exit 4 naming the bound, as the checks would."""
+    never came back to check it (a compiled kernel); exit 4 naming the bound, as the checks would, with this
+    process's temporary files removed."""
     import os
 
     try:
+        remove_own(output)
         sys.stderr.write(f"error: {memory.message(resident, bound)} (stopped inside the engine)\n")
         sys.stderr.flush()
     finally:
@@ -415,11 +419,13 @@ def _hard_stop(resident: int, bound: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python code:
-        memory.WATCH.hard_stop = _hard_stop   # it may end the process when --max-memory cannot be checked
+    own_process = argv is None   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
+    output = getattr(args, "output", None)
+    if own_process:   # it may end the process when --max-memory cannot be checked (a kernel that never returns)
+        memory.WATCH.hard_stop = lambda resident, bound: _hard_stop(resident, bound, output)
     if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
         parser.error("--format parquet needs --output PATH (Parquet is not written to standard output)")
     clash = overwritten_input(args)
@@ -428,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         clean_up_after_killed_runs(getattr(args, "output", None))
     try:
-        with warnings.catch_warnings(), terminated_as_exception():
+        with warnings.catch_warnings(), terminated_as_exception(output if own_process else False):
             warnings.simplefilter("always", CepkitWarning)
             warnings.showwarning = _show_warning
             with options_as_flags():  # messages name --ts-unit, not ts_unit
@@ -473,23 +479,43 @@ class Terminated(BaseException):
 
 
 @contextlib.contextmanager
-def terminated_as_exception():
-    """SIGTERM raises Terminated while the command runs (in the main thread; elsewhere nothing changes)."""
+def terminated_as_exception(output: str | None | bool = False):
+    """SIGTERM raises Terminated while the command runs (in the main thread; elsewhere nothing changes). With an
+    `output` (None: standard output), the process's own command: a signal the main thread does not answer
+    within a second (a compiled kernel) stops the process from cepkit.signal_watch."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    watch = None
+    if output is not False:
+        watch = SignalWatch(lambda signum: stop_process(signum, output, " (stopped inside the engine)"))
 
     def raise_terminated(signum, frame):
+        if watch is not None:
+            watch.answered()
         raise Terminated()
 
+    def raise_interrupt(signum, frame):
+        if watch is not None:
+            watch.answered()
+        raise KeyboardInterrupt()
+
     before = signal.signal(signal.SIGTERM, raise_terminated)
+    before_int = signal.getsignal(signal.SIGINT)
+    own_int = watch is not None and before_int is signal.default_int_handler   # (not where SIGINT is ignored)
+    if own_int:
+        signal.signal(signal.SIGINT, raise_interrupt)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, before)
+        if own_int:
+            signal.signal(signal.SIGINT, before_int)
+        if watch is not None:
+            watch.close()
 
 
 def _closed_stdout() -> int:

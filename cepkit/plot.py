@@ -171,7 +171,7 @@ def collect(args: argparse.Namespace) -> Plot:
     if lang == "window":
         raise PlotError("cepkit plot draws matches, and window queries (.win) have none: their output rows "
                         "bind no events (run them with `cepkit run`)")
-    engine = args.engine or registry.language(lang).default_engine
+    engine = args.engine or "reference"   # (pictures of small inputs: the reference draws them unless named)
     registry.engine_entry(lang, engine)  # QueryError naming the language's engines
     if registry.engine_entry(lang, engine).events is not None:
         raise PlotError(f"engine '{engine}' reads a store, not an event file; plot with another engine")
@@ -186,7 +186,7 @@ def collect(args: argparse.Namespace) -> Plot:
     warn_unbounded(lang, query)
     if lang == "afa":
         return _collect_afa(args, program)
-    batch = registry.read_input(lang, registry.language(lang).default_engine, args.events, query, **read_options)
+    batch = registry.read_input(lang, "reference", args.events, query, **read_options)
     table = program.run(batch)
     return _collect_batch(args, lang, query, batch, table)
 

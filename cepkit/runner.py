@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterable
 
-from cepkit.api import compile as compile_query
+from cepkit.api import program_for, warn_unbounded
+from cepkit.engine_choice import read_with
 from cepkit.progress import Progress
 from cepkit.run_steps import CHUNK_SIZE, limit_options, limited, read_query
 from cepkit.core import registry
 from cepkit.core.compiles import Compiles
 from cepkit.core.errors import QueryError
 from cepkit.output_forms import open_writer
+from cepkit.overlap import OverlappedWrites
 
 
 
@@ -43,6 +45,7 @@ class Stats:
 def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
     """Run the query of `args` in language `name`, whose runner module is `runner`; the exit code."""
     engine = args.engine or registry.language(name).default_engine   # checked against the registry by `cepkit run`
+    # (no --engine: the fastest engine that runs the query, cepkit/engine_choice.py; the summary names the one that ran)
     compiles = None
     if registry.compiles(name, engine):   # from before the engine's modules load (kernels with signatures
         compiles = Compiles().start()     # compile as they are imported)
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
         print(said, file=sys.stderr)
     limited(args, writer.count)
     notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
-    stats = Stats(engine, writer.count, events, elapsed, notes)
+    stats = Stats(program.engine_name if args.engine is None else engine, writer.count, events, elapsed, notes)
     print(runner.summary(args, program, stats), file=sys.stderr)
     return 0
 
@@ -72,21 +75,27 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
 def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, query: Any, options: dict,
          chunk: int) -> tuple[Any, Any, int, float]:
     """Compile, read, feed / close, write: (the program, its writer, the events read, the seconds taken)."""
-    program = compile_query(query, language=name, engine=engine,
-                            **{**reading_flags(args, name, engine), **limit_options(args), **options})
+    def reread(engine_: str) -> Iterable[Any]:
+        return batches(args, name, engine_, program, chunk)
+
+    program = program_for(name, query, args.engine, {**reading_flags(args, name, engine), **limit_options(args),
+                                                     **options}, reread=reread)
+    warn_unbounded(name, getattr(program, "query", None))
     if hasattr(runner, "compiled"):
         runner.compiled(args, program)
     started = time.monotonic()
-    progress = Progress(f"cepkit {engine}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
+    progress = Progress(f"cepkit {args.engine or program.engine_name}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
     events = 0
-    with open_writer(registry.language(name).output, args, program, runner) as writer:   # a failed run leaves --output
-        for batch in batches(args, name, engine, program, chunk):
+    with open_writer(registry.language(name).output, args, program, runner) as writer, \
+            OverlappedWrites(writer.write, enabled=bool(chunk)) as write:   # a failed run leaves --output as it was
+        for batch in batches(args, name, engine, program, chunk, choose=args.engine is None):
             progress.offset = events
-            writer.write(program.feed(batch, progress), batch)
+            write(program.feed(batch, progress), batch)   # written while the next chunk is read and matched
             events += len(batch)
             if program.budget.stopped:
                 break  # --limit: read no further
-        writer.write(program.close())
+        write(program.close())
+        write.wait()
         progress.finish()
         writer.close()
     return program, writer, events, time.monotonic() - started
@@ -101,12 +110,17 @@ def reading_flags(args: argparse.Namespace, name: str, engine: str) -> dict:
     return {k: v for k, v in flags.items() if k in reading and v is not None}
 
 
-def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int) -> Iterable[Any]:
+def batches(args: argparse.Namespace, name: str, engine: str, program: Any, chunk: int,
+            choose: bool = False) -> Iterable[Any]:
     """What the program is fed: the events in chunks of `chunk` (0: the whole input at once), read with the
-    reading options the program was compiled with (cepkit.compile keeps them: `program.read_options`)."""
+    reading options the program was compiled with (cepkit.compile keeps them: `program.read_options`), as
+    `engine` reads them (`choose`: as the engine the program chose reads them, cepkit/engine_choice.py)."""
     options = dict(program.read_options)
     if not chunk:   # (no events file: a query that carries its rows, SQL's VALUES)
-        return [registry.read_input(name, engine, args.events, getattr(program, "query", None), **options)]
+        def read(engine_: str | None) -> Any:
+            return registry.read_input(name, engine_ or engine, args.events, getattr(program, "query", None), **options)
+
+        return [read_with(program, read) if choose else read(engine)]
     from cepkit.core.event_chunks import iter_events   # lazy: chunked reading only
 
     options.pop("sort", None)

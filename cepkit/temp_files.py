@@ -1,11 +1,12 @@
 """cepkit's temporary files: named with the process id, bounded in size, and removed by the next run when a
 SIGKILL (or a power cut) left them behind (docs/semantics.md TS-7).
 
-Three kinds, each under its own prefix, each in one directory:
+Four kinds, each under its own prefix, each in one directory:
 
 - `cepkit-events-PID-XXXX/` in the temporary directory (`TMPDIR`): the copy of standard input (cepkit.cli);
 - `cepkit-spill-PID-XXXX/` in the temporary directory: a chunked run's match tables (cepkit.match_output.Spill);
-- `.NAME.cepkit-tmp-PID-XXXX` beside `--output NAME`: the output until the run succeeds (cepkit.output).
+- `.NAME.cepkit-tmp-PID-XXXX` beside `--output NAME`: the output until the run succeeds (cepkit.output);
+- `cepkit-task-errors-PID-XXXX/` in the temporary directory: a Spark driver's task errors (spark_jobs.task_errors).
 
 A run removes the entries of these prefixes whose process is no longer alive (and that belong to its user),
 in the temporary directory and beside its own output; nothing else is touched.
@@ -23,6 +24,7 @@ from cepkit.core.errors import EventError, ResourceLimit
 EVENTS = "cepkit-events-"
 SPILL = "cepkit-spill-"
 OUTPUT = ".cepkit-tmp-"       # after ".NAME"
+TASK_ERRORS = "cepkit-task-errors-"   # spark_jobs/task_errors.py's (the engines' layer cannot import this one)
 LIMIT_VARIABLE = "CEPKIT_TEMP_MAX"
 _SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", re.I)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -97,10 +99,10 @@ def alive(pid: int) -> bool:
     return True
 
 
-def remove_leftovers(directory: str, prefix: str) -> list[str]:
-    """Remove the entries of `directory` named `prefix` + PID + '-...' whose process is gone and that belong
-    to this user (files, or folders with what they hold); the paths removed. Errors are ignored: another run
-    may remove the same leftover at the same time."""
+def remove_leftovers(directory: str, prefix: str, own: bool = False) -> list[str]:
+    """Remove the entries of `directory` named `prefix` + PID + '-...' whose process is gone (with `own`: this
+    process's) and that belong to this user (files, or folders with what they hold); the paths removed.
+    Errors are ignored: another run may remove the same leftover at the same time."""
     removed = []
     try:
         names = os.listdir(directory)
@@ -111,7 +113,9 @@ def remove_leftovers(directory: str, prefix: str) -> list[str]:
         if not name.startswith(prefix):
             continue
         pid_text, dash, _ = name[len(prefix):].partition("-")
-        if not dash or not pid_text.isdigit() or int(pid_text) == os.getpid() or alive(int(pid_text)):
+        if not dash or not pid_text.isdigit():
+            continue
+        if (int(pid_text) != os.getpid()) if own else (int(pid_text) == os.getpid() or alive(int(pid_text))):
             continue
         path = os.path.join(directory, name)
         try:
@@ -128,12 +132,18 @@ def remove_leftovers(directory: str, prefix: str) -> list[str]:
     return removed
 
 
-def clean_up_after_killed_runs(output: str | None = None) -> list[str]:
+def clean_up_after_killed_runs(output: str | None = None, own: bool = False) -> list[str]:
     """Remove what killed runs left: the standard-input copies and spills in the temporary directory, and
-    the temporary output beside `output` (for its name only)."""
+    the temporary output beside `output` (for its name only). With `own`, this process's instead (a run
+    stopped from another thread: cepkit.signal_watch, the memory watch's last resort)."""
     temp = tempfile.gettempdir()
-    removed = remove_leftovers(temp, EVENTS) + remove_leftovers(temp, SPILL)
+    removed = [path for prefix in (EVENTS, SPILL, TASK_ERRORS) for path in remove_leftovers(temp, prefix, own)]
     if output and output != "-":
         directory, name = os.path.split(os.path.realpath(output))
-        removed += remove_leftovers(directory, output_prefix(name))
+        removed += remove_leftovers(directory, output_prefix(name), own)
     return removed
+
+
+def remove_own(output: str | None = None) -> list[str]:
+    """This process's temporary files (standard-input copy, spill, temporary output beside `output`)."""
+    return clean_up_after_killed_runs(output, own=True)

@@ -36,7 +36,7 @@ from cepkit.core.match_table import Layout, MatchTable
 
 Progress = Callable[[int, int], None]
 
-from cepkit.core.limits import DEFAULT_MAX_STATE  # noqa: E402  (re-exported: the contract's default)
+from cepkit.core.limits import DEFAULT_MAX_STATE, HELD_EVENTS  # noqa: E402  (re-exported: the contract's default)
 from cepkit.core import registry
 
 
@@ -53,6 +53,7 @@ class Budget:
         self.watch: int | None = None  # the memory watch's token while a feed or close runs
         self.matches = 0       # matches handed out so far
         self.batch_matches = 0  # matches found in the batch being fed (engines note them for progress)
+        self.held_events = 0   # events bound by the matches built in the batch being fed (check_held)
         self.live = 0          # live partial matches at the last check
         self.peak = 0
 
@@ -71,6 +72,7 @@ class Budget:
             table = MatchTable.from_matches(table.layout, table.rows()[: self.limit - self.matches])
         self.matches += len(table)
         self.batch_matches = 0
+        self.held_events = 0
         return table
 
     def check_state(self, live: int, variable: Callable[[], str]) -> None:
@@ -88,14 +90,24 @@ class Budget:
                 "window), a more selective strategy or predicate, or raise the bound")
 
 
-    def check_held(self, held: int) -> None:
+    def check_held(self, held: int, events: int = 0) -> None:
         """ResourceLimit past max_state for `held` matches an engine is about to build at once (the matches
-        one event, or one step, completes: a merged run stands for many)."""
-        if self.max_state is not None and held > self.max_state:
+        one event, or one step, completes: a merged run stands for many), or past HELD_EVENTS x max_state for
+        the events those and the matches already built in this feed bind (`events`; a feed's matches are
+        held until it returns: few matches of many events each explode memory as surely as many matches)."""
+        if self.max_state is None:
+            return
+        if held > self.max_state:
             raise ResourceLimit(
                 f"more than {self.max_state:,} matches completed at once, held before they are output (the "
                 "bound: --max-state, max_state=); bound the pattern with WITHIN (or a smaller window), a more "
                 "selective strategy or predicate, or raise the bound")
+        self.held_events += events
+        if self.held_events > HELD_EVENTS * self.max_state:
+            raise ResourceLimit(
+                f"the matches held before they are output bind more than {HELD_EVENTS * self.max_state:,} events "
+                f"({HELD_EVENTS} per unit of the bound: --max-state, max_state=); bound the pattern with WITHIN (or "
+                "a smaller window), a more selective strategy or predicate, --limit, or raise the bound")
 
     def check_memory(self, now: bool = False) -> None:
         """ResourceLimit once the memory watch saw the process past max_memory (`now`: sample it now too)."""
@@ -106,7 +118,9 @@ class Budget:
     @contextmanager
     def guarded(self) -> Iterator[None]:
         """The block (a feed or a close) under the memory bound: the resident set watched, checked at the
-        end, and an allocation failure (MemoryError, Numba's "Allocation failed" included) a ResourceLimit."""
+        end, and an allocation failure (MemoryError, Numba's "Allocation failed" included) a ResourceLimit.
+        A signal's exception (Ctrl-C, the command line's SIGTERM) raised where native code called back into
+        Python comes out as itself, not wrapped in SystemError (`interrupted`)."""
         outer = self.watch
         with memory.watched(self.max_memory if outer is None else None) as token:
             if outer is None:
@@ -114,6 +128,11 @@ class Budget:
             try:
                 yield
                 self.check_memory(now=True)
+            except SystemError as exc:
+                cause = interrupted(exc)
+                if cause is None:
+                    raise
+                raise cause from None
             except MemoryError:
                 raise ResourceLimit(f"an allocation failed (out of memory); {memory.message(None, self.max_memory)}"
                                     if self.max_memory else "an allocation failed (out of memory); bound the run "
@@ -121,6 +140,21 @@ class Budget:
             finally:
                 if outer is None:
                     self.watch = None
+
+
+def interrupted(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt (or other BaseException that is not an Exception: the command line's SIGTERM)
+    behind a SystemError, else None. A signal that arrives while a Numba kernel runs is handled when Python code
+    runs next, which is Numba's own callback boxing the kernel's result (`_numba_unpickle`): CPython wraps what
+    the handler raised there in "SystemError: ... returned a result with an exception set", once per frame."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if not isinstance(e, Exception):
+            return e
+        e = e.__cause__ or e.__context__
+    return None
 
 
 def budget_options(limit: Any = None, max_state: Any = None,
@@ -135,7 +169,13 @@ def budget_options(limit: Any = None, max_state: Any = None,
     for name, value in (("limit", limit), ("max_state", max_state), ("max_memory", max_memory)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise QueryError(f"option '{name}' must be a positive integer, not {value!r}")
+    # a bound past 2^50 bounds nothing a run can reach; held as 2^50 it fits the kernels' int64 counters
+    limit, max_state, max_memory = (None if v is None else min(v, UNREACHABLE)
+                                    for v in (limit, max_state, max_memory))
     return limit, max_state, max_memory
+
+
+UNREACHABLE = 2**50   # budget_options' ceiling (times HELD_EVENTS still fits int64)
 
 
 class Program:

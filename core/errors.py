@@ -61,6 +61,11 @@ class EventError(CepkitError):
         return f"{where}{self.message}"
 
 
+class Beyond64Bits(EventError):
+    """An optimized engine's 64-bit arithmetic left its range on this input (the reference engines are exact):
+    with no engine named, the run goes on on the next engine (cepkit/engine_choice.py)."""
+
+
 class ResourceLimit(CepkitError):
     """A run outgrew a bound the user set or the default (live partial matches, `max_state`): names the
     pattern variable whose partial matches grew and what would bound them."""
@@ -142,5 +147,6 @@ def options_as_flags() -> Iterator[None]:
 
 # Their public name: tracebacks and reprs say cepkit.errors.QueryError, and pickles name the module users import
 # (cepkit/errors.py, which re-exports them).
-for _public in (CepkitError, QueryError, Unsupported, EventError, ResourceLimit, CepkitWarning, MissingExtra):
+for _public in (CepkitError, QueryError, Unsupported, EventError, Beyond64Bits, ResourceLimit, CepkitWarning,
+                MissingExtra):
     _public.__module__ = "cepkit.errors"

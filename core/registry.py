@@ -33,7 +33,8 @@ class LanguageEntry:
     constructs: str                 # "module:function": AST -> {construct name: position}
     title: str = ""                 # how messages name the language's queries ("MATCH_RECOGNIZE")
     events: str = "cepkit.core.inputs:to_batch"   # "module:function": (events, **read options) -> program input
-    default_engine: str = "reference"
+    # the engines that run its queries when none is named, fastest first, the reference last (cepkit/engine_choice.py)
+    by_speed: tuple[str, ...] = ("reference",)
     # "module:function" (query, engine name, build) -> program: the language's front-end step around every
     # engine's program (SQL: the outer query and the input forms); None: build(query)
     program: str | None = None
@@ -46,6 +47,11 @@ class LanguageEntry:
     # intervals), "changes" (an AFA's change stream, or its net result)
     output: str = "matches"
     carries_rows: bool = False      # a query may carry its rows (SQL VALUES): it runs without an events file
+
+    @property
+    def default_engine(self) -> str:
+        """The engine tried first when none is named."""
+        return self.by_speed[0]
 
 
 @dataclass(frozen=True)
@@ -78,23 +84,26 @@ OPTIMIZED_KLEENE = OPTIMIZED_PATTERNS | {"Kleene closure", "aggregate"}  # optim
 
 LANGUAGES: dict[str, LanguageEntry] = {e.name: e for e in (
     LanguageEntry("sase", "SASE+ / SASE RFID patterns (spec/000, spec/001, spec/002)", (".sase", ".query"),
-                  "cepkit.front.language:parse", "cepkit.front.language.constructs:constructs", "SASE+"),
+                  "cepkit.front.language:parse", "cepkit.front.language.constructs:constructs", "SASE+",
+                  by_speed=("optimized", "optimized-lazy", "reference")),
 
     LanguageEntry("sql", "SQL MATCH_RECOGNIZE (row pattern recognition, spec/004)", (".sql",),
                   "cepkit.front.sql.parse:parse", "cepkit.front.sql.constructs:constructs", "MATCH_RECOGNIZE",
                   events="cepkit.reference.sql.engine:to_table", program="cepkit.reference.sql.front:build",
                   whole="a MATCH_RECOGNIZE query runs over its table at once (ORDER BY, the outer query)",
-                  output="rows", carries_rows=True),
+                  output="rows", carries_rows=True, by_speed=("optimized", "reference")),
 
     LanguageEntry("tpstream", "TPStream interval patterns over derived situations (spec/004)", (".tps",),
                   "cepkit.front.tpstream.parser:parse_tpstream", "cepkit.front.tpstream.constructs:constructs",
                   "TPStream", events="cepkit.core.inputs:to_untyped_batch",
-                  whole="TPStream programs run over the whole stream (Program.run)", output="situations"),
+                  whole="TPStream programs run over the whole stream (Program.run)", output="situations",
+                  by_speed=("optimized", "reference")),
 
     LanguageEntry("afa", "AFA patterns over disordered streams (spec/003)", (".afa.yaml", ".afa.yml", ".afa.json"),
                   "cepkit.front.afa.afafile:loads_afa", "cepkit.front.afa.constructs:constructs", "AFA",
                   events="cepkit.front.afa.eventfile:read_input", read_options=(),
-                  whole="the change stream is printed at the end", output="changes"),
+                  whole="the change stream is printed at the end", output="changes",
+                  by_speed=("optimized", "reference")),
 
     LanguageEntry("window", "windowed filter, aggregation and join (spec/004)", (".win",),
                   "cepkit.front.windows.query:parse", "cepkit.front.windows.query:constructs", "window",

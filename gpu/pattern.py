@@ -9,7 +9,7 @@ nodes to rebuild each match and collects the nodes no partial match reaches any 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -81,6 +81,8 @@ class DevicePatternMatcher:
             self.fields += [dtypes[t] for t, _f in fields(slot_shape(columns[sl.col]), "s")]
         self.caps = (pm_cap, node_cap, match_cap)
         self.kernel_s = 0.0                              # device time of the step kernels (profiling)
+        self.state: Callable[[int], None] | None = None  # run(): told the live state (raises past the bound)
+        self.held = 0                                    # run(): the matches found so far in the partition
         self.reset()
 
     def reset(self) -> None:
@@ -96,13 +98,27 @@ class DevicePatternMatcher:
         self.rows = 0                                    # partition rows fed so far
 
     def run(self, columns: Mapping[str, DeviceColumn], key: np.ndarray, keyn: np.ndarray,
-            batch: int = 4096) -> list[Match]:
+            batch: int = 4096, state: Callable[[int], None] | None = None, want: int | None = None) -> list[Match]:
         """Every match over one partition's rows (columns as given to the constructor, over these rows),
-        fed in batches of `batch` rows; window keys (ascending) and their nulls."""
+        fed in batches of `batch` rows; window keys (ascending) and their nulls. `state(live)` is told the
+        partial matches plus the matches held, after each batch and before an array grows past them (it raises
+        ResourceLimit past the run's bound); `want`: only the first `want` matches are wanted, so batches start
+        at one row and double (a batch's matches all end in it, so those found first sort first)."""
         self.reset()
+        self.state, self.held = state, 0
         out: list[Match] = []
-        for start in range(0, len(key), batch):
-            out += self.feed(columns, key, keyn, start, min(len(key), start + batch))
+        start, size = 0, batch if want is None else 1
+        while start < len(key):
+            stop = min(len(key), start + size)
+            out += self.feed(columns, key, keyn, start, stop)
+            start = stop
+            self.held = len(out)
+            if state is not None:
+                state(self.count + self.held)
+            if want is not None:
+                if len(out) >= want:
+                    break
+                size = min(batch, 2 * size)
         return out
 
     # ----------------------------------------------------------------- buffers
@@ -187,6 +203,8 @@ class DevicePatternMatcher:
             raise EventError(f"integer overflow in a DEFINE condition at partition rows {self.rows + 1}.."
                              f"{self.rows + n} (engine gpu)")
         if flags:
+            if self.state is not None:   # the arrays would grow past the run's bound: stop before they do
+                self.state(max(int(cnt.max()), nmatch) + self.held)
             if flags & OVF_PM:
                 cap = max(2 * self.spare[0].cap, 2 * int(cnt.max()))
                 self.spare = [self._pmset(cap), self._pmset(cap)]

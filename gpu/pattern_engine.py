@@ -35,5 +35,5 @@ class GpuSqlEngine(Engine):
         launch = launch or LAUNCH
         if launch not in LAUNCHES:
             raise QueryError(f"launch must be one of {', '.join(LAUNCHES)}, not {launch!r}", expected=list(LAUNCHES))
-        return GpuSqlProgram(q, lambda q, columns, rows, ts_unit, _state: run_rows(q, columns, rows, ts_unit, device,
-                                                                                   launch=launch))
+        return GpuSqlProgram(q, lambda q, columns, rows, ts_unit, state, limit: run_rows(
+            q, columns, rows, ts_unit, device, launch=launch, state=state, limit=limit))

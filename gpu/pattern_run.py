@@ -6,7 +6,7 @@ each match with the reference evaluator (per match, not per event).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -37,10 +37,14 @@ class DeviceAllMatches:
     from a plan (so the query was checked at compile time); the plan is re-derived from the bound query."""
 
     def __init__(self, p: PatternPlan, device: str | None = None, batch: int = BATCH,
-                 caps: tuple[int, int, int] | None = None, launch: str = LAUNCH):
+                 caps: tuple[int, int, int] | None = None, launch: str = LAUNCH,
+                 state: Callable[[int, Callable[[], str]], None] | None = None, limit: int | None = None):
         """`caps`: initial capacities of the partial-match, node and match arrays (they grow as needed);
-        `launch`: "batch" or "event" (DevicePatternMatcher)."""
+        `launch`: "batch" or "event" (DevicePatternMatcher); `state(live, variable)`: Budget.check_state,
+        told the partial matches plus the matches held (ResourceLimit past the run's bound); `limit`: only
+        the first `limit` matches are wanted (no later partition is matched once they are found)."""
         self.device, self.batch, self.caps, self.launch = device, batch, caps or (), launch
+        self.state, self.limit = state, limit
         self.kernel_s = 0.0
 
     def __call__(self, q: S.MatchRecognize, partitions: Sequence[Sequence[Mapping[str, Any]]],
@@ -59,14 +63,32 @@ class DeviceAllMatches:
         matcher = DevicePatternMatcher(runtime(self.device), p, cols,
                                        None if within is None else (within, strict), *self.caps,
                                        launch=self.launch)
-        out, start = [], 0
+        out, start, found = [], 0, 0
+        check = None
+        if self.state is not None:
+            state, grown = self.state, _grown(q.pattern)
+            check = lambda live: state(found + live, grown)   # noqa: E731
         for prows in partitions:
+            want = None if self.limit is None else self.limit - found
+            if want is not None and want <= 0:
+                out.append([])
+                continue
             idx = np.arange(start, start + len(prows))
             part = {c: dc.take(idx) for c, dc in cols.items()}
-            out.append(matcher.run(part, key[idx], keyn[idx], self.batch))
+            out.append(matcher.run(part, key[idx], keyn[idx], self.batch, check, want))
+            found += len(out[-1])
             start += len(prows)
         self.kernel_s += matcher.kernel_s
         return out
+
+
+def _grown(p: S.Pattern) -> Callable[[], str]:
+    """The variable named when the partial matches pass the bound: the first one with `*` or `+` (a
+    concatenation of variables is all the device plan takes), else the last."""
+    items = p.items if isinstance(p, S.PConcat) else (p,)
+    quantified = [i.item.name for i in items if isinstance(i, S.PQuant) and isinstance(i.item, S.PVar)]
+    names = quantified or [i.name for i in items if isinstance(i, S.PVar)] or ["?"]
+    return lambda: names[0] if quantified else names[-1]
 
 
 def _raw(rows: Sequence[Mapping[str, Any]], col: str) -> np.ndarray:
@@ -97,12 +119,14 @@ def _keys(q: S.MatchRecognize, rows: Sequence[Mapping[str, Any]]) -> tuple[np.nd
 
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
              ts_unit: str | None = None, device: str | None = None, batch: int = BATCH,
-             launch: str = LAUNCH) -> Table:
+             launch: str = LAUNCH, state: Callable[[int, Callable[[], str]], None] | None = None,
+             limit: int | None = None) -> Table:
     """cepkit.reference.sql.run.run_rows with the matching on the device (`device` as for --device; `launch` as
-    for DevicePatternMatcher)."""
+    for DevicePatternMatcher; `state`, `limit` as for DeviceAllMatches)."""
     bound, p = compile_query(q, columns)
-    return reference_run_rows(bound, columns, rows, ts_unit,
-                              all_matches=DeviceAllMatches(p, device, batch, launch=launch))
+    return reference_run_rows(bound, columns, rows, ts_unit, limit=limit,
+                              all_matches=DeviceAllMatches(p, device, batch, launch=launch, state=state,
+                                                           limit=limit))
 
 
 def run_query(q: S.MatchRecognize | str, batch, device: str | None = None) -> Table:

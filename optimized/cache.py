@@ -1,6 +1,8 @@
 """Generated modules live as real .py files in a cache directory, so `@njit(cache=True)` keeps their
 machine code across processes: $CEPKIT_CACHE, else ~/.cache/cepkit/numba. A module's file name is the
-hash of its source, so equal queries share one module and a changed generator never reads stale code.
+hash of its source, so queries with equal source share one module and a changed generator never reads
+stale code (the SQL and AFA generators keep constants and names out of the source: optimized/sql/exprgen.py,
+optimized/afa/exprgen.py).
 """
 from __future__ import annotations
 
@@ -12,12 +14,30 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+from cepkit.core.errors import Unsupported
+
 
 def cache_dir() -> Path:
     root = os.environ.get("CEPKIT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cepkit", "numba")
     path = Path(root)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# A query's generated expressions beyond this many lines of source are refused (Unsupported): Numba / LLVM take
+# time and memory beyond linear in a function's size (measured, a MATCH_RECOGNIZE DEFINE of n ANDed
+# comparisons: n = 50, 800 lines, 4.7 s and 0.4 GB; n = 200, 2,900 lines, 61 s and 2.3 GB; n = 2,000, 28,000
+# lines, past 12 GB), where the reference runs such a query at once.
+MAX_LINES = 1_200
+
+
+def bounded(source: str, engine: str, what: str) -> str:
+    """The source, or Unsupported naming `what` when it is longer than MAX_LINES."""
+    lines = source.count("\n")
+    if lines > MAX_LINES:
+        raise Unsupported(engine, f"{what} this large ({lines:,} lines of generated Numba source, more than "
+                                  f"{MAX_LINES:,}: compiling it would take minutes and gigabytes)")
+    return source
 
 
 def load_module(source: str, prefix: str = "cepkit_q") -> ModuleType:

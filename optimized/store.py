@@ -19,6 +19,12 @@ def _unsupported(what: str, column: str) -> Unsupported:
     return Unsupported(ENGINE, f"{what} (column '{column}')")
 
 
+def wide_ids() -> Unsupported:
+    """The refusal of event ids beyond 64-bit integers (match tables hold int64 ids), raised where the matched
+    events' ids are converted to Arrow anyway: no pass over every id of a batch."""
+    return Unsupported(ENGINE, "event ids beyond 64-bit integers")
+
+
 def encode(values: np.ndarray, strings: dict[str, int], column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(tag, numerator, denominator) arrays of one column."""
     size = len(values)

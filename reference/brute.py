@@ -38,10 +38,23 @@ class BruteForceProgram(NFAbProgram):
         return []
 
     def _close(self) -> list[Match]:
-        matches = sorted(self._all_matches(), key=lambda b: (b[-1][-1], b))
-        if self.selection == "non_overlap":
-            matches = self._select_non_overlap(matches)
-        return [self._match(b) for b in matches]
+        budget = self.budget
+        if budget.limit is None:
+            matches = sorted(self._all_matches(), key=lambda b: (b[-1][-1], b))
+            if self.selection == "non_overlap":
+                matches = self._select_non_overlap(matches)
+            return [self._match(b) for b in matches]
+        # --limit: the matches in output order, one end event at a time, until the first `want` are known
+        # (the output is sorted by end event, so those ending later come after them)
+        want = budget.limit - budget.matches
+        found: list[Bindings] = []
+        matches = []
+        for end in range(len(self.store.ts)):
+            found += sorted(self._all_matches(end))
+            matches = self._select_non_overlap(found) if self.selection == "non_overlap" else found
+            if len(matches) >= want:
+                break
+        return [self._match(b) for b in matches[:want]]
 
     # ------------------------------------------------------------------ formulas
     def _ok(self, f: Formula, b: Bindings, var: str | None, pos: int | None) -> bool:
@@ -64,15 +77,16 @@ class BruteForceProgram(NFAbProgram):
         return not self._ok(self.nfa.begin[j + 1], b, self.vars[j + 1], z)
 
     # ------------------------------------------------------------------ enumeration
-    def _all_matches(self) -> set[Bindings]:
+    def _all_matches(self, end: int | None = None) -> set[Bindings]:
+        """Every match; with `end`, those whose last event is event `end` (nothing after it is visited)."""
         nfa: NFAb = self.nfa
-        n, total = nfa.n, len(self.store.ts)
+        n, total = nfa.n, len(self.store.ts) if end is None else end + 1
         found: set[Bindings] = set()
 
         budget = self.budget
 
         def complete(b: Bindings) -> None:
-            if self._negations_hold(b):
+            if (end is None or b[-1][-1] == end) and self._negations_hold(b):
                 found.add(b)
                 if len(found) > (budget.max_state or len(found)):   # the matches held before output (issue 30)
                     budget.check_held(len(found))

@@ -47,7 +47,7 @@ def summary(args: argparse.Namespace, program, stats) -> str:
     net = sum(r["count"] for r in program.net())
     return (f"{stats.events} input elements -> {ops.count('insert')} insertions, {ops.count('retract')} "
             f"retractions, {ops.count('punctuate')} punctuations; net {net} events (AFA {program.afa.name}, "
-            f"{args.flavor}{stats.notes})")
+            f"{args.flavor}, engine {stats.engine}{stats.notes})")
 
 def changes(program: Any):
     """The program's change stream (QueryError for a program that has none)."""

@@ -156,6 +156,11 @@ def output_columns(q: S.MatchRecognize, columns: Sequence[str] | None = None) ->
     whose columns are the table's, known at the first batch)."""
     names = lambda xs: tuple(x.col if isinstance(x, S.ColRef) else x for x in xs)  # noqa: E731
     if q.select is not None:
+        seen: set[str] = set()
+        for item, name in zip(q.select, names(q.select)):   # an output row cannot hold two columns of one name
+            if name.lower() in seen:
+                raise query_error(f"SELECT outputs column '{name}' twice", getattr(item, "pos", None) or q.pos)
+            seen.add(name.lower())
         return names(q.select)
     part = [c.col for c in q.partition_by]
     measures = [m.name for m in q.measures]

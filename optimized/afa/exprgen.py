@@ -6,9 +6,17 @@ E), `r.<field>` (a field of the node rows R) and `p.<name>` (a constant). Values
 are tagged exact rationals (cepkit.optimized.values: NUM / NULL / STR, numerator, denominator); text is a code in
 the program's text dictionary (`Texts`), so it compares for equality exactly.
 
-The generated function `fire(a, ev, E, src, dst, R)` evaluates arc `a`'s fence on event row `ev` of E (-1 for
-an epsilon-arc) and node `src`'s register (a row of R); when it holds, it writes the transferred register
+The generated function `fire(a, ev, E, src, dst, R, C)` evaluates arc `a`'s fence on event row `ev` of E (-1
+for an epsilon-arc) and node `src`'s register (a row of R); when it holds, it writes the transferred register
 into node `dst` (normalized) and returns 1, else 0. Constructs it cannot run exactly are refused by name.
+
+Constants (literals and `p.<name>`) are data: each occurrence reads its own element of the kernel's scalars S
+past the kernel's own (S[CONSTANTS + k]: a number's numerator, then its denominator for a fraction, a text's
+code, a truth value as 1 / 0), which the program fills (optimized/afa/state.py); `C` is the address of S
+(optimized/afa/constants.py). The source depends on the AFA's shape (its arcs' expressions, which constants
+are fractions, text, truth values or null, the order its event attributes are first read in), never on a
+constant's value, an attribute's, register field's, arc's or state's name, or the window: an AFA that
+differs only in those loads the cached `fire` (optimized/cache.py keys modules by source).
 """
 from __future__ import annotations
 
@@ -25,7 +33,8 @@ from cepkit.front.language import ast as A
 ENGINE = "optimized"
 _I64 = types.Array(types.int64, 2, "C")
 # the signature every generated `fire` has: the kernel calls it as a first-class function (compiled once)
-FIRE_SIG = types.int64(types.int64, types.int64, _I64, types.int64, types.int64, _I64)
+FIRE_SIG = types.int64(types.int64, types.int64, _I64, types.int64, types.int64, _I64, types.int64)
+CONSTANTS = 16   # S[:CONSTANTS] are the kernel's scalars (kernel.py names them), the AFA's constants follow
 HEAD = 3    # node rows: StartLE, MinRE, state, then (tag, numerator, denominator) per register field
 EHEAD = 5   # event rows: LE, RE, payload hash, seq, whether seq is given, then (tag, num, den) per slot
 
@@ -38,7 +47,7 @@ def refuse(construct: str, node: Any = None, line: Any = None, column: Any = Non
 
 
 class Texts:
-    """Text values as codes: one dictionary per program, constants first (their codes are in the source)."""
+    """Text values as codes: one dictionary per program, constants first (their codes are data, in S)."""
 
     def __init__(self) -> None:
         self.values: list[str] = []
@@ -55,13 +64,20 @@ class Texts:
 class AfaEmitter(Emitter):
     """Emits the body of `fire`, one arc at a time."""
 
-    def __init__(self, slots: dict[str, int], schema: tuple[str, ...], params: dict, texts: Texts):
+    def __init__(self, slots: dict[str, int], schema: tuple[str, ...], params: dict, texts: Texts,
+                 constants: list[int] | None = None):
         super().__init__({}, 0, "two_valued")
         self.slots = slots
         self.schema = schema
         self.params = params
         self.texts = texts
+        self.constants = [] if constants is None else constants   # S[CONSTANTS:], in the order read
         self.where: tuple[Any, Any] = (None, None)
+
+    def constant(self, value: int) -> str:
+        """The source reading a new element of S holding the int64 `value` (each occurrence its own)."""
+        self.constants.append(value)
+        return f"peek(C, {CONSTANTS + len(self.constants) - 1})"
 
     def refuse(self, construct: str, node: Any) -> Unsupported:
         return refuse(construct, node, *self.where)
@@ -112,21 +128,25 @@ class AfaEmitter(Emitter):
         return v
 
     def const(self, value: Any, node: Any) -> Val:
+        """A constant as data (elements of S); its kind (number, fraction, text, truth value, null) is the source's."""
         if isinstance(value, bool):
-            return Val(b="True" if value else "False")
+            return Val(b=f"({self.constant(1 if value else 0)} != 0)")
         if value is None:
             return Val(str(NULL), "0")
         if isinstance(value, str):
-            num = numeric_text(value)
+            num = numeric_text(value)   # text that reads as a number is that number
             if num is None:
-                return Val(str(STR), str(self.texts.code(value)))
+                return Val(str(STR), self.constant(self.texts.code(value)))
             value = num
         if not isinstance(value, (int, Fraction)):
             raise self.refuse(f"the constant {value!r}", node)
         value = Fraction(value)
         if abs(value.numerator) > INT64_MAX or value.denominator > INT64_MAX:
             raise self.refuse(f"the constant {value} (beyond 64-bit integers)", node)
-        return Val(str(NUM), str(value.numerator), str(value.denominator))
+        n = self.constant(value.numerator)
+        if value.denominator == 1:
+            return Val(str(NUM), n)   # denominator "1": the integer fast paths (Val.one) stay
+        return Val(str(NUM), n, self.constant(value.denominator))
 
     def leaf(self, e: A.AttrRef, ind: int) -> Val:
         if e.var == "p":
@@ -169,25 +189,27 @@ class AfaEmitter(Emitter):
         self.emit("return 1", ind)
 
 
-HEADER = '''"""Generated by optimized/afa/exprgen.py for one AFA; do not edit.
+HEADER = '''"""Generated by optimized/afa/exprgen.py for the AFAs of one shape; do not edit.
 
-{query}
+Constants are data (S[CONSTANTS:], at address C), names are slots: every AFA of this shape shares this module.
 """
 from numba import njit
 
 from cepkit.optimized.afa.arith import add64, mul64, sub64
+from cepkit.optimized.afa.constants import peek
 from cepkit.optimized.afa.exprgen import FIRE_SIG
 from cepkit.optimized.afa.registers import store
 
 '''
 
 
-def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list) -> str:
-    """The module source of `fire` for the AFA's arcs (in `arcs` order)."""
+def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list, constants: list[int] | None = None) -> str:
+    """The module source of `fire` for the AFA's arcs (in `arcs` order); the constants it reads are appended
+    to `constants` (they go to S[CONSTANTS:]), the event attributes it reads to `slots`."""
     schema = tuple(afa.schema or ())
-    em = AfaEmitter(slots, schema, {}, texts)
+    em = AfaEmitter(slots, schema, {}, texts, constants)
     em.emit("@njit(FIRE_SIG, cache=True)", 0)
-    em.emit("def fire(a, ev, E, src, dst, R):", 0)
+    em.emit("def fire(a, ev, E, src, dst, R, C):", 0)
     for k, arc in enumerate(arcs):
         text = arc.text or {}
         em.params = text.get("params") or {}
@@ -197,6 +219,4 @@ def fire_source(afa: Any, texts: Texts, slots: dict[str, int], arcs: list) -> st
             raise refuse(f"arc '{arc.name}' built in Python (fences and transfers must be expressions)")
         em.arc(k, text.get("fence_expr"), text.get("transfer_expr") or {}, 1)
     em.emit("return 0", 1)
-    doc = "\n".join("    " + repr(a.name) + ": " + repr({k: v for k, v in (a.text or {}).items()
-                                                        if k in ("fence", "transfer")}) for a in arcs)
-    return HEADER.format(query=doc.replace('"""', "'''")) + "\n".join(em.lines) + "\n"
+    return HEADER + "\n".join(em.lines) + "\n"

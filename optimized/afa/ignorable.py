@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cepkit.optimized.afa.constants import address
 from cepkit.optimized.afa.kernel import (INF, MINF, K_CNT, K_EV, K_KEY, K_OFF, N_ENT, N_EV, N_M, N_NODE, N_OUT, N_Q,
                                          N_S, N_START, WORK, output_row)
 from cepkit.optimized.arrays import grow2
@@ -63,7 +64,7 @@ def children(fire, S, R, X, E, p, ev, le, re, ev_ptr, ev_arc, dst, ign, link):
         a = ev_arc[x]
         d = S[N_NODE]
         S[WORK] += 1
-        if fire(a, ev, E, p, d, R) == 1:
+        if fire(a, ev, E, p, d, R, address(S)) == 1:
             R[d, N_S] = R[p, N_S]
             md = m if m < re else re
             R[d, N_M] = md
@@ -99,7 +100,7 @@ def close(fire, S, R, X, E, c, le, eps_ptr, eps_arc, dst):
             a = eps_arc[x]
             d = S[N_NODE]
             S[WORK] += 1
-            if fire(a, -1, E, j, d, R) == 1:
+            if fire(a, -1, E, j, d, R, address(S)) == 1:
                 R[d, N_S] = R[j, N_S]
                 R[d, N_M] = R[j, N_M]
                 R[d, N_Q] = dst[a]

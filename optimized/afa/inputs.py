@@ -270,6 +270,8 @@ def from_columns(columns: dict[str, np.ndarray], rows: list, afa: Any, slots: di
         if w is None:
             re_[re_null] = INF
         elif isinstance(w, int) or (isinstance(w, Fraction) and w.denominator == 1):
+            if int(w) >= INF - int(le[re_null].max(initial=0)):   # LE + window past int64
+                raise refuse(f"a window of {int(w):,} (event lifetimes beyond 64-bit timestamps)")
             re_[re_null] = le[re_null] + int(w)
         else:
             raise refuse(f"a window that is not an integer ({w})")

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from cepkit.optimized.afa.exprgen import FIRE_SIG, HEAD
+from cepkit.optimized.afa.constants import address
+from cepkit.optimized.afa.exprgen import CONSTANTS, FIRE_SIG, HEAD
 from cepkit.optimized.arrays import grow2
 
 INF = np.iinfo(np.int64).max       # an RE that never ends; MinRE of a node that consumed nothing
@@ -38,6 +39,7 @@ BASIC, SEQ, CLEANSE = 0, 1, 2   # the flavours the kernel runs
 # the scalars in S
 (N_ENT, N_EV, N_NODE, N_OUT, T_E, T_P, MAX_LE, N_START, N_PUNCT, STATUS, AT, WORK, Q_HEAD, Q_TAIL, AUX,
  N_RESV) = range(16)
+assert N_RESV + 1 == CONSTANTS   # S[CONSTANTS:]: the AFA's constants, read by `fire` (optimized/afa/exprgen.py)
 # arc lifetimes (dynamic patterns): LT[arc] = lo, lo_open, hi, hi_closed
 LT_LO, LT_LO_OPEN, LT_HI, LT_HI_CLOSED = 0, 1, 2, 3
 # columns of the entries K, event rows, node rows and output rows
@@ -160,7 +162,7 @@ def close_eps(fire, S, R, E, first, eps_ptr, eps_arc, dst, branch, LT, dyn, le):
                 continue
             d = S[N_NODE]
             S[WORK] += 1
-            if fire(branch[a], -1, E, j, d, R) == 1:
+            if fire(branch[a], -1, E, j, d, R, address(S)) == 1:
                 R[d, N_S] = R[j, N_S]
                 R[d, N_M] = R[j, N_M]
                 R[d, N_Q] = dst[a]
@@ -249,7 +251,7 @@ def rediff(fire, S, K, R, E, O, lo, beyond, closed, ev_ptr, ev_arc, eps_ptr, eps
                         continue
                     d = S[N_NODE]
                     S[WORK] += 1
-                    if fire(branch[a], e, E, p, d, R) == 1:
+                    if fire(branch[a], e, E, p, d, R, address(S)) == 1:
                         R[d, N_S] = R[p, N_S]
                         R[d, N_M] = m if m < re else re
                         R[d, N_Q] = dst[a]

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, types
 
 from cepkit.optimized.afa import ignorable as I
+from cepkit.optimized.afa.constants import address
 from cepkit.optimized.afa.kernel import (AT, AUX, CLEANSE, E_HASH, E_LE, E_RE, E_SEQ, ERR_BELOW, ERR_DUPLICATE,
                                          ERR_NEVER, ERR_RELEASED_EMPTY, ERR_RETRACT_SEQ, FN, INSERT, K_CNT, K_EV,
                                          K_KEY, K_OFF, K_SEQ, MAT, MAX_LE, MINF, N_ENT, N_EV, N_M, N_NODE, N_OUT,
@@ -38,7 +39,7 @@ RUN_SIG = _GROWN(FN, VEC, MAT, MAT, MAT, MAT, MAT, MAT, MAT, MAT, types.Array(ty
                  _I, VEC, MAT, _I)
 
 
-@njit(RUN_SIG, cache=True)
+@njit(RUN_SIG, cache=True, nogil=True)
 def run(fire, S, K, R, X, L, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc, dst, final, ign, fan, flavor, sigma,
         sigma_inf, flush, branch, LT, dyn):
     """Apply the batch's elements (kinds BK, event rows B) in order.
@@ -321,7 +322,7 @@ def run(fire, S, K, R, X, L, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc
                                 continue
                             d = S[N_NODE]
                             S[WORK] += 1
-                            if fire(branch[a], e, E, p, d, R) == 1:
+                            if fire(branch[a], e, E, p, d, R, address(S)) == 1:
                                 R[d, N_S] = R[p, N_S]
                                 R[d, N_M] = m if m < re else re
                                 R[d, N_Q] = dst[a]
@@ -457,7 +458,7 @@ def run(fire, S, K, R, X, L, E, O, P, Q, BK, B, ev_ptr, ev_arc, eps_ptr, eps_arc
                         continue
                     d = S[N_NODE]
                     S[WORK] += 1
-                    if fire(branch[a], e, E, p, d, R) == 1:
+                    if fire(branch[a], e, E, p, d, R, address(S)) == 1:
                         R[d, N_S] = R[p, N_S]
                         R[d, N_M] = m if m < ere else ere
                         R[d, N_Q] = dst[a]

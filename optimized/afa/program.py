@@ -21,7 +21,7 @@ from cepkit.optimized.afa.exprgen import ENGINE, HEAD, Texts, fire_source, refus
 from cepkit.optimized.afa.inputs import ARC, read_batch
 from cepkit.optimized.afa.state import State
 from cepkit.optimized.bytecode import INT64_MAX, NULL, NUM, STR
-from cepkit.optimized.cache import load_module
+from cepkit.optimized.cache import bounded, load_module
 from cepkit.front.afa.changes import ChangeRecords
 from cepkit.front.afa.stream import OutPunctuation, Output
 from cepkit.core.contract import Program
@@ -79,8 +79,10 @@ class OptimizedAfaProgram(ChangeRecords, Program):
         self.texts = Texts()
         self.slots: dict[str, int] = {}
         self.auto = automaton(afa)
-        self.fire = load_module(fire_source(afa, self.texts, self.slots, self.auto.branches), "cepkit_afa").fire
-        self.state = State(len(self.schema), len(self.slots), self._initial())
+        constants: list[int] = []   # what `fire` reads from S (its source depends on the AFA's shape only)
+        self.fire = load_module(bounded(fire_source(afa, self.texts, self.slots, self.auto.branches, constants),
+                                        ENGINE, "fences and transfers"), "cepkit_afa").fire
+        self.state = State(len(self.schema), len(self.slots), self._initial(), constants)
         a, st = self.auto, self.state
         K.init_starts(self.fire, st.S, st.R, st.E, a.start, a.eps_ptr, a.eps_arc, a.dst, a.branch, a.lifetimes, 0)
         st.S[K.N_RESV] = max(int(st.S[K.N_START]), a.closure)   # rows kept for the start closure

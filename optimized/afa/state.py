@@ -4,15 +4,16 @@ from __future__ import annotations
 import numpy as np
 
 from cepkit.optimized.afa import kernel as K
-from cepkit.optimized.afa.exprgen import EHEAD, HEAD
+from cepkit.optimized.afa.exprgen import CONSTANTS, EHEAD, HEAD
 
 
 class State:
     """Entries K, node pool R, event store E, output rows O and punctuations P since the last hand-over,
-    Cleanse's waiting insertions Q, and the scalars S."""
+    Cleanse's waiting insertions Q, and the scalars S, followed by the AFA's constants (read by `fire`)."""
 
-    def __init__(self, n_fields: int, n_slots: int, initial: np.ndarray):
-        self.S = np.zeros(16, np.int64)
+    def __init__(self, n_fields: int, n_slots: int, initial: np.ndarray, constants: tuple[int, ...] | list[int] = ()):
+        self.S = np.zeros(CONSTANTS + len(constants), np.int64)
+        self.S[CONSTANTS:] = constants
         self.S[[K.T_E, K.T_P, K.MAX_LE]] = K.MINF
         self.K = np.zeros((256, 5), np.int64)
         self.R = np.zeros((1024, HEAD + 3 * n_fields), np.int64)

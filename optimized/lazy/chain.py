@@ -108,7 +108,7 @@ def _advance(b, i0, m, p, now, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg,
     return WT, nw, OUT, nout, PEND, npend
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, CHK, FCS, PPM, NEG, nneg, T,
         BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, cnt, live_max):
     """Events start..end-1 (now: the end of the store); returns (next position, BUF, WT, nw, OUT, nout, PEND,

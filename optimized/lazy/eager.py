@@ -50,7 +50,7 @@ def _step(b, m, have, cand, p, now, inb, pred, succ, CHK, nchk, NEG, nneg, TMN, 
     return I, ni, OUT, nout, PEND, npend
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, CHK, nchk, NEG, nneg, ALL, T, I, ni, OUT, nout, PEND,
         npend, cnt, live_max):
     """Events start..end-1 (now: the end of the store); returns (next position, I, ni, OUT, nout, PEND,

@@ -246,7 +246,19 @@ def _past(n, npend, nout, cnt):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _subsets_past(c, cnt):
+    """Whether the 2^c subsets of c buffered Kleene candidates, the instances the lazy buffer stands for, are
+    past the budget cnt[5] (< 0: none; past 62 candidates always: the masks are int64). Sets cnt[3] (stopped
+    inside the event) and cnt[6] (the instances, at most 2^62)."""
+    if c > 62 or (0 <= cnt[5] < (1 << c)):
+        cnt[3] = 1
+        cnt[6] = (1 << 62) if c > 62 else (1 << c)
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def eager_run(start, end, now, base, E, W, TM, TMN, inb, pred, succ, KL, CHK, KIND, nchk, TEXT, NEG, nneg, ALL, T, I,
               ni, OUT, nout, PEND, npend, cnt, live_max):
     """Events start..end-1; returns (next position, I, ni, OUT, nout). Matches go to OUT rows with key
@@ -388,8 +400,8 @@ def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FC
     cands = _cands(b, j, new, V, max(p, INF), ORD, LO, HI, BUF, BS, BE)  # not a literal: one signature
     c = cands.shape[0]
     if KL[b] >> ORD[b, j] & 1:
-        if c > 62:
-            raise ValueError("a Kleene state with more than 62 buffered candidates (over 2^62 subsets)")
+        if _subsets_past(c, cnt):
+            return WT, nw, OUT, nout, PEND, npend
         for mask in range(1, 1 << c):
             k = 0
             for x in range(c):
@@ -419,7 +431,7 @@ def _bind(b, i, row, ps, p, now, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FC
     return WT, nw, OUT, nout, PEND, npend
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, CST, CHK, KIND, TEXT, KL, FCS, PPM, NEG,
               nneg, T, BUF, BS, BE, WT, nw, OUT, nout, PEND, npend, cnt, live_max):
     """The lazy chain NFA (reference/lazy/chain.py) over variable-length rows, events start..end-1; waiting
@@ -474,8 +486,8 @@ def chain_run(start, end, now, base, E, W, TM, TMN, UN, inb, npos, ORD, LO, HI, 
             if KL[b] >> v & 1:
                 cands = _cands(b, i, row, V, p, ORD, LO, HI, BUF, BS, BE)
                 c = cands.shape[0]
-                if c > 62:
-                    raise ValueError("a Kleene state with more than 62 buffered candidates (over 2^62 subsets)")
+                if _subsets_past(c, cnt):
+                    break
                 for mask in range(0, 1 << c):
                     kk = 1
                     for x in range(c):

@@ -14,10 +14,10 @@ import pyarrow as pa
 
 from cepkit.optimized.nfab.program import window_ticks
 from cepkit.optimized.lazy.plan import Plan, compile_plan
-from cepkit.optimized.store import Store
+from cepkit.optimized.store import Store, wide_ids
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
 from cepkit.core.contract import Program
-from cepkit.core.errors import EventError
+from cepkit.core.errors import Beyond64Bits, EventError, ResourceLimit
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.match_table import Layout, MatchTable
@@ -57,7 +57,7 @@ class PatternKernelProgram(Program):
         self.emitted = np.zeros((0, V), np.int64)    # OR patterns: assignments already output (in the window)
         # kernel counters: partial matches, predicate evaluations; the Kleene kernels' budget (kleene._past):
         # the event's first OUT row, stopped inside an event, matches wanted (-1: all), max live state (-1: none)
-        self.cnt = np.zeros(6, np.int64)
+        self.cnt = np.zeros(7, np.int64)
         self.returns = None
         if pattern.query.returns:  # RETURN items: one Numba pass per batch of matches (optimized/returns.py)
             from types import SimpleNamespace
@@ -191,13 +191,19 @@ class PatternKernelProgram(Program):
             try:
                 pos = self._run(pos, min(end, pos + STEP), E, TM, TMN, live_max)
             except OverflowError as exc:  # the program's state is then undefined: feed no more
-                raise EventError(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
+                raise Beyond64Bits(f"{exc} while evaluating the query's conditions (on {', '.join(self.attrs)}); "
                                  "the optimized engines work on 64-bit integers, the reference engines are "
                                  "exact", None, self.attrs[0] if len(self.attrs) == 1 else None) from None
             self.counters.partial_matches += int(self.cnt[0])
             self.counters.predicate_evaluations += int(self.cnt[1])
-            if self.cnt[3]:   # stopped inside an event: its matches count too (one event can pass the budget)
-                budget.check_state(self.live_count() + self.npend + self.nout - int(self.cnt[2]), self._grown)
+            if self.cnt[3]:   # stopped inside an event: its matches count too (one event can pass the budget),
+                # or the subsets of a Kleene state's buffered candidates (cnt[6]): the instances it stands for
+                held = self.live_count() + self.npend + self.nout - int(self.cnt[2])
+                budget.check_state(max(held, int(self.cnt[6])), self._grown)
+                if self.cnt[6]:   # no bound (max_state=None) and past 62 candidates: beyond the int64 masks
+                    raise ResourceLimit(f"a Kleene state with more than 62 buffered candidates (over 2^62 "
+                                        f"subsets) at pattern variable {self._grown()}; bound the pattern with "
+                                        "WITHIN or a more selective predicate, or run it with engine optimized")
             budget.check_state(self.live_count() + self.npend, self._grown)
             if progress is not None:
                 progress(pos - start, end - start)
@@ -252,7 +258,7 @@ class PatternKernelProgram(Program):
             offsets = np.concatenate([[0], np.cumsum(bound)]).astype(np.int64)
             ids = s.ids[col[bound] - s.base]
             if ids.dtype.kind not in "iu":
-                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+                ids = _id_values(ids)
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[P.max(axis=1) - s.base].astype(np.int64, copy=False)
         payload = None
@@ -301,7 +307,7 @@ class PatternKernelProgram(Program):
             pos = rows[idx_r, idx_c]
             ids = s.ids[pos - s.base]
             if ids.dtype.kind not in "iu":
-                ids = pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+                ids = _id_values(ids)
             bound = n > 0
             bindings[name] = (offsets, ids, bound) if not bound.all() else (offsets, ids)
         ts = s.ts[kleene_last(rows, V) - s.base].astype(np.int64, copy=False)
@@ -431,3 +437,12 @@ def kleene_order(rows: np.ndarray, V: int, name_rank: np.ndarray) -> np.ndarray:
             keys.append(np.where(ok, rows[r, col], -1))
     keys = keys[::-1] + [last, rows[:, 1]]
     return np.lexsort(keys)
+
+
+def _id_values(ids: np.ndarray) -> pa.Array:
+    """Ids that are not integers (text, or Python ints of an object column) as one Arrow array; ids beyond
+    64-bit integers refused by name (optimized/store.py wide_ids)."""
+    try:
+        return pa.array([x.item() if hasattr(x, "item") else x for x in ids.tolist()])
+    except OverflowError:
+        raise wide_ids() from None

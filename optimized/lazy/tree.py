@@ -60,7 +60,7 @@ def _grow(TI, n):
     return TI
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(start, end, now, base, E, W, TM, TMN, UN, inb, text, pred, succ, CHK, nchk, NEG, nneg, ALL, T, BUF, BS, BE,
         TI, nt, OUT, nout, PEND, npend, cnt, live_max):
     """Events start..end-1 (now: the end of the store); returns (next position, BUF, TI, nt, OUT, nout, PEND,

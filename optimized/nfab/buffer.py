@@ -126,15 +126,15 @@ def compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, ets, base, ref):
     return k
 
 
-@njit(cache=True)
-def materialize(arena, nodes, n):
-    """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets."""
-    total = 0
-    for i in range(nodes.shape[0]):
-        x = nodes[i]
-        while x >= 0:
-            total += 1
-            x = arena[x, 0]
+NO_CAP = 2**62   # count_elements without a cap
+
+
+@njit(cache=True, nogil=True)
+def materialize(arena, nodes, n, total=-1):
+    """Bindings of each node: flat (component, position) pairs in stream order and per-node offsets; `total`
+    the elements they hold when already counted (count_elements), else -1."""
+    if total < 0:
+        total = count_elements(arena, nodes, NO_CAP)
     comps = np.empty(total, np.int64)
     poss = np.empty(total, np.int64)
     offs = np.empty(nodes.shape[0] + 1, np.int64)
@@ -160,7 +160,7 @@ def materialize(arena, nodes, n):
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_paths(arena, nnodes, R, cur, nruns, cap):
     """The member paths the live runs stand for (a merged run: one per member; a run with no node: one),
     counted on the buffer without walking them (nodes come after their parents and members), capped at
@@ -183,25 +183,47 @@ def run_paths(arena, nnodes, R, cur, nruns, cap):
     return total
 
 
-@njit(cache=True)
-def count_paths(arena, nodes, Q, ets, base, cap):
-    """How many matches materialize_paths would build for the nodes, counted by walking them until more than
-    cap (then cap + 1): the matches an event completes, before they are built."""
+@njit(cache=True, nogil=True)
+def count_paths(arena, nodes, ev, Q, ets, base, cap, cap_events=-1):
+    """(matches, events they bind, the most matches of one event) materialize_paths would build for the nodes
+    (`ev`: each node's event, in event order), counted by walking them until one event completes more than
+    cap matches or they bind more than cap_events events (then past it): what a step completes, before it is
+    built. Under both caps the first two are exact (materialize_paths takes them)."""
     empty = np.zeros(0, np.int64)
-    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, cap)[0]
+    return _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, ev, cap, cap_events)
+
+
+@njit(cache=True, nogil=True)
+def count_elements(arena, nodes, cap):
+    """The events `materialize` would bind for the nodes (the length of every node's chain), counted until
+    more than cap (then past it)."""
+    total = 0
+    for i in range(nodes.shape[0]):
+        x = nodes[i]
+        while x >= 0:
+            total += 1
+            x = arena[x, 0]
+        if total > cap:
+            return total
+    return total
 
 
 @njit(cache=True)
-def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=-1):
+def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, ev, cap=-1, cap_total=-1):
     """Depth-first over every member path of each node (merge nodes branch); members whose paths all
     start outside the window of the node's event are skipped, and so is any path whose first event is
-    (expired members of a merged run). Returns (paths, elements); with fill, writes them in stream order.
-    cap >= 0: stops once more than cap paths were found."""
+    (expired members of a merged run). Returns (paths, elements, the most paths of one event: `ev` gives
+    each node's event, empty: all one); with fill, writes them in stream order. cap >= 0: stops once one
+    event has more than cap paths; cap_total >= 0: once they bind more than cap_total."""
     npath = 0
     total = 0
+    first = 0    # the paths before the current event's
+    most = 0
     stack = np.empty((16, 2), np.int64)
     buf = np.empty((16, 2), np.int64)
     for i in range(nodes.shape[0]):
+        if ev.shape[0] and i > 0 and ev[i] != ev[i - 1]:
+            first = npath
         stack[0, 0] = nodes[i]
         stack[0, 1] = 0
         top = 1
@@ -241,23 +263,26 @@ def _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, fill, cap=
                     poss[total + e] = buf[d - 1 - e, 1]
             npath += 1
             total += d
-            if 0 <= cap < npath:
-                return npath, total
+            most = max(most, npath - first)
+            if 0 <= cap < npath - first or 0 <= cap_total < total:
+                return npath, total, most
     if fill:
         offs[npath] = total
-    return npath, total
+    return npath, total, most
 
 
-@njit(cache=True)
-def materialize_paths(arena, nodes, Q, ets, base):
+@njit(cache=True, nogil=True)
+def materialize_paths(arena, nodes, Q, ets, base, npath=-1, total=-1):
     """materialize for buffers with merge nodes: (components, positions, offsets, owner node index) of
-    every unexpired member path."""
+    every unexpired member path; `npath`, `total` their paths and elements when already counted
+    (count_paths), else -1."""
     empty = np.zeros(0, np.int64)
-    npath, total = _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False)
+    if npath < 0:
+        npath, total, _ = _walk_paths(arena, nodes, Q, ets, base, empty, empty, empty, empty, False, empty)
     comps = np.empty(total, np.int64)
     poss = np.empty(total, np.int64)
     offs = np.empty(npath + 1, np.int64)
     owner = np.empty(npath, np.int64)
-    _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, True)
+    _walk_paths(arena, nodes, Q, ets, base, comps, poss, offs, owner, True, empty)
     return comps, poss, offs, owner
 

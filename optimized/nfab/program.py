@@ -24,13 +24,14 @@ from cepkit.optimized.nfab import buffer, matches, merging, runindex, runtime
 from cepkit.optimized.nfab import layout as L
 from cepkit.optimized.nfab.compiler import compile_formulas
 from cepkit.optimized.returns import ReturnProgram, column, concat_columns
-from cepkit.optimized.store import Store
+from cepkit.optimized.store import Store, wide_ids
 from cepkit.front.binding import WindowBound, attribute_uses, bind_batch, resolve_type
-from cepkit.core.errors import EventError, Unsupported
+from cepkit.core.errors import Beyond64Bits, EventError, Unsupported
 from cepkit.front.evaluate import Env, evaluate
 from cepkit.core.events import EventBatch
 from cepkit.front.language import ast as A
 from cepkit.core.contract import Program
+from cepkit.core.limits import HELD_EVENTS
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.core.match_table import decode as decode_column
@@ -45,6 +46,9 @@ STRATEGY_CODES = {A.Strategy.STRICT_CONTIGUITY: 1, A.Strategy.PARTITION_CONTIGUI
                   A.Strategy.SKIP_TILL_NEXT_MATCH: 3, A.Strategy.SKIP_TILL_ANY_MATCH: 4}
 MAX_COMPONENTS = 63
 PROGRESS_STEP = 1 << 20  # events per kernel call between progress reports
+# runs visited (plus events) per kernel call, at most: about 0.05-0.2 s of kernel, after which Python handles a
+# pending signal (SIGTERM, Ctrl-C) and the progress bar is updated (issue 30, item 5)
+CALL_WORK = 1 << 22
 
 
 INT64_MAX = int(np.iinfo(np.int64).max)
@@ -190,10 +194,12 @@ class OptimizedProgram(Program):
         pieces: list[dict | None] = []
         # runs created, clauses evaluated, the event in process, the budget: max live state (0: none),
         # matches still wanted by this feed (-1: all; non-overlap output is cut by Program.feed instead),
-        # the peak live state
-        cnt = np.zeros(6, np.int64)
+        # the peak live state, the work one kernel call may do (runs visited plus events: CALL_WORK) and the
+        # work done in this call: the kernel comes back to Python often enough that a signal is handled soon
+        cnt = np.zeros(8, np.int64)
         budget = self.budget
         cnt[3] = budget.max_state or 0
+        cnt[6] = CALL_WORK
         found = 0
         pos = start
         while pos < end:
@@ -202,6 +208,7 @@ class OptimizedProgram(Program):
             # output (cnt[4] = 1) and the matches are counted here, once materialized
             wanted = budget.limit - budget.matches - found if budget.limit is not None else -1
             cnt[4] = -1 if wanted < 0 or self.selection != "all" else 1 if self.merging else wanted
+            cnt[7] = 0
             try:
                 (pos, self.R, self.cur, self.nruns, self.arena, self.nnodes, self.npend, out, nout,
                  self.stamp, self.RL, self.GT, self.GH) = self.kernel.run_loop(
@@ -244,13 +251,19 @@ class OptimizedProgram(Program):
             return self.nruns + self.npend
         return self.npend + int(buffer.run_paths(self.arena, self.nnodes, self.R, self.cur, self.nruns, cap))
 
-    def _paths(self, nodes: np.ndarray) -> tuple:
-        """materialize_paths of the nodes, after counting them against max_state (Budget.check_held)."""
+    def _paths(self, nodes: np.ndarray, ev: np.ndarray | None = None) -> tuple:
+        """materialize_paths of the nodes (`ev`: each one's event, None: all one step), after counting them
+        against max_state (Budget.check_held: the matches one event completes, and the events all bind)."""
         s = self.store
-        if self.budget.max_state is not None:
-            self.budget.check_held(int(buffer.count_paths(self.arena, nodes, self.Q, s.ts, s.base,
-                                                          self.budget.max_state)))
-        return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+        budget = self.budget
+        if budget.max_state is None:
+            return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base)
+        room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+        ev = np.zeros(0, np.int64) if ev is None else np.ascontiguousarray(ev, np.int64)
+        npath, events, most = buffer.count_paths(self.arena, nodes, ev, self.Q, s.ts, s.base, budget.max_state,
+                                                 room)
+        budget.check_held(int(most), int(events))
+        return buffer.materialize_paths(self.arena, nodes, self.Q, s.ts, s.base, npath, events)
 
     def _grown(self) -> str:
         """The variable most live runs are at (the one whose partial matches grew)."""
@@ -278,7 +291,7 @@ class OptimizedProgram(Program):
 
     def _overflow(self, exc: OverflowError, batch: EventBatch, i: int) -> EventError:
         """The event whose formulas left int64 (the program's state is then undefined: feed no more)."""
-        return EventError(f"{exc} while evaluating the query on this event (it computes with "
+        return Beyond64Bits(f"{exc} while evaluating the query on this event (it computes with "
                           f"{', '.join(self.attrs)}); the optimized engine works on 64-bit integers, the "
                           "reference engine is exact", int(batch.source_rows[i]) if 0 <= i < len(batch) else None,
                           self.attrs[0] if len(self.attrs) == 1 else None)
@@ -356,9 +369,15 @@ class OptimizedProgram(Program):
         s = self.store
         n = self.nfa.n
         if self.merging:
-            comps, poss, offs, owner = self._paths(nodes)
+            comps, poss, offs, owner = self._paths(nodes, None if out is None else out[:, 0])
         else:
-            comps, poss, offs = buffer.materialize(self.arena, nodes, n)
+            budget = self.budget
+            total = -1
+            if budget.max_state is not None:   # the events these matches bind, before they are built
+                room = max(0, HELD_EVENTS * budget.max_state - budget.held_events)
+                total = int(buffer.count_elements(self.arena, nodes, room))
+                budget.check_held(0, total)
+            comps, poss, offs = buffer.materialize(self.arena, nodes, n, total)
             owner = np.arange(len(nodes))
         co = matches.split_components(comps, offs, n)
         if out is None:
@@ -516,6 +535,8 @@ def _ids(values: np.ndarray):
         return pa.array(values.tolist() if values.dtype == object else values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return values
+    except OverflowError:
+        raise wide_ids() from None
 
 
 def _python_rows(layout: Layout, bindings: dict, ts: np.ndarray, payload: dict | None) -> list[Match]:

@@ -91,7 +91,8 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     """Process events from start while the buffers are large enough (no array is reallocated here).
     Returns (status, position, cur, nruns, nnodes, npend, nout, stamp): status 0 reached end, 1 needs
     larger buffers before the event at position, 2 stopped after an event that confirmed matches
-    (non-overlap) or that passed the budget in cnt[3] / cnt[4], 3 wants the buffer compacted.
+    (non-overlap) or that passed the budget in cnt[3] / cnt[4] or the call's work in cnt[6], 3 wants the
+    buffer compacted.
     Keyed (Q_KEYED, runindex.py): an event visits its key's group of runs only; XS = (the first
     anchor still inside the window, runs left outside it but not yet removed), hist counts runs by anchor."""
     n = Q[Q_N]
@@ -99,9 +100,11 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
     share = Q[Q_NOSHARE] == 0
     keyed = Q[Q_KEYED] == 1
     track = keyed and Q[Q_HASWIN] == 1  # runs of unvisited keys leave the window uncounted: count them here
+    cap = state_cap(Q, cnt)
     p = start
     while p < end:
         rows, nodes = needs(Q, R, cur, nruns, npend, nnodes, n)
+        rows = capped_rows(rows, nruns, npend, cap)
         if rows > R.shape[1] or nodes > arena.shape[0] or 8 * (nruns + 4) > rkeys.shape[0] \
                 or nout + npend + 2 * nruns + 4 > out.shape[0] or rows > RL.shape[0] or GS[0] >= GT.shape[0]:
             return 1, p, cur, nruns, nnodes, npend, nout, stamp
@@ -174,11 +177,17 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, ITER):
                             extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, False, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     if g and claim_run(rkeys, rstamp, stamp, R[spl, six, 2], ITER):
                         copy_row(R, nxt, nn, spl, six, j, ITER, R[spl, six, 2])
                         nn += 1
+                        if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                            cnt[5] = max(cnt[5], nn + npend)
+                            return 2, p, nxt, nn, nnodes, npend, nout, stamp
                     if not last and holds(2 * n + j, R, spl, six, -1, T, E, base, n, stk, cnt):
                         peek = (type_ok(E, base, p, ctype[j + 1])
                                 and holds(j + 1, R, spl, six, p, T, E, base, n, stk, cnt)
@@ -197,6 +206,9 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, ITER):
                             extend_run(R, nxt, nn, spl, six, j, ITER, node, j, p, True, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                             if last and holds(2 * n + j, R, nxt, nn - 1, -1, T, E, base, n, stk, cnt):
                                 ndone = _done(R, ndone, arena, node, stamp, nxt, nn - 1)
                     elif last:
@@ -209,10 +221,16 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
                         if claim_run(rkeys, rstamp, stamp, node, FIRST):
                             extend_run(R, nxt, nn, spl, six, j + 1, FIRST, node, j, p, True, n, aggs, E, base)
                             nn += 1
+                            if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                                cnt[5] = max(cnt[5], nn + npend)
+                                return 2, p, nxt, nn, nnodes, npend, nout, stamp
                 if j > 0 and _ignore(Q, part, ctype, T, E, base, n, stk, cnt, R, spl, six, j, FIRST, p) \
                         and claim_run(rkeys, rstamp, stamp, R[spl, six, 2], FIRST):
                     copy_row(R, nxt, nn, spl, six, j, FIRST, R[spl, six, 2])
                     nn += 1
+                    if nn > cap >= 0:  # the bound passed inside the event: stop before the plane is full
+                        cnt[5] = max(cnt[5], nn + npend)
+                        return 2, p, nxt, nn, nnodes, npend, nout, stamp
                 break
         if Q[Q_MERGE] == 1 and nn > 1:
             nn, nnodes = merge_fresh(KP, R, nxt, nn, arena, nnodes, E, base, p, hkeys, hrows, hstamp, stamp)
@@ -262,19 +280,46 @@ def _steps(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end
             cnt[5] = state
         if (cnt[3] > 0 and state > cnt[3]) or (cnt[4] >= 0 and nout >= cnt[4]):
             return 2, p, cur, nruns, nnodes, npend, nout, stamp
+        # cnt[6]: the work one call may do (runs visited plus events; 0: no bound), cnt[7] the work done: the
+        # call returns to Python after the event that passes it, so that a signal is handled soon
+        cnt[7] += visit + 1
+        if cnt[6] > 0 and cnt[7] > cnt[6]:
+            return 2, p, cur, nruns, nnodes, npend, nout, stamp
     return 0, p, cur, nruns, nnodes, npend, nout, stamp
 
 
 @njit(cache=True)
-def _hash_tables(nruns):
-    """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns."""
-    size = pow2(16 * (nruns + 4))
+def state_cap(Q, cnt):
+    """The runs one event may create before the run's bound (cnt[3], max_state) is passed, where a new run is
+    live state at once (no merging, one list of runs); -1: no cap (an event may need 4 x runs rows)."""
+    if cnt[3] > 0 and Q[Q_MERGE] == 0 and Q[Q_KEYED] == 0:
+        return cnt[3]
+    return -1
+
+
+@njit(cache=True)
+def capped_rows(rows, nruns, npend, cap):
+    """The rows per plane an event needs when it stops once it made more than `cap` runs: the current runs,
+    cap + 1 new ones, an event's completed matches (one per run visited) and the held ones; not more than
+    the worst case `rows`. So a run under max_state never sizes its tables past what max_state allows."""
+    if cap < 0:
+        return rows
+    return min(rows, max(nruns + npend + 1, cap + 2) + 8)
+
+
+@njit(cache=True)
+def _hash_tables(nruns, Q):
+    """The step's eight scratch hash arrays (run keys, node keys, held keys, with stamps), sized for nruns: an
+    event puts at most about 2 x runs keys in one, so at least 8 x runs slots keep it at most a quarter full
+    (they grow once runs pass an eighth of them: the `8 * (nruns + 4)` checks). Merging keeps 16 x runs (its
+    keys collide more; measured as before), unmerged runs 8 x: their tables are what max_state bounds."""
+    size = pow2((16 if Q[Q_MERGE] == 1 else 8) * (nruns + 4))
     return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
             np.zeros(size, np.int64), np.zeros(size, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)   # (the writer thread writes the chunk before meanwhile: cepkit/overlap.py)
 def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, end,
              R, cur, nruns, arena, nnodes, npend, out, nout, cnt, stamp, RL, GT, GH, GS):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers
@@ -283,7 +328,7 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
     (RL, GT, GH, GS: runindex.py) included; no run outside the window of that event's
     predecessor is left. out rows: (event position, node, 1 if released from the held list)."""
     stk = np.zeros((3, T[1, 2]), np.int64)
-    rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
+    rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns, Q)
     live = nnodes
     track = Q[Q_KEYED] == 1 and Q[Q_HASWIN] == 1
     hist = anchor_counts(R, cur, nruns, base, end, HDR) if track else np.zeros(1, np.int64)
@@ -297,13 +342,14 @@ def run_loop(Q, ctype, kleene, part, neg_gap, neg_type, T, KP, E, base, start, e
             RL, GT, GH, GS, hist, XS)
         if status == 1:
             rows, nodes = needs(Q, R, cur, nruns, npend, nnodes, Q[Q_N])
+            rows = capped_rows(rows, nruns, npend, state_cap(Q, cnt))
             R = grow3(R, rows)
             RL = grow_rows(RL, R.shape[1])
             GT, GH = ensure_groups(GT, GH, GS, RL, nruns, part.shape[0])
             arena = grow_zeros(arena, nodes)
             out = grow_zeros(out, nout + npend + 2 * nruns + 4)
             if 8 * (nruns + 4) > rkeys.shape[0]:
-                rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns)
+                rkeys, rstamp, nkeys, nvals, nstamp, hkeys, hrows, hstamp = _hash_tables(nruns, Q)
         elif status == 3:
             nnodes = compact(arena, nnodes, R, cur, nruns, npend, out, nout, Q, E[1], base, p - 1)
             live = nnodes

@@ -279,7 +279,7 @@ def compact(arena, nnodes, RP, inuse, out, nout):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)   # (the writer thread writes the chunk before meanwhile: cepkit/overlap.py)
 def run_loop(S, ctype, kleene, T, E, base, start, end, RP, inuse, nxt, free, nfree, ktag, knum, kden, head, count,
              used, arena, nnodes, cnt):
     """Process events start..end-1 (global positions; the store begins at base), growing the buffers

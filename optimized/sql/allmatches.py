@@ -95,11 +95,14 @@ _I, _B = T.int64, T.boolean
 
 @njit(RECORDS(DEFINE_FN, _B, _I[:], _B[:, :], T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
               _I[:, :], _B[:, :], _I[:], _I[:, :], _I[:, :], _I[:], _I[:], _B[:], _I[:], _I[:], _I, _B, _I[:], _B[:],
-              _I, _I, _B, _I, _I[:], _I[:]), cache=True)
+              _I, _I, _B, _I, _I, _I[:], _I[:]), cache=True, nogil=True)
 def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, GLAB, GFIRST, GLAST, FOFF,
-                FTGT, strategy, has_within, WN, WNULL, wsign, wamount, wstrict, max_state, RANK, st):
+                FTGT, strategy, has_within, WN, WNULL, wsign, wamount, wstrict, max_state, want, RANK, st):
     """Every partition's ALL MATCHES matches as records (REC_MATCH, first row, first row + length, number,
-    label offset) over the row / label buffers RB / LB, partitions in order, each sorted as the reference's."""
+    label offset) over the row / label buffers RB / LB, partitions in order, each sorted as the reference's.
+    `want` >= 0: only the first `want` records are wanted (--limit): the forking strategies stop after the row
+    that brings them (a match found later ends at a later row, so sorts after them), and no later partition
+    is matched."""
     W = len(H0)
     apos = np.empty(64, np.int64)
     acell = np.empty(64, np.int64)
@@ -295,6 +298,8 @@ def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, 
                         while tbl[slot] >= 0:
                             slot = (slot + 1) % len(tbl)
                         tbl[slot] = o
+            if want >= 0 and strategy != SKIP_TILL_NEXT and nrec_all + nm >= want:
+                break
             # ------------------------------------------------ the live runs after row r
             if strategy == CONTIGUOUS:
                 keep = 0
@@ -352,6 +357,8 @@ def all_matches(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, 
             rnum[nrec_all] = k + 1
             rlo[nrec_all] = mlo[o]
             nrec_all += 1
+        if want >= 0 and nrec_all >= want:
+            break
     st[ST_NREC] = nrec_all
     st[ST_NLAB] = nlab
     st[ST_PEAK] = peak

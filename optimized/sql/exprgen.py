@@ -5,8 +5,14 @@ generator (optimized/codegen.py `Emitter`) under the query's null logic (SQL: th
 adds SQL's leaves: column references, PREV / NEXT / FIRST / LAST, CLASSIFIER, MATCH_NUMBER, aggregates and
 IS NULL. Values are tagged exact rationals (tag, numerator, denominator) read from the columns
 VT / VN / VD[slot, row] (rows in partition-then-ORDER-BY order); text is a code in a dictionary ranked in
-text order at run time (`SC[k]`: the code of text constant k, `LC[v]`: of variable v's name), so text
-compares and orders exactly.
+text order at run time (`LC[v]`: the code of variable v's name), so text compares and orders exactly.
+
+The query's constants are data, not source: each occurrence of a constant reads the int64 array `SC`
+(Names.constants; engine.py fills it): a text's code, a number's numerator (and denominator, the next
+entry, for a fraction), a truth value's TRUE3 / FALSE3. The source depends on the query's shape only (its
+expressions, which constants are fractions, text or truth values, the PREV / NEXT / FIRST / LAST offsets,
+the columns known to be integers), never on a constant's value, a column's, variable's or measure's name, or
+WITHIN: a query that differs in those reuses the compiled module (optimized/cache.py keys it by source).
 
 A DEFINE condition that reads only its row (columns unqualified or qualified with the variable being
 defined or a SUBSET holding it, PREV / NEXT from it, CLASSIFIER()) is evaluated for every row before
@@ -21,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR, numeric_text
+from cepkit.optimized.bytecode import BIN_OPS, CMP_OPS, ENGINE, INT64_MAX, NULL, NUM, STR
 from cepkit.optimized.codegen import FALSE3, TRUE3, Val, Emitter
 from cepkit.core.errors import Unsupported
 from cepkit.front.language import ast as A
@@ -35,6 +41,16 @@ def refuse(construct: str, node) -> Unsupported:
     return Unsupported(ENGINE, construct, (pos.line or None) if pos else None, (pos.column or None) if pos else None)
 
 
+MAX_HISTORY = 10_000   # rows a thread keeps per label set for FIRST / LAST in DEFINE (History)
+
+
+def offset(nav) -> int:
+    """A navigation's offset, refused by name beyond what generated code holds (a 64-bit literal)."""
+    if nav.offset > INT64_MAX // 2:
+        raise refuse(f"a navigation offset of {nav.offset} (beyond 64-bit integers)", nav)
+    return nav.offset
+
+
 def var_of(e) -> str | None:
     """The one pattern variable an argument's references use (None: universal), as cepkit.reference.sql.exprs."""
     for n in e.walk():
@@ -43,14 +59,22 @@ def var_of(e) -> str | None:
     return None
 
 
+TEXT, NUMBER = "text", "number"   # the kinds of Names.constants entries
+
+
 class Names:
-    """What generated code indexes: column slots, text constants, and label sets (a variable or SUBSET)."""
+    """What generated code indexes: column slots, constants (SC), and label sets (a variable or SUBSET).
+
+    `constants` holds one entry per SC element, in the order the generator reads them: (TEXT, the text) or
+    (NUMBER, an int64: a numerator, a denominator or a truth value). Every occurrence of a constant gets its
+    own entries, equal values included, so the source (which reads SC[k]) depends on where constants stand,
+    not on their values."""
 
     def __init__(self, variables: tuple[str, ...], subsets: dict[str, tuple[str, ...]]):
         self.variables = variables
         self.subsets = subsets
         self.columns: list[str] = []
-        self.texts: list[str] = []
+        self.constants: list[tuple[str, str | int]] = []
         self.sets: list[str] = []
 
     def slot(self, col: str) -> int:
@@ -58,10 +82,19 @@ class Names:
             self.columns.append(col)
         return self.columns.index(col)
 
-    def text(self, s: str) -> int:
-        if s not in self.texts:
-            self.texts.append(s)
-        return self.texts.index(s)
+    def constant(self, kind: str, value: str | int) -> str:
+        """The source reading a new SC entry holding the text or int64 `value`."""
+        self.constants.append((kind, value))
+        return f"SC[{len(self.constants) - 1}]"
+
+    @property
+    def texts(self) -> list[str]:
+        """The text constants (their codes are ranked with the table's text, engine.py Encoded)."""
+        return [v for kind, v in self.constants if kind == TEXT]
+
+    def constant_table(self, code: dict[str, int]) -> np.ndarray:
+        """SC: the constants as int64, text as its code in the run's ranked dictionary (`code`)."""
+        return np.array([code[v] if kind == TEXT else v for kind, v in self.constants] or [0], np.int64)
 
     def label_set(self, name: str) -> int:
         if name not in self.sets:
@@ -125,6 +158,9 @@ class History:
             self._set(n.var)
         elif isinstance(n, S.Nav) and n.kind in ("first", "last"):
             self.needed = True
+            if offset(n) >= MAX_HISTORY:
+                raise refuse(f"FIRST / LAST with an offset of {n.offset:,} rows in DEFINE (the matcher keeps that "
+                             f"many rows per thread; at most {MAX_HISTORY - 1:,})", n)
             depth = self._set(var_of(n.arg))
             k = 0 if n.kind == "first" else 1
             depth[k] = max(depth[k], n.offset + 1)
@@ -132,6 +168,9 @@ class History:
                 self._set(None)
         elif isinstance(n, S.Nav) and any(isinstance(x, S.Classifier) for x in n.arg.walk()):
             self.needed = True   # PREV / NEXT(CLASSIFIER()): the label of a row of the run, if it is one
+            if offset(n) >= MAX_HISTORY:
+                raise refuse(f"PREV / NEXT of CLASSIFIER() with an offset of {n.offset:,} rows in DEFINE (at "
+                             f"most {MAX_HISTORY - 1:,})", n)
             depth = self._set(None)
             depth[1] = max(depth[1], n.offset + 1)
         elif isinstance(n, S.MatchNumber):
@@ -210,18 +249,22 @@ class SqlEmitter(Emitter):
         return v
 
     def const(self, e: A.Const) -> Val:
+        """A constant as data: SC entries (Names.constants), its kind (number, fraction, text, truth value or
+        NULL) in the source."""
         value = e.value
         if isinstance(value, bool):
-            return Val(b=str(TRUE3 if value else FALSE3))
-        if isinstance(value, str):
-            num = numeric_text(value)
-            if num is None:
-                return Val(str(STR), f"SC[{self.names.text(value)}]")
-            value = num
+            return Val(b=self.names.constant(NUMBER, TRUE3 if value else FALSE3))
+        if value is None:
+            return Val(str(NULL), "0")
+        if isinstance(value, str):   # a quoted literal is text in SQL, '12' too (the reference's, Trino's;
+            return Val(str(STR), self.names.constant(TEXT, value))   # a number compared with it is a query error)
         value = Fraction(value)
         if abs(value.numerator) > INT64_MAX or value.denominator > INT64_MAX:
             raise refuse(f"the constant {e.value!r} (beyond 64-bit integers)", e)
-        return Val(str(NUM), str(value.numerator), str(value.denominator))
+        n = self.names.constant(NUMBER, value.numerator)
+        if value.denominator == 1:
+            return Val(str(NUM), n)   # denominator "1": the integer fast paths (Val.one) stay
+        return Val(str(NUM), n, self.names.constant(NUMBER, value.denominator))
 
     # ------------------------------------------------------------------ reading rows
     def cell(self, col: str, row: str, ind: int, checked: bool = True) -> Val:
@@ -327,7 +370,7 @@ class DefineCtx(Ctx):
 
     def logical(self, em: SqlEmitter, e: S.Nav, ind: int) -> str:
         """The row of FIRST / LAST(arg, offset) in the match so far (this row included), -1 if none."""
-        name, off, row = var_of(e.arg), e.offset, em.tmp("row")
+        name, off, row = var_of(e.arg), offset(e), em.tmp("row")
         fs, f, ls, l, cs, lab = self.history.slots[ANY if name is None else name]
         if e.kind == "first":
             tail = f"(r if {off} == H[{cs}] else -1)" if self.is_mine(name) else "-1"
@@ -364,7 +407,7 @@ class DefineCtx(Ctx):
             inner = next((n for n in e.arg.walk() if isinstance(n, S.Nav)), None)
             base = self.logical(em, inner, ind) if inner is not None else self.last_row(em, var_of(e.arg), ind)
             row = em.tmp("row")
-            em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {e.offset} if {base} >= 0 else -1", ind)
+            em.emit(f"{row} = {base} {'-' if e.kind == 'prev' else '+'} {offset(e)} if {base} >= 0 else -1", ind)
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)
@@ -459,7 +502,7 @@ class MeasureCtx(Ctx):
         em.emit(f"for jj in {rng}:", ind)
         test = "True" if var is None else f"NM[{em.names.label_set(var)}, LB[lo + jj]]"
         em.emit(f"    if {test}:", ind)
-        em.emit(f"        if {cnt} == {e.offset}:", ind)
+        em.emit(f"        if {cnt} == {offset(e)}:", ind)
         em.emit(f"            {row} = RB[lo + jj]", ind)
         em.emit("            break", ind)
         em.emit(f"        {cnt} += 1", ind)
@@ -508,7 +551,7 @@ class MeasureCtx(Ctx):
                 em.emit(f"{base} = RB[lo + {j}] if {j} >= 0 else -1", ind)
             row = em.tmp("row")
             sign = "-" if e.kind == "prev" else "+"
-            em.emit(f"{row} = {base} {sign} {e.offset} if {base} >= 0 else -1", ind)
+            em.emit(f"{row} = {base} {sign} {offset(e)} if {base} >= 0 else -1", ind)
             return em.at_row(e.arg, self, row, ind)
         if isinstance(e, S.SqlAgg):
             return self.aggregate(em, e, ind)

@@ -220,7 +220,7 @@ RECORDS = T.Tuple((T.int8[:], _I[:], _I[:], _I[:], _I[:], T.int16[:], _B[:], _I[
 
 @njit(RECORDS(DEFINE_FN, _B, _I[:], _B[:, :], T.int8[:, :], _I[:, :], _I[:, :], _I[:], _I[:], T.int8[:, :], _I[:, :],
               _I[:, :], _B[:, :], _I[:], _I[:, :], _I[:, :], _I[:], _I[:], _B[:], _I[:], _I[:], _I[:], _I, _I, _I,
-              _I, _B[:], _B, _I[:], _B[:], _I, _I, _B, _I, _B, _I[:]), cache=True)
+              _I, _B[:], _B, _I[:], _B[:], _I, _I, _B, _I, _B, _I[:]), cache=True, nogil=True)
 def run_partitions(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, KIND, LAB, EXC, TA, TB,
                    LOOP, nloops, rows_mode, empty_mode, skip_mode, SKIPSET, has_within, WN, WNULL, wsign, wamount,
                    wstrict, max_state, memo, st):
@@ -433,7 +433,7 @@ def run_partitions(define, use_dm, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H
     return rkind, rstart, rend, rnum, rlo, LB, EX, RB
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode):
     """Per output row: its record, its row (the base row of ALL ROWS, the match start of ONE ROW) and its
     match index (-1: none)."""
@@ -467,7 +467,7 @@ def output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode):
 
 
 # LOOP-START
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st):
     """DM[v, r]: whether DEFINE of variable v holds at row r (for conditions that read only their row)."""
     DM = np.zeros((max(nvars, 1), VT.shape[1]), np.bool_)
@@ -481,7 +481,7 @@ def define_all(PB, VT, VN, VD, SC, LC, AT, AN, AD, H0, nvars, st):
     return DM
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def args_all(PB, VT, VN, VD, SC, LC, nargs, st):
     """AT / AN / AD[a, r]: the value of aggregate argument a at row r (History.args)."""
     size = VT.shape[1]
@@ -498,7 +498,7 @@ def args_all(PB, VT, VN, VD, SC, LC, nargs, st):
     return AT, AN, AD
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def eval_measures(orec, ocur, rkind, rstart, rend, rnum, rlo, LB, RB, PBOF, PB, VT, VN, VD, SC, LC, NM,
                   nmeasures, rows_mode, st):
     """(tag, numerator, denominator)[measure, output row]; unmatched rows are null."""

@@ -12,7 +12,7 @@ from numba import njit
 S_STREAM, S_PID, S_TS, S_TE, S_A, S_B = range(6)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scan(order, pid, ts, old, masks, dmin, dmax, out, keep):
     k_streams = masks.shape[1]
     n = order.shape[0]

@@ -88,7 +88,7 @@ def _keep(y, yts, yte, j, c0, c1, t, wts, wte, cons, earlier_s, earlier_ts, n_ea
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def early_match(order, pid, ts, old, masks, dmin, bounded, on_start, on_end, prev_ts,
                 found_b, found_stream, first, sts, ste, seg, ts_s, te_s, idx_s, parts, window,
                 step_stream, step_begin, step_end, cons, pattern):

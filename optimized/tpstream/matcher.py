@@ -85,7 +85,7 @@ def _candidates(i, level, p, t, bound, ws, sts, ste, seg, ts_s, te_s, idx_s, par
     return cand, top
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def match(new, sstream, spid, sts, ste, seg, ts_s, te_s, idx_s, parts, window,
           step_stream, step_begin, step_end, cons, k_streams):
     """The configurations (rows of situation indices, one column per stream) completed by the situations

@@ -228,6 +228,9 @@ class OptimizedTPStreamProgram(Program):
             self.steps.end, self.steps.cons, self.pattern)
         if not len(rows):
             return MatchTable.empty(self.layout)
+        starts = [_pick(rows[:, k] >= 0, rows[:, k], s.ts, rec[:, 3]) for k in reversed(range(len(self.names)))]
+        by = np.lexsort(starts + [pid, det])   # the reference's order, as in _table
+        rows, det, pid = rows[by], det[by], pid[by]
         length = rec[:, 1] - rec[:, 0]
         pool = np.concatenate([s.pool, w["ids"][order[spans(rec[:, 0], rec[:, 1])]]])
         rec_off = len(s.pool) + np.cumsum(length) - length
@@ -255,6 +258,10 @@ class OptimizedTPStreamProgram(Program):
         if not len(rows):
             return MatchTable.empty(self.layout)
         s = self.sits
+        # the reference's order (reference/tpstream/run.py): by ts, partition (in order of its first event),
+        # then the situations' starts
+        keys = [s.ts[rows[:, k]] for k in reversed(range(len(self.names)))]
+        rows = rows[np.lexsort(keys + [s.pid[rows[:, 0]], s.te[rows].max(axis=1)])]
         bindings = {}
         for k, name in enumerate(self.names):
             offsets, keys = s.event_keys(rows[:, k])

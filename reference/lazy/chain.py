@@ -180,6 +180,7 @@ class LazyChainProgram(PatternProgram):
             return
         if chain.branch.var(name).kleene:
             earlier = self._candidates(bi, chain, i, m, hi=pos)
+            self._subsets(len(earlier), name)
             for k in range(0, len(earlier) + 1):
                 for subset in combinations(earlier, k):
                     self._bind_and_advance(bi, i, m, subset + (pos,), out)
@@ -229,6 +230,7 @@ class LazyChainProgram(PatternProgram):
         name = chain.order[i]
         cands = self._candidates(bi, chain, i, m)
         if chain.branch.var(name).kleene:
+            self._subsets(len(cands), name)
             for k in range(1, len(cands) + 1):
                 for subset in combinations(cands, k):
                     self._bind_and_advance(bi, i, m, subset, out)
@@ -237,6 +239,13 @@ class LazyChainProgram(PatternProgram):
                 self._bind_and_advance(bi, i, m, (y,), out)
         if not chain.hi_vars[i]:
             self.waiting[bi][i].append(m)
+
+    def _subsets(self, c: int, name: str) -> None:
+        """A Kleene state's c buffered candidates stand for their 2^c subsets, each an instance to check:
+        past max_state they are the bound's ResourceLimit naming the variable, before any is enumerated."""
+        cap = self.budget.max_state
+        if cap is not None and c >= cap.bit_length():   # 2^c > cap
+            self.budget.check_state(max(1 << min(c, 62), self._live_before), lambda: name)
 
     def _hold(self) -> None:
         """One more match completed and held during this event: a Kleene state enumerates the subsets of its

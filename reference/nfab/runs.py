@@ -234,7 +234,10 @@ class NFAbProgram(Program):
                 confirmed.append(b)
         if self.selection == "non_overlap":
             confirmed = self._non_overlap(confirmed)
-        return [self._match(b) for b in released + sorted(confirmed)]
+        out = released + sorted(confirmed)
+        if out and self.budget.max_state is not None:   # the events they bind, held until the feed returns
+            self.budget.check_held(0, sum(len(c) for b in out for c in b))
+        return [self._match(b) for b in out]
 
     def _grown(self) -> str:
         """The variable most live runs are at (the one whose partial matches grew)."""

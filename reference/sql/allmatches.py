@@ -50,6 +50,9 @@ class AllMatches:
         self.within = within
         # state(live, variable): told the live runs plus the matches held after each row (Budget.check_state)
         self.state: Callable[[int, Callable[[], str]], None] | None = None
+        # the matches wanted (--limit; None: all): the forking strategies stop after the row that brings them,
+        # as every match found later ends at a later row and sorts after them
+        self.want: int | None = None
         self._held = 0
 
     def _ok(self, rows: Sequence[Mapping], run: Run | None, q: int, r: int) -> bool:
@@ -99,6 +102,8 @@ class AllMatches:
             for run in new:
                 if run.pos in g.last:
                     yield run
+            if self.want is not None and self._held >= self.want:
+                return
             if self.strategy == "contiguous":
                 active = new
             else:

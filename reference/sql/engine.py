@@ -61,7 +61,7 @@ class SqlProgram(TableQuery, Program):
 
     def __init__(self, q: S.MatchRecognize, run_table: Callable[..., Any]):
         self.q = q
-        self.run_table = run_table  # (query, columns, rows, ts_unit, state) -> cepkit.reference.sql.run.Table
+        self.run_table = run_table  # (query, columns, rows, ts_unit, state, limit) -> cepkit.reference.sql.run.Table
         self.columns: list[str] = []
         self.rows: list[dict] = []
         self.ts_unit: str | None = None
@@ -97,7 +97,8 @@ class SqlProgram(TableQuery, Program):
         return ()
 
     def _close(self):
-        table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit, self.budget.check_state)
+        table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit, self.budget.check_state,
+                               None if self.budget.limit is None else self.budget.limit - self.budget.matches)
         self.columns, self.rows, self.n, self.ts_unit = [], [], 0, None   # the program may read a new stream
         self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
         return table_matches(table, self._layout, self.q)
@@ -111,7 +112,8 @@ class SqlEngine(Engine):
     counts_state = True  # the VM's live threads at each row; ALL MATCHES: live runs plus the matches held
 
     def build(self, q: S.MatchRecognize) -> SqlProgram:
-        return SqlProgram(q, lambda q, columns, rows, ts_unit, state: sql_run.run_rows(q, columns, rows, ts_unit, state=state))
+        return SqlProgram(q, lambda q, columns, rows, ts_unit, state, limit: sql_run.run_rows(
+            q, columns, rows, ts_unit, state=state, limit=limit))
 
 
 def to_table(events: Any = None, query: S.MatchRecognize | None = None, **read_options: Any) -> EventBatch:

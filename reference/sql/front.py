@@ -64,8 +64,10 @@ class OuterProgram(Program):
     @budget.setter
     def budget(self, value: Budget) -> None:
         Program.budget.fset(self, value)
-        # the inner program finds every match: the limit counts output rows, after the outer WHERE
-        self.inner.budget = Budget(None, value.max_state, value.max_memory)
+        # the limit counts output rows: the inner program stops at it only where the outer query outputs a row
+        # for each of its rows, in their order (no outer WHERE or ORDER BY); else it finds every match
+        passes = self.q.outer is None or (self.q.outer.where is None and not self.q.outer.order_by)
+        self.inner.budget = Budget(value.limit if passes else None, value.max_state, value.max_memory)
 
     @property
     def timestamp_columns(self) -> tuple[str, ...]:

@@ -82,12 +82,15 @@ def within_check(q: S.MatchRecognize, ts_unit: str | None):
 
 
 def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
-             ts_unit: str | None = None, all_matches=None, state=None) -> Table:
+             ts_unit: str | None = None, all_matches=None, state=None, limit: int | None = None) -> Table:
     """Run a query over rows (mappings from column name to exact value) of a table with `columns`.
 
     `all_matches(q, partitions, ts_unit)`, if given, finds the ALL MATCHES matches instead of AllMatches:
     for the ordered rows of every partition, its (positions, labels) in AllMatches.matches order.
-    `state(live, variable)` (contract.Budget.check_state) is told the live threads / runs after each row."""
+    `state(live, variable)` (contract.Budget.check_state) is told the live threads / runs after each row.
+    `limit`: only the first `limit` output rows are wanted (--limit): the partitions after the one that brings
+    them are not matched, and ALL MATCHES stops inside it after the row that brings them (matches are output
+    by last row), so the table's first `limit` rows are those of the whole run."""
 
     if isinstance(q, str):
         q = parse(q)
@@ -116,11 +119,14 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     found = all_matches(q, ordered, ts_unit) if all_matches is not None and q.rows == "all_matches" else None
     program = compile_pattern(q.pattern)
     for k, prows in enumerate(ordered):
+        if limit is not None and len(out) >= limit:
+            break
         emit = Emitter(q, prows, out_cols, out, matches)
         check = within(prows) if within else None
         if q.rows == "all_matches":
             engine = AllMatches(program, q.define_map, q.subset_map, q.strategy, check, q.conventions.null_logic)
             engine.state = state
+            engine.want = None if limit is None else limit - len(out)
             for n, (positions, labels) in enumerate(found[k] if found is not None else engine.matches(prows),
                                                     start=1):
                 emit.one(positions, labels, n)

@@ -164,6 +164,7 @@ def query_cases(draw, lang: str) -> Case:
 
 def _set(t: Table, r: int, c: int, v: Any) -> Table:
     rows = [list(x) for x in t.rows]
+    rows[r] += [MISSING] * (c + 1 - len(rows[r]))   # a row shorter than the header (after duplicate-header)
     rows[r][c] = v
     return Table(t.header, tuple(tuple(x) for x in rows))
 

@@ -1,5 +1,6 @@
-"""Explosive queries on every SASE engine under a memory cap (issue 30, items 1 and 7): the Kleene closure
-of examples/limits/explosive.sase over a random prefix of its events (2^n partial matches), with a random
+"""Explosive queries on every SASE and SQL engine under a memory cap (issue 30, items 1 and 7): the Kleene
+closure of examples/limits/explosive.sase (or its SQL form, explosive.sql: ALL MATCHES SKIP_TILL_ANY_MATCH)
+over a random prefix of its events (2^n partial matches), with a random
 `--max-state`, `--max-memory` and `--limit`, on a random engine. Every run ends with exit 0 (the run
 finished, or stopped at --limit with at most that many matches) or 4 (a bound, named), within the cap, and
 never with a traceback."""
@@ -18,8 +19,9 @@ from tests.fuzz.settings import fuzz_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY = ROOT / "examples" / "limits" / "explosive.sase"
+SQL_QUERY = ROOT / "examples" / "limits" / "explosive.sql"
 ENGINES = ["reference", "brute", "reference-lazy", "reference-eager", "optimized", "optimized-lazy",
-           "optimized-eager"]
+           "optimized-eager", "sql:reference", "sql:optimized"]
 CAP_MB = 600
 # runs the command and reports its exit code, standard error and the child's peak resident set (KiB)
 PROBE = ("import resource, subprocess, sys, json; d = subprocess.run(sys.argv[1:], capture_output=True, "
@@ -38,7 +40,9 @@ def events_lines():
 def test_explosive_runs_end_within_their_bounds(tmp_path_factory, events_lines, engine, rows, max_state, limit):
     events = tmp_path_factory.mktemp("explosive") / "events.csv"
     events.write_text("\n".join(events_lines[:rows + 1]) + "\n")
-    command = [sys.executable, "-m", "cepkit", "run", str(QUERY), str(events), "--engine", engine,
+    query = SQL_QUERY if engine.startswith("sql:") else QUERY
+    engine = engine.removeprefix("sql:")
+    command = [sys.executable, "-m", "cepkit", "run", str(query), str(events), "--engine", engine,
                "--max-memory", f"{CAP_MB}M", "--no-progress"]
     command += ["--max-state", str(max_state)] if max_state is not None else []
     command += ["--limit", str(limit)] if limit is not None else []

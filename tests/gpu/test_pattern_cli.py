@@ -49,7 +49,7 @@ def test_gpu_launch_needs_the_gpu_engine(tmp_path, capsys):
     q = tmp_path / "q.sql"
     q.write_text(QUERY.format(strategy="CONTIGUOUS"))
     code, _out, err = _run(capsys, "run", q, tmp_path / "missing.csv", "--gpu-launch", "event")
-    assert code == 2 and "--gpu-launch applies to --engine gpu only, not reference" in err
+    assert code == 2 and "--gpu-launch applies to --engine gpu only, not optimized" in err
 
 
 def test_refusals_happen_before_the_table_is_read(tmp_path, capsys):

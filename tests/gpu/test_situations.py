@@ -71,7 +71,7 @@ def test_cli_gpu_equals_reference(capsys):
     assert "engine gpu" in err
     assert [json.loads(x) for x in gpu.splitlines()] == [json.loads(x) for x in ref.splitlines()] != []
     code, _out, err = _cli(capsys, *args, "--engine", "gpu", "--early")   # refused by name at compile time
-    assert code == 2 and "engine 'gpu' does not support early output (run it with: reference" in err
+    assert code == 2 and "engine 'gpu' does not support early output (run it with: optimized, brute, reference" in err
 
 
 def test_refused_condition():

@@ -79,4 +79,5 @@ def test_cli_no_merge_gives_the_same_matches(tmp_path, capsys):
     assert merged_code == code == 0 and merged == unmerged and len(merged) == 2
     created = [int(err.split("counters: ")[1].split()[0]) for err in (merged_err, unmerged_err)]
     assert created[0] < created[1]
-    assert main(["run", *args[:2], "--no-merge"]) == 2  # the reference engine has no such option
+    assert main(["run", *args[:2], "--no-merge", "--engine", "reference"]) == 2  # the reference has no such option
+    assert main(["run", *args[:2], "--no-merge"]) == 0   # the default engine, the optimized one, has

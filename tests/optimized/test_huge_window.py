@@ -138,3 +138,12 @@ def test_window_aggregates_over_a_store_equal_those_over_the_file(method, tmp_pa
     want = _run(capsys, "window", "aggregate", events, *window)
     assert len(want) == 41   # the header and one window per event
     assert _run(capsys, "window", "aggregate", str(tmp_path / "store"), *window, "--method", method) == want
+
+
+def test_the_optimized_afa_refuses_lifetimes_beyond_64_bits_by_name(tmp_path, capsys):
+    """LE + window past int64 (it raised OverflowError, a traceback): refused by name; without an engine named
+    the reference runs it (test_an_afa_with_a_huge_window_runs, docs/semantics.md DE2)."""
+    huge = tmp_path / "huge.afa.yaml"
+    huge.write_text((EX / "afa" / "q1.afa.yaml").read_text().replace("window: 7", "window: 99999999999999999999999"))
+    assert main(["run", str(huge), str(EX / "afa" / "q1.shuffled.csv"), "--engine", "optimized"]) == 2
+    assert "event lifetimes beyond 64-bit timestamps" in capsys.readouterr().err

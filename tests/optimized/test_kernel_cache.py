@@ -65,19 +65,34 @@ def test_a_fresh_copy_of_the_checkout_runs_without_compiling(tmp_path):
     assert "low_volume" in (tmp_path / "d.jsonl").read_text()
 
 
-def test_a_changed_source_gets_a_new_cache_directory(tmp_path, monkeypatch):
+def test_a_changed_source_gets_a_new_cache_directory_and_only_its_importers_do(tmp_path, monkeypatch):
+    """A kernel's directory is keyed on its file and the package files it imports, directly or not: a change
+    to a callee's file moves its importers' kernels, and leaves the kernels that do not import it."""
     from cepkit.optimized import kernel_cache
 
     package = tmp_path / "optimized"
-    package.mkdir()
-    (package / "k.py").write_text("x = 1\n")
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "callee.py").write_text("x = 1\n")
+    (package / "sub" / "middle.py").write_text("from cepkit.optimized.callee import x\n")
+    (package / "kernel.py").write_text("import numpy\nfrom cepkit.optimized.sub import middle\n")
+    (package / "other.py").write_text("y = 1\n")
     monkeypatch.setattr(kernel_cache, "PACKAGE", package)
-    kernel_cache.source_tag.cache_clear()
-    before = kernel_cache.source_tag()
-    (package / "k.py").write_text("x = 2\n")
-    kernel_cache.source_tag.cache_clear()
-    assert kernel_cache.source_tag() != before
-    kernel_cache.source_tag.cache_clear()
+
+    def tags():
+        kernel_cache.imported.cache_clear()
+        kernel_cache.module_tag.cache_clear()
+        return {name: kernel_cache.module_tag(package / name) for name in ("kernel.py", "other.py", "callee.py")}
+
+    before = tags()
+    (package / "callee.py").write_text("x = 2\n")
+    after = tags()
+    assert after["callee.py"] != before["callee.py"]
+    assert after["kernel.py"] != before["kernel.py"]     # imports callee through sub.middle
+    assert after["other.py"] == before["other.py"]       # imports nothing that changed
+    kernel_cache.imported.cache_clear()
+    kernel_cache.module_tag.cache_clear()
 
 
 def test_other_functions_and_unwritable_directories_go_to_numbas_locators(tmp_path, monkeypatch):
@@ -93,7 +108,7 @@ def test_other_functions_and_unwritable_directories_go_to_numbas_locators(tmp_pa
     assert KernelCacheLocator.from_function(kernel, values.__file__) is not None
     blocked = tmp_path / "blocked"
     blocked.write_text("a file, not a directory")
-    monkeypatch.setattr(kernel_cache, "kernel_cache_dir", lambda: blocked / "kernels")
+    monkeypatch.setattr(kernel_cache, "kernel_cache_dir", lambda py_file: blocked / "kernels")
     assert KernelCacheLocator.from_function(kernel, values.__file__) is None
 
 

@@ -34,6 +34,16 @@ def test_unmerged_runs_pass_max_state(events):
     assert 1000 < program.budget.peak <= 2 * 1000 + 1  # each event at most doubles the runs here
 
 
+def test_unmerged_tables_stay_within_max_state(events):
+    """The kernel sizes its run planes for what max_state allows, not for an event's worst case (4 x runs):
+    an event stops once it made more runs than the bound (issue 30: 3.9 GB before exit 4 at 1,000,000)."""
+    program = compile_quiet(EXPLOSIVE, engine="optimized", merge=False, max_state=1000)
+    with pytest.raises(ResourceLimit, match="more than 1,000 live partial matches"):
+        program.run(events)
+    assert program.R.shape[1] <= 2048   # the worst case of the last event (512 runs) was 4 x 512 + 8 rows
+    assert program.budget.peak == 1001  # the event stopped at the first run past the bound
+
+
 @pytest.mark.parametrize("merge", [True, False])
 @pytest.mark.parametrize("limit", [1, 10, 200])
 def test_limit_equals_the_reference_prefix(events, merge, limit):
@@ -103,3 +113,89 @@ def test_lazy_kernels_stop_at_the_limit(events, engine):
     reference = compile_quiet(EXPLOSIVE).run(events.slice(0, 8)).rows()[:10]
     program = compile_quiet(EXPLOSIVE, engine=engine, limit=10, max_state=5000)
     assert program.run(events).rows() == reference
+
+
+PARTITION_KLEENE = "PATTERN SEQ(S+ a[], S b) WHERE partition-contiguity AND [symbol] AND b.volume < 10"
+
+
+@pytest.fixture(scope="module")
+def long_partition():
+    """One symbol, 200 events, the last 5 with a small volume: each of them ends about 200 matches (every
+    start of a contiguous run of As) of about 100 events each, 100,000 events bound in all by 1,000 matches."""
+    import pandas as pd
+
+    return pd.DataFrame({"id": range(200), "ts": range(200), "type": "S", "symbol": 1,
+                         "volume": [100] * 195 + [1] * 5})
+
+
+@pytest.mark.parametrize("engine", ["optimized", "reference"])
+@pytest.mark.parametrize("merge", [True, False])
+def test_the_events_held_matches_bind_are_bounded(long_partition, engine, merge):
+    """A partition-contiguity Kleene closure without WITHIN keeps few runs and completes few matches at once,
+    but their events explode (issue 30): the matches a feed holds bind at most HELD_EVENTS x max_state events."""
+    options = {"merge": merge} if engine == "optimized" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CepkitWarning)
+        full = cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=10_000,
+                          **options)
+        assert len(full) == 195 + 196 + 197 + 198 + 199
+        with pytest.raises(ResourceLimit, match="the matches held before they are output bind more than "
+                                                "64,000 events .*--max-state"):
+            cepkit.run(PARTITION_KLEENE, long_partition, engine=engine, dialect="sase+", max_state=1000, **options)
+
+
+def test_many_matches_of_many_events_in_one_feed_are_not_an_explosion():
+    """max_state bounds the matches one event completes at once, not those of a whole feed: 20 Bs after 20 As
+    complete 20 matches each, 400 in one feed, under max_state=50 (this session's first cut counted the feed:
+    a 1 M-event program.run of seq3 stopped with exit 4 at the default bound)."""
+    import pandas as pd
+
+    from cepkit.core.readers import from_pandas
+
+    rows = [{"type": "A", "ts": i} for i in range(20)] + [{"type": "B", "ts": 20 + i} for i in range(20)]
+    program = compile_quiet("PATTERN SEQ(A a, B b) WHERE skip_till_any_match(a, b) { a.ts < b.ts } WITHIN 100", engine="optimized",
+                            max_state=50)
+    assert program.merging
+    assert len(program.run(from_pandas(pd.DataFrame(rows)))) == 400
+
+
+def test_bounds_beyond_64_bits_bound_nothing_and_run(tmp_path, capsys):
+    """--max-state / --limit of 10^30 (the fuzz: OverflowError, then a Numba typing traceback in the optimized
+    kernels' int64 counters): held as 2^50 (core/contract.py UNREACHABLE), the run is the unbounded one."""
+    from cepkit.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    args = ["run", str(root / "examples" / "sase1_stock.query"), str(root / "examples" / "stocks.csv"),
+            "--no-progress", "--engine", "optimized"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main(args + ["--max-state", "1" + "0" * 30, "--limit", "1" + "0" * 30]) == 0
+    assert capsys.readouterr().out == plain and plain
+
+
+CONSECUTIVE = "PATTERN SEQ(A+ a[], B b) WHERE skip_till_any_match(a[], b) { a[i].price = a[i-1].price + 1 }"
+
+
+def _rising(n):
+    import pandas as pd
+
+    from cepkit.core.readers import from_pandas
+
+    rows = [{"id": i, "ts": i, "type": "A", "price": i} for i in range(n)] + [{"id": n, "ts": n, "type": "B", "price": 0}]
+    return from_pandas(pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("engine", ["reference-lazy", "optimized-lazy"])
+def test_a_lazy_buffer_counts_the_instances_it_stands_for(engine):
+    """A Kleene state's c buffered candidates stand for 2^c instances, enumerated when a later event comes
+    (issue 30): past max_state they are the bound's ResourceLimit before any is enumerated. Few of them match
+    here (the contiguous runs of As: n(n+1)/2), so counting matches never fired: 30 As hung the lazy engines,
+    70 raised ValueError inside the Numba kernel (more than 62 candidates)."""
+    for n in (30, 70):
+        with pytest.raises(ResourceLimit, match="pattern variable a"):
+            compile_quiet(CONSECUTIVE, engine=engine).run(_rising(n))
+    small = compile_quiet(CONSECUTIVE, engine=engine, max_state=1000).run(_rising(9))   # 2^9 = 512 instances
+    assert small.rows() == compile_quiet(CONSECUTIVE, engine="optimized").run(_rising(9)).rows()
+    assert len(small) == 45
+    with pytest.raises(ResourceLimit, match="more than 500 live"):
+        compile_quiet(CONSECUTIVE, engine=engine, max_state=500).run(_rising(9))

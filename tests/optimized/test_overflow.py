@@ -43,3 +43,18 @@ def test_cli_overflow_exit_3(tmp_path, capsys):
     query.write_text(QUERY)
     assert main(["run", str(query), str(events), "--engine", "optimized", "--no-progress"]) == 3
     assert "row 15" in capsys.readouterr().err
+
+
+def test_without_an_engine_named_the_run_goes_on_on_the_reference(tmp_path, capsys):
+    """Arithmetic beyond 64 bits is the optimized engines' refusal of the input (Beyond64Bits): with no engine
+    named the reference runs it (docs/semantics.md DE2), with the same rows the reference gives."""
+    events = tmp_path / "e.csv"
+    _stream(14).to_csv(events, index=False)
+    query = tmp_path / "q.sase"
+    query.write_text(QUERY)
+    assert main(["run", str(query), str(events), "--no-progress"]) == 0
+    default = capsys.readouterr()
+    assert main(["run", str(query), str(events), "--no-progress", "--engine", "reference"]) == 0
+    assert default.out == capsys.readouterr().out
+    assert "note: engine optimized cannot compute on this input (row 15: a product beyond 64-bit" in default.err
+    assert "(engine optimized," not in default.err   # the one that ran is named: the lazy engine, or the reference

@@ -221,3 +221,16 @@ def test_a_wide_or_on_the_optimized_engine_matches_the_reference(tmp_path, capsy
         assert main(["run", str(q), events, "--no-progress", "--format", "csv", "--engine", engine]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and len(outs[0].splitlines()) == 40
+
+
+@pytest.mark.parametrize("name,lang,text,suffix", [f for f in FLAT if f[0] in ("sql AND", "afa AND")],
+                         ids=["sql AND", "afa AND"])
+def test_the_optimized_engine_refuses_expressions_too_large_to_compile(name, lang, text, suffix, tmp_path, capsys):
+    """2,000 ANDed comparisons are ~25,000 lines of generated Numba source, which took more than 12 GB to
+    compile: the optimized engine refuses them by name (optimized/cache.py MAX_LINES); without an engine named
+    the reference runs them (test_flat_chains_are_not_nesting)."""
+    q = tmp_path / f"q{suffix}"
+    q.write_text(text)
+    events = _events(tmp_path, lang, None) if lang == "afa" else _stocks(tmp_path, 12)
+    assert main(["run", str(q), str(events), "--no-progress", "--engine", "optimized"]) == 2
+    assert "lines of generated Numba source, more than 1,200" in capsys.readouterr().err

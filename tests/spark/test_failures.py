@@ -233,3 +233,43 @@ def test_a_target_holding_only_temporary_is_named(tmp_path, fs):
     with pytest.raises(C.OutputError, match="holds only '_temporary/'"):
         C.recover(name(out), fs)
     assert (out / "_temporary" / "0").is_dir()
+
+
+def _task_body(log: str):
+    """A task body that logs each call and fails on cepkit's own error (as a bad event does)."""
+    from cepkit.core.errors import EventError
+    from cepkit.spark_jobs.tasks import wrap_error
+
+    def body(rows):
+        with open(log, "a", encoding="utf-8") as f:
+            f.write("called\n")
+        for _ in rows:
+            raise wrap_error(EventError("row 1, column 'price': not a number"))
+        yield 0
+
+    return body
+
+
+def test_a_deterministic_failure_is_not_computed_again(spark, tmp_path):
+    """A task that failed on cepkit's error (EventError, QueryError) fails the same way on its retry without
+    running its body again (spark_jobs/task_errors.py); other failures are retried (the tests above)."""
+    from cepkit.spark_jobs.task_errors import folder, remembering
+    from cepkit.spark_jobs.tasks import _ERROR_RE, unwrap_error
+
+    log = tmp_path / "calls.log"
+    body = remembering(_task_body(str(log)), folder(), lambda text: _ERROR_RE.search(text) is not None)
+    with pytest.raises(Exception) as failed:
+        spark.sparkContext.parallelize([1, 2, 3], 1).mapPartitions(body).collect()
+    # local[2,2]: Spark made two attempts, and the second re-raised the first one's error without calling it
+    assert log.read_text() == "called\n"
+    found = unwrap_error(str(failed.value))
+    assert found is not None and "column 'price': not a number" in str(found)
+
+
+def test_the_task_error_folder_is_one_the_next_run_cleans_up():
+    """A killed driver's folder carries its process id under the prefix cepkit.temp_files removes."""
+    from cepkit import temp_files
+    from cepkit.spark_jobs import task_errors
+
+    assert task_errors.TASK_ERRORS == temp_files.TASK_ERRORS
+    assert os.path.basename(task_errors.folder()).startswith(temp_files.tagged(temp_files.TASK_ERRORS))

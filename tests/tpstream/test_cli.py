@@ -131,7 +131,7 @@ def test_written_from_the_match_table(tmp_path, capsys):
     assert code == 0, err
     assert out == ('{"situations": {"A": ["00:00:02", "00:00:04"], "B": ["00:00:03", null]}, "ts": "00:00:04", '
                    '"total": 2}\n')
-    assert "1 matches from 5 events" in err and "(tpstream, early mode, engine reference; whole input read:" in err
+    assert "1 matches from 5 events" in err and "(tpstream, early mode, engine optimized; whole input read:" in err   # the default: the fastest
     code, out, err = run_cli(capsys, "run", q, ev, "--ts-unit", "s", "--format", "csv")
     assert code == 0, err
     assert out == "A_ts,A_te,B_ts,B_te,ts,total\n2,4,3,5,5,2\n"

@@ -109,7 +109,7 @@ def test_gpu_refuses_early_output_by_name_at_compile_time():
     with pytest.raises(Unsupported) as info:
         _compile(SIMPLE, engine="gpu", mode="early")
     assert info.value.construct == "early output"
-    assert "run it with: reference" in str(info.value) and info.value.line is None   # an option, not the text
+    assert "run it with: optimized, brute, reference" in str(info.value) and info.value.line is None   # an option, not the text
 
 
 def test_unknown_mode_is_a_query_error():

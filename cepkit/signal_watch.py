@@ -1,0 +1,66 @@
+"""SIGTERM and Ctrl-C end the command line's run within about a second, also inside a compiled kernel.
+
+Python runs a signal handler in the main thread between two bytecodes, so a Numba kernel that never comes
+back to Python would delay it until the kernel returns (minutes for an exploding pattern). The kernels
+release the GIL (`nogil=True`), and the C-level handler writes the signal's number to a wake-up pipe
+(`signal.set_wakeup_fd`): a daemon thread reads it and, when the main thread's handler has not run within
+`GRACE` seconds, stops the process itself: this process's temporary files removed (cepkit.temp_files), one
+line, exit 130 (SIGINT) or 143 (SIGTERM), the output file as it was. docs/semantics.md L6d.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Callable
+
+from cepkit.temp_files import remove_own
+
+GRACE = 1.0   # seconds the main thread has to answer a signal before the watch stops the process
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+NAMES = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
+
+
+class SignalWatch:
+    """The wake-up pipe and its thread; `answered()` is called by the main thread's handlers."""
+
+    def __init__(self, stop: Callable[[int], None]) -> None:
+        self.stop = stop                  # called with the signal's number when the main thread did not answer
+        self.answered_event = threading.Event()
+        self.read_end, self.write_end = os.pipe()
+        os.set_blocking(self.write_end, False)
+        self.before = signal.set_wakeup_fd(self.write_end, warn_on_full_buffer=False)
+        self.thread = threading.Thread(target=self._loop, name="cepkit-signal-watch", daemon=True)
+        self.thread.start()
+
+    def answered(self) -> None:
+        """The main thread runs its handler: the run unwinds by itself (cleaning up on the way)."""
+        self.answered_event.set()
+
+    def close(self) -> None:
+        """Give the wake-up descriptor back (the thread stays blocked on a pipe no one writes, a daemon)."""
+        signal.set_wakeup_fd(self.before)
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                data = os.read(self.read_end, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            for signum in data:
+                if signum in CODES and not self.answered_event.wait(GRACE):
+                    self.stop(signum)
+
+
+def stop_process(signum: int, output: str | None, extra: str = "") -> None:
+    """Remove this process's temporary files, say which signal stopped the run, and exit with its code."""
+    try:
+        remove_own(output)
+        kept = f"; {output} is as it was" if output and output != "-" else ""
+        sys.stderr.write(f"cepkit: stopped by {NAMES[signum]}{kept}{extra}\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(CODES[signum])

@@ -1,0 +1,5 @@
+SELECT * FROM explosive MATCH_RECOGNIZE (
+  ORDER BY ts MEASURES LAST(B.price) AS last_price
+  ALL MATCHES SKIP_TILL_ANY_MATCH
+  PATTERN (A+ B)
+  DEFINE A AS type = 'A', B AS type = 'B')
