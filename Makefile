@@ -28,7 +28,7 @@ demo: install
 	@echo "== SASE 1.0 query file on the synthetic stock ticker (5000 events)"
 	$(CEPKIT) run examples/sase1_stock.query examples/stocks.csv --format table
 	@echo "== The main job: Query 3 through the Spark job (cepkit spark run) over a generated stock stream"
-	$(PY) -m benchmarks.spark_demo --events $(DEMO_EVENTS) --out out/demo
+	$(PY) -m benchmarks.spark_demo --events $(DEMO_EVENTS) --out out/demo $(if $(CLUSTER),--cluster 2,)
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider -n $${PYTEST_WORKERS:-auto}

@@ -56,7 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engine", help="engine in the executors (default: the Spark job's default)")
     ap.add_argument("--master", default=DEFAULT_MASTER)
     ap.add_argument("--sample", type=int, default=20_000, help="events in the prefix checked against the reference")
+    ap.add_argument("--cluster", type=int, default=0, metavar="N",
+                    help="run on a local standalone cluster of N workers (separate JVMs, own caches) started here")
     args = ap.parse_args(argv)
+    if args.cluster:
+        from cepkit.spark_jobs.local_cluster import LocalCluster
+
+        with LocalCluster(workers=args.cluster) as cluster:
+            print(f"local Spark cluster: master {cluster.url}, master UI {cluster.ui}, application UI "
+                  f"http://127.0.0.1:4040 while the job runs (logs: {cluster.root})", flush=True)
+            args.master = cluster.url
+            return _demo(args)
+    return _demo(args)
+
+
+def _demo(args) -> int:
 
     import pandas as pd
 

@@ -11,17 +11,10 @@ import importlib.util
 import os
 import sys
 import tempfile
-from pathlib import Path
 from types import ModuleType
 
+from cepkit.core.compile_cache import cache_dir  # noqa: F401  (where the engines find it)
 from cepkit.core.errors import Unsupported
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("CEPKIT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cepkit", "numba")
-    path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 # A query's generated expressions beyond this many lines of source are refused (Unsupported): Numba / LLVM take

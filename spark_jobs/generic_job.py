@@ -10,7 +10,7 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs import commit as C, generic_tasks as G
 from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
-from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import kernel_pack as KP, tasks as T, warmup as W
 from cepkit.spark_jobs.summary import Summary
 from cepkit.front.language.ast import leaves
 from cepkit.core.match_table import Layout
@@ -148,8 +148,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     if plan.kind == "partition":
         coarse = {G.GROUP_COL + str(i): _coarse(k, k in text_cols) for i, k in enumerate(plan.keys)}
         spec = G.GenericSpec(group_cols=(), **spec_args)
+        stage, stage_order = df, list(order)
         out = (df.withColumns(coarse).repartition(nparts, *coarse).drop(*coarse).sortWithinPartitions(*order)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
         groups = nparts
     elif plan.kind == "key":
         kind = F.lower(F.trim(F.col("kind").cast("string"))) if "kind" in df.columns else F.lit("insert")
@@ -159,8 +160,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         keys = data.select(G.GROUP_COL).distinct()
         control = rows.where(~is_event).drop(G.GROUP_COL).crossJoin(F.broadcast(keys))
         spec = G.GenericSpec(group_cols=(G.GROUP_COL,), key_col=key, **spec_args)
-        out = (data.unionByName(control).repartition(nparts, G.GROUP_COL).sortWithinPartitions(G.GROUP_COL, G.ROW_COL)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+        stage, stage_order = data.unionByName(control), [G.GROUP_COL, G.ROW_COL]
+        out = (stage.repartition(nparts, G.GROUP_COL).sortWithinPartitions(G.GROUP_COL, G.ROW_COL)
+               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
         groups = nparts
     else:
         if plan.kind == "position-slice":
@@ -175,16 +177,33 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         sliced = (df.withColumn(G.TICK_COL, tick_col.cast("long"))
                   .withColumn(G.SLICE_COL, F.explode(F.sequence(lo.cast("long"), hi.cast("long")))))
         spec = G.GenericSpec(group_cols=(G.SLICE_COL,), slice_length=sp.length, slice_t_min=sp.t_min, **spec_args)
+        stage, stage_order = sliced, [G.SLICE_COL, *order]
         out = (sliced.repartitionByRange(partitions or min(sp.count, 4 * parallelism), G.SLICE_COL)
                .sortWithinPartitions(G.SLICE_COL, *order)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
         groups = sp.count
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
+    _warm(spark, spec, stage, stage_order)
     t1 = time.perf_counter()
     matches = IO.write_matches(out, out_dir, values=values)
     t2 = time.perf_counter()
     return Summary(n, matches, plan.note, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+
+
+def _warm(spark, spec: G.GenericSpec, stage, order: list[str]) -> None:
+    """The task body over a sample of the matching stage's input, in the driver, so that the engine's kernels
+    are compiled (or loaded) here and shipped to executors with their own compile caches (kernel_pack). An
+    error in the sample is left for the tasks to report."""
+    try:
+        sample = stage.limit(W.SAMPLE_ROWS).toArrow()
+        keys = [c for c in (*spec.group_cols, *order) if c in sample.column_names]
+        sample = sample.sort_by([(c, "ascending") for c in dict.fromkeys(keys)])
+        for _ in G.match_groups(spec, iter(sample.to_batches())):
+            pass
+    except Exception:  # noqa: BLE001 - the tasks meet the same rows and report them
+        return
+    KP.ship(spark)
 
 
 def _options(lang: str, selection: str, flavor: str | None) -> dict:

@@ -11,7 +11,7 @@ from cepkit.front.language import parse
 from cepkit.spark_jobs import commit as C, languages as L
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, tasks as T
-from cepkit.spark_jobs import warmup as W
+from cepkit.spark_jobs import kernel_pack as KP, warmup as W
 from cepkit.spark_jobs.summary import Summary
 from cepkit.spark_jobs.session import get_session, job_settings
 from cepkit.spark_jobs.generic_job import run_generic
@@ -151,10 +151,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or wanted
         stage_input = keyed_df
         if udf == "pandas":
-            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(KP.unpacking(T.call(T.match_group, spec)), compiled), IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
-                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(KP.unpacking(T.call(T.match_partition, spec)), compiled), IO.spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
@@ -169,16 +169,17 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or min(sp.count, wanted)
         stage_input = sliced
         if udf == "pandas":
-            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(KP.unpacking(T.call(T.match_group, spec)), compiled), IO.spark_schema(schema))
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(KP.unpacking(T.call(T.match_partition, spec)), compiled), IO.spark_schema(schema)))
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 
     t_compile = time.perf_counter()
     W.warm(spec, stage_input.limit(W.SAMPLE_ROWS).toArrow())  # no task compiles the engine
+    KP.ship(spark)   # what it loaded, to executors with their own compile caches (a cluster)
     if starting is not None:
         starting.join()
     t1 = time.perf_counter()

@@ -24,6 +24,26 @@ def log_settings() -> tuple[dict[str, str], str]:
     return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={QUIET_START}"}, "FATAL"
 
 
+def check_reachable(master: str, timeout: float = 5.0) -> None:
+    """A standalone master (`spark://host:port[,host:port...]`) must accept a connection: CepkitError naming it
+    at once, where Spark would retry for about a minute and then print its traces. Other masters (local,
+    yarn, k8s://) are Spark's to reach."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return
+    failures = []
+    for address in master[len("spark://"):].split(","):
+        host, _, port = address.strip().rpartition(":")
+        try:
+            with socket.create_connection((host or address, int(port or 7077)), timeout=timeout):
+                return
+        except (OSError, ValueError) as exc:
+            failures.append(f"{address}: {exc.strerror or exc}" if isinstance(exc, OSError) else f"{address}: {exc}")
+    raise CepkitError(f"cannot reach the Spark master {master} ({'; '.join(failures)}): start it, or check the "
+                      "URL given to --master")
+
+
 def master_cores(master: str | None) -> int:
     """The cores a local master uses (local, local[N], local[N,F], local[*]); other masters: this machine's."""
     import re
@@ -67,6 +87,7 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    check_reachable(master or DEFAULT_MASTER)
     builder = SparkSession.builder.master(master or DEFAULT_MASTER).appName(app_name)
     start_conf, level = log_settings()
     settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC", **start_conf}

@@ -11,6 +11,7 @@ from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs import typed_output as TO
+from cepkit.spark_jobs.failures import spark_failure
 
 
 def first_action(events: str, action):
@@ -21,7 +22,7 @@ def first_action(events: str, action):
         found = S.malformed_csv(events, exc)
         if found is not None:
             raise found from None
-        raise
+        raise spark_failure(exc) from None
 
 
 def text_forms(events: str, df, used: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -54,7 +55,7 @@ def _unwrapped(action):
         found = T.unwrap_error(str(exc))
         if found is not None:
             raise found from None
-        raise
+        raise spark_failure(exc) from None
 
 
 def typed(out, values: tuple[str, ...]):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
 from typing import Any, Iterator
 
 import pyarrow as pa

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 
 from cepkit.core.contract import Engine, Program
-from cepkit.core.errors import CepkitError, EventError, QueryError
+from cepkit.core.errors import EventError, QueryError, ResourceLimit
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
 from cepkit.core.match_table import Layout
@@ -96,8 +96,9 @@ class TPStreamProgram(Program):
             raise EventError(f"timestamp {int(batch.ts[0])} goes back in time (the previous batch ended at "
                              f"{int(self.batches[-1].ts[-1])})", row=int(batch.source_rows[0]), column="ts")
         if self.matcher == "brute" and self.events + len(batch) > BRUTE_LIMIT:
-            raise CepkitError(f"engine 'brute' enumerates every configuration; it refuses more than {BRUTE_LIMIT} "
-                              f"events (got {self.events + len(batch)})")
+            raise ResourceLimit(f"engine 'brute' enumerates every configuration and takes at most {BRUTE_LIMIT} "
+                                f"events (got {self.events + len(batch)}): use --engine optimized or reference for "
+                                "this input")
         if batch.positional_ids and self.events:  # made-up row ids continue across batches
             batch = _shifted(batch, self.events)
         self.batches.append(batch)

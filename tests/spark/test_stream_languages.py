@@ -161,3 +161,45 @@ def test_stream_refusals_by_name(spark, tmp_path, capsys):
     punctuated = pa.table({"kind": ["insert", "punctuate"], "le": [1, 2], "sym": ["X", None]})
     with pytest.raises(EventError, match="'punctuate' row reaches every key"):  # in the key's step (SP-S12)
         check_event_rows(punctuated)
+
+
+def stream_in_two_runs(spark, tmp_path, query: str, frame: pd.DataFrame, cuts: list[int], **kw) -> tuple[Path, list]:
+    """`frame` as files (disordered within 3 ticks), streamed by two runs on one checkpoint: the first file,
+    then the others (the second run takes each key's state from the state store)."""
+    src, out, ckpt, staged = tmp_path / "src", tmp_path / "out", tmp_path / "ckpt", tmp_path / "staged"
+    names = write_files(staged, frame, cuts, shift=3)
+    src.mkdir()
+    kw = {"watermark": 5, "once": True, "spark": spark, "partitions": 1, "report": lambda line: None, **kw}
+    runs = []
+    for part in (names[:1], names[1:]):
+        for name in part:
+            os.rename(name, src / os.path.basename(name))
+            in_order(src / os.path.basename(name), int(os.path.basename(name)[5:8]))
+        runs.append(run_stream(query, StreamSource(path=str(src), max_files_per_trigger=1), str(out), str(ckpt), **kw))
+    assert sum(r.rows_in for r in runs) == len(frame) and all(r.late_dropped == 0 for r in runs)
+    return out, runs
+
+
+def test_sql_and_tpstream_streams_restart_from_their_checkpoint(spark, tmp_path):
+    """Issue 31, item 4: MATCH_RECOGNIZE and TPStream streams stopped after their first file and started again
+    on the same checkpoint give the single-process rows, each once (the partitions' rows and programs come
+    back from the state store)."""
+    rng = np.random.default_rng(4)
+    n = 240
+    frame = pd.DataFrame({"symbol": rng.choice(["A", "B", "C"], n), "ts": np.arange(n) // 2 * 3 + rng.integers(0, 2, n),
+                          "id": np.arange(n), "price": rng.integers(1, 10, n)})
+    frame = flushed(frame, "symbol", price=1)
+    table = cepkit.run(SQL, frame, language="sql", engine="reference")
+    out, runs = stream_in_two_runs(spark, tmp_path / "sql", SQL, frame, [80, 160], language="sql",
+                                   engine="reference")
+    want = sorted(expected(table), key=repr)
+    assert len(want) > 5 and streamed(spark, out, table) == want
+    assert sum(r.matches for r in runs) == len(want) and runs[1].matches > 0
+
+    text = (EX / "tpstream" / "aggressive_drivers.tps").read_text()
+    cars = tpstream_input()
+    table = cepkit.run(text, cars, engine="optimized", read_options={"ts_unit": "s"})
+    out, runs = stream_in_two_runs(spark, tmp_path / "tps", text, cars, [120, 240], language="tpstream", ts_unit="s")
+    want = sorted(expected(table), key=repr)
+    assert want and streamed(spark, out, table) == want
+    assert sum(r.matches for r in runs) == len(want)

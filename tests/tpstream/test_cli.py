@@ -113,10 +113,11 @@ def test_errors(tmp_path, capsys, text, rows, extra, code, words):
 
 
 def test_brute_refuses_long_inputs_and_device_needs_gpu(capsys):
-    """brute's event limit comes from its program (at feed); --device is for --engine gpu only."""
+    """brute's event limit comes from its program (at feed): a bound, exit 4 as the SASE brute-force engine's
+    (exit 1 before: the fuzz, seed 12); --device is for --engine gpu only."""
     code, out, err = run_cli(capsys, "run", QUERY, CARS, "--ts-unit", "s", "--engine", "brute")
-    assert code == 1 and out == ""
-    assert "engine 'brute' enumerates every configuration; it refuses more than 300 events (got 720)" in err
+    assert code == 4 and out == ""
+    assert "engine 'brute' enumerates every configuration and takes at most 300 events (got 720)" in err
     code, _out, err = run_cli(capsys, "run", QUERY, CARS, "--ts-unit", "s", "--device", "0")
     assert code == 2 and "--device chooses the OpenCL device of --engine gpu" in err
 

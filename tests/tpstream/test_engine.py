@@ -10,7 +10,7 @@ import pytest
 
 import cepkit
 from cepkit.core import registry
-from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
+from cepkit.core.errors import EventError, QueryError, ResourceLimit, Unsupported
 from cepkit.core.readers import read_events
 from cepkit.core.inputs import to_batch
 from cepkit.core.match_table import MatchTable
@@ -123,7 +123,7 @@ def test_brute_engine_is_the_reference_on_a_prefix_and_refuses_long_inputs(mode)
     batch = _cars()
     cut = batch.slice(0, 300)
     assert _compile(engine="brute", mode=mode).run(cut).rows() == _compile(mode=mode).run(cut).rows()
-    with pytest.raises(CepkitError, match="refuses more than 300 events"):
+    with pytest.raises(ResourceLimit, match="takes at most 300 events"):
         _compile(engine="brute", mode=mode).run(batch)
 
 
@@ -136,9 +136,9 @@ def test_brute_program_refuses_long_inputs_at_feed(mode):
     batch = _cars()
     program = cepkit.compile(QUERY, language="tpstream", engine="brute", mode=mode)
     program.feed(batch.slice(0, BRUTE_LIMIT))
-    with pytest.raises(CepkitError, match=f"refuses more than {BRUTE_LIMIT} events \\(got {BRUTE_LIMIT + 1}\\)"):
+    with pytest.raises(ResourceLimit, match=f"takes at most {BRUTE_LIMIT} events \\(got {BRUTE_LIMIT + 1}\\)"):
         program.feed(batch.slice(BRUTE_LIMIT, BRUTE_LIMIT + 1))
-    with pytest.raises(CepkitError, match=f"refuses more than {BRUTE_LIMIT} events \\(got {len(batch)}\\)"):
+    with pytest.raises(ResourceLimit, match=f"takes at most {BRUTE_LIMIT} events \\(got {len(batch)}\\)"):
         cepkit.run(QUERY, CARS, language="tpstream", engine="brute", mode=mode, ts_unit="s")
 
 

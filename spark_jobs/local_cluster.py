@@ -1,0 +1,201 @@
+"""A real Spark standalone cluster on this machine: one master and N workers, each a separate JVM started
+with the `spark-class` launcher that ships with PySpark, bound to 127.0.0.1, each worker with its own work
+directory, its own HOME and its own empty compile caches (Numba's and cepkit's), so that what a cluster does
+differently from `local[...]` (executors in their own processes, no shared home or compile cache, a task
+lost with its executor) is exercised. For the tests (tests/spark/test_cluster.py) and `make demo CLUSTER=1`.
+
+    with LocalCluster(workers=2) as cluster:
+        run_job(..., master=cluster.url)       # or: cepkit spark run --master <cluster.url> ...
+        cluster.kill_worker(0)                 # the worker and its executor, by process group
+
+    python -m cepkit.spark_jobs.local_cluster [--workers 2]    # starts one, prints its URLs, waits for Ctrl-C
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from cepkit.core.errors import CepkitError
+
+START_TIMEOUT = 90.0   # seconds for the master to listen and every worker to register
+DAEMON_MEMORY = "256m"  # the master's and workers' own JVM heaps (the executors get spark.executor.memory)
+
+
+def spark_class() -> Path:
+    """PySpark's `bin/spark-class` launcher."""
+    import pyspark  # lazy: only where a cluster is started
+
+    path = Path(pyspark.__file__).resolve().parent / "bin" / "spark-class"
+    if not path.exists():
+        raise CepkitError(f"no spark-class launcher at {path} (PySpark installed without its bin folder)")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalCluster:
+    """A standalone master and `workers` workers of `cores` cores and `memory` each, in folders under `root`
+    (a new temporary folder when None, removed by `stop`); `url` is the master's `spark://` URL."""
+
+    def __init__(self, workers: int = 2, cores: int = 1, memory: str = "1g", root: str | None = None) -> None:
+        self.n_workers, self.cores, self.memory = workers, cores, memory
+        self._own_root = root is None
+        self.root = Path(root or tempfile.mkdtemp(prefix="cepkit-cluster-"))
+        self.port, self.ui_port = free_port(), free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.ui = f"http://127.0.0.1:{self.ui_port}"
+        self.master: subprocess.Popen | None = None
+        self.workers: list[subprocess.Popen | None] = []
+
+    # ------------------------------------------------------------------ start and stop
+    def __enter__(self) -> "LocalCluster":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start the master, then the workers; return once every worker is registered (CepkitError naming
+        the log to read when one does not start)."""
+        try:
+            self.master = self._launch("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                                  "--port", str(self.port), "--webui-port", str(self.ui_port)])
+            self._wait(lambda: self._listening(self.port), "the master to listen", "master")
+            for i in range(self.n_workers):
+                self.workers.append(self._start_worker(i))
+            self._wait(lambda: len(self.alive_workers()) >= self.n_workers, f"{self.n_workers} workers to register",
+                       "worker-0")
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_worker(self, i: int) -> subprocess.Popen:
+        home = self.root / f"worker-{i}"
+        return self._launch(f"worker-{i}", ["org.apache.spark.deploy.worker.Worker", self.url, "--host", "127.0.0.1",
+                                            "--cores", str(self.cores), "--memory", self.memory,
+                                            "--work-dir", str(home / "work"), "--webui-port", str(free_port())],
+                            {"NUMBA_CACHE_DIR": str(home / "numba-cache"), "CEPKIT_CACHE": str(home / "cepkit-cache"),
+                             "XDG_CACHE_HOME": str(home / "cache")})
+
+    def _launch(self, name: str, args: list[str], extra: dict[str, str] | None = None) -> subprocess.Popen:
+        home = self.root / name
+        (home / "work").mkdir(parents=True, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CEPKIT_CACHE", "SPARK_HOME")}
+        env.update({"HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(home),
+                    "SPARK_WORKER_DIR": str(home / "work"), "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
+                    **(extra or {})})
+        log = open(self.root / f"{name}.log", "wb")
+        try:
+            return subprocess.Popen([str(spark_class()), *args], stdout=log, stderr=subprocess.STDOUT, env=env,
+                                    cwd=str(home), start_new_session=True)
+        finally:
+            log.close()
+
+    def stop(self) -> None:
+        """Stop the workers (with their executors) and the master; remove the folders this object made."""
+        for proc in [*self.workers, self.master]:
+            if proc is not None and proc.poll() is None:
+                _signal_group(proc, signal.SIGTERM)
+        for proc in [*self.workers, self.master]:
+            if proc is not None:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc, signal.SIGKILL)
+                    proc.wait()
+                _signal_group(proc, signal.SIGKILL)   # an executor left in the group
+        self.workers, self.master = [], None
+        if self._own_root:
+            import shutil  # lazy: only at the end
+
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def kill_worker(self, i: int) -> None:
+        """SIGKILL worker i and the executor it launched (one process group): a machine lost mid-job."""
+        proc = self.workers[i]
+        if proc is not None:
+            _signal_group(proc, signal.SIGKILL)
+            proc.wait()
+
+    def restart_worker(self, i: int) -> None:
+        """Start worker i again (killed or not) and wait until it registered (same folders, same caches)."""
+        self.kill_worker(i)
+        before = {w.get("id") for w in self.alive_workers()}
+        self.workers[i] = self._start_worker(i)
+        self._wait(lambda: any(w.get("id") not in before for w in self.alive_workers()), f"worker {i} to register",
+                   f"worker-{i}")
+
+    # ------------------------------------------------------------------ state
+    def state(self) -> dict:
+        """The master's JSON view (workers, applications), {} while it does not answer."""
+        try:
+            with urllib.request.urlopen(f"{self.ui}/json/", timeout=2) as r:
+                return json.load(r)
+        except (OSError, ValueError):
+            return {}
+
+    def alive_workers(self) -> list[dict]:
+        return [w for w in self.state().get("workers", []) if w.get("state") == "ALIVE"]
+
+    def log(self, name: str) -> Path:
+        return self.root / f"{name}.log"
+
+    @staticmethod
+    def _listening(port: int) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def _wait(self, ready, what: str, log_name: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not ready():
+            dead = [p for p in [self.master, *self.workers] if p is not None and p.poll() is not None]
+            if dead or time.monotonic() > deadline:
+                tail = self.log(log_name).read_text(errors="replace").strip().splitlines()[-1:] \
+                    if self.log(log_name).exists() else []
+                raise CepkitError(f"the local Spark cluster did not start: waited for {what} "
+                                  f"({'a process ended' if dead else f'{START_TIMEOUT:.0f} s'}); see "
+                                  f"{self.log(log_name)}{': ' + tail[0] if tail else ''}")
+            time.sleep(0.2)
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse  # lazy: the command only
+
+    ap = argparse.ArgumentParser(description="start a local Spark standalone cluster and wait (Ctrl-C stops it)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cores", type=int, default=1)
+    ap.add_argument("--memory", default="1g")
+    args = ap.parse_args(argv)
+    with LocalCluster(args.workers, args.cores, args.memory) as cluster:
+        print(f"master: {cluster.url}\nmaster UI: {cluster.ui}\nlogs: {cluster.root}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,218 @@
+"""The Spark jobs on a real standalone cluster (issue 31, item 1; cepkit.spark_jobs.local_cluster): a master and
+two workers in their own JVMs on 127.0.0.1, each with its own HOME, work directory and empty compile cache. The
+jobs run as users run them, `cepkit spark run --master spark://...` in a child process (this process holds the
+local SparkSession of the other tests: one SparkContext per process), with the optimized engine; their output
+equals the single process's; the executors load the kernels the driver shipped (no task compiles); a worker
+killed mid-job (by its process group) costs a retry, not the answer."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cepkit
+from benchmarks.workloads.stock import generate
+from cepkit.core.readers import from_pandas
+from cepkit.spark_jobs.local_cluster import LocalCluster
+from tests.spark.helpers import expected_rows, output_rows
+from tests.spark.test_languages import expected, spark_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
+         "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
+         "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
+# jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
+# the others as the command line runs them (its exit code); the results as JSON on the last line
+JOBS = ("import json, sys; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job; out = []\n"
+        "for a in json.loads(sys.argv[1]):\n"
+        "    if 'cli' in a:\n"
+        "        out.append({'exit': main(a['cli'])}); continue\n"
+        "    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])\n"
+        "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds})\n"
+        "print(json.dumps(out))")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(workers=2, cores=1, memory="1g") as c:
+        yield c
+
+
+def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str]) -> subprocess.Popen:
+    """Start the jobs on the cluster, one after the other in a child process: (query, events, output, options)
+    for run_job, or a `cepkit spark ...` command line (its --master added)."""
+    args = [{"cli": [*spec, "--master", cluster.url]} if isinstance(spec, list) else
+            {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
+             "options": spec[3]} for spec in specs]
+    return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finished(proc: subprocess.Popen, timeout: float = 400) -> list[dict]:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def stock(tmp_path_factory):
+    frame = generate(20_000, symbols=4, seed=11)
+    path = tmp_path_factory.mktemp("stock") / "stock.parquet"
+    frame.to_parquet(path, index=False)
+    return frame, path
+
+
+def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):
+    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path);
+    a SASE+ stream (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
+    the cluster. The executors start with empty compile caches and load the kernels the driver shipped: no
+    task of the batch job compiles."""
+    from cepkit.reference.replay.store import write_store
+    from tests.spark.test_replay_spark import QUERY as REPLAY, rows_of, spark_rows as replay_rows
+    from tests.spark.test_stream import KLEENE, stream_rows, with_flush, write_files
+
+    frame, path = stock
+    query = tmp_path / "keyed.sase"
+    query.write_text(KEYED)
+    others = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
+              ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv",
+               {"ts_unit": "s"})]
+    streamed = with_flush(generate(400, symbols=3, seed=11))
+    src = tmp_path / "src"
+    write_files(src, streamed, [130, 260], shift=10)
+    (tmp_path / "stream.sase").write_text(KLEENE)
+    rng = np.random.default_rng(7)
+    trades = pd.DataFrame({"ts": np.cumsum(rng.integers(0, 3, 300)), "id": np.arange(5000, 5300),
+                           "p": rng.integers(0, 100, 300), "v": rng.integers(0, 1000, 300)})
+    store = tmp_path / "store"
+    write_store(from_pandas(trades, type_col=None, default_type="e"), store, block_size=10, blocks_per_file=6,
+                secondary=["p"])
+    (tmp_path / "replay.sql").write_text(REPLAY)
+    afa_text, afa_events = _afa_by_key(tmp_path)
+    results = finished(jobs(
+        cluster, (query, path, tmp_path / "sase", {"partitions": 4}),
+        *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in others],
+        (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
+        ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
+         str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
+        ["spark", "index", str(store), "--index", "p"],
+        ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]))
+    assert [r.get("exit") for r in results[4:]] == [0, 0, 0], results
+    got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
+    assert got == expected_rows(KEYED, frame)
+    assert results[0]["matches"] == len(got) > 0
+    assert results[0]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
+    for name, q, e, o in others:
+        table = cepkit.run(q.read_text(), str(e), read_options=o, engine="reference")
+        want = expected(table)
+        assert want and spark_rows(tmp_path / name, table) == sorted(want, key=repr), name
+    want, table = [], None
+    for key in ("X", "Y"):
+        table = cepkit.run(afa_text, str(tmp_path / f"afa-{key}.csv"), engine="reference")
+        want += expected(table, key)
+    assert want and spark_rows(tmp_path / "afa", table) == sorted(want, key=repr)
+    assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, streamed)
+    want = rows_of(cepkit.run(REPLAY, trades, engine="reference"))
+    assert want and replay_rows(tmp_path / "replayed") == want
+
+
+def _afa_by_key(tmp_path: Path) -> tuple[str, Path]:
+    """AFA Q1 over two keys (tests/spark/test_languages.py test_afa_by_key): the events, and each key's alone."""
+    text = (EX / "afa" / "q1.afa.yaml").read_text()
+    rows = []
+    for rec in pd.read_csv(EX / "afa" / "q1.events.csv", dtype=str).to_dict("records"):
+        if rec["kind"] == "insert":
+            rows += [{**rec, "sym": "X"}, {**rec, "sym": "Y", "change": str(-int(rec["change"]))}]
+        else:
+            rows.append({**rec, "sym": None})
+    frame = pd.DataFrame(rows)
+    frame.to_csv(tmp_path / "afa.csv", index=False)
+    for key in ("X", "Y"):
+        frame[(frame.sym == key) | frame.sym.isna()].to_csv(tmp_path / f"afa-{key}.csv", index=False)
+    return text, tmp_path / "afa.csv"
+
+
+def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
+    """SIGKILL to worker 0 and its executor once the matching stage has reached it (the executor fetched the
+    driver's kernel pack, which the job adds just before that stage): the job finishes on worker 1 with the
+    clean run's rows, each once (Spark's output commit). The worker is started again for later tests."""
+    frame, path = stock
+    query = tmp_path / "keyed.sase"
+    query.write_text(KEYED)
+    start = time.monotonic()
+    proc = jobs(cluster, (query, path, tmp_path / "out", {"partitions": 8}))
+    deadline = time.monotonic() + 240
+    work = cluster.root / "worker-0" / "work"
+    while time.monotonic() < deadline and proc.poll() is None:
+        logs = list(work.glob("app-*/*/stderr"))
+        if any("cepkit-kernels-" in p.read_text(errors="replace") for p in logs):
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None, "the job ended before the worker could be killed"
+    cluster.kill_worker(0)
+    try:
+        summary, = finished(proc)
+    finally:
+        cluster.restart_worker(0)
+    got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["first_price", "avg_price"])
+    assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
+    assert summary["matches"] == len(got)
+    print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
+
+
+def test_an_unreachable_master_is_one_line_at_once(tmp_path):
+    """A standalone master that does not answer: exit 1 with one line naming it, before Spark starts (Spark
+    itself retries for about a minute, then prints its traces); nothing is written."""
+    from cepkit.spark_jobs.local_cluster import free_port
+
+    out = tmp_path / "out"
+    master = f"spark://127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
+                           str(EX / "fig3_stream.csv"), str(out), "--master", master], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (f"error: cannot reach the Spark master {master} "
+                                                    f"({master[8:]}: Connection refused): start it, or check the "
+                                                    "URL given to --master")
+    assert len(done.stderr.strip().splitlines()) == 1 and time.monotonic() - start < 30
+    assert not out.exists()
+
+
+def _python_without_cepkit() -> str | None:
+    import os
+    import shutil
+
+    for candidate in ("/usr/bin/python3", shutil.which("python3")):
+        if candidate and os.path.realpath(candidate) != os.path.realpath(sys.executable):
+            probe = subprocess.run([candidate, "-c", "import cepkit"], capture_output=True, cwd="/")
+            if probe.returncode != 0:
+                return candidate
+    return None
+
+
+@pytest.mark.skipif(_python_without_cepkit() is None, reason="needs a Python on this machine without cepkit "
+                    "(the executors' Python of the test)")
+def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path):
+    """Executors whose Python lacks cepkit (PYSPARK_PYTHON): exit 1 with one line naming that Python and what
+    to do, Spark's traces in the log the line names; nothing is written."""
+    import os
+
+    python = _python_without_cepkit()
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
+                           str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last
+    log = last.rsplit("Spark's traces: ", 1)[1].rstrip(")")
+    assert log.startswith(str(tmp_path)) and "No module named 'cepkit'" in Path(log).read_text()
+    assert "Traceback" not in done.stderr and not out.exists()
