@@ -4,10 +4,12 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow as pa
 
 import cepkit
 from cepkit.core.readers import from_pandas
 from cepkit.core.match import canonical_key, json_safe
+from cepkit.match_output import match_cells, parquet_table
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -15,12 +17,30 @@ def ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["ts", "id"], kind="stable").reset_index(drop=True)
 
 
+def single_table(table) -> pa.Table:
+    """A single-process MatchTable as `cepkit run --format parquet` writes it (cepkit.output.write_matches:
+    cepkit.match_output.match_cells + parquet_table)."""
+    names, cells, encoded = match_cells(table, "parquet")
+    return parquet_table(names, cells, encoded)
+
+
+def single_parquet(table) -> pd.DataFrame:
+    """`single_table`, read back with pandas as the Spark output is."""
+    return single_table(table).to_pandas()
+
+
 def expected_rows(text: str, frame: pd.DataFrame, engine: str = "reference", selection: str = "all") -> list:
-    """The single-process matches over the events in (ts, id) order, as sorted comparable rows."""
+    """The single-process matches over the events in (ts, id) order, as `cepkit run --format parquet` writes
+    them, as sorted comparable rows (`output_rows`, the form a Spark job's output is compared in)."""
     program = cepkit.compile(text, engine=engine, selection=selection)
-    matches = program.run(from_pandas(ordered(frame)))
-    return sorted((m.key(), int(m.ts), tuple((k, json.dumps(json_safe(v), default=str, allow_nan=False)) for k, v in m.payload))
-                  for m in matches)
+    return parquet_rows(program.run(from_pandas(ordered(frame))))
+
+
+def parquet_rows(table) -> list:
+    """A single-process MatchTable's Parquet rows (`single_parquet`) in `output_rows`' form: its positive
+    variables' id lists, ts, then its RETURN columns."""
+    layout = table.layout
+    return output_rows(single_parquet(table), list(layout.variables), list(layout.payload))
 
 
 def cell_json(value) -> str:
