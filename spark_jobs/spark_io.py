@@ -71,7 +71,7 @@ def typed(out, values: tuple[str, ...]):
     names = out.columns  # a later mapInArrow resolves its input by name: no dotted names (`payload.ts`) there
     safe = [f"c{i}" for i in range(len(names))]
     cols = tuple(safe[names.index(v)] for v in values)
-    kept = out.toDF(*safe).persist(StorageLevel.MEMORY_AND_DISK)
+    kept = _persisted(out.toDF(*safe), StorageLevel.MEMORY_AND_DISK)
     rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
     found = TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows])
     schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
@@ -80,6 +80,26 @@ def typed(out, values: tuple[str, ...]):
         return TO.typed_rows(cols, found, schema, batches)
 
     return kept.mapInArrow(body, spark_schema(schema)).toDF(*names), kept
+
+
+CACHED_PARTITIONING = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+
+
+def _persisted(df, level):
+    """df.persist(level), its plan still adaptive (Spark caches a plan with adaptive partition coalescing off
+    unless CACHED_PARTITIONING is on when it is cached): the matching stage keeps the partitions it has
+    uncached (applyInPandas' small groups coalesced into few tasks, so few output files); the session's
+    setting is restored."""
+    conf = df.sparkSession.conf
+    before = conf.get(CACHED_PARTITIONING, None)
+    conf.set(CACHED_PARTITIONING, "true")
+    try:
+        return df.persist(level)
+    finally:
+        if before is None:
+            conf.unset(CACHED_PARTITIONING)
+        else:
+            conf.set(CACHED_PARTITIONING, before)
 
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = ()) -> int:
