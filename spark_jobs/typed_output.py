@@ -14,6 +14,13 @@ before its tasks run. So the job types its output in two steps after matching:
    those witnesses followed by its rows (`typed_column`), then drops the witnesses. The type is thus the
    whole answer's, and every value is converted as the single process converts it.
 
+A stream cannot take step 2: it appends rows before the rest of its answer exists, so no witness of a later
+row can type an earlier one (and the single process's type of a column depends on its whole answer: an
+average is int64 while every average is whole, double from the first that is not; an integer past decimal(38,
+0) turns its column to text). The streams (`cepkit spark stream`) therefore write step 1's exact JSON text
+(`STREAM_VALUES`), lossless, and `typed_table` types a stream's output read back (or any such rows) as the
+batch job types it: `cepkit run --format parquet`'s types and values over the rows given.
+
 Plain Python and pyarrow (no Spark), so it is testable on its own."""
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from cepkit.core.match_json import value_json
 from cepkit.core.match_table import FRACTION, _jsonable, _unjson, decode, encode
 
 WITNESS_SCHEMA = "col string, witnesses string"
+STREAM_VALUES = "exact-json"  # how a stream writes its value columns (recorded in its checkpoint)
 _STR = pa.string()
 
 
@@ -186,3 +194,14 @@ def typed_rows(cols: Sequence[str], found: dict[str, list[Any]], schema: pa.Sche
 def typed_schema(schema: pa.Schema, cols: Sequence[str], found: dict[str, list[Any]]) -> pa.Schema:
     """`schema` with each value column in `cols` given its type over the whole answer."""
     return pa.schema([pa.field(f.name, column_type(found[f.name])) if f.name in cols else f for f in schema])
+
+
+def typed_table(table: pa.Table, cols: Sequence[str]) -> pa.Table:
+    """`table` (rows with the value columns `cols` as exact JSON text: a stream's output read back) with each of
+    those columns in the type and the values `cepkit run --format parquet` gives it over these rows."""
+    found = combine(cols, [(c, json.dumps([_jsonable(v) for v in witnesses(read_exact(table.column(c)))]))
+                           for c in cols])
+    schema = typed_schema(table.schema, cols, found)
+    arrays = [typed_column(table.column(f.name), found[f.name]) if f.name in cols else table.column(f.name)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)

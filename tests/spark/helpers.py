@@ -10,6 +10,7 @@ import cepkit
 from cepkit.core.readers import from_pandas
 from cepkit.core.match import canonical_key, json_safe
 from cepkit.match_output import match_cells, parquet_table
+from cepkit.spark_jobs.typed_output import typed_table
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -73,3 +74,22 @@ def output_rows(frame: pd.DataFrame, variables: list[str], returns: list[str]) -
         key = canonical_key({v: list(rec[v]) for v in variables})
         rows.append((key, int(rec["ts"]), tuple((r, cell_json(rec[r])) for r in returns)))
     return sorted(rows)
+
+
+def typed_stream(frame: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """A stream's output read back (its value columns `cols` exact JSON text: docs/spark.md "Output"), those
+    columns typed over all its rows as `cepkit run --format parquet` types them (typed_output.typed_table)."""
+    return typed_table(pa.Table.from_pandas(frame, preserve_index=False), cols).to_pandas()
+
+
+def value_types(table: pa.Table, cols: list[str]) -> list:
+    """(name, Arrow type) of the columns `cols` of a table, a column of nulls only as text (Spark writes no
+    Parquet null type: docs/spark.md "Output")."""
+    return [(c, pa.string() if pa.types.is_null(table.schema.field(c).type) else table.schema.field(c).type)
+            for c in cols]
+
+
+def stream_value_types(spark, out, cols: list[str]) -> list:
+    """`value_types` of a stream's output typed over all its rows (typed_output.typed_table)."""
+    frame = spark.read.parquet(str(out)).toPandas()
+    return value_types(typed_table(pa.Table.from_pandas(frame, preserve_index=False), cols), cols)

@@ -70,6 +70,18 @@ def test_tasks_type_a_column_as_the_whole_column(values):
         assert typed.to_pylist() == whole.to_pylist(), cut
 
 
+@pytest.mark.parametrize("values", COLUMNS, ids=repr)
+def test_a_streams_text_typed_after_the_fact_is_the_whole_column(values):
+    """A stream writes exact JSON text (it cannot see its whole answer before its first row: docs/spark.md
+    "Output"); typed_table turns that text, read back, into `cepkit run --format parquet`'s column."""
+    whole = single_column(values)
+    text = pa.table({"v": TO.exact_json(*_encoded(values)), "other": pa.array(range(len(values)))})
+    typed = TO.typed_table(text, ["v"])
+    assert typed.column("v").type == (pa.string() if pa.types.is_null(whole.type) else whole.type)
+    assert typed.column("v").to_pylist() == whole.to_pylist()
+    assert typed.column("other") == text.column("other")
+
+
 def _encoded(values):
     from cepkit.core.match_table import encode
 
