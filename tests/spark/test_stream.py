@@ -4,6 +4,7 @@ restart from the checkpoint loses and duplicates nothing; late rows are counted 
 is refused before Spark writes anything."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -95,6 +96,13 @@ def test_stream_equals_batch_and_restarts_from_checkpoint(spark, tmp_path):
     single = single_table(cepkit.compile(KLEENE, engine="reference").run(from_pandas(ordered(frame))))
     assert spark.read.parquet(str(out)).schema["avg_price"].dataType.simpleString() == "string"
     assert stream_value_types(spark, out, returns) == value_types(single, returns)
+    # the checkpoint of an earlier version (its RETURN values json_safe text, no "values" recorded) is refused
+    path = ckpt / K.FINGERPRINT
+    earlier = {k: v for k, v in json.loads(path.read_text())["options"].items() if k != "values"}
+    path.unlink()
+    K.record(str(ckpt), KLEENE, earlier)
+    with pytest.raises(K.CheckpointError, match=r"options differ \(values\)"):
+        run_stream(KLEENE, source, str(out), str(ckpt), **options)
     assert first.rows_in + second.rows_in == len(frame)  # nothing read twice, nothing skipped
     assert sum(b.rows_in > 0 for b in first.batches) == 1 and sum(b.rows_in > 0 for b in second.batches) == 2
     assert first.matches + second.matches == len(expected) and first.late_dropped == second.late_dropped == 0
