@@ -133,10 +133,11 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     spec_args = dict(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                      id_col=id_col, type_col=type_col, default_type=_default_type(lang, columns),
                      ts_unit=ts_unit, type_names=type_names, schema=schema, layout=layout,
-                     text_cols=used_text, text_forms=forms)
+                     text_cols=used_text, text_forms=forms, exact=True)
     spark_schema = IO.spark_schema(schema)
+    values = G.value_columns(schema, layout)  # typed as `cepkit run --format parquet` types them
     if n == 0:
-        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir)
+        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values)
         return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     parallelism = max(spark.sparkContext.defaultParallelism, 1)
@@ -185,7 +186,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
     _warm(spark, spec, stage, stage_order)
     t1 = time.perf_counter()
-    matches = IO.write_matches(out, out_dir)
+    matches = IO.write_matches(out, out_dir, values=values)
     t2 = time.perf_counter()
     return Summary(n, matches, plan.note, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
 

@@ -25,6 +25,7 @@ from cepkit.core.match_table import KIND, Layout, MatchTable
 from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
+from cepkit.spark_jobs.typed_output import exact_json
 from cepkit.core import registry
 from cepkit.core.match_table import decode
 
@@ -58,6 +59,7 @@ class GenericSpec:
     slice_length: int | None = None        # slices: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
     slice_t_min: int | None = None
     key_col: str | None = None             # AFA: the key column (its value is written as `key`)
+    exact: bool = False                    # payload values as exact JSON, typed after matching (typed_output)
 
 
 def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa.Schema:
@@ -73,6 +75,12 @@ def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa
     taken = {f.name for f in fields}
     fields += [pa.field(c if c not in taken else f"payload.{c}", pa.string()) for c in layout.payload_columns()]
     return pa.schema(fields)
+
+
+def value_columns(schema: pa.Schema, layout: Layout) -> tuple[str, ...]:
+    """The RETURN / MEASURES columns of `schema` (those typed after matching, cepkit.spark_jobs.typed_output)."""
+    fixed = {KEY_OUT, "ts", "detected", "sign", "lifetime_start", "lifetime_end", *layout.variables}
+    return tuple(f.name for f in schema if f.name not in fixed)
 
 
 def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Array:
@@ -109,7 +117,8 @@ def to_output(spec: GenericSpec, table: MatchTable, key: Any = None) -> pa.Recor
         else:
             source = name if name in arrow.column_names else name.removeprefix("payload.")
             meta = arrow.schema.field(source).metadata or {}
-            cols.append(json_text(arrow.column(source), meta.get(KIND)) if n else pa.array([], pa.string()))
+            text = exact_json if spec.exact and name not in ("lifetime_start", "lifetime_end") else json_text
+            cols.append(text(arrow.column(source), meta.get(KIND)) if n else pa.array([], pa.string()))
     return pa.RecordBatch.from_arrays(cols, schema=spec.schema)
 
 

@@ -119,7 +119,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     type_names = tuple(types)
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
         schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
-        IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir)
+        IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir,
+                         values=tuple(r.name for r in q.returns))
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
                        (("start-up", t_read - t_start), ("read", time.perf_counter() - t_read)))
     stream_unit = "ns" if is_datetime else ts_unit
@@ -132,7 +133,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
-                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, text_cols=text_cols,
+                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, exact=True, text_cols=text_cols,
                      text_forms=text_forms,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
@@ -183,7 +184,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         starting.join()
     t1 = time.perf_counter()
     stamps: list[float] = []
-    matches = IO.write_matches(out, out_dir, stamps)
+    matches = IO.write_matches(out, out_dir, stamps, values=spec_args["returns"])
     t2 = stamps[0]
     compiles = compiled.value
     t3 = time.perf_counter()

@@ -8,6 +8,7 @@ import pyarrow.compute as pc
 
 from cepkit.core.match_json import float_json, value_json  # noqa: F401  (float_json: the Spark tests use it here)
 from cepkit.core.match_table import KIND, MatchTable
+from cepkit.spark_jobs.typed_output import exact_json
 
 
 def ids_column(col: pa.ChunkedArray | pa.Array, id_is_int: bool) -> pa.Array:
@@ -22,13 +23,16 @@ def ids_column(col: pa.ChunkedArray | pa.Array, id_is_int: bool) -> pa.Array:
     return col.cast(target)
 
 
-def output_batch(table: MatchTable, variables, returns, id_is_int: bool, schema: pa.Schema) -> pa.RecordBatch:
-    """The job's rows (tasks.output_schema) for every match of `table`."""
+def output_batch(table: MatchTable, variables, returns, id_is_int: bool, schema: pa.Schema,
+                 exact: bool = False) -> pa.RecordBatch:
+    """The job's rows (tasks.output_schema) for every match of `table`; with `exact`, the RETURN values as
+    exact JSON (typed_output.exact_json), typed after the matching stage."""
     arrow = table.to_arrow()
     names = dict(zip(table.layout.payload, table.layout.payload_columns()))
     cols = [ids_column(arrow.column(v), id_is_int) for v in variables]
     cols.append(pc.cast(arrow.column("ts").combine_chunks(), pa.int64()))
     for r in returns:
         field = arrow.schema.field(names[r])
-        cols.append(value_json(arrow.column(names[r]), (field.metadata or {}).get(KIND)))
+        text = exact_json if exact else value_json
+        cols.append(text(arrow.column(names[r]), (field.metadata or {}).get(KIND)))
     return pa.RecordBatch.from_arrays(cols, schema=schema)

@@ -10,6 +10,7 @@ from cepkit.core.numbers_text import NULL_WORDS
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import typed_output as TO
 from cepkit.spark_jobs.failures import spark_failure
 
 
@@ -46,23 +47,82 @@ def key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
-def write_matches(out, out_dir: str, stamps: list[float] | None = None) -> int:
-    """Write the matches to `out_dir` and return their number. `out_dir` is replaced atomically
+def _unwrapped(action):
+    """action(), with a task's cepkit error (wrapped in Spark's exception text) raised as itself."""
+    try:
+        return action()
+    except Exception as exc:
+        found = T.unwrap_error(str(exc))
+        if found is not None:
+            raise found from None
+        raise spark_failure(exc) from None
+
+
+def typed(out, values: tuple[str, ...]):
+    """The match rows `out` (value columns in `values` as exact JSON, typed_output.exact_json) with each value
+    column in the type and the values `cepkit run --format parquet` gives it over the whole answer
+    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one pass collects each column's
+    witnesses, the driver fixes the schema, and a second map types the kept rows."""
+    from pyspark import StorageLevel
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if not values:
+        return out, None
+    names = out.columns  # a later mapInArrow resolves its input by name: no dotted names (`payload.ts`) there
+    safe = [f"c{i}" for i in range(len(names))]
+    cols = tuple(safe[names.index(v)] for v in values)
+    kept = _persisted(out.toDF(*safe), StorageLevel.MEMORY_AND_DISK)
+    rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
+    found = TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows])
+    schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
+
+    def body(batches):
+        return TO.typed_rows(cols, found, schema, batches)
+
+    return kept.mapInArrow(body, spark_schema(schema)).toDF(*names), kept
+
+
+CACHED_PARTITIONING = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+
+
+def _persisted(df, level):
+    """df.persist(level), its plan still adaptive (Spark caches a plan with adaptive partition coalescing off
+    unless CACHED_PARTITIONING is on when it is cached): the matching stage keeps the partitions it has
+    uncached (applyInPandas' small groups coalesced into few tasks, so few output files); the session's
+    setting is restored."""
+    conf = df.sparkSession.conf
+    before = conf.get(CACHED_PARTITIONING, None)
+    conf.set(CACHED_PARTITIONING, "true")
+    try:
+        return df.persist(level)
+    finally:
+        if before is None:
+            conf.unset(CACHED_PARTITIONING)
+        else:
+            conf.set(CACHED_PARTITIONING, before)
+
+
+def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = ()) -> int:
+    """Write the matches to `out_dir` and return their number, each value column in `values` typed as
+    `cepkit run --format parquet` types it (`typed`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap)."""
+    out, kept = typed(out, tuple(values))
+    try:
+        return _write(out, out_dir, stamps)
+    finally:
+        if kept is not None:
+            kept.unpersist()
+
+
+def _write(out, out_dir: str, stamps: list[float] | None) -> int:
     if S.is_local(out_dir):
         fs, target = C.LocalFS(), S.local_path(out_dir)
     else:
         fs, target = C.HadoopFS(out.sparkSession), out_dir
     staging = C.stage(target, fs)
     try:
-        try:
-            out.write.mode("append").parquet(staging)  # the staging directory holds only the marker
-        except Exception as exc:  # a task's cepkit error arrives wrapped in Spark's exception text
-            found = T.unwrap_error(str(exc))
-            if found is not None:
-                raise found from None
-            raise spark_failure(exc) from None
+        _unwrapped(lambda: out.write.mode("append").parquet(staging))  # staging holds only the marker
         if stamps is not None:
             stamps.append(time.perf_counter())
         matches = out.sparkSession.read.parquet(staging).count()

@@ -16,7 +16,7 @@ from cepkit.front.language import parse
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, stream_checkpoint as K
 from cepkit.spark_jobs import stream_source as R, stream_state as ST
-from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import tasks as T, typed_output as TO
 from cepkit.spark_jobs.stream_languages import run_language_stream
 from cepkit.spark_jobs.stream_run import StreamSummary, absolute_where, check_types, stream_session, write_and_follow
 from cepkit.spark_jobs.job import default_engine as batch_default
@@ -68,7 +68,8 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
         raise EventError("a Kafka stream needs --schema (a DDL string such as 'ts long, id long, type string')")
     options = {"engine": engine, "watermark": delay, "keys": list(keyed.keys), "source": absolute_where(source.describe()),
                "out": absolute_where(out_dir), "ts": columns.ts, "id": columns.id, "type": columns.type,
-               "default_type": columns.default_type, "ts_unit": ts_unit}
+               "default_type": columns.default_type, "ts_unit": ts_unit,
+               "values": TO.STREAM_VALUES}  # a checkpoint of a stream writing its values otherwise is refused
     K.check(checkpoint, out_dir, query, options)
 
     spark = spark or stream_session(master)
@@ -119,6 +120,7 @@ def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | Non
                       type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                       type_names=query_types + (ST.OTHER_TYPE,) if type_col else (columns.default_type,),
                       group_cols=keyed.keys, variables=tuple(program.variables),
-                      returns=tuple(r.name for r in q.returns), id_is_int=id_is_int)
+                      returns=tuple(r.name for r in q.returns), id_is_int=id_is_int,
+                      exact=True)  # RETURN values as exact JSON text (docs/spark.md "Output": streams)
     context = P.window_in_ts_long(q, ts_unit) if q.window is not None else None
     return ST.StreamSpec(task, context, query_types, delay)

@@ -19,6 +19,7 @@ from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs import stream_keyed as KS
 from cepkit.spark_jobs import stream_source as R
 from cepkit.spark_jobs import stream_state as ST
+from cepkit.spark_jobs import typed_output as TO
 from cepkit.core.match_table import Layout
 from cepkit.front.sql.table import output_columns
 
@@ -122,7 +123,7 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
     record = {"language": lang, "engine": engine, "watermark": delay, "keys": list(plan.keys),
               "source": M.absolute_where(source.describe()), "out": M.absolute_where(out_dir), "ts": ts_col,
               "id": id_col, "type": columns.type, "default_type": columns.default_type, "ts_unit": ts_unit,
-              "options": options}
+              "options": options, "values": TO.STREAM_VALUES}
     K.check(checkpoint, out_dir, query, record)
 
     spark = spark or M.stream_session(master)
@@ -146,7 +147,8 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
     spec = G.GenericSpec(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                          id_col=id_col, type_col=type_col, default_type=default_type, ts_unit=ts_unit,
                          type_names=None, group_cols=plan.keys, schema=out_schema, layout=layout,
-                         key_col=key if lang == "afa" else None)
+                         key_col=key if lang == "afa" else None,
+                         exact=True)  # payload values as exact JSON text (docs/spark.md "Output": streams)
     ks = KS.KeyedSpec(spec, plan.mode, plan.context, delay)
     K.record(checkpoint, query, record)
 

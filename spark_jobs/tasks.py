@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from cepkit.core.errors import CepkitError, EventError, QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match, json_safe, plain
-from cepkit.core.match_table import MatchTable
+from cepkit.core.match_table import MatchTable, _jsonable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
 from cepkit.core.typed_columns import combine_forms, conform, form_of, text_column  # noqa: F401 (T.*)
 from cepkit.spark_jobs.match_rows import output_batch
@@ -58,6 +58,7 @@ class TaskSpec:
     # tests: every task's first attempt fails, ("before", LOG_DIR) before it emits a row, ("after", LOG_DIR)
     # right after its first non-empty output; each injected failure is logged as a file in LOG_DIR
     fail_first_attempt: tuple[str, str] | None = None
+    exact: bool = False                  # RETURN values as exact JSON, typed after matching (typed_output)
 
 
 def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool) -> pa.Schema:
@@ -74,7 +75,8 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.Re
     by one."""
     schema = output_schema(spec.variables, spec.returns, spec.id_is_int)
     if isinstance(matches, MatchTable):
-        return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema)
+        return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema,
+                            getattr(spec, "exact", False))
     data: dict[str, list] = {v: [] for v in spec.variables}
     data["ts"] = []
     for r in spec.returns:
@@ -87,7 +89,9 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.Re
         data["ts"].append(int(m.ts))
         payload = dict(m.payload)
         for r in spec.returns:
-            data[r].append(json.dumps(json_safe(payload.get(r)), default=str, allow_nan=False))
+            value = payload.get(r)
+            data[r].append(json.dumps(_jsonable(value)) if getattr(spec, "exact", False)
+                           else json.dumps(json_safe(value), default=str, allow_nan=False))
     return pa.RecordBatch.from_pydict(data, schema=schema)
 
 

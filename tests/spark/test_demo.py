@@ -22,18 +22,17 @@ def test_sample_check_notices_a_missing_match(tmp_path):
     import cepkit
     from benchmarks.workloads.stock import generate
     from cepkit.core.readers import from_pandas
-    from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
+    from cepkit.match_output import match_cells, parquet_table
 
     text = demo.QUERY3.read_text()
     events = generate(3000, symbols=2, seed=7, volume_max=1010)
     program = cepkit.compile(text, engine="reference")
     matches = program.run(from_pandas(events, ts_unit="min"))
     assert matches
-    spec = TaskSpec(query=text, engine="reference", selection="all", ts_col="ts", id_col="id", type_col="type",
-                    default_type=None, ts_unit="min", type_names=("stock",), group_cols=("symbol",),
-                    variables=tuple(program.variables), returns=tuple(r.name for r in program.query.returns),
-                    id_is_int=True)
-    full = matches_to_arrow(spec, matches).to_pandas()  # the job's row format
+    full = parquet_table(*match_cells(matches, "parquet")).to_pandas()  # the job's rows: `cepkit run --format parquet`'s
     assert demo.sample_check(text, events, full, cutoff=3000) == (len(matches), True)
     assert demo.sample_check(text, events, full.iloc[1:], cutoff=3000) == (len(matches), False)
+    changed = full.copy()
+    changed.loc[0, "drop_volume"] = changed.loc[0, "drop_volume"] + 1  # a wrong value, not only a missing row
+    assert demo.sample_check(text, events, changed, cutoff=3000) == (len(matches), False)
     assert isinstance(full, pd.DataFrame)

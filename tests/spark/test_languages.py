@@ -16,7 +16,7 @@ from cepkit.core.match import canonical_key, json_safe
 from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
-from tests.spark.helpers import ordered
+from tests.spark.helpers import cell_json, ordered
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 
@@ -48,7 +48,7 @@ def frame_rows(frame: pd.DataFrame, layout) -> list:
         rows.append((rec.get("key"), _bindings([(v, rec[v]) for v in layout.variables]), int(rec["ts"]),
                      None if not layout.detection or pd.isna(rec["detected"]) else int(rec["detected"]),
                      int(rec["sign"]) if layout.speculative else None, lifetime,
-                     tuple(rec[c] for c in layout.payload_columns())))
+                     tuple(cell_json(rec[c]) for c in layout.payload_columns())))
     return sorted(rows, key=repr)
 
 

@@ -3,11 +3,11 @@ on every file here `cepkit spark run` gives what the single-process reader and e
 the same matches and RETURN values, or exit 3 where they exit 3."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import cepkit
@@ -15,11 +15,10 @@ from cepkit.cli import main
 from cepkit.core.errors import EventError
 from cepkit.front.language import parse
 from cepkit.core.events import exact
-from cepkit.core.match import json_safe
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.job import run_job
-from tests.spark.helpers import output_rows
+from tests.spark.helpers import output_rows, parquet_rows, single_table
 
 KEYED = ("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [sym] and b.x > a.x } WITHIN 10 "
          "RETURN a.x AS ax, b.x AS bx")
@@ -32,10 +31,10 @@ VALID = HEADER + "".join(f"{r}\n" for r in [
 
 
 def reference_rows(text: str, path) -> list:
-    """The single-process matches over the file, as sorted comparable rows."""
-    matches = cepkit.run(text, str(path))
-    return sorted((m.key(), int(m.ts), tuple((k, json.dumps(json_safe(v), default=str, allow_nan=False))
-                                             for k, v in m.payload)) for m in matches)
+    """The single-process matches over the file as `cepkit run --format parquet` writes them (a column
+    holding an integer past decimal(38, 0), 10^309 here, is the exact encoding's text there), as sorted
+    comparable rows."""
+    return parquet_rows(cepkit.run(text, str(path)))
 
 
 def spark_rows(spark, text: str, path, out, **kw) -> list:
@@ -59,6 +58,10 @@ def test_valid_csv_gives_the_reference_matches_exactly(spark, tmp_path, text, ud
     # 10^32-1 > 10^32-2 only when read exactly; 1e309 is the exact integer 10^309
     assert any("99999999999999999999999999999999" in str(r) for r in expected)
     assert spark_rows(spark, text, path, tmp_path / "out", udf=udf, slice_length=2) == expected
+    single = single_table(cepkit.run(text, str(path)))  # and each RETURN column has the single process's type
+    got = pq.read_table(tmp_path / "out")
+    assert [(n, got.schema.field(n).type) for n in ("ax", "bx")] == \
+        [(n, single.schema.field(n).type) for n in ("ax", "bx")]
 
 
 @pytest.mark.parametrize("cells", [

@@ -4,20 +4,24 @@ restart from the checkpoint loses and duplicates nothing; late rows are counted 
 is refused before Spark writes anything."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
 import pandas as pd
 import pytest
 
+import cepkit
 from benchmarks.workloads.stock import generate
 from cepkit.cli import main
 from cepkit.core.errors import EventError
+from cepkit.core.readers import from_pandas
 from cepkit.front.language import parse
 from cepkit.spark_jobs import stream_checkpoint as K
 from cepkit.spark_jobs.stream import run_stream
 from cepkit.spark_jobs.stream_source import MissingConnector, StreamSource, require_kafka
-from tests.spark.helpers import expected_rows, output_rows
+from tests.spark.helpers import (expected_rows, ordered, output_rows, single_table, stream_value_types,
+                                 typed_stream, value_types)
 
 KLEENE = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol] and a[1].price % 5 = 0 "
           "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
@@ -56,7 +60,8 @@ def in_order(path, i: int) -> None:
 def stream_rows(spark, out, text: str) -> list:
     q = parse(text)
     frame = spark.read.parquet(str(out)).toPandas()  # through the sink's log: committed files only
-    return output_rows(frame, [c.var for c in q.pattern.components if not c.negated], [r.name for r in q.returns])
+    returns = [r.name for r in q.returns]
+    return output_rows(typed_stream(frame, returns), [c.var for c in q.pattern.components if not c.negated], returns)
 
 
 def with_flush(frame: pd.DataFrame) -> pd.DataFrame:
@@ -86,6 +91,18 @@ def test_stream_equals_batch_and_restarts_from_checkpoint(spark, tmp_path):
     second = run_stream(KLEENE, source, str(out), str(ckpt), **options)
     expected = expected_rows(KLEENE, frame)
     assert expected and stream_rows(spark, out, KLEENE) == expected
+    # the stream's exact JSON text, typed over its whole output, has `cepkit run --format parquet`'s types
+    returns = ["first_price", "avg_price"]
+    single = single_table(cepkit.compile(KLEENE, engine="reference").run(from_pandas(ordered(frame))))
+    assert spark.read.parquet(str(out)).schema["avg_price"].dataType.simpleString() == "string"
+    assert stream_value_types(spark, out, returns) == value_types(single, returns)
+    # the checkpoint of an earlier version (its RETURN values json_safe text, no "values" recorded) is refused
+    path = ckpt / K.FINGERPRINT
+    earlier = {k: v for k, v in json.loads(path.read_text())["options"].items() if k != "values"}
+    path.unlink()
+    K.record(str(ckpt), KLEENE, earlier)
+    with pytest.raises(K.CheckpointError, match=r"options differ \(values\)"):
+        run_stream(KLEENE, source, str(out), str(ckpt), **options)
     assert first.rows_in + second.rows_in == len(frame)  # nothing read twice, nothing skipped
     assert sum(b.rows_in > 0 for b in first.batches) == 1 and sum(b.rows_in > 0 for b in second.batches) == 2
     assert first.matches + second.matches == len(expected) and first.late_dropped == second.late_dropped == 0

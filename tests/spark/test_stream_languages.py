@@ -17,6 +17,7 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs.stream import run_stream
 from cepkit.spark_jobs.stream_keyed import check_event_rows
 from cepkit.spark_jobs.stream_source import StreamSource
+from tests.spark.helpers import single_table, stream_value_types, typed_stream, value_types
 from tests.spark.test_languages import expected, frame_rows
 from tests.spark.test_stream import in_order, write_files
 
@@ -34,7 +35,8 @@ SQL = """SELECT * FROM ticker MATCH_RECOGNIZE (
 
 def streamed(spark, out: Path, table) -> list:
     """The stream's rows (through the sink's log) in the comparable form of test_languages."""
-    return frame_rows(spark.read.parquet(str(out)).toPandas(), table.layout)
+    frame = typed_stream(spark.read.parquet(str(out)).toPandas(), list(table.layout.payload_columns()))
+    return frame_rows(frame, table.layout)
 
 
 def stream_files(spark, tmp_path, query: str, frame: pd.DataFrame, cuts: list[int], **kw):
@@ -71,6 +73,8 @@ def test_sql_partition_stream(spark, tmp_path):
     out, summary = stream_files(spark, tmp_path, SQL, frame, [120], language="sql", engine="reference")
     want = sorted(expected(table), key=repr)
     assert len(want) > 5 and streamed(spark, out, table) == want
+    cols = list(table.layout.payload)  # and the types `cepkit run --format parquet` gives the MEASURES
+    assert stream_value_types(spark, out, cols) == value_types(single_table(table), cols)
     assert summary.matches == len(want)
 
 
