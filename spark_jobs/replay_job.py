@@ -160,6 +160,6 @@ def run_replay(spark, text: str, events: IndexedEvents, out_dir: str, intervals:
     t0 = time.perf_counter()
     frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, parts), unit_type)
     out = frame.mapInArrow(T.call(R.replay_units, spec), from_arrow_schema(schema))
-    matches = write_matches(out, out_dir)
+    matches = write_matches(out, out_dir, values=returns)   # typed as `cepkit run --format parquet` types them
     return ReplaySummary(events.events, matches, mode, len(units), read, len(blocks), time.perf_counter() - t0)
 

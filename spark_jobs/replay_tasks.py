@@ -37,6 +37,7 @@ class ReplaySpec:
     variables: tuple[str, ...]
     returns: tuple[str, ...]     # the payload items (the query's output columns)
     id_is_int: bool
+    exact: bool = True           # payload values as exact JSON, typed after matching (typed_output)
 
 
 _PROGRAMS: dict[tuple[str, str], object] = {}

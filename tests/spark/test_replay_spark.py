@@ -17,6 +17,7 @@ import cepkit
 from cepkit.cli import main
 from cepkit.core.match import canonical_key, json_safe
 from cepkit.core.readers import from_pandas
+from tests.spark.helpers import single_table, value_types
 
 QUERY = """SELECT * FROM trades MATCH_RECOGNIZE (
   ORDER BY ts
@@ -34,9 +35,12 @@ def rows_of(matches) -> list:
 
 
 def spark_rows(out_dir, variables=("A", "B", "C", "D"), returns=("a_ts", "d_ts", "waited", "before", "after")):
+    """The replay's typed output (SP-R7) in rows_of' form (the typed cells as their values' JSON)."""
+    from tests.spark.helpers import cell_json
+
     frame = pd.read_parquet(out_dir)
     return sorted((canonical_key({v: list(r[v]) for v in variables if r[v] is not None and len(r[v])}),
-                   int(r["ts"]), tuple(r[c] for c in returns)) for r in frame.to_dict("records"))
+                   int(r["ts"]), tuple(cell_json(r[c]) for c in returns)) for r in frame.to_dict("records"))
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +79,12 @@ def test_replay_equals_full_scan_and_reference_and_reads_fewer_blocks(store, tmp
 
     replayed = spark_rows(tmp_path / "out")
     assert replayed == spark_rows(tmp_path / "full")
-    expected = rows_of(cepkit.run(QUERY, frame, engine="reference"))
+    single = cepkit.run(QUERY, frame, engine="reference")
+    expected = rows_of(single)
     assert expected and replayed == expected
+    # the values typed as `cepkit run --format parquet` types them (SP-R7), not JSON text
+    returns = ["a_ts", "d_ts", "waited", "before", "after"]
+    assert value_types(pq.read_table(tmp_path / "out"), returns) == value_types(single_table(single), returns)
     assert rows_of(cepkit.run(QUERY, str(root), engine="replay")) == expected
 
 
