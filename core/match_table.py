@@ -292,7 +292,7 @@ def encode(values: Any) -> tuple[pa.Array, str | None]:
             return pa.array([None if f is None else {"numerator": f[0], "denominator": f[1]} for f in fracs],
                             FRACTION), "fraction"
         return pa.array([None if f is None else f"{f[0]}/{f[1]}" for f in fracs], pa.string()), "fraction"
-    return pa.array([None if v is None else json.dumps(_jsonable(v)) for v in vals], pa.string()), "json"
+    return pa.array([None if v is None else json.dumps(jsonable(v)) for v in vals], pa.string()), "json"
 
 
 def _kind_of(v: Any) -> str:
@@ -314,27 +314,30 @@ def _rational(v: Any) -> tuple[int, int]:
     return f.numerator, f.denominator
 
 
-def _jsonable(v: Any) -> Any:
+def jsonable(v: Any) -> Any:
+    """A value as plain JSON data that `unjson` reads back to the same value and type (a rational as
+    {"fraction": [n, d]}, a non-finite float as {"float": ...})."""
     if isinstance(v, Fraction):
         return {"fraction": [v.numerator, v.denominator]}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, float) and not math.isfinite(v):
         return {"float": repr(v)}
     return v
 
 
-def _unjson(v: Any) -> Any:
+def unjson(v: Any) -> Any:
+    """The value `jsonable` wrote."""
     if isinstance(v, dict):
         if set(v) == {"fraction"}:
             return Fraction(*v["fraction"])
         if set(v) == {"float"}:
             return float(v["float"])
-        return {k: _unjson(x) for k, x in v.items()}
+        return {k: unjson(x) for k, x in v.items()}
     if isinstance(v, list):
-        return tuple(_unjson(x) for x in v)
+        return tuple(unjson(x) for x in v)
     return v
 
 
@@ -347,7 +350,7 @@ def decode(arr: pa.Array, kind: bytes | None) -> list[Any]:
     if kind == b"bigint":
         return [None if s is None else int(s) for s in arr.to_pylist()]
     if kind == b"json":
-        return [None if s is None else _unjson(json.loads(s)) for s in arr.to_pylist()]
+        return [None if s is None else unjson(json.loads(s)) for s in arr.to_pylist()]
     if pa.types.is_decimal(arr.type):
         return [None if d is None else int(d) for d in arr.to_pylist()]
     return arr.to_pylist()

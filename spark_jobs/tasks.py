@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from cepkit.core.errors import CepkitError, EventError, QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match, json_safe, plain
-from cepkit.core.match_table import MatchTable, _jsonable
+from cepkit.core.match_table import MatchTable, jsonable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
 from cepkit.core.typed_columns import combine_forms, conform, form_of, text_column  # noqa: F401 (T.*)
 from cepkit.spark_jobs.match_rows import output_batch
@@ -90,7 +90,7 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.Re
         payload = dict(m.payload)
         for r in spec.returns:
             value = payload.get(r)
-            data[r].append(json.dumps(_jsonable(value)) if getattr(spec, "exact", False)
+            data[r].append(json.dumps(jsonable(value)) if getattr(spec, "exact", False)
                            else json.dumps(json_safe(value), default=str, allow_nan=False))
     return pa.RecordBatch.from_pydict(data, schema=schema)
 

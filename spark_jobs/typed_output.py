@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from cepkit.core.match import plain
 from cepkit.core.match_json import value_json
-from cepkit.core.match_table import FRACTION, _jsonable, _unjson, decode, encode
+from cepkit.core.match_table import FRACTION, jsonable, unjson, decode, encode
 
 WITNESS_SCHEMA = "col string, witnesses string"
 STREAM_VALUES = "exact-json"  # how a stream writes its value columns (recorded in its checkpoint)
@@ -56,12 +56,12 @@ def exact_json(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Arr
         fast = bool(np.isfinite(values).all())
     if fast:
         return value_json(col, None)
-    return pa.array([json.dumps(_jsonable(v)) for v in decode(col, kind)], _STR)
+    return pa.array([json.dumps(jsonable(v)) for v in decode(col, kind)], _STR)
 
 
 def read_exact(texts: pa.Array | pa.ChunkedArray) -> list[Any]:
     """The Python values of an `exact_json` column."""
-    return [None if s is None else _unjson(json.loads(s)) for s in texts.to_pylist()]
+    return [None if s is None else unjson(json.loads(s)) for s in texts.to_pylist()]
 
 
 # ---------------------------------------------------------------------- step 2: the type over all tasks
@@ -111,7 +111,7 @@ def witness_rows(cols: Sequence[str], batches: Iterator[pa.RecordBatch]) -> Iter
     """mapInArrow body over the exact-JSON match rows: one row (column, JSON list of its witnesses) per
     column and batch."""
     for rb in batches:
-        rows = [{"col": c, "witnesses": json.dumps([_jsonable(v) for v in witnesses(read_exact(rb.column(c)))])}
+        rows = [{"col": c, "witnesses": json.dumps([jsonable(v) for v in witnesses(read_exact(rb.column(c)))])}
                 for c in cols]
         yield pa.RecordBatch.from_pylist(rows, schema=pa.schema([("col", _STR), ("witnesses", _STR)]))
 
@@ -120,7 +120,7 @@ def combine(cols: Sequence[str], rows: Iterable[tuple[str, str]]) -> dict[str, l
     """The whole answer's witnesses per column, from the (column, witnesses) rows of every task."""
     found: dict[str, list[Any]] = {c: [] for c in cols}
     for col, text in rows:
-        found[col] += [_unjson(v) for v in json.loads(text)]
+        found[col] += [unjson(v) for v in json.loads(text)]
     return {c: witnesses(vs) for c, vs in found.items()}
 
 
@@ -199,7 +199,7 @@ def typed_schema(schema: pa.Schema, cols: Sequence[str], found: dict[str, list[A
 def typed_table(table: pa.Table, cols: Sequence[str]) -> pa.Table:
     """`table` (rows with the value columns `cols` as exact JSON text: a stream's output read back) with each of
     those columns in the type and the values `cepkit run --format parquet` gives it over these rows."""
-    found = combine(cols, [(c, json.dumps([_jsonable(v) for v in witnesses(read_exact(table.column(c)))]))
+    found = combine(cols, [(c, json.dumps([jsonable(v) for v in witnesses(read_exact(table.column(c)))]))
                            for c in cols])
     schema = typed_schema(table.schema, cols, found)
     arrays = [typed_column(table.column(f.name), found[f.name]) if f.name in cols else table.column(f.name)

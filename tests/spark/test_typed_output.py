@@ -61,7 +61,7 @@ def test_tasks_type_a_column_as_the_whole_column(values):
     for cut in range(len(values) + 1):
         parts = [values[:cut], values[cut:]]
         texts = [TO.exact_json(*_encoded(p)) for p in parts]
-        found = TO.combine(["v"], [("v", __import__("json").dumps([TO._jsonable(w) for w in TO.witnesses(
+        found = TO.combine(["v"], [("v", __import__("json").dumps([TO.jsonable(w) for w in TO.witnesses(
             TO.read_exact(t))])) for t in texts])
         typed = pa.chunked_array([TO.typed_column(t, found["v"]) for t in texts],
                                  type=TO.column_type(found["v"]))
