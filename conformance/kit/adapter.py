@@ -72,6 +72,13 @@ def _reported(exc: Exception, phase: str) -> Answer:
                  f"{traceback.format_exc(limit=-3)}")
 
 
+def _exited(exc: SystemExit, phase: str) -> Answer:
+    """An adapter that called sys.exit (or raised SystemExit) in `phase`: this vector's crash, named; the run
+    goes on."""
+    return Crash(f"the adapter exited (SystemExit({exc.code!r})) in {phase}(): an adapter returns match rows or "
+                 "raises, it does not end the process")
+
+
 class AdapterEngine:
     """A loaded adapter as a kit engine."""
 
@@ -95,10 +102,14 @@ class AdapterEngine:
         vector = vector_of(case)
         try:
             compiled = self.adapter.compile(vector)
+        except SystemExit as exc:   # a silent pass of the whole run before (exit 0, no output, no JUnit file)
+            return _exited(exc, "compile")
         except Exception as exc:  # noqa: BLE001 - sorted by _reported
             return _reported(exc, "query")
         try:
             rows = list(self.adapter.run(compiled, vector))
+        except SystemExit as exc:
+            return _exited(exc, "run")
         except Exception as exc:  # noqa: BLE001
             return _reported(exc, "event")
         text = "".join(json.dumps(r, default=str) + "\n" for r in rows)

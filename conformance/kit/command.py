@@ -86,6 +86,53 @@ def command_line(words: list[str], values: dict[str, str]) -> list[str]:
     return out
 
 
+OUTPUT_LIMIT_VARIABLE = "CEPKIT_KIT_OUTPUT_MAX"   # MiB a command may write to stdout or stderr per vector
+OUTPUT_LIMIT_MIB = 256
+
+
+class OutputFlood(Exception):
+    """A command wrote past the bound of an answer."""
+
+    def __init__(self, stream: str, bound: int):
+        super().__init__(stream)
+        self.stream, self.bound = stream, bound
+
+
+def _bounded_run(argv: list[str], env: dict, folder: Path, timeout: float) -> subprocess.CompletedProcess:
+    """Run the command with stdout and stderr in files of `folder`, stopping it (its process group) past
+    `timeout` seconds (TimeoutExpired) or past the output bound on either (OutputFlood): memory stays bounded
+    whatever the command writes, and a command that never ends is ended."""
+    import signal
+    import time
+
+    bound = int(float(os.environ.get(OUTPUT_LIMIT_VARIABLE) or OUTPUT_LIMIT_MIB) * (1 << 20))
+    out_path, err_path = folder / ".stdout", folder / ".stderr"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        child = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                                 start_new_session=True)
+        deadline = time.monotonic() + timeout
+        try:
+            while child.poll() is None:
+                for stream, path in (("stdout", out_path), ("stderr", err_path)):
+                    if path.stat().st_size > bound:
+                        raise OutputFlood(stream, bound)
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(argv, timeout)
+                time.sleep(0.01)
+        except BaseException:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            child.wait()
+            raise
+    for stream, path in (("stdout", out_path), ("stderr", err_path)):
+        if path.stat().st_size > bound:
+            raise OutputFlood(stream, bound)
+    return subprocess.CompletedProcess(argv, child.returncode, out_path.read_text(errors="replace"),
+                                       err_path.read_text(errors="replace"))
+
+
 def _tail(text: str, lines: int = 15) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
@@ -122,10 +169,12 @@ class CommandEngine:
                    "CEPKIT_EVENTS": values["events"], "CEPKIT_RIGHT_EVENTS": values["right_events"],
                    "CEPKIT_LANGUAGE": values["language"]}
             try:
-                done = subprocess.run(argv, capture_output=True, text=True, env=env,
-                                      stdin=subprocess.DEVNULL, timeout=self.timeout)
+                done = _bounded_run(argv, env, Path(tmp), self.timeout)
             except subprocess.TimeoutExpired:
                 return Crash(f"the command ran past {self.timeout:g} s: {shlex.join(argv)}")
+            except OutputFlood as exc:
+                return Crash(f"the command wrote more than {exc.bound // (1 << 20)} MiB to {exc.stream} (the bound "
+                             f"of an answer, {OUTPUT_LIMIT_VARIABLE}); it was stopped: {shlex.join(argv)}")
             except OSError as exc:
                 return Crash(f"cannot run {shlex.join(argv)}: {exc}")
         if done.returncode == EXIT_REFUSED:

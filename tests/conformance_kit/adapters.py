@@ -48,3 +48,14 @@ class DropsLastMatch(ReferenceAdapter):
 
     def run(self, program, vector):
         return super().run(program, vector)[:-1]
+
+
+class ExitsInRun(ReferenceAdapter):
+    """A misbehaving engine: it ends the process from run() (sys.exit(0), as a script's main would)."""
+
+    name = "exits-in-run"
+
+    def run(self, program, vector):
+        import sys
+
+        sys.exit(0)
