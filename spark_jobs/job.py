@@ -82,6 +82,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
 
     df, text_cols = S.read(spark, events, fmt, columns)
     S.check_columns(events, df.columns, need)
+    kept = S.stage_columns(df.columns, need, columns.type)
+    if len(kept) < len(df.columns):   # what the query never reads is not shuffled nor sent to the workers
+        df = df.select(*[F.col(f"`{c}`") for c in kept])
+        text_cols = tuple(c for c in text_cols if c in kept)
     try:
         tick, ns_per_tick, is_datetime = IO.tick_expr(df, columns.ts)
         id_is_int = IO.id_is_int(df, columns.id)

@@ -60,6 +60,14 @@ def needed_columns(q: A.Query, cols: Columns, keys: tuple[str, ...] = ()) -> dic
     return need
 
 
+def stage_columns(present: list[str], need: dict[str, str], type_col: str | None) -> list[str]:
+    """The columns the matching stage carries, in the file's order: those the job needs (needed_columns) and
+    the type column where the file has one (the readers use it even with a default type). The others are
+    dropped before the shuffle: `mapInArrow` hands every column of its input to the Python workers, and the
+    Arrow transfer is half of the stage (docs/spark.md, "Where the matching stage goes")."""
+    return [c for c in present if c in need or c == type_col]
+
+
 def check_columns(path: str, present: list[str], need: dict[str, str]) -> None:
     """EventError naming the path and the first needed column that is missing."""
     have = set(present)

@@ -182,3 +182,22 @@ def test_refuses_to_overwrite_a_foreign_directory(tmp_path, query_file, capsys):
     assert main(["spark", "run", str(query_file), str(path), str(tmp_path / "out")]) == 1
     assert "refusing to overwrite" in capsys.readouterr().err
     assert (tmp_path / "out" / "keep.txt").exists()
+
+
+def test_columns_the_query_never_reads_are_dropped_before_the_stage(spark, tmp_path):
+    """A wide file (unread columns of several types, one named with a dot): the matching stage carries only
+    the columns the job needs (source.stage_columns), and the answer is the single process's."""
+    from cepkit.spark_jobs.source import needed_columns, stage_columns, Columns
+    from cepkit.front.language import parse
+
+    text = ("PATTERN SEQ(stock a, stock b) WHERE skip_till_next_match { [symbol] and b.price > a.price + 3 } "
+            "WITHIN 10 RETURN a.price AS p")
+    frame = generate(2_000, symbols=3, seed=2)
+    wide = frame.assign(**{"note": "x" * 40, "a.b": 1.5, "tags": [[1, 2]] * len(frame)})
+    path = tmp_path / "wide.parquet"
+    wide.to_parquet(path, index=False)
+    need = needed_columns(parse(text), Columns(), ("symbol",))
+    assert stage_columns(list(wide.columns), need, "type") == ["id", "ts", "type", "symbol", "price"]
+    run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="optimized")
+    got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["p"])
+    assert got and got == expected_rows(text, frame)
