@@ -271,7 +271,7 @@ def encode(values: Any) -> tuple[pa.Array, str | None]:
     present = [v for v in vals if v is not None]
     if not present:
         return pa.array(vals, pa.null()), None
-    kinds = {_kind_of(v) for v in present}
+    kinds = {kind_of(v) for v in present}
     if kinds == {"bool"}:
         return pa.array(vals, pa.bool_()), None
     if kinds == {"str"}:
@@ -295,7 +295,9 @@ def encode(values: Any) -> tuple[pa.Array, str | None]:
     return pa.array([None if v is None else json.dumps(jsonable(v)) for v in vals], pa.string()), "json"
 
 
-def _kind_of(v: Any) -> str:
+def kind_of(v: Any) -> str:
+    """The kind of a non-null value that decides a column's encoding: bool, int (a whole rational too),
+    fraction, float, str or other."""
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, int):

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from fractions import Fraction
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -36,7 +35,7 @@ import pyarrow.compute as pc
 
 from cepkit.core.match import plain
 from cepkit.core.match_json import value_json
-from cepkit.core.match_table import FRACTION, jsonable, unjson, decode, encode
+from cepkit.core.match_table import FRACTION, decode, encode, jsonable, kind_of, unjson
 
 WITNESS_SCHEMA = "col string, witnesses string"
 STREAM_VALUES = "exact-json"  # how a stream writes its value columns (recorded in its checkpoint)
@@ -66,19 +65,12 @@ def read_exact(texts: pa.Array | pa.ChunkedArray) -> list[Any]:
 
 # ---------------------------------------------------------------------- step 2: the type over all tasks
 def _kind(v: Any) -> str:
+    """match_table.kind_of, with a null and the non-finite floats told apart."""
     if v is None:
         return "none"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, Fraction):
-        return "int" if v.denominator == 1 else "fraction"
-    if isinstance(v, float):
-        return "nan" if v != v else "float" if math.isfinite(v) else "inf" if v > 0 else "-inf"
-    if isinstance(v, str):
-        return "str"
-    return "other"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if v != v else "inf" if v > 0 else "-inf"
+    return kind_of(v)
 
 
 def witnesses(values: Iterable[Any]) -> list[Any]:
