@@ -14,7 +14,7 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
-from cepkit.signal_watch import SignalWatch, stop_process
+from cepkit.signal_watch import SignalWatch, dropped_signal, stop_process
 from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -491,7 +491,7 @@ def terminated_as_exception(output: str | None | bool = False):
         return
     watch = None
     if output is not False:
-        watch = SignalWatch(lambda signum: stop_process(signum, output, " (stopped inside the engine)"))
+        watch = SignalWatch(lambda signum, why: stop_process(signum, output, why))
 
     def raise_terminated(signum, frame):
         if watch is not None:
@@ -508,9 +508,17 @@ def terminated_as_exception(output: str | None | bool = False):
     own_int = watch is not None and before_int is signal.default_int_handler   # (not where SIGINT is ignored)
     if own_int:
         signal.signal(signal.SIGINT, raise_interrupt)
+    before_hook = sys.unraisablehook
+
+    def unraisable(dropped) -> None:
+        if watch is None or not dropped_signal(watch, dropped.exc_value, Terminated):
+            before_hook(dropped)
+
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
+        sys.unraisablehook = before_hook
         signal.signal(signal.SIGTERM, before)
         if own_int:
             signal.signal(signal.SIGINT, before_int)

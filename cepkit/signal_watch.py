@@ -5,7 +5,11 @@ back to Python would delay it until the kernel returns (minutes for an exploding
 release the GIL (`nogil=True`), and the C-level handler writes the signal's number to a wake-up pipe
 (`signal.set_wakeup_fd`): a daemon thread reads it and, when the main thread's handler has not run within
 `GRACE` seconds, stops the process itself: this process's temporary files removed (cepkit.temp_files), one
-line, exit 130 (SIGINT) or 143 (SIGTERM), the output file as it was. docs/semantics.md L6d.
+line, exit 130 (SIGINT) or 143 (SIGTERM), the output file as it was. A run whose handler did run but that has
+not ended `UNWIND` seconds later is stopped the same way (the handler's exception was lost somewhere); one
+whose handler raised inside a weakref callback or a finalizer, where Python drops the exception ("Exception
+ignored in ..."), is stopped at once (`dropped_signal`, the command line's sys.unraisablehook). docs/semantics.md
+L6d.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from typing import Callable
 from cepkit.temp_files import remove_own
 
 GRACE = 1.0   # seconds the main thread has to answer a signal before the watch stops the process
+UNWIND = 10.0  # seconds the run then has to end (a handler's exception can be lost: raised in a weakref callback)
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 NAMES = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
 
@@ -25,9 +30,10 @@ NAMES = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
 class SignalWatch:
     """The wake-up pipe and its thread; `answered()` is called by the main thread's handlers."""
 
-    def __init__(self, stop: Callable[[int], None]) -> None:
-        self.stop = stop                  # called with the signal's number when the main thread did not answer
+    def __init__(self, stop: Callable[[int, str], None]) -> None:
+        self.stop = stop   # called with the signal's number and why, when the run did not end by itself
         self.answered_event = threading.Event()
+        self.closed_event = threading.Event()   # the command ended (it handled the signal, or none came)
         self.read_end, self.write_end = os.pipe()
         os.set_blocking(self.write_end, False)
         self.before = signal.set_wakeup_fd(self.write_end, warn_on_full_buffer=False)
@@ -39,7 +45,9 @@ class SignalWatch:
         self.answered_event.set()
 
     def close(self) -> None:
-        """Give the wake-up descriptor back (the thread stays blocked on a pipe no one writes, a daemon)."""
+        """The command ended: give the wake-up descriptor back (the thread stays blocked on a pipe no one
+        writes, a daemon)."""
+        self.closed_event.set()
         signal.set_wakeup_fd(self.before)
 
     def _loop(self) -> None:
@@ -51,16 +59,36 @@ class SignalWatch:
             if not data:
                 return
             for signum in data:
-                if signum in CODES and not self.answered_event.wait(GRACE):
-                    self.stop(signum)
+                if signum not in CODES or self.closed_event.is_set():
+                    continue
+                if not self.answered_event.wait(GRACE):
+                    self.stop(signum, "stopped inside the engine")   # native code: the handler never ran
+                # the handler ran and the run unwinds; had its exception been dropped somewhere (a broad
+                # `except`), the run would go on
+                if not self.closed_event.wait(UNWIND):
+                    self.stop(signum, "the run did not end after the signal")
 
 
-def stop_process(signum: int, output: str | None, extra: str = "") -> None:
-    """Remove this process's temporary files, say which signal stopped the run, and exit with its code."""
+def stop_process(signum: int, output: str | None, why: str = "") -> None:
+    """Remove this process's temporary files, say which signal stopped the run (and `why` from here), and
+    exit with its code."""
     try:
         remove_own(output)
         kept = f"; {output} is as it was" if output and output != "-" else ""
-        sys.stderr.write(f"cepkit: stopped by {NAMES[signum]}{kept}{extra}\n")
+        sys.stderr.write(f"cepkit: stopped by {NAMES[signum]}{kept}{f' ({why})' if why else ''}\n")
         sys.stderr.flush()
     finally:
         os._exit(CODES[signum])
+
+
+def dropped_signal(watch: SignalWatch, exc: BaseException, terminated: type) -> bool:
+    """For sys.unraisablehook: a signal's exception that Python dropped (raised by the handler inside a weakref
+    callback or a finalizer, "Exception ignored in ..."; the run would go on) stops the process now; False for
+    any other exception (the default hook reports it)."""
+    if isinstance(exc, terminated):
+        watch.stop(signal.SIGTERM, "the signal arrived inside a finalizer")
+    elif isinstance(exc, KeyboardInterrupt):
+        watch.stop(signal.SIGINT, "the signal arrived inside a finalizer")
+    else:
+        return False
+    return True
