@@ -24,7 +24,7 @@ from cepkit.core.match import json_safe
 from cepkit.core.match_table import KIND, Layout, MatchTable
 from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
-from cepkit.spark_jobs.tasks import INTERNAL, conform, split_groups, wrap_error
+from cepkit.spark_jobs.tasks import INTERNAL, column_values, conform, split_groups, wrap_error
 from cepkit.spark_jobs.typed_output import exact_json
 from cepkit.core import registry
 from cepkit.core.match_table import decode
@@ -137,7 +137,7 @@ def _typed(spec: GenericSpec, rows: pa.Table) -> dict[str, np.ndarray] | None:
             cells = pc.fill_null(col.cast(pa.string()), "").combine_chunks()
             out[name] = conform(text_column(cells), cells, forms.get(name))
         else:
-            out[name] = col.to_numpy()
+            out[name] = column_values(col)
     return out
 
 

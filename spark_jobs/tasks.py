@@ -283,8 +283,16 @@ def _typed_text(events: pa.Table | pd.DataFrame, *, text_cols: tuple[str, ...], 
             cells = _cells(col)
             columns[name] = conform(text_column(cells), cells, forms.get(name))
         else:
-            columns[name] = col.to_numpy()
+            columns[name] = column_values(col)
     return from_columns(columns, table.num_rows, **kw)
+
+
+def column_values(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A column Spark typed, as NumPy values the readers take: a DATE (Spark's DateType) as the instant of its
+    midnight in nanoseconds, as the readers read a date (Arrow gives datetime64[D], which pandas refuses)."""
+    if pa.types.is_date(col.type):
+        col = col.cast(pa.timestamp("ns"))
+    return col.to_numpy()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -201,3 +201,20 @@ def test_columns_the_query_never_reads_are_dropped_before_the_stage(spark, tmp_p
     run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="optimized")
     got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["p"])
     assert got and got == expected_rows(text, frame)
+
+
+def test_date_timestamps_run_as_the_single_process_reads_them(spark, tmp_path):
+    """A CSV whose timestamps are dates (Spark's DateType): each is the instant of its midnight, as the readers
+    read it (the task got datetime64[D], which pandas refuses: a failed job before); WITHIN in days."""
+    import cepkit
+
+    path = tmp_path / "dates.csv"
+    path.write_text("type,ts,id,symbol,price\nstock,2024-01-01,1,A,10\nstock,2024-01-02,2,A,15\n"
+                    "stock,2024-01-02,5,B,1\nstock,2024-01-03,3,A,30\nstock,2024-01-03,6,B,9\nstock,2024-01-05,4,A,40\n")
+    text = ("PATTERN SEQ(stock a, stock b) WHERE skip_till_any_match { [symbol] and b.price > a.price + 3 } "
+            "WITHIN 2 days RETURN a.price AS p")
+    run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="optimized")
+    got = sorted((tuple(r["a"]), tuple(r["b"]), int(r["p"])) for r in pd.read_parquet(tmp_path / "out").to_dict("records"))
+    want = sorted((tuple(m.binding_dict["a"]), tuple(m.binding_dict["b"]), m.payload[0][1])
+                  for m in cepkit.run(text, str(path)))
+    assert len(want) > 2 and got == want

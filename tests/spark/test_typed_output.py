@@ -21,9 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 
 # (query, events, options of both commands): every example file the Spark job accepts (the SASE+ examples on
-# JSON lines, SASE 1.0 query files and Trino's VALUES example have no Spark input; trino_orders.sql fails on Spark
-# before any typing, its DATE column reaching the task as datetime64[D], which pandas refuses: not this item's)
+# JSON lines, SASE 1.0 query files and Trino's VALUES example have no Spark input); trino_orders.sql orders by a
+# DATE column (Spark's DateType reached the task as datetime64[D], which pandas refuses: exit 1 before)
 EXAMPLES = [
+    ("sql/trino_orders.sql", "sql/orders.csv", {}),
     ("query3.sase", "fig3_stream.csv", {}),
     ("sql/v_shape.sql", "sql/ticker.csv", {}),
     ("sql/v_shape_all_rows.sql", "sql/ticker.csv", {}),
