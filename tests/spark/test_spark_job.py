@@ -210,11 +210,13 @@ def test_date_timestamps_run_as_the_single_process_reads_them(spark, tmp_path):
 
     path = tmp_path / "dates.csv"
     path.write_text("type,ts,id,symbol,price\nstock,2024-01-01,1,A,10\nstock,2024-01-02,2,A,15\n"
-                    "stock,2024-01-02,5,B,1\nstock,2024-01-03,3,A,30\nstock,2024-01-03,6,B,9\nstock,2024-01-05,4,A,40\n")
+                    "stock,2024-01-02,5,B,1\nstock,2024-01-03,3,A,30\nstock,2024-01-03,6,B,9\n"
+                    "stock,2024-01-05,4,A,40\n")
     text = ("PATTERN SEQ(stock a, stock b) WHERE skip_till_any_match { [symbol] and b.price > a.price + 3 } "
             "WITHIN 2 days RETURN a.price AS p")
     run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="optimized")
-    got = sorted((tuple(r["a"]), tuple(r["b"]), int(r["p"])) for r in pd.read_parquet(tmp_path / "out").to_dict("records"))
+    rows = pd.read_parquet(tmp_path / "out").to_dict("records")
+    got = sorted((tuple(r["a"]), tuple(r["b"]), int(r["p"])) for r in rows)
     want = sorted((tuple(m.binding_dict["a"]), tuple(m.binding_dict["b"]), m.payload[0][1])
                   for m in cepkit.run(text, str(path)))
     assert len(want) > 2 and got == want
