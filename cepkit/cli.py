@@ -14,7 +14,8 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
-from cepkit.signal_watch import SignalWatch, dropped_signal, stop_process
+from cepkit.signal_watch import (SignalWatch, Terminated, dropped_signal, end_process, signal_of, stop_process,
+                                 stopped_line)
 from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -306,8 +307,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     engines = "; ".join(f"{name}: {', '.join(registry.engines_for(name))}" for name in LANGUAGES)
     needs = sorted({(n, x) for (lang, n) in registry.ENGINES if (x := registry.engine_extra(lang, n))})
     extras = "".join(f"; {n} needs pip install 'cepkit[{x}]'" for n, x in needs)
-    r.add_argument("--engine", help=f"engine to run on (default: the fastest that runs the query, named first below, then the next "
-                   f"(docs/semantics.md DE1); by language: {engines}{extras})")
+    r.add_argument("--engine", help=f"engine to run on (default: the fastest that runs the query, named first "
+                   f"below, then the next (docs/semantics.md DE1); by language: {engines}{extras})")
     r.add_argument("--format", default="jsonl", choices=FORMATS)
     r.add_argument("--output", help="write results here instead of standard output (required for parquet)")
     r.add_argument("--ts-unit", type=option_types.ts_unit,
@@ -408,14 +409,7 @@ def _hard_stop(resident: int, bound: int, output: str | None = None) -> None:
     """The memory watch's last resort (core/memory.py): the run stayed past --max-memory inside code that
     never came back to check it (a compiled kernel); exit 4 naming the bound, as the checks would, with this
     process's temporary files removed."""
-    import os
-
-    try:
-        remove_own(output)
-        sys.stderr.write(f"error: {memory.message(resident, bound)} (stopped inside the engine)\n")
-        sys.stderr.flush()
-    finally:
-        os._exit(4)
+    end_process(4, f"error: {memory.message(resident, bound)} (stopped inside the engine)", output)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -467,15 +461,9 @@ def main(argv: list[str] | None = None) -> int:
               "--limit", file=sys.stderr)
         return 4
     except (KeyboardInterrupt, Terminated) as exc:   # the partial output, spill and stdin copy are gone by now
-        signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT (Ctrl-C)"
-        output = getattr(args, "output", None)
-        kept = f"; {output} is as it was" if output else ""
-        print(f"cepkit: stopped by {signal_name}{kept}", file=sys.stderr)
-        return 143 if isinstance(exc, Terminated) else 130
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised where the run is, so that it unwinds as Ctrl-C does (cleaning up on the way)."""
+        signum = signal_of(exc)
+        print(stopped_line(signum, output), file=sys.stderr)
+        return 128 + signum
 
 
 @contextlib.contextmanager
@@ -511,7 +499,7 @@ def terminated_as_exception(output: str | None | bool = False):
     before_hook = sys.unraisablehook
 
     def unraisable(dropped) -> None:
-        if watch is None or not dropped_signal(watch, dropped.exc_value, Terminated):
+        if watch is None or not dropped_signal(watch, dropped.exc_value):
             before_hook(dropped)
 
     sys.unraisablehook = unraisable

@@ -69,26 +69,44 @@ class SignalWatch:
                     self.stop(signum, "the run did not end after the signal")
 
 
-def stop_process(signum: int, output: str | None, why: str = "") -> None:
-    """Remove this process's temporary files, say which signal stopped the run (and `why` from here), and
-    exit with its code."""
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is, so that it unwinds as Ctrl-C does (cleaning up on the way)."""
+
+
+def signal_of(exc: BaseException) -> int | None:
+    """The signal behind a handler's exception (Terminated: SIGTERM, KeyboardInterrupt: SIGINT), else None."""
+    return signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT if isinstance(exc, KeyboardInterrupt) \
+        else None
+
+
+def stopped_line(signum: int, output: str | None, why: str = "") -> str:
+    """What the command line says when a signal stopped the run."""
+    kept = f"; {output} is as it was" if output and output != "-" else ""
+    return f"cepkit: stopped by {NAMES[signum]}{kept}{f' ({why})' if why else ''}"
+
+
+def end_process(code: int, line: str, output: str | None) -> None:
+    """Stop the process from any thread: this process's temporary files removed (the output file as it was),
+    `line` on standard error, exit `code`."""
     try:
         remove_own(output)
-        kept = f"; {output} is as it was" if output and output != "-" else ""
-        sys.stderr.write(f"cepkit: stopped by {NAMES[signum]}{kept}{f' ({why})' if why else ''}\n")
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
     finally:
-        os._exit(CODES[signum])
+        os._exit(code)
 
 
-def dropped_signal(watch: SignalWatch, exc: BaseException, terminated: type) -> bool:
+def stop_process(signum: int, output: str | None, why: str = "") -> None:
+    """end_process for a signal: its line, its exit code (130, 143)."""
+    end_process(CODES[signum], stopped_line(signum, output, why), output)
+
+
+def dropped_signal(watch: SignalWatch, exc: BaseException) -> bool:
     """For sys.unraisablehook: a signal's exception that Python dropped (raised by the handler inside a weakref
     callback or a finalizer, "Exception ignored in ..."; the run would go on) stops the process now; False for
     any other exception (the default hook reports it)."""
-    if isinstance(exc, terminated):
-        watch.stop(signal.SIGTERM, "the signal arrived inside a finalizer")
-    elif isinstance(exc, KeyboardInterrupt):
-        watch.stop(signal.SIGINT, "the signal arrived inside a finalizer")
-    else:
+    signum = signal_of(exc)
+    if signum is None:
         return False
+    watch.stop(signum, "the signal arrived inside a finalizer")
     return True

@@ -87,15 +87,14 @@ def test_a_signal_exception_python_drops_still_stops_the_run():
     """The handler's exception raised inside a weakref callback or a finalizer is dropped by Python ("Exception
     ignored in ..."; seen once in a suite run: the run went on to exit 4): the command line's unraisablehook
     stops the process instead (signal_watch.dropped_signal); other dropped exceptions go to the default hook."""
-    from cepkit.cli import Terminated
-    from cepkit.signal_watch import SignalWatch, dropped_signal
+    from cepkit.signal_watch import SignalWatch, Terminated, dropped_signal
 
     calls = []
     watch = SignalWatch(lambda signum, why: calls.append((signum, why)))
     try:
-        assert dropped_signal(watch, Terminated(), Terminated)
-        assert dropped_signal(watch, KeyboardInterrupt(), Terminated)
-        assert not dropped_signal(watch, ValueError("not a signal"), Terminated)
+        assert dropped_signal(watch, Terminated())
+        assert dropped_signal(watch, KeyboardInterrupt())
+        assert not dropped_signal(watch, ValueError("not a signal"))
     finally:
         watch.close()
     assert calls == [(signal.SIGTERM, "the signal arrived inside a finalizer"),
