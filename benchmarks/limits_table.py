@@ -39,25 +39,25 @@ def run_one(query: Path, events: Path, engine: str, extra: list[str], timeout: f
         cmd += engine.split() and ["--engine"] + engine.split() or []
         cmd += extra
         start = time.monotonic()
-        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        status = None
-        while status is None:
-            pid, code, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                status = os.waitstatus_to_exitcode(code)
-                break
-            if time.monotonic() - start > timeout:
-                os.killpg(child.pid, signal.SIGKILL)
-                _, code, usage = os.wait4(child.pid, 0)
-                status = "killed"
-                break
-            time.sleep(0.05)
-        seconds = time.monotonic() - start
-        child.returncode = 0
-        err = child.stderr.read().decode(errors="replace") if child.stderr else ""
-        child.stderr.close()
+        with open(Path(tmp) / "stderr", "w+b") as err_file:   # a file: a pipe would fill and stall the child
+            child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file, start_new_session=True)
+            while True:   # wait4: the child's own peak memory (resource.getrusage would sum every child)
+                pid, code, usage = os.wait4(child.pid, os.WNOHANG)
+                if pid:
+                    status = os.waitstatus_to_exitcode(code)
+                    break
+                if time.monotonic() - start > timeout:
+                    os.killpg(child.pid, signal.SIGKILL)
+                    _, code, usage = os.wait4(child.pid, 0)
+                    status = "killed"
+                    break
+                time.sleep(0.05)
+            child.returncode = status if isinstance(status, int) else -signal.SIGKILL   # reaped by wait4
+            seconds = time.monotonic() - start
+            err_file.seek(0)
+            err = err_file.read().decode(errors="replace").strip()
         if status not in (0, 4, "killed"):
-            status = f"{status}: {err.strip().splitlines()[-1][:80] if err.strip() else ''}"
+            status = f"{status}: {err.splitlines()[-1][:80] if err else ''}"
         lines = out.read_text().count("\n") if out.exists() else 0   # JSON lines: one match per line
         return str(status), seconds, usage.ru_maxrss / (1 << 20), lines
 
