@@ -150,8 +150,10 @@ def chunking(args: argparse.Namespace, name: str, engine: str) -> tuple[int, str
     return CHUNK_SIZE, None
 
 
-def option_for(args_flag: str, option: str, name: str, engine: Any) -> None:
-    """QueryError when the engine does not take `option`, naming the flag and the engines that do."""
-    if not registry.takes(engine, option):
+def option_for(args_flag: str, option: str, name: str, engine: Any, named: bool = True) -> None:
+    """QueryError when the engine does not take `option`, naming the flag and the engines that do. With no
+    engine `named` (--engine), nothing here: the engine choice passes over the engines that do not take it and
+    says so if none does (cepkit/engine_choice.py)."""
+    if named and not registry.takes(engine, option):
         others = registry.engines_taking(name, option)
         raise QueryError(f"{args_flag} applies to --engine {' or '.join(others)} only, not {engine.name}")

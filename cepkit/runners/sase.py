@@ -37,10 +37,10 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
     options = {"selection": args.selection.replace("-", "_")}
     for flag, option in (("--order", "order"), ("--negation", "negation")):
         if getattr(args, option) is not None:
-            option_for(flag, option, "sase", engine)
+            option_for(flag, option, "sase", engine, args.engine is not None)
             options[option] = getattr(args, option)
     if args.no_merge:
-        option_for("--no-merge", "merge", "sase", engine)
+        option_for("--no-merge", "merge", "sase", engine, args.engine is not None)
         options["merge"] = False
     return options
 

@@ -25,7 +25,7 @@ def compile_options(args: argparse.Namespace, engine) -> dict:
 
     if args.gpu_launch is None:
         return {}
-    option_for("--gpu-launch", "launch", "sql", engine)
+    option_for("--gpu-launch", "launch", "sql", engine, args.engine is not None)
     return {"launch": args.gpu_launch}
 
 

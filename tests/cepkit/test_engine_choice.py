@@ -176,3 +176,17 @@ def test_the_choice_imports_only_the_engines_it_reaches():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['cepkit.optimized.engine']"
+
+
+def test_an_option_without_engine_is_left_to_the_engine_choice_on_the_command_line(capsys):
+    """No --engine: the command line no longer checks an engine option against the default engine alone (it
+    said "--negation applies to --engine reference-lazy or optimized-lazy only, not optimized" where
+    cepkit.compile(engine=None) weighs every engine); the engine choice gives the same message as the API."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    query = (root / "query3.sase").read_text()
+    code = main(["run", str(root / "query3.sase"), str(root / "fig3_stream.csv"), "--negation", "first-chance"])
+    err = capsys.readouterr().err
+    assert code == 2 and "applies to --engine" not in err
+    assert "--negation is not an option of engine reference, the one engine that runs this query" in err
+    with pytest.raises(CepkitError, match="is not an option of engine reference, the one engine that runs"):
+        cepkit.compile(query, engine=None, negation="first-chance")
