@@ -2,15 +2,19 @@
 the same keyed stock stream, each step timed as a whole Spark action, warm (the best of --repeat), so that the
 difference between two steps is what the added step costs:
 
-1. scan        read the Parquet events and count them (the JVM's scan);
-2. shuffle     + repartition by the key (the exchange), count;
-3. sort        + sort within partitions by (key, ts, id), count;
+1. scan        read the Parquet events, every column (the JVM's scan);
+2. shuffle     + repartition by the key (the exchange);
+3. sort        + sort within partitions by (key, ts, id);
 4. transfer    + mapInArrow with a body that reads every batch and returns nothing (Arrow batches to the
-                 Python workers), count;
-5. match       + the job's task body (tasks.match_partition: the engine) instead of the identity, count;
-6. write       + write the matches as Parquet (the job's output), instead of counting.
+                 Python workers);
+5. match       + the job's task body (tasks.match_partition: the engine, its values as exact JSON);
+6. write       + write the matches as the job does (spark_io.write_matches: typed, Parquet, atomic).
 
-It also times the single-process engine over the same events (already in memory) and prints the per-core
+Steps 1-5 run as Spark's `noop` sink (every row and column computed, nothing written): a count() would read
+only the columns it needs and drop the sort.
+
+It also times the single-process engine over the same events (already in memory), its read of the same file
+(pyarrow, then an event batch), and prints the per-core
 ratio of the full stage (step 6): (events / stage seconds / cores) / single-process events/s.
 
     python -m benchmarks.spark_stage_breakdown N [--symbols 8] [--master local[2]] [--repeat 2] [--partitions P]
@@ -62,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     batch = from_pandas(frame, ts_unit="min")
     program.run(batch)   # compiled and warm
     single = best(lambda: cepkit.compile(text, engine="optimized").run(batch), args.repeat)
+    import pyarrow.parquet as pq
+
+    from cepkit.core.readers import from_arrow
+    read = best(lambda: from_arrow(pq.read_table(events), ts_unit="min"), args.repeat)   # the scan Spark replaces
 
     spark = get_session(args.master, app_name="cepkit-stage-breakdown", **job_settings(args.master, cache_env()))
     cores = spark.sparkContext.defaultParallelism
@@ -83,19 +91,24 @@ def main(argv: list[str] | None = None) -> int:
     spec = T.TaskSpec(query=text, engine="optimized", selection="all", ts_col="ts", id_col="id", type_col="type",
                       default_type=None, ts_unit="min", type_names=tuple(sorted(frame["type"].unique())),
                       variables=tuple(program.variables), returns=tuple(r.name for r in q.returns), id_is_int=True,
-                      text_cols=(), text_forms=(), group_cols=("symbol",))
+                      text_cols=(), text_forms=(), group_cols=("symbol",), exact=True)
     out_schema = J.IO.spark_schema(T.output_schema(spec.variables, spec.returns, True))
     matched = ordered.mapInArrow(T.call(T.match_partition, spec), out_schema)
+
+    def run(frame) -> None:   # every row and column computed, nothing written (count() would prune columns
+        frame.write.format("noop").mode("overwrite").save()   # and drop the sort)
+
     steps = [
-        ("scan", lambda: df.count()),
-        ("shuffle", lambda: keyed.count()),
-        ("sort", lambda: ordered.count()),
-        ("transfer", lambda: ordered.mapInArrow(consume, schema).count()),
-        ("match", lambda: matched.count()),
-        ("write", lambda: matched.write.mode("overwrite").parquet(str(tmp / "out"))),
+        ("scan", lambda: run(df)),
+        ("shuffle", lambda: run(keyed)),
+        ("sort", lambda: run(ordered)),
+        ("transfer", lambda: run(ordered.mapInArrow(consume, schema))),
+        ("match", lambda: run(matched)),
+        ("write", lambda: J.IO.write_matches(matched, str(tmp / "out"), values=spec.returns)),   # typed, as the job
     ]
     print(f"{args.n:,} events, {args.symbols} symbols, {parts} partitions, master {args.master} ({cores} cores); "
-          f"single process (optimized, events in memory): {single:.2f} s = {args.n / single:,.0f} events/s")
+          f"single process (optimized, events in memory): {single:.2f} s = {args.n / single:,.0f} events/s; "
+          f"its read of the file (pyarrow, to an event batch): {read:.2f} s")
     print("| step | seconds | added by the step |")
     print("|---|---:|---:|")
     before = 0.0

@@ -150,7 +150,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         spec = G.GenericSpec(group_cols=(), **spec_args)
         stage, stage_order = df, list(order)
         out = (df.withColumns(coarse).repartition(nparts, *coarse).drop(*coarse).sortWithinPartitions(*order)
-               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
         groups = nparts
     elif plan.kind == "key":
         kind = F.lower(F.trim(F.col("kind").cast("string"))) if "kind" in df.columns else F.lit("insert")
@@ -162,7 +162,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         spec = G.GenericSpec(group_cols=(G.GROUP_COL,), key_col=key, **spec_args)
         stage, stage_order = data.unionByName(control), [G.GROUP_COL, G.ROW_COL]
         out = (stage.repartition(nparts, G.GROUP_COL).sortWithinPartitions(G.GROUP_COL, G.ROW_COL)
-               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
         groups = nparts
     else:
         if plan.kind == "position-slice":
@@ -180,7 +180,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         stage, stage_order = sliced, [G.SLICE_COL, *order]
         out = (sliced.repartitionByRange(partitions or min(sp.count, 4 * parallelism), G.SLICE_COL)
                .sortWithinPartitions(G.SLICE_COL, *order)
-               .mapInArrow(KP.unpacking(T.call(G.match_groups, spec)), spark_schema))
+               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
         groups = sp.count
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")

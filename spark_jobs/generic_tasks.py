@@ -78,9 +78,11 @@ def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa
 
 
 def value_columns(schema: pa.Schema, layout: Layout) -> tuple[str, ...]:
-    """The RETURN / MEASURES columns of `schema` (those typed after matching, cepkit.spark_jobs.typed_output)."""
-    fixed = {KEY_OUT, "ts", "detected", "sign", "lifetime_start", "lifetime_end", *layout.variables}
-    return tuple(f.name for f in schema if f.name not in fixed)
+    """The RETURN / MEASURES columns of `schema` (those typed after matching, cepkit.spark_jobs.typed_output):
+    the last ones, one per payload column, as output_schema places them (a name the fixed columns do not use
+    here, `sign` without retractions say, is a value column too)."""
+    n = len(layout.payload_columns())
+    return tuple(schema.names[len(schema.names) - n:]) if n else ()
 
 
 def json_text(column: pa.ChunkedArray | pa.Array, kind: bytes | None) -> pa.Array:

@@ -155,10 +155,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or wanted
         stage_input = keyed_df
         if udf == "pandas":
-            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(KP.unpacking(T.call(T.match_group, spec)), compiled), IO.spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
-                   .mapInArrow(W.counting(KP.unpacking(T.call(T.match_partition, spec)), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
@@ -173,11 +173,11 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or min(sp.count, wanted)
         stage_input = sliced
         if udf == "pandas":
-            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(KP.unpacking(T.call(T.match_group, spec)), compiled), IO.spark_schema(schema))
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-                   .mapInArrow(W.counting(KP.unpacking(T.call(T.match_partition, spec)), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 

@@ -22,6 +22,7 @@ from cepkit.core.match_table import MatchTable, jsonable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
 from cepkit.core.typed_columns import combine_forms, conform, form_of, text_column  # noqa: F401 (T.*)
 from cepkit.spark_jobs.match_rows import output_batch
+from cepkit.spark_jobs.kernel_pack import unpacking
 from cepkit.spark_jobs.task_errors import folder, remembering
 from cepkit.core import registry
 
@@ -395,8 +396,9 @@ def _task_attempt(spec: TaskSpec) -> int | None:
 
 def call(fn: Any, spec: TaskSpec):
     """A one-argument function for Spark: fn(spec, arg) (a closure: Spark reads its arity); a cepkit error it
-    raises is not computed again by a retry of its task (cepkit.spark_jobs.task_errors)."""
+    raises is not computed again by a retry of its task (cepkit.spark_jobs.task_errors), and the kernels the
+    driver shipped are unpacked before it runs (cepkit.spark_jobs.kernel_pack)."""
     def bound(arg):
         return fn(spec, arg)
 
-    return remembering(bound, folder(), lambda text: _ERROR_RE.search(text) is not None)
+    return remembering(unpacking(bound), folder(), lambda text: _ERROR_RE.search(text) is not None)

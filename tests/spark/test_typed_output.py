@@ -116,3 +116,18 @@ def test_spark_output_has_the_single_process_types_and_values(spark, tmp_path, q
     assert [(n, got.schema.field(n).type) for n in values] == [(n, single.schema.field(n).type) for n in values]
     assert got.num_rows == single.num_rows > 0
     assert _rows(got, values) == _rows(single, values)
+
+
+def test_value_columns_are_the_payload_columns_whatever_their_names():
+    """A MEASURES / RETURN column named like a fixed column of another layout (`key` without --key) is a value
+    column too (it was left as JSON text: value_columns removed a fixed list of names)."""
+    from cepkit.core.match_table import Layout
+    from cepkit.spark_jobs.generic_tasks import output_schema, value_columns
+
+    for payload in (("key", "x"), ("detected",), ("ts", "sign")):
+        layout = Layout(("A",), payload)
+        schema = output_schema(layout, pa.int64())
+        assert value_columns(schema, layout) == tuple(schema.names[2:]), payload
+    keyed = Layout(("A",), ("key",))
+    schema = output_schema(keyed, pa.int64(), key=True)
+    assert value_columns(schema, keyed) == ("payload.key",)
