@@ -152,8 +152,11 @@ def chunking(args: argparse.Namespace, name: str, engine: str) -> tuple[int, str
 
 def option_for(args_flag: str, option: str, name: str, engine: Any, named: bool = True) -> None:
     """QueryError when the engine does not take `option`, naming the flag and the engines that do. With no
-    engine `named` (--engine), nothing here: the engine choice passes over the engines that do not take it and
-    says so if none does (cepkit/engine_choice.py)."""
-    if named and not registry.takes(engine, option):
+    engine `named` (--engine), only when none of the engines the choice tries takes it (by_speed): else the
+    engine choice passes over those that do not and says so if none runs the query (cepkit/engine_choice.py)."""
+    if registry.takes(engine, option):
+        return
+    tried = () if named else registry.language(name).by_speed
+    if not any(registry.takes(registry.get_engine(name, e), option) for e in tried):
         others = registry.engines_taking(name, option)
         raise QueryError(f"{args_flag} applies to --engine {' or '.join(others)} only, not {engine.name}")
