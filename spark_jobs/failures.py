@@ -14,6 +14,8 @@ LOG_PREFIX = "cepkit-spark-"   # + the driver's process id + ".log", in the temp
 # the lines of Spark's text that say what failed, best first: a Python error's last line, a Java cause
 _PY_ERROR = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.+)$", re.MULTILINE)
 _NO_MODULE = re.compile(r"(\S+): Error while finding module specification for 'cepkit")
+_WRAPPERS = ("PythonException", "Py4JJavaError", "SparkException")   # say that something failed, not what
+_HADOOP_NOISE = re.compile(r" \(exists=\w+, cwd=[^)]*\)")   # Hadoop's mkdirs failure appends the task's cwd
 _LOST_TASK = re.compile(r"Lost task [\d.]+ in stage [\d.]+ \(TID \d+\) \(([^ )]+) executor ([^)]+)\): ([^\n]+)")
 
 
@@ -32,14 +34,14 @@ def summary(text: str) -> str:
         cause = lost.group(3).strip()
     else:
         cause = next((line.strip() for line in text.splitlines() if line.strip()), "no message")
-    py = [m for m in _PY_ERROR.finditer(text) if not m.group(1).endswith(("PythonException", "Py4JJavaError"))]
+    py = [m for m in _PY_ERROR.finditer(text) if not m.group(1).endswith(_WRAPPERS)]
     if py:
         cause = f"{py[-1].group(1).rsplit('.', 1)[-1]}: {py[-1].group(2).strip()}"
     if "No module named 'cepkit'" in text:
         python = _NO_MODULE.search(text)
         cause = (f"the executors' Python{' ' + python.group(1) if python else ''} cannot import cepkit: install "
                  "cepkit in the Python every executor runs (spark.pyspark.python, PYSPARK_PYTHON)")
-    return f"{cause}{where}"
+    return f"{_HADOOP_NOISE.sub('', cause)}{where}"
 
 
 def spark_failure(exc: BaseException, what: str = "the Spark job") -> CepkitError:

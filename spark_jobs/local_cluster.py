@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -48,8 +49,10 @@ class LocalCluster:
     """A standalone master and `workers` workers of `cores` cores and `memory` each, in folders under `root`
     (a new temporary folder when None, removed by `stop`); `url` is the master's `spark://` URL."""
 
-    def __init__(self, workers: int = 2, cores: int = 1, memory: str = "1g", root: str | None = None) -> None:
+    def __init__(self, workers: int = 2, cores: int = 1, memory: str = "1g", root: str | None = None,
+                 read_only: tuple[str, ...] = ()) -> None:
         self.n_workers, self.cores, self.memory = workers, cores, memory
+        self.read_only = tuple(str(Path(p).resolve()) for p in read_only)
         self._own_root = root is None
         self.root = Path(root or tempfile.mkdtemp(prefix="cepkit-cluster-"))
         self.port, self.ui_port = free_port(), free_port()
@@ -87,9 +90,10 @@ class LocalCluster:
                                             "--cores", str(self.cores), "--memory", self.memory,
                                             "--work-dir", str(home / "work"), "--webui-port", str(free_port())],
                             {"NUMBA_CACHE_DIR": str(home / "numba-cache"), "CEPKIT_CACHE": str(home / "cepkit-cache"),
-                             "XDG_CACHE_HOME": str(home / "cache")})
+                             "XDG_CACHE_HOME": str(home / "cache")}, self.read_only)
 
-    def _launch(self, name: str, args: list[str], extra: dict[str, str] | None = None) -> subprocess.Popen:
+    def _launch(self, name: str, args: list[str], extra: dict[str, str] | None = None,
+                read_only: tuple[str, ...] = ()) -> subprocess.Popen:
         home = self.root / name
         (home / "work").mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CEPKIT_CACHE", "SPARK_HOME")}
@@ -98,7 +102,7 @@ class LocalCluster:
                     **(extra or {})})
         log = open(self.root / f"{name}.log", "wb")
         try:
-            return subprocess.Popen([str(spark_class()), *args], stdout=log, stderr=subprocess.STDOUT, env=env,
+            return subprocess.Popen(read_only_view(read_only, [str(spark_class()), *args]), stdout=log, stderr=subprocess.STDOUT, env=env,
                                     cwd=str(home), start_new_session=True)
         finally:
             log.close()
@@ -171,6 +175,30 @@ class LocalCluster:
                                   f"({'a process ended' if dead else f'{START_TIMEOUT:.0f} s'}); see "
                                   f"{self.log(log_name)}{': ' + tail[0] if tail else ''}")
             time.sleep(0.2)
+
+
+def read_only_view(paths: tuple[str, ...], command: list[str]) -> list[str]:
+    """`command` run where each of `paths` is a read-only mount (its own mount namespace, `unshare -m`; the
+    same process, so its process group is the command's): a machine on which a worker cannot write there."""
+    if not paths:
+        return command
+    mounts = " && ".join(f"mount --bind -o ro {shlex.quote(p)} {shlex.quote(p)}" for p in paths)
+    return ["unshare", "-m", "sh", "-c", f'{mounts} && exec "$@"', "sh", *command]
+
+
+def can_mount_read_only() -> bool:
+    """Whether this machine lets read_only_view's command run (unshare -m and a bind mount need privileges)."""
+    probe = tempfile.mkdtemp(prefix="cepkit-ro-")
+    try:
+        done = subprocess.run(read_only_view((probe,), ["sh", "-c", f"! touch {shlex.quote(probe)}/x"]),
+                              capture_output=True, timeout=10)
+        return done.returncode == 0 and not os.path.exists(os.path.join(probe, "x"))
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        import shutil  # lazy: only here and at the end
+
+        shutil.rmtree(probe, ignore_errors=True)
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:

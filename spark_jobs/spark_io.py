@@ -47,15 +47,16 @@ def key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
-def _unwrapped(action):
-    """action(), with a task's cepkit error (wrapped in Spark's exception text) raised as itself."""
+def _unwrapped(action, what: str = "the Spark job"):
+    """action(), with a task's cepkit error (wrapped in Spark's exception text) raised as itself, and any other
+    failure as failures.spark_failure's one line about `what`."""
     try:
         return action()
     except Exception as exc:
         found = T.unwrap_error(str(exc))
         if found is not None:
             raise found from None
-        raise spark_failure(exc) from None
+        raise spark_failure(exc, what) from None
 
 
 def typed(out, values: tuple[str, ...]):
@@ -122,7 +123,8 @@ def _write(out, out_dir: str, stamps: list[float] | None) -> int:
         fs, target = C.HadoopFS(out.sparkSession), out_dir
     staging = C.stage(target, fs)
     try:
-        _unwrapped(lambda: out.write.mode("append").parquet(staging))  # staging holds only the marker
+        _unwrapped(lambda: out.write.mode("append").parquet(staging),  # staging holds only the marker
+                   f"the Spark job writing {out_dir}")
         if stamps is not None:
             stamps.append(time.perf_counter())
         matches = out.sparkSession.read.parquet(staging).count()

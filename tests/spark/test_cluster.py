@@ -19,7 +19,7 @@ import pytest
 import cepkit
 from benchmarks.workloads.stock import generate
 from cepkit.core.readers import from_pandas
-from cepkit.spark_jobs.local_cluster import LocalCluster
+from cepkit.spark_jobs.local_cluster import LocalCluster, can_mount_read_only
 from tests.spark.helpers import expected_rows, output_rows, stock_parquet
 from tests.spark.test_languages import expected, spark_rows
 
@@ -40,8 +40,15 @@ JOBS = ("import json, sys; from cepkit.cli import main; from cepkit.spark_jobs.j
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCluster(workers=2, cores=1, memory="1g") as c:
+def read_only_dir(tmp_path_factory) -> Path | None:
+    """A folder the cluster's workers see as a read-only mount (the driver can write it), None where this
+    machine cannot make one (local_cluster.can_mount_read_only)."""
+    return tmp_path_factory.mktemp("workers-read-only") if can_mount_read_only() else None
+
+
+@pytest.fixture(scope="module")
+def cluster(read_only_dir):
+    with LocalCluster(workers=2, cores=1, memory="1g", read_only=(read_only_dir,) if read_only_dir else ()) as c:
         yield c
 
 
@@ -57,6 +64,7 @@ def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str
 
 def finished(proc: subprocess.Popen, timeout: float = 400) -> list[dict]:
     out, err = proc.communicate(timeout=timeout)
+    proc.stderr_text = err
     assert proc.returncode == 0, err[-3000:]
     return json.loads(out.strip().splitlines()[-1])
 
@@ -162,6 +170,29 @@ def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tm
     assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
     assert summary["matches"] == len(got)
     print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
+
+
+def test_an_output_path_the_workers_cannot_write_is_one_line_and_keeps_the_previous_output(cluster,
+                                                                                        read_only_dir):
+    """The output folder is on a mount the workers see read-only (the driver can write it and stages the
+    output there): exit 1 with one line naming the failed write and the executor, Spark's traces in the log it
+    names, the previous output as it was and no staging folder left."""
+    if read_only_dir is None:
+        pytest.skip("this machine cannot give the workers a read-only mount (needs unshare -m and mount --bind)")
+    out = read_only_dir / "out"
+    out.mkdir()
+    (out / "_SUCCESS").write_text("")
+    (out / "part-0.parquet").write_bytes(b"the previous output")
+    proc = jobs(cluster, ["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)])
+    result, = finished(proc)
+    err = proc.stderr_text
+    assert result["exit"] == 1, err[-3000:]
+    last = err.strip().splitlines()[-1]
+    assert f"the Spark job writing {out} failed: " in last and "Mkdirs failed to create" in last, last
+    assert " on executor " in last and "Spark's traces: " in last and "cwd=" not in last, last
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 3, err[-3000:]
+    assert sorted(p.name for p in read_only_dir.iterdir()) == ["out"]
+    assert (out / "part-0.parquet").read_bytes() == b"the previous output"
 
 
 def test_an_unreachable_master_is_one_line_at_once(tmp_path):
