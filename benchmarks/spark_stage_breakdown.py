@@ -2,7 +2,7 @@
 the same keyed stock stream, each step timed as a whole Spark action, warm (the best of --repeat), so that the
 difference between two steps is what the added step costs:
 
-1. scan        read the Parquet events, every column (the JVM's scan);
+1. scan        read the Parquet events, every column (the JVM's scan), the type as its code (as the job);
 2. shuffle     + repartition by the key (the exchange);
 3. sort        + sort within partitions by (key, ts, id);
 4. transfer    + mapInArrow with a body that reads every batch and returns nothing (Arrow batches to the
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     run_job(text, str(events), str(tmp / "warm"), spark=spark, ts_unit="min")   # workers started, kernels loaded
     parts = args.partitions or J.partition_count(args.n, cores)
 
-    df = spark.read.parquet(str(events))
+    type_names = tuple(sorted(frame["type"].unique()))
+    df = spark.read.parquet(str(events)).withColumn("type", J.IO.type_code("type", type_names))   # as the job
     keyed = df.repartition(parts, "symbol")
     ordered = keyed.sortWithinPartitions("symbol", "ts", "id")
     schema = df.schema
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     # the job's own task spec, as run_job builds it (keyed plan), to time the task body inside Spark
     q = parse(text)
     spec = T.TaskSpec(query=text, engine="optimized", selection="all", ts_col="ts", id_col="id", type_col="type",
-                      default_type=None, ts_unit="min", type_names=tuple(sorted(frame["type"].unique())),
+                      default_type=None, ts_unit="min", type_names=type_names, type_coded=True,
                       variables=tuple(program.variables), returns=tuple(r.name for r in q.returns), id_is_int=True,
                       text_cols=(), text_forms=(), group_cols=("symbol",), exact=True)
     out_schema = J.IO.spark_schema(T.output_schema(spec.variables, spec.returns, True))

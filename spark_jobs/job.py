@@ -104,7 +104,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     aggs = [F.count(F.lit(1)).alias("n"), F.count(columns.ts).alias("n_ts"), F.count(columns.id).alias("n_id"),
             F.count_distinct(columns.id).alias("n_distinct"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
     if type_col is not None:
-        aggs += [F.count(type_col).alias("n_type"), F.collect_set(F.trim(F.col(type_col).cast("string"))).alias("types")]
+        aggs += [F.count(type_col).alias("n_type"), F.collect_set(IO.stripped(type_col)).alias("types")]
     stats = IO.first_action(events, lambda: df.agg(*aggs).collect()[0])  # a malformed CSV row fails it
     n = stats["n"]
     if stats["n_ts"] < n:
@@ -133,12 +133,18 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     window_bound(q.window, stream_unit)
 
     used = [c for c in text_cols if c in attribute_uses(q)]
+    # the type as an int code: less to shuffle and send, no text to read in the tasks (a text column the
+    # query does not read otherwise)
+    coded = (type_col is not None and df.schema[type_col].dataType.typeName() == "string"
+             and type_col not in attribute_uses(q) and type_col not in keys)
+    if coded:
+        df = df.withColumn(type_col, IO.type_code(type_col, type_names))
     text_forms = IO.text_forms(events, df, tuple(used)) if used and n else ()
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
                      returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, exact=True, text_cols=text_cols,
-                     text_forms=text_forms,
+                     text_forms=text_forms, type_coded=coded,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
     parallelism = spark.sparkContext.defaultParallelism

@@ -47,6 +47,22 @@ def key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
+def stripped(col: str):
+    """The column as text with the white space Python's str.strip() removes (the readers' rule for a type
+    name) removed at both ends."""
+    from pyspark.sql import functions as F
+
+    return F.regexp_replace(F.col(f"`{col}`").cast("string"), r"(?U)^[\s\x1c-\x1f]+|[\s\x1c-\x1f]+$", "")
+
+
+def type_code(col: str, type_names: tuple[str, ...]):
+    """1 + the index of each row's type name (`stripped`) in `type_names` (tasks.TaskSpec.type_coded): an int
+    shuffled and sent to the tasks in place of the text."""
+    from pyspark.sql import functions as F
+
+    return F.array_position(F.array(*[F.lit(t) for t in type_names]), stripped(col)).cast("int")
+
+
 def _unwrapped(action, what: str = "the Spark job"):
     """action(), with a task's cepkit error (wrapped in Spark's exception text) raised as itself, and any other
     failure as failures.spark_failure's one line about `what`."""

@@ -60,6 +60,7 @@ class TaskSpec:
     # right after its first non-empty output; each injected failure is logged as a file in LOG_DIR
     fail_first_attempt: tuple[str, str] | None = None
     exact: bool = False                  # RETURN values as exact JSON, typed after matching (typed_output)
+    type_coded: bool = False             # type_col holds 1 + the type's index in type_names (job.type_code)
 
 
 def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool) -> pa.Schema:
@@ -203,7 +204,7 @@ class GroupRunner:
             self.ticks.append(np.asarray(rows[TICK_COL]) if isinstance(rows, pd.DataFrame)
                               else rows.column(TICK_COL).to_numpy())
         events = rows.drop(columns=internal) if isinstance(rows, pd.DataFrame) else rows.drop_columns(internal)
-        batch = self._batch(events)
+        batch = event_batch(spec, events)
         if spec.slice_length is not None:
             self.ids.append(np.asarray(batch.ids))
         try:
@@ -213,21 +214,6 @@ class GroupRunner:
 
     def _found(self) -> int:
         return sum(len(t) for t in self.tables)
-
-    def _batch(self, events: pa.Table | pd.DataFrame) -> EventBatch:
-        spec = self.spec
-        read = _typed_text if spec.text_cols else from_pandas if isinstance(events, pd.DataFrame) else from_arrow
-        kw = dict(type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col, ts_unit=spec.ts_unit,
-                  default_type=spec.default_type)
-        if spec.text_cols:
-            kw["text_cols"], kw["forms"] = spec.text_cols, dict(spec.text_forms)
-        try:
-            batch = read(events, **kw)
-        except EventError as exc:
-            raise _name_event(exc, events, spec.id_col) from None
-        remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
-        codes = remap[batch.type_codes] if len(batch) else batch.type_codes
-        return dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
 
     def drain(self, at_least: int = 10_000) -> MatchTable | None:
         """Matches ready for output (by-key groups only; a slice filters them at its end), or None."""
@@ -249,6 +235,29 @@ class GroupRunner:
         ticks = np.concatenate(self.ticks)
         inside = (ticks[first] >= lo) & (ticks[first] < hi)
         return MatchTable(matches.layout, arrow=matches.to_arrow().filter(pa.array(inside)))
+
+
+def event_batch(spec: TaskSpec, events: pa.Table | pd.DataFrame) -> EventBatch:
+    """A task's events (internal columns dropped) as an event batch over the whole stream's type dictionary."""
+    if spec.type_coded:   # the type column holds codes: read the rest, the codes are the type codes
+        frame = isinstance(events, pd.DataFrame)
+        codes = np.asarray(events[spec.type_col] if frame else events.column(spec.type_col)).astype(np.int32) - 1
+        uncoded = dataclasses.replace(spec, type_coded=False, type_col=None, default_type=spec.type_names[0])
+        rest = events.drop(columns=[spec.type_col]) if frame else events.drop_columns([spec.type_col])
+        batch = event_batch(uncoded, rest)
+        return dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
+    read = _typed_text if spec.text_cols else from_pandas if isinstance(events, pd.DataFrame) else from_arrow
+    kw = dict(type_col=spec.type_col, ts_col=spec.ts_col, id_col=spec.id_col, ts_unit=spec.ts_unit,
+              default_type=spec.default_type)
+    if spec.text_cols:
+        kw["text_cols"], kw["forms"] = spec.text_cols, dict(spec.text_forms)
+    try:
+        batch = read(events, **kw)
+    except EventError as exc:
+        raise _name_event(exc, events, spec.id_col) from None
+    remap = np.array([spec.type_names.index(t) for t in batch.type_names], dtype=np.int32)
+    codes = remap[batch.type_codes] if len(batch) else batch.type_codes
+    return dataclasses.replace(batch, type_codes=codes, type_names=spec.type_names)
 
 
 def _first_positions(table: pa.Table, variables, index: pd.Index) -> np.ndarray:

@@ -3,6 +3,7 @@
 is reported before any task runs."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -220,3 +221,21 @@ def test_date_timestamps_run_as_the_single_process_reads_them(spark, tmp_path):
     want = sorted((tuple(m.binding_dict["a"]), tuple(m.binding_dict["b"]), m.payload[0][1])
                   for m in cepkit.run(text, str(path)))
     assert len(want) > 2 and got == want
+
+
+def test_type_names_padded_with_white_space_bind_as_the_readers_strip_them(spark, tmp_path):
+    """The job sends the type as a code over the stripped type names (spark_io.type_code): names padded with
+    white space Spark's trim() keeps (tab, no-break space, U+001F) are the readers' stripped names, so the
+    matches equal the single process's (a code off by one name would bind another type or none)."""
+    frame = generate(300, symbols=2, seed=5)
+    pads = np.array(["\tstock", "stock\u00a0", "\x1fstock ", "stock"])
+    frame["type"] = pads[np.arange(len(frame)) % 4]
+    frame.loc[frame.index % 7 == 0, "type"] = " \ttrade"
+    path = tmp_path / "padded.parquet"
+    frame.to_parquet(path, index=False)
+    text = ("PATTERN SEQ(stock a, trade t, stock b) WHERE skip_till_next_match { [symbol] and b.price > a.price } "
+            "WITHIN 20 RETURN a.price AS p")
+    summary = run_job(text, str(path), str(tmp_path / "out"), spark=spark)
+    expected = expected_rows(text, frame, engine=default_engine())
+    assert expected and summary.matches == len(expected)
+    assert spark_rows(spark, tmp_path / "out", text) == expected
