@@ -29,11 +29,16 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
          "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
          "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
 # jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
-# the others as the command line runs them (its exit code); the results as JSON on the last line
-JOBS = ("import json, sys; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job; out = []\n"
+# the others as the command line runs them (its exit code and what it wrote to sys.stderr); the results as JSON on
+# the last line
+JOBS = ("import contextlib, io, json, sys; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job\n"
+        "out = []\n"
         "for a in json.loads(sys.argv[1]):\n"
         "    if 'cli' in a:\n"
-        "        out.append({'exit': main(a['cli'])}); continue\n"
+        "        err = io.StringIO()\n"
+        "        with contextlib.redirect_stderr(err):\n"
+        "            code = main(a['cli'])\n"
+        "        out.append({'exit': code, 'stderr': err.getvalue()}); continue\n"
         "    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])\n"
         "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds})\n"
         "print(json.dumps(out))")
@@ -74,21 +79,18 @@ def stock(tmp_path_factory):
     return stock_parquet(tmp_path_factory, 20_000, symbols=4, seed=11)
 
 
-def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(cluster, stock, spark, tmp_path):
-    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path);
-    a SASE+ stream (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one driver on
-    the cluster. The executors start with empty compile caches and load the kernels the driver shipped: no
-    task of the batch job compiles."""
+@pytest.fixture(scope="module")
+def runs(cluster, stock, read_only_dir, tmp_path_factory):
+    """Every job of the tests below, one after the other in one driver (one application) on the cluster: its
+    folder and the results (jobs). One application start, not one per test."""
     from cepkit.reference.replay.store import write_store
-    from tests.spark.test_replay_spark import QUERY as REPLAY, rows_of, spark_rows as replay_rows
-    from tests.spark.test_stream import KLEENE, stream_rows, with_flush, write_files
+    from tests.spark.test_replay_spark import QUERY as REPLAY
+    from tests.spark.test_stream import KLEENE, with_flush, write_files
 
+    tmp_path = tmp_path_factory.mktemp("cluster-runs")
     frame, path = stock
     query = tmp_path / "keyed.sase"
     query.write_text(KEYED)
-    others = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
-              ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv",
-               {"ts_unit": "s"})]
     streamed = with_flush(generate(400, symbols=3, seed=11))
     src = tmp_path / "src"
     write_files(src, streamed, [130, 260], shift=10)
@@ -101,31 +103,74 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(c
                 secondary=["p"])
     (tmp_path / "replay.sql").write_text(REPLAY)
     afa_text, afa_events = _afa_by_key(tmp_path)
-    results = finished(jobs(
-        cluster, (query, path, tmp_path / "sase", {"partitions": 4}),
-        *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in others],
-        (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
-        ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
-         str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
-        ["spark", "index", str(store), "--index", "p"],
-        ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]))
-    assert [r.get("exit") for r in results[4:]] == [0, 0, 0], results
+    specs = [(query, path, tmp_path / "sase", {"partitions": 4}),
+             *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in OTHERS],
+             (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
+             ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
+              str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
+             ["spark", "index", str(store), "--index", "p"],
+             ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]]
+    if read_only_dir is not None:   # last: an output the workers cannot write (the previous output in place)
+        out = read_only_dir / "out"
+        out.mkdir()
+        (out / "_SUCCESS").write_text("")
+        (out / "part-0.parquet").write_bytes(b"the previous output")
+        specs.append(["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)])
+    proc = jobs(cluster, *specs)
+    results = finished(proc)
+    return {"dir": tmp_path, "results": results, "stderr": proc.stderr_text, "trades": trades, "afa": afa_text,
+            "streamed": streamed}
+
+
+OTHERS = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
+          ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv", {"ts_unit": "s"})]
+
+
+def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(runs, stock, spark):
+    """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path);
+    a SASE+ stream (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one
+    driver on the cluster. The executors start with empty compile caches and load the kernels the driver
+    shipped: no task of the batch job compiles."""
+    from tests.spark.test_replay_spark import QUERY as REPLAY, rows_of, spark_rows as replay_rows
+    from tests.spark.test_stream import KLEENE, stream_rows
+
+    frame, _ = stock
+    tmp_path, results = runs["dir"], runs["results"]
+    assert [r.get("exit") for r in results[4:7]] == [0, 0, 0], results
     got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
     assert got == expected_rows(KEYED, frame)
     assert results[0]["matches"] == len(got) > 0
     assert results[0]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
-    for name, q, e, o in others:
+    for name, q, e, o in OTHERS:
         table = cepkit.run(q.read_text(), str(e), read_options=o, engine="reference")
         want = expected(table)
         assert want and spark_rows(tmp_path / name, table) == sorted(want, key=repr), name
     want, table = [], None
     for key in ("X", "Y"):
-        table = cepkit.run(afa_text, str(tmp_path / f"afa-{key}.csv"), engine="reference")
+        table = cepkit.run(runs["afa"], str(tmp_path / f"afa-{key}.csv"), engine="reference")
         want += expected(table, key)
     assert want and spark_rows(tmp_path / "afa", table) == sorted(want, key=repr)
-    assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, streamed)
-    want = rows_of(cepkit.run(REPLAY, trades, engine="reference"))
+    assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, runs["streamed"])
+    want = rows_of(cepkit.run(REPLAY, runs["trades"], engine="reference"))
     assert want and replay_rows(tmp_path / "replayed") == want
+
+
+def test_an_output_path_the_workers_cannot_write_is_one_line_and_keeps_the_previous_output(runs, read_only_dir):
+    """The output folder is on a mount the workers see read-only (the driver can write it and stages the
+    output there): exit 1 with one line naming the output, the failed write and the executor, Spark's traces in
+    the log it names, the previous output as it was and no staging folder left."""
+    if read_only_dir is None:
+        pytest.skip("this machine cannot give the workers a read-only mount (needs unshare -m and mount --bind)")
+    out = read_only_dir / "out"
+    result = runs["results"][-1]
+    assert result["exit"] == 1, result
+    lines = result["stderr"].strip().splitlines()
+    assert len(lines) == 1, lines
+    assert f"the Spark job writing {out} failed: " in lines[0] and "Mkdirs failed to create" in lines[0], lines
+    assert " on executor " in lines[0] and "Spark's traces: " in lines[0] and "cwd=" not in lines[0], lines
+    assert "Traceback" not in runs["stderr"], runs["stderr"][-3000:]   # nor on the driver's own standard error
+    assert sorted(p.name for p in read_only_dir.iterdir()) == ["out"]
+    assert (out / "part-0.parquet").read_bytes() == b"the previous output"
 
 
 def _afa_by_key(tmp_path: Path) -> tuple[str, Path]:
@@ -142,57 +187,6 @@ def _afa_by_key(tmp_path: Path) -> tuple[str, Path]:
     for key in ("X", "Y"):
         frame[(frame.sym == key) | frame.sym.isna()].to_csv(tmp_path / f"afa-{key}.csv", index=False)
     return text, tmp_path / "afa.csv"
-
-
-def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
-    """SIGKILL to worker 0 and its executor once the matching stage has reached it (the executor fetched the
-    driver's kernel pack, which the job adds just before that stage): the job finishes on worker 1 with the
-    clean run's rows, each once (Spark's output commit). The worker is started again for later tests."""
-    frame, path = stock
-    query = tmp_path / "keyed.sase"
-    query.write_text(KEYED)
-    start = time.monotonic()
-    proc = jobs(cluster, (query, path, tmp_path / "out", {"partitions": 8}))
-    deadline = time.monotonic() + 240
-    work = cluster.root / "worker-0" / "work"
-    while time.monotonic() < deadline and proc.poll() is None:
-        logs = list(work.glob("app-*/*/stderr"))
-        if any("cepkit-kernels-" in p.read_text(errors="replace") for p in logs):
-            break
-        time.sleep(0.1)
-    assert proc.poll() is None, "the job ended before the worker could be killed"
-    cluster.kill_worker(0)
-    try:
-        summary, = finished(proc)
-    finally:
-        cluster.restart_worker(0)
-    got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["first_price", "avg_price"])
-    assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
-    assert summary["matches"] == len(got)
-    print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
-
-
-def test_an_output_path_the_workers_cannot_write_is_one_line_and_keeps_the_previous_output(cluster,
-                                                                                        read_only_dir):
-    """The output folder is on a mount the workers see read-only (the driver can write it and stages the
-    output there): exit 1 with one line naming the failed write and the executor, Spark's traces in the log it
-    names, the previous output as it was and no staging folder left."""
-    if read_only_dir is None:
-        pytest.skip("this machine cannot give the workers a read-only mount (needs unshare -m and mount --bind)")
-    out = read_only_dir / "out"
-    out.mkdir()
-    (out / "_SUCCESS").write_text("")
-    (out / "part-0.parquet").write_bytes(b"the previous output")
-    proc = jobs(cluster, ["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)])
-    result, = finished(proc)
-    err = proc.stderr_text
-    assert result["exit"] == 1, err[-3000:]
-    last = err.strip().splitlines()[-1]
-    assert f"the Spark job writing {out} failed: " in last and "Mkdirs failed to create" in last, last
-    assert " on executor " in last and "Spark's traces: " in last and "cwd=" not in last, last
-    assert "Traceback" not in err and len(err.strip().splitlines()) <= 3, err[-3000:]
-    assert sorted(p.name for p in read_only_dir.iterdir()) == ["out"]
-    assert (out / "part-0.parquet").read_bytes() == b"the previous output"
 
 
 def test_an_unreachable_master_is_one_line_at_once(tmp_path):
@@ -244,3 +238,29 @@ def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_pat
     log = last.rsplit("Spark's traces: ", 1)[1].rstrip(")")
     assert log.startswith(str(tmp_path)) and "No module named 'cepkit'" in Path(log).read_text()
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
+    """SIGKILL to worker 0 and its executor once the matching stage has reached it (the executor fetched the
+    driver's kernel pack, which the job adds just before that stage): the job finishes on worker 1 with the
+    clean run's rows, each once (Spark's output commit). Last in this file: the worker stays dead (a test after
+    it that needs two workers would call cluster.restart_worker(0), about 10 s)."""
+    frame, path = stock
+    query = tmp_path / "keyed.sase"
+    query.write_text(KEYED)
+    start = time.monotonic()
+    proc = jobs(cluster, (query, path, tmp_path / "out", {"partitions": 8}))
+    deadline = time.monotonic() + 240
+    work = cluster.root / "worker-0" / "work"
+    while time.monotonic() < deadline and proc.poll() is None:
+        logs = list(work.glob("app-*/*/stderr"))
+        if any("cepkit-kernels-" in p.read_text(errors="replace") for p in logs):
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None, "the job ended before the worker could be killed"
+    cluster.kill_worker(0)
+    summary, = finished(proc)
+    got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["first_price", "avg_price"])
+    assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
+    assert summary["matches"] == len(got)
+    print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
