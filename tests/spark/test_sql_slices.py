@@ -74,8 +74,8 @@ def table(ts, x, y=None) -> pd.DataFrame:
 
 # Fixed cases: every AFTER MATCH SKIP mode, ONE ROW and ALL ROWS PER MATCH, MATCH_NUMBER(), empty matches,
 # exclusion, unmatched rows, ties in ts and a second ORDER BY key.
-BASE = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY {order} MEASURES MATCH_NUMBER() AS n, FIRST(A.id) AS a, "
-        "LAST(id) AS z, COUNT(*) AS c, CLASSIFIER() AS cl {rows} {skip} PATTERN ({pattern}) WITHIN {w} "
+BASE = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY {order} MEASURES MATCH_NUMBER() AS n, FIRST(A.id) AS fa, "
+        "LAST(id) AS z, COUNT(*) AS cnt, CLASSIFIER() AS cl {rows} {skip} PATTERN ({pattern}) WITHIN {w} "
         "DEFINE A AS x > 1, B AS x <= A.x, C AS x > LAST(B.x))")
 CASES = {
     "one-past-last": dict(rows="ONE ROW PER MATCH", skip="AFTER MATCH SKIP PAST LAST ROW", pattern="A B+ C*"),
@@ -289,14 +289,14 @@ def test_spark_job_by_time_slice(spark, tmp_path):
         out = tmp_path / name
         summary = run_job(text, str(path), str(out), spark=spark, engine="reference", slice_length=length,
                           partitions=3)
-        assert "AFTER MATCH SKIP walked" in summary.note
+        assert "AFTER MATCH SKIP walked" in summary.plan
         assert summary.matches == len(single) > 0
         assert spark_rows(out, single) == sorted(expected(single), key=repr)
 
 
 def test_spark_refusals_by_name(spark, tmp_path):
     path = Path(__file__).resolve().parents[2] / "examples" / "sql" / "ticker.csv"
-    anchored = case_text("one-past-last").replace("A B+ C*", "^ A B+")
+    anchored = case_text("one-past-last").replace("A B+ C*", "^ A B+ C*")
     with pytest.raises(QueryError, match="anchors"):
         run_job(anchored, str(path), str(tmp_path / "o"), spark=spark, engine="reference")
     numbered = case_text("one-past-last").replace("A AS x > 1", "A AS MATCH_NUMBER() > 1")
