@@ -125,21 +125,37 @@ def test_unmatched_rows_next_to_matches_from_earlier_slices(skip):
     assert sum(r["n"] == "null" for r in want) > 5 < sum(r["n"] != "null" for r in want)
 
 
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_close_starts_with_the_whole_walk_is_close(engine):
+    """An engine's close_starts picking the single process's own walk (SW.whole_walk) outputs what its close()
+    does: the hook the slices use, on every skip mode and rows per match option."""
+    frame = case_frame(60, 3)
+    for name in CASES:
+        text = case_text(name)
+        want = cepkit.compile(text, engine=engine).run(frame)
+        program = registry.get_engine("sql", engine).compile(text)
+        q = program.query
+        program.feed(registry.read_input("sql", engine, frame, q))
+        got = program.close_starts(lambda s: SW.whole_walk(q, s, len(s.ids), q.empty == "unmatched"))
+        assert got.to_arrow().to_pylist() == want.to_arrow().to_pylist(), name
+
+
 def test_fixed_case_on_the_optimized_engine():
     for name in ("one-next-row", "all-unmatched", "all-to-first-c", "order-ties"):
         got, want = split_rows(case_text(name), case_frame(90, 6), 2, 9, engine="optimized")
         assert got == want
 
 
-def test_a_skip_error_is_raised_where_the_walk_meets_it():
-    """SKIP TO FIRST C where a match has no C (C is optional): the single process's error, when the walk
-    reaches such a match, and none when it skips past it."""
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_a_skip_error_is_raised_where_the_walk_meets_it(engine):
+    """SKIP TO FIRST C where a match has no C (C is optional): the single process's error where the walk
+    reaches such a match (the random test compares errors too)."""
     text = BASE.format(order="ts", rows="ONE ROW PER MATCH", skip="AFTER MATCH SKIP TO FIRST C", pattern="A B C?", w=3)
     frame = table([0, 1, 2, 10, 11, 12], [3, 1, 5, 3, 1, 0])   # first match has C, the second none
     with pytest.raises(QueryError, match="has no row of C"):
-        cepkit.compile(text, engine="reference").run(frame)
+        cepkit.compile(text, engine=engine).run(frame)
     with pytest.raises(QueryError, match="has no row of C"):
-        split_rows(text, frame, 2, 3)
+        split_rows(text, frame, 2, 3, engine=engine)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -206,7 +222,7 @@ def outcome(fn):
         return ("QueryError", str(exc))
 
 
-@settings(max_examples=int(__import__("os").environ.get("MR_N", 60)), deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(queries(), frames(), st.integers(1, 6), st.integers(1, 8))
 def test_random_queries_equal_the_single_process(text, frame, length, chunk):
     single = outcome(lambda: cepkit.compile(text, engine="reference").run(frame))
