@@ -115,9 +115,17 @@ def program_for(lang: str, query: Any, engine: str | None, options: dict, read_o
 def read_query(text_or_path: str | Path) -> tuple[str, str | None]:
     """(query text, language by file suffix or None) of a query text or a query file's path."""
     if isinstance(text_or_path, Path) or ("\n" not in text_or_path and len(text_or_path) < 4096
-                                          and Path(text_or_path).is_file()):
+                                          and _is_file(text_or_path)):
         return read_query_file(text_or_path), registry.by_suffix(str(text_or_path))
     return str(text_or_path), None
+
+
+def _is_file(text: str) -> bool:
+    """Whether the text names a file (a one-line query longer than a file name may be is none)."""
+    try:
+        return Path(text).is_file()
+    except OSError:   # ENAMETOOLONG
+        return False
 
 
 def sase_dialect(lang: str, text: Any, dialect: str | None) -> Any:

@@ -3,6 +3,7 @@ groups): read the events, number them where the plan needs it, partition and sor
 inside the executors, write the match rows atomically (cepkit.spark_jobs.commit)."""
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from cepkit.core import registry
@@ -11,6 +12,7 @@ from cepkit.spark_jobs import commit as C, generic_tasks as G
 from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import kernel_pack as KP, tasks as T, warmup as W
+from cepkit.spark_jobs import sql_walk as SW
 from cepkit.spark_jobs.summary import Summary
 from cepkit.front.language.ast import leaves
 from cepkit.core.match_table import Layout
@@ -46,7 +48,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         plan = L.plan_afa(key)
         need = {key: "the AFA's key (--key)"}
     elif lang == "sql":
-        plan = L.plan_sql(q, None)  # refusals first; a slice's context needs the time unit, known once read
+        plan = L.plan_sql(q, None, engine)  # refusals first; a slice's context needs the time unit, known once read
         need = {c.col: "PARTITION BY" for c in q.partition_by}
     elif lang == "tpstream":
         plan = L.plan_tpstream(q, dict(options).get("mode", "exact"))
@@ -113,7 +115,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
             type_names = (columns.default_type,)
     stream_unit = "ns" if is_datetime else ts_unit
     if lang == "sql":
-        plan = L.plan_sql(q, L.sql_window_ticks(q, stream_unit))
+        plan = L.plan_sql(q, L.sql_window_ticks(q, stream_unit), engine)
+        if plan.sliced:
+            L.check_slice_key(q, ts_col)
         if plan.sliced and is_datetime:
             plan = L.LanguagePlan(plan.kind, plan.keys, -(-plan.context // ns_per_tick), plan.note)
     elif lang == "sase":
@@ -171,24 +175,45 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         else:
             tick_col, lo_t, hi_t = tick, stats["t_min"], stats["t_max"]
         sp = P.slice_plan(lo_t, hi_t, plan.context, 4 * parallelism, slice_length)
+        walk = plan.kind == "walk-slice"   # context after the slice only (cepkit.spark_jobs.sql_walk)
         d = f"({G.TICK_COL} - {sp.t_min}L)"
         lo = F.expr(f"IF({d} < {sp.context}L, 0L, ({d} - {sp.context}L) div {sp.length}L)")
-        hi = F.expr(f"LEAST({sp.count - 1}L, ({d} + {sp.context}L) div {sp.length}L)")
+        hi = F.expr(f"LEAST({sp.count - 1}L, ({d} + {0 if walk else sp.context}L) div {sp.length}L)")
         sliced = (df.withColumn(G.TICK_COL, tick_col.cast("long"))
                   .withColumn(G.SLICE_COL, F.explode(F.sequence(lo.cast("long"), hi.cast("long")))))
-        spec = G.GenericSpec(group_cols=(G.SLICE_COL,), slice_length=sp.length, slice_t_min=sp.t_min, **spec_args)
+        spec = G.GenericSpec(group_cols=(G.SLICE_COL,), slice_length=sp.length, slice_t_min=sp.t_min,
+                             walk_context=sp.context if walk else None, **spec_args)
         stage, stage_order = sliced, [G.SLICE_COL, *order]
-        out = (sliced.repartitionByRange(partitions or min(sp.count, 4 * parallelism), G.SLICE_COL)
-               .sortWithinPartitions(G.SLICE_COL, *order)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+        staged = (sliced.repartitionByRange(partitions or min(sp.count, 4 * parallelism), G.SLICE_COL)
+                  .sortWithinPartitions(G.SLICE_COL, *order))
+        if walk:
+            spec, staged, walk_s = _walk_entries(spark, q, spec, staged, stage, stage_order, sp.count)
+        out = staged.mapInArrow(T.call(G.match_groups, spec), spark_schema)
         groups = sp.count
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
-    _warm(spark, spec, stage, stage_order)
+    if plan.kind != "walk-slice":
+        _warm(spark, spec, stage, stage_order)
+        walk_s = 0.0
     t1 = time.perf_counter()
     matches = IO.write_matches(out, out_dir, values=values)
     t2 = time.perf_counter()
-    return Summary(n, matches, plan.note, engine, groups, t2 - t1, time.perf_counter() - t0, recovered)
+    if plan.kind == "walk-slice":
+        staged.unpersist()
+    return Summary(n, matches, plan.note, engine, groups, walk_s + t2 - t1, time.perf_counter() - t0, recovered)
+
+
+def _walk_entries(spark, q, spec: G.GenericSpec, staged, stage, stage_order: list[str], count: int):
+    """Phase 1 of a "walk-slice" plan (cepkit.spark_jobs.sql_walk): the slices' TRANSFER rows, walked on the
+    driver; returns the phase-2 spec (each slice's entry), the staged rows (kept for phase 2) and the seconds
+    phase 1 took. A walk that meets an AFTER MATCH SKIP error raises it here, as the single process does."""
+    first = dataclasses.replace(spec, schema=SW.TRANSFER)
+    _warm(spark, first, stage, stage_order)
+    t = time.perf_counter()
+    staged = staged.persist()
+    table = staged.mapInArrow(T.call(G.match_groups, first), IO.spark_schema(SW.TRANSFER)).toArrow()
+    entries = tuple(SW.entries(q, table, count))
+    return dataclasses.replace(spec, walk_entries=entries), staged, time.perf_counter() - t
 
 
 def _warm(spark, spec: G.GenericSpec, stage, order: list[str]) -> None:

@@ -28,6 +28,8 @@ from cepkit.spark_jobs.tasks import INTERNAL, column_values, conform, split_grou
 from cepkit.spark_jobs.typed_output import exact_json
 from cepkit.core import registry
 from cepkit.core.match_table import decode
+from cepkit.front.sql.starts import Starts, Walk
+from cepkit.spark_jobs import sql_walk as SW
 
 ROW_COL = "__cepkit_row"    # the row's number in the file (0-based), the order of arrival
 POS_COL = "__cepkit_pos"    # the event's position in (ts, id) order (count windows)
@@ -60,6 +62,8 @@ class GenericSpec:
     slice_t_min: int | None = None
     key_col: str | None = None             # AFA: the key column (its value is written as `key`)
     exact: bool = False                    # payload values as exact JSON, typed after matching (typed_output)
+    walk_context: int | None = None        # "walk-slice" plans (sql_walk): the ticks of context after a slice
+    walk_entries: tuple | None = None      # ... phase 2: sql_walk.Entry per slice; None: phase 1 (TRANSFER rows)
 
 
 def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa.Schema:
@@ -183,6 +187,8 @@ class Group:
             raise _name_row(exc, rows) from None
 
     def finish(self) -> pa.RecordBatch:
+        if self.spec.walk_context is not None:
+            return self._walk()
         try:
             self.tables.append(self.program.close())
         except EventError as exc:
@@ -192,6 +198,35 @@ class Group:
             table = self._own(table)
         key = self.key[0] if self.spec.key_col is not None and self.key else None
         return to_output(self.spec, table, key)
+
+    def _walk(self) -> pa.RecordBatch:
+        """A "walk-slice" slice (cepkit.spark_jobs.sql_walk): phase 1's TRANSFER rows, or phase 2's matches."""
+        spec, j = self.spec, int(self.key[0])
+        lo = spec.slice_t_min + j * spec.slice_length
+        hi = lo + spec.slice_length
+        at = pd.Index(np.concatenate(self.ids))
+        ticks = np.concatenate(self.ticks)
+        q = self.program.query
+        out: list[pa.RecordBatch] = []
+
+        def choose(starts: Starts) -> Walk:
+            where = at.get_indexer(starts.ids)
+            if (where < 0).any():
+                raise AssertionError("a matched row's id is not the slice's")
+            rows = SW.Rows(ticks[where])
+            if spec.walk_entries is None:
+                out.append(SW.transfers(starts, rows, j, lo, hi, spec.walk_context))
+                return Walk.none()
+            return SW.slice_walk(q, starts, rows, spec.walk_entries[j], lo, hi,
+                                 q.rows == "all" and q.empty == "unmatched")
+
+        try:
+            table = self.program.close_starts(choose)
+        except EventError as exc:
+            raise _name_row(exc, None) from None
+        if spec.walk_entries is None:
+            return out[0] if out else pa.RecordBatch.from_pylist([], schema=SW.TRANSFER)
+        return to_output(spec, table)
 
     def _own(self, table: MatchTable) -> MatchTable:
         """The matches whose first event lies in this slice's own interval."""

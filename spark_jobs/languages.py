@@ -2,9 +2,10 @@
 
 The flat SASE+ sequences keep their own tuned path (cepkit.spark_jobs.plan); this module plans everything else:
 - **MATCH_RECOGNIZE**: by its PARTITION BY columns (the engine partitions and orders each task's rows
-  itself, so a task may hold several partitions); without PARTITION BY, the thesis' ALL MATCHES mode with
-  WITHIN by time slices of the first ORDER BY key (each match is independent and spans at most WITHIN);
-  anything else is refused by name.
+  itself, so a task may hold several partitions); without PARTITION BY, with WITHIN, by time slices of the
+  first ORDER BY key: the thesis' ALL MATCHES mode keeps each slice's matches (each is independent and spans
+  at most WITHIN); ONE ROW / ALL ROWS PER MATCH carry AFTER MATCH SKIP's walk from slice to slice
+  (cepkit.spark_jobs.sql_walk); anything else is refused by name.
 - **TPStream**: by its PARTITION BY (situations and their relations are per partition), exact output only.
 - **AFA**: by a key column the user names (one AFA per key value); punctuations and arc rows go to every
   key's group.
@@ -26,6 +27,8 @@ from cepkit.spark_jobs.plan import window_in_ts_long
 
 # engines preferred for the SASE+ forms the flat path refuses, fastest first (the first that runs the query)
 SASE_ENGINES = ("optimized-lazy", "optimized-eager", "optimized", "reference")
+# the SQL engines whose programs give the match at every start row (close_starts, cepkit.front.sql.starts)
+WALK_ENGINES = ("optimized", "reference")
 # the other languages: their optimized engine (every construct of theirs)
 DEFAULT_ENGINES = {"sql": "optimized", "tpstream": "optimized", "afa": "optimized"}
 
@@ -46,7 +49,7 @@ class LanguagePlan:
 
     @property
     def sliced(self) -> bool:
-        return self.kind in ("time-slice", "position-slice")
+        return self.kind in ("time-slice", "position-slice", "walk-slice")
 
 
 def refuse(lang: str, message: str, node=None) -> QueryError:
@@ -74,15 +77,19 @@ def default_engine(lang: str, q) -> str:
     return next((e for e in SASE_ENGINES if e in runs), "reference")
 
 
-def plan_sql(q, window_ticks: int | None) -> LanguagePlan:
-    """PARTITION BY: by its columns. Else ALL MATCHES with WITHIN: time slices. Else refused by name."""
+def plan_sql(q, window_ticks: int | None, engine: str | None = None) -> LanguagePlan:
+    """PARTITION BY: by its columns. Else, with WITHIN, time slices: ALL MATCHES keeps each slice's matches;
+    ONE ROW / ALL ROWS PER MATCH carries AFTER MATCH SKIP's walk across them (cepkit.spark_jobs.sql_walk).
+    Else refused by name."""
     if q.partition_by:
         return LanguagePlan("partition", tuple(c.col for c in q.partition_by),
                             note=f"by PARTITION BY [{', '.join(c.col for c in q.partition_by)}]")
     hint = "; add PARTITION BY (each partition is matched on its own)"
-    if q.rows != "all_matches":
+    walk = q.rows != "all_matches"
+    if q.within is None and walk:
         raise refuse("sql", "AFTER MATCH SKIP chains the matches of ONE ROW / ALL ROWS PER MATCH over the whole "
-                     "ordered table, and this query has no PARTITION BY to split it by" + hint, q.skip or q)
+                     "ordered table, and without WITHIN a match may span the whole table, so no time slice holds "
+                     "the context it needs" + hint + " or WITHIN", q.skip or q)
     if q.within is None:
         raise refuse("sql", "ALL MATCHES without WITHIN: a match may span the whole table, so no time slice "
                      "holds the context it needs" + hint + " or WITHIN", q)
@@ -94,10 +101,31 @@ def plan_sql(q, window_ticks: int | None) -> LanguagePlan:
         if name.startswith(("PREV", "NEXT")):
             raise refuse("sql", f"{name} reads rows outside the match (before its first or after its last row), "
                          "which a time slice may not hold" + hint, found[name])
-        if name.startswith("MATCH_NUMBER"):
+        if name.startswith("MATCH_NUMBER") and (not walk or name.endswith("DEFINE")):
             raise refuse("sql", f"{name} numbers the matches of the whole table" + hint, found[name])
-    return LanguagePlan("time-slice", context=window_ticks,
-                        note="by time slice (ALL MATCHES with WITHIN, no PARTITION BY)")
+        if name == "anchors" and walk:
+            raise refuse("sql", "anchors (^, $) name the first and last row of the whole table, which a time "
+                         "slice does not know" + hint, found[name])
+    if not walk:
+        return LanguagePlan("time-slice", context=window_ticks,
+                            note="by time slice (ALL MATCHES with WITHIN, no PARTITION BY)")
+    if q.source is not None:
+        raise refuse("sql", "a subquery input: the time slices cut the table's rows, before the subquery" + hint,
+                     q.source)
+    if engine is not None and engine not in WALK_ENGINES:
+        raise refuse("sql", f"engine {engine} does not give the match at every start row that the time slices "
+                     f"walk over (engines: {', '.join(WALK_ENGINES)})" + hint, q)
+    return LanguagePlan("walk-slice", context=window_ticks,
+                        note="by time slice (AFTER MATCH SKIP walked across slices, WITHIN, no PARTITION BY)")
+
+
+def check_slice_key(q, ts_col: str) -> None:
+    """Time slices cut the timestamp column (the job's order), which must be the first ORDER BY key (WITHIN's)."""
+    key = q.order_by[0].col.col
+    if key != ts_col and key.lower() != ts_col.lower():
+        raise refuse("sql", f"time slices cut the timestamp column '{ts_col}', and the first ORDER BY key (which "
+                     f"WITHIN bounds) is '{key}'; order by '{ts_col}' first, pass --ts-col {key}, or add "
+                     "PARTITION BY", q.order_by[0])
 
 
 def plan_tpstream(q, mode: str = "exact") -> LanguagePlan:

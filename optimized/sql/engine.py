@@ -28,6 +28,7 @@ from cepkit.core.events import EventBatch, concat_batches
 from cepkit.core.match_table import Layout, MatchTable
 from cepkit.front.sql import ast as S
 from cepkit.front.sql.constructs import ALL, variables
+from cepkit.front.sql.starts import SKIP_LOOP, SKIP_NO_ROW, Starts, Walk
 from cepkit.front.sql.program import (AT_END, AT_START, DONE, EXIT_IF_EMPTY, ITERATION, JUMP, MATCH, SPLIT,
                                           compile_pattern, glushkov)
 from cepkit.front.sql.table import (bind_columns, check_table, output_columns, referenced_columns, resolve_column,
@@ -163,12 +164,29 @@ class OptimizedSqlProgram(TableQuery, Program):
         return table
 
     # ------------------------------------------------------------------ the table at close
-    def _run(self, batch: EventBatch | None, columns: list[str]) -> MatchTable:
+    def close_starts(self, choose) -> MatchTable:
+        """close(), outputting the matches `choose` picks from the match at every start row
+        (cepkit.front.sql.starts)."""
+        if self.q.partition_by or self.q.rows == "all_matches":
+            raise ValueError("the match at every start row is for SQL mode without PARTITION BY")
+        with self.budget.guarded():
+            batches, self.batches, self.n = self.batches, [], 0
+            columns, self.columns = self.columns or ["ts", "id"], []
+            batch = concat_batches(batches) if batches else None
+            table = self._run(batch, columns, choose)
+            if self.q.rows == "all" and self.q.select is None:
+                self._layout = None
+            return table
+
+    def _run(self, batch: EventBatch | None, columns: list[str], choose=None) -> MatchTable:
         q = select_columns(bind_columns(self.q, columns), columns)
         layout = Layout(self.plan.variables, output_columns(q, columns))
         if batch is None or len(batch) == 0:
             if q.within is not None and batch is not None and batch.ts_unit is not None:
                 within_ticks(q, batch.ts_unit)
+            if choose is not None:
+                empty = np.zeros(0, np.int64)
+                choose(Starts(empty, empty, empty, empty))
             return MatchTable.empty(layout)
         ts_col = batch.ts_col
         raw = {c: batch.columns[c] for c in batch.columns}
@@ -232,10 +250,12 @@ class OptimizedSqlProgram(TableQuery, Program):
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
                     module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.glab, plan.gfirst, plan.glast, plan.foff,
                     plan.ftgt, AM.STRATEGIES[q.strategy or "contiguous"], *within, want, plan.rank, st)
-            else:
+            else:   # every start (`choose`): one record per row where a match starts, as under SKIP TO NEXT ROW
+                modes = (K.ROWS_ONE, K.EMPTY_SHOW, K.SKIP_NEXT_ROW) if choose is not None else (
+                    ROWS[q.rows], EMPTY[q.empty], SKIP[q.skip.mode])
                 rkind, rstart, rend, rnum, rlo, LB, EX, RB = runner(
                     module.define, not hist.needed, PB, DM, VT, VN, VD, SC, LC, AT, AN, AD, NM, H0, RS, AG, plan.kind, plan.lab, plan.exc, plan.ta,
-                    plan.tb, plan.loop, plan.program.loops, ROWS[q.rows], EMPTY[q.empty], SKIP[q.skip.mode], skipset,
+                    plan.tb, plan.loop, plan.program.loops, *modes, skipset,
                     *within, not hist.needed and amount is None, st)
         except OverflowError as exc:
             raise self._overflow(exc, batch, order, int(st[0])) from None
@@ -249,6 +269,10 @@ class OptimizedSqlProgram(TableQuery, Program):
             k = int(st[K.ST_ERRSTART])
             labels = [plan.variables[x] for x in LB[rlo[k]:rlo[k] + rend[k] - rstart[k]]]
             skip_target(q, int(rstart[k]), int(rend[k]), labels, q.subset_map)   # raises the reference's error
+        if choose is not None:
+            rkind, rstart, rend, rnum, rlo = _chosen(q, choose, np.asarray(batch.ids)[order], skipset,
+                                                     rkind[:nrec], rstart[:nrec], rend[:nrec], rlo[:nrec], LB)
+            nrec = len(rkind)
         rows_mode = K.ROWS_ALL if q.rows == "all" else K.ROWS_ONE   # ALL MATCHES: a row per match, as ONE ROW
         orec, orow, ocur = K.output_rows(rkind, rstart, rend, rlo, nrec, EX, rows_mode)
         PBOF = np.searchsorted(PB, rstart[:nrec], side="right") - 1
@@ -322,6 +346,43 @@ class OptimizedSqlProgram(TableQuery, Program):
         source = int(batch.source_rows[order[row]]) if 0 <= row < len(order) else None
         return Beyond64Bits(f"{exc} while evaluating the query on this row; the optimized engine works on 64-bit "
                           "integers, the reference engine is exact", source)
+
+
+def _chosen(q, choose, ids, skipset, rkind, rstart, rend, rlo, LB):
+    """The records of the matches `choose` picks (cepkit.front.sql.starts) from those found at every start,
+    numbered as it says, with its unmatched rows, in row order."""
+    n = len(rkind)
+    length = np.where(rkind == K.REC_MATCH, rend - rstart, 0)
+    target = np.where(length > 0, rend, rstart + 1)
+    if q.skip.mode == "next_row":
+        target = rstart + 1
+    elif q.skip.mode in ("first", "last") and n:
+        rec = np.repeat(np.arange(n), length)
+        offset = np.arange(len(rec)) - np.repeat(np.cumsum(length) - length, length)
+        hit = skipset[LB[rlo[rec] + offset]] if len(rec) else np.zeros(0, np.bool_)
+        at = rstart[rec] + offset
+        last = np.full(n, -1, np.int64)
+        np.maximum.at(last, rec[hit], at[hit])
+        best = np.full(n, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(best, rec[hit], at[hit])
+        first = np.where(best == np.iinfo(np.int64).max, -1, best)
+        pick = first if q.skip.mode == "first" else last
+        code = np.where(pick < 0, SKIP_NO_ROW, np.where(pick == rstart, SKIP_LOOP, pick))
+        target = np.where(length > 0, code, rstart + 1)
+    starts = Starts(ids, rstart.astype(np.int64), np.where(length > 0, rend, rstart).astype(np.int64),
+                    target.astype(np.int64))
+    walk = choose(starts)
+    if q.rows == "all" and q.empty == "omit":   # an empty match takes a number but outputs no row
+        keep = rkind[walk.matches] == K.REC_MATCH
+        walk = Walk(walk.matches[keep], walk.numbers[keep], walk.unmatched)
+    m, u = walk.matches, walk.unmatched
+    kind = np.concatenate([rkind[m], np.full(len(u), K.REC_UNMATCHED, np.int8)]).astype(np.int8)
+    start = np.concatenate([rstart[m], u]).astype(np.int64)
+    end = np.concatenate([rend[m], u + 1]).astype(np.int64)
+    number = np.concatenate([walk.numbers, np.zeros(len(u), np.int64)]).astype(np.int64)
+    lo = np.concatenate([rlo[m], np.zeros(len(u), np.int64)]).astype(np.int64)
+    at = np.argsort(start, kind="stable")
+    return kind[at], start[at], end[at], number[at], lo[at]
 
 
 def select_columns(q: S.MatchRecognize, columns: list[str]) -> S.MatchRecognize:

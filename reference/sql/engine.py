@@ -23,7 +23,7 @@ from cepkit.core.contract import Engine, Program
 from cepkit.core.errors import QueryError
 from cepkit.core.events import EventBatch
 from cepkit.core.match import Match
-from cepkit.core.match_table import Layout
+from cepkit.core.match_table import Layout, MatchTable
 from cepkit.front.sql import ast as S
 from cepkit.front.sql.constructs import variables
 from cepkit.front.sql.table import TICK, TableQuery, check_table, output_columns, shown  # noqa: F401  (output_columns: the engine's name before)
@@ -95,6 +95,15 @@ class SqlProgram(TableQuery, Program):
         if progress is not None:
             progress(len(batch), len(batch))
         return ()
+
+    def close_starts(self, choose) -> MatchTable:
+        """close(), outputting the matches `choose` picks from the match at every start row
+        (cepkit.front.sql.starts)."""
+        with self.budget.guarded():
+            table = sql_run.run_starts(self.q, self.columns or ["ts", "id"], self.rows, choose, self.ts_unit)
+            self.columns, self.rows, self.n, self.ts_unit = [], [], 0, None
+            self._layout = Layout(variables(self.q.pattern), tuple(table.columns))
+            return self.table(table_matches(table, self._layout, self.q))
 
     def _close(self):
         table = self.run_table(self.q, self.columns or ["ts", "id"], self.rows, self.ts_unit, self.budget.check_state,

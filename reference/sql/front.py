@@ -116,7 +116,15 @@ class OuterProgram(Program):
         return ()
 
     def _close(self):
-        closed = self.inner.close()
+        return self._outer(self.inner.close())
+
+    def close_starts(self, choose) -> MatchTable:
+        """close(), with the inner program outputting the matches `choose` picks (cepkit.front.sql.starts)."""
+        with self.budget.guarded():
+            return self.table(self._outer(self.inner.close_starts(choose)))
+
+    def _outer(self, closed: MatchTable) -> MatchTable:
+        """The inner program's closed table through the outer query."""
         tables, self.tables = self.tables + [closed], []
         table = MatchTable.concat(closed.layout, tables)
         step = self.step(closed.layout)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from cepkit.core.errors import EventError
 from cepkit.front.sql import ast as S
 from cepkit.reference.sql.allmatches import AllMatches
@@ -12,6 +14,7 @@ from cepkit.front.sql.program import compile_pattern
 from cepkit.front.sql.table import (SOURCE_ROW, query_error, resolve_column, bind_columns, numeric_columns, numeric_refs,  # noqa: F401
                                         numeric_uses_of, skip_target, within_ticks)
 from cepkit.reference.sql.vm import VM
+from cepkit.front.sql.starts import Starts, target_of
 from cepkit.front.sql.parse import parse
 
 
@@ -97,22 +100,12 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
     q = bind_columns(q, list(columns))
     _check_types(q, rows)
     part_cols = [c.col for c in q.partition_by]
-    order_cols = [k.col.col for k in q.order_by]
     partitions: dict[tuple, list[dict]] = {}
     for row in rows:
         partitions.setdefault(tuple(row.get(c) for c in part_cols), []).append(dict(row))
     # no rows (a header-only file): a duration has no timestamps to bind to, and matches nothing (issue 14)
     within = within_check(q, ts_unit) if rows or ts_unit is not None else None
-    measure_names = [m.name for m in q.measures]
-    if q.rows == "all":
-        rest = [c for c in columns if c not in part_cols and c not in order_cols]
-        out_cols = part_cols + [c for c in order_cols if c not in part_cols] + measure_names + rest
-    else:
-        out_cols = part_cols + measure_names
-    if len(set(out_cols)) != len(out_cols):
-        dup = next(c for c in out_cols if out_cols.count(c) > 1)
-        pos = next((m.pos for m in q.measures if m.name == dup), q.pos)
-        raise query_error(f"output column '{dup}' appears twice (rename the measure)", pos)
+    out_cols = _out_columns(q, columns)
     out: list[tuple] = []
     matches: list[tuple[dict, Any]] = []
     ordered = [_order(prows, q.order_by) for prows in partitions.values()]
@@ -132,6 +125,70 @@ def run_rows(q: S.MatchRecognize | str, columns: Sequence[str], rows: Sequence[M
                 emit.one(positions, labels, n)
         else:
             _sql_partition(q, program, prows, emit, check, state)
+    table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
+    return project_columns(q, table)
+
+
+def _out_columns(q: S.MatchRecognize, columns: Sequence[str]) -> list[str]:
+    """The output columns (M7), QueryError where two share a name."""
+    part_cols = [c.col for c in q.partition_by]
+    order_cols = [k.col.col for k in q.order_by]
+    measure_names = [m.name for m in q.measures]
+    if q.rows == "all":
+        rest = [c for c in columns if c not in part_cols and c not in order_cols]
+        out_cols = part_cols + [c for c in order_cols if c not in part_cols] + measure_names + rest
+    else:
+        out_cols = part_cols + measure_names
+    if len(set(out_cols)) != len(out_cols):
+        dup = next(c for c in out_cols if out_cols.count(c) > 1)
+        pos = next((m.pos for m in q.measures if m.name == dup), q.pos)
+        raise query_error(f"output column '{dup}' appears twice (rename the measure)", pos)
+    return out_cols
+
+
+def run_starts(q: S.MatchRecognize, columns: Sequence[str], rows: Sequence[Mapping[str, Any]], choose,
+               ts_unit: str | None = None) -> Table:
+    """ONE ROW / ALL ROWS PER MATCH without PARTITION BY, outputting the matches `choose` picks from the match
+    at every start row (cepkit.front.sql.starts: `choose(Starts) -> Walk`) instead of those of its own walk."""
+    q = bind_columns(q, list(columns))
+    if q.partition_by or q.rows == "all_matches":
+        raise ValueError("the match at every start row is for SQL mode without PARTITION BY")
+    _check_types(q, rows)
+    ordered = _order([dict(r) for r in rows], q.order_by)
+    within = within_check(q, ts_unit) if rows or ts_unit is not None else None
+    out_cols = _out_columns(q, columns)
+    matcher = VM(compile_pattern(q.pattern), q.define_map, q.subset_map, within(ordered) if within else None,
+                 q.conventions.null_logic)
+    found = {}
+    for p in range(len(ordered)):
+        hit = matcher.first(ordered, p)
+        if hit is not None:
+            found[p] = hit
+    start = np.array(sorted(found), np.int64)
+    end = np.array([found[p][0] for p in start.tolist()], np.int64)
+    target = np.array([target_of(q, p, found[p][0], found[p][1]) for p in start.tolist()], np.int64)
+    ids = np.array([r.get("id", i) for i, r in enumerate(ordered)], dtype=object)
+    starts = Starts(ids, start, end, target)
+    walk = choose(starts)
+    out: list[tuple] = []
+    matches: list[tuple[dict, Any]] = []
+    emit = Emitter(q, ordered, out_cols, out, matches)
+    for is_match, k in zip(*walk.order(starts)):
+        if not is_match:
+            emit.unmatched(int(walk.unmatched[k]))
+            continue
+        c, number = int(walk.matches[k]), int(walk.numbers[k])
+        p = int(start[c])
+        stop, labels, excluded = found[p]
+        if stop == p:
+            if q.rows == "one":
+                emit.empty_one(p, number)
+            elif q.empty in ("show", "unmatched"):
+                emit.empty_all(p, number)
+        elif q.rows == "one":
+            emit.one(range(p, stop), labels, number)
+        else:
+            emit.all(range(p, stop), labels, excluded, number)
     table = Table(tuple(out_cols), tuple(out), tuple(matches) if q.rows != "all" else None)
     return project_columns(q, table)
 

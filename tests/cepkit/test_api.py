@@ -52,6 +52,13 @@ def test_compile_finds_the_language_from_the_text():
     assert program.language == "sase"
 
 
+def test_a_one_line_query_longer_than_a_file_name_is_a_query():
+    """Text that cannot be a file name (over 255 bytes) is the query, not an OSError of the file check."""
+    text = " ".join((EX / "sql/v_shape.sql").read_text().split("\n")[1:])
+    assert "\n" not in text and len(text) > 255
+    assert len(cepkit.run(text, str(EX / "sql/ticker.csv"))) > 0
+
+
 def test_sql_table_timestamp_from_the_first_order_by_column(tmp_path):
     """A table without a ts column: the query's first ORDER BY column is the timestamp, for cepkit.run as
     for `cepkit run` (one reader: cepkit.reference.sql.engine.to_table), and the query reads that column by name."""
