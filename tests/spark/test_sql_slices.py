@@ -295,15 +295,17 @@ def test_slice_walk_numbers_and_unmatched_rows():
 # The real job.
 
 def test_spark_job_by_time_slice(spark, tmp_path):
-    """Several skip modes, ONE ROW and ALL ROWS PER MATCH with MATCH_NUMBER(), many short slices."""
+    """Several skip modes, ONE ROW and ALL ROWS PER MATCH with MATCH_NUMBER(), many short slices, on the
+    reference engine and (two of them) the optimized one in the tasks."""
     frame = case_frame(400, 8).drop(columns=["id"])   # ids: the file's rows, as the single process numbers them
     path = tmp_path / "t.parquet"
     frame.to_parquet(path, index=False)
-    for name, length in (("one-past-last", 4), ("all-to-last", 3), ("all-unmatched", 7), ("order-ties", 5)):
+    for name, length, engine in (("one-past-last", 4, "optimized"), ("all-to-last", 3, "reference"),
+                                 ("all-unmatched", 7, "optimized"), ("order-ties", 5, "reference")):
         text = case_text(name)
         single = cepkit.run(text, str(path), engine="reference")
         out = tmp_path / name
-        summary = run_job(text, str(path), str(out), spark=spark, engine="reference", slice_length=length,
+        summary = run_job(text, str(path), str(out), spark=spark, engine=engine, slice_length=length,
                           partitions=3)
         assert "AFTER MATCH SKIP walked" in summary.plan
         assert summary.matches == len(single) > 0
