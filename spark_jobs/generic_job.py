@@ -140,8 +140,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                      text_cols=used_text, text_forms=forms, exact=True)
     spark_schema = IO.spark_schema(schema)
     values = G.value_columns(schema, layout)  # typed as `cepkit run --format parquet` types them
+    times = ("ts",) if lang == "sase" and is_datetime else ()   # as `cepkit run --format parquet` writes ts
     if n == 0:
-        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values)
+        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values, times=times)
         return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     parallelism = max(spark.sparkContext.defaultParallelism, 1)
@@ -196,7 +197,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         _warm(spark, spec, stage, stage_order)
         walk_s = 0.0
     t1 = time.perf_counter()
-    matches = IO.write_matches(out, out_dir, values=values)
+    matches = IO.write_matches(out, out_dir, values=values, times=times)
     t2 = time.perf_counter()
     if plan.kind == "walk-slice":
         staged.unpersist()

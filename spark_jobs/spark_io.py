@@ -119,17 +119,28 @@ def _persisted(df, level):
             conf.set(CACHED_PARTITIONING, before)
 
 
-def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = ()) -> int:
+def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = (),
+                  times: tuple[str, ...] = ()) -> int:
     """Write the matches to `out_dir` and return their number, each value column in `values` typed as
-    `cepkit run --format parquet` types it (`typed`). `out_dir` is replaced atomically
+    `cepkit run --format parquet` types it (`typed`), each column in `times` (nanoseconds since the epoch: a
+    datetime input's timestamps) as a timestamp (`as_timestamps`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap)."""
     out, kept = typed(out, tuple(values))
     try:
-        return _write(out, out_dir, stamps)
+        return _write(as_timestamps(out, times), out_dir, stamps)
     finally:
         if kept is not None:
             kept.unpersist()
+
+
+def as_timestamps(out, cols: tuple[str, ...]):
+    """`out` with each column in `cols` (integer nanoseconds since the epoch, whole microseconds: Spark reads
+    datetimes in microseconds) as Spark's timestamp, which its Parquet writer stores as INT96: read back as
+    timestamp[ns], the type `cepkit run --format parquet` writes for a datetime input's `ts`."""
+    from pyspark.sql import functions as F
+
+    return out.withColumns({c: F.timestamp_micros(F.expr(f"`{c}` div 1000")) for c in cols}) if cols else out
 
 
 def _write(out, out_dir: str, stamps: list[float] | None) -> int:
