@@ -13,6 +13,7 @@ from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import kernel_pack as KP, tasks as T, warmup as W
 from cepkit.spark_jobs import sql_walk as SW
+from cepkit.spark_jobs import output_form as OF
 from cepkit.spark_jobs.summary import Summary
 from cepkit.front.language.ast import leaves
 from cepkit.core.match_table import Layout
@@ -129,7 +130,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     if lang == "sql" and q.rows == "all" and q.select is None:  # ALL ROWS PER MATCH, SELECT *: every column
 
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]
-        layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
+        layout = Layout(layout.variables, output_columns(q, [ts_col] + (["id"] if id_col else []) + attrs))
     id_is_int = id_col is None or IO.id_is_int(df, id_col)
     schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa")
     used_text = tuple(c for c in text_cols if c not in (ts_col, id_col, type_col))
@@ -140,9 +141,9 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                      text_cols=used_text, text_forms=forms, exact=True)
     spark_schema = IO.spark_schema(schema)
     values = G.value_columns(schema, layout)  # typed as `cepkit run --format parquet` types them
-    times = ("ts",) if lang == "sase" and is_datetime else ()   # as `cepkit run --format parquet` writes ts
+    form = _output_form(lang, q, layout, values, ts_col, is_datetime)   # what `cepkit run --format parquet` writes
     if n == 0:
-        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values, times=times)
+        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values, form=form)
         return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     parallelism = max(spark.sparkContext.defaultParallelism, 1)
@@ -197,7 +198,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         _warm(spark, spec, stage, stage_order)
         walk_s = 0.0
     t1 = time.perf_counter()
-    matches = IO.write_matches(out, out_dir, values=values, times=times)
+    matches = IO.write_matches(out, out_dir, values=values, form=form)
     t2 = time.perf_counter()
     if plan.kind == "walk-slice":
         staged.unpersist()
@@ -262,6 +263,19 @@ def _type_col(lang: str, columns: S.Columns, present) -> str | None:
 
 def _default_type(lang: str, columns: S.Columns) -> str | None:
     return {"sql": "row", "tpstream": columns.default_type or "event"}.get(lang, columns.default_type)
+
+
+def _output_form(lang: str, q, layout, values: tuple[str, ...], ts_col: str | None, is_datetime: bool):
+    """The columns `cepkit run --format parquet` writes for this language (cepkit.spark_jobs.output_form)."""
+    if lang == "sql":
+        from cepkit.front.sql.table import timestamp_columns  # lazy: the SQL front end, for SQL jobs only
+
+        return OF.sql_form(layout.payload, values, timestamp_columns(q, ts_col), is_datetime)
+    if lang == "tpstream":
+        return OF.tpstream_form(q.partition_by, list(q.streams), [r.name for r in q.returns], values, is_datetime)
+    if lang == "sase":
+        return OF.sase_form(is_datetime)
+    return OF.OutputForm()
 
 
 def _id_type(is_int: bool):

@@ -11,7 +11,7 @@ from cepkit.front.language import parse
 from cepkit.spark_jobs import commit as C, languages as L
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, tasks as T
-from cepkit.spark_jobs import kernel_pack as KP, warmup as W
+from cepkit.spark_jobs import kernel_pack as KP, output_form as OF, warmup as W
 from cepkit.spark_jobs.summary import Summary
 from cepkit.spark_jobs.session import get_session, job_settings
 from cepkit.spark_jobs.generic_job import run_generic
@@ -124,7 +124,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
         schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
         IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir,
-                         values=tuple(r.name for r in q.returns), times=("ts",) if is_datetime else ())
+                         values=tuple(r.name for r in q.returns), form=OF.sase_form(is_datetime))
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
                        (("start-up", t_read - t_start), ("read", time.perf_counter() - t_read)))
     stream_unit = "ns" if is_datetime else ts_unit
@@ -194,7 +194,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         starting.join()
     t1 = time.perf_counter()
     stamps: list[float] = []
-    matches = IO.write_matches(out, out_dir, stamps, values=spec_args["returns"], times=("ts",) if is_datetime else ())
+    matches = IO.write_matches(out, out_dir, stamps, values=spec_args["returns"],
+                               form=OF.sase_form(is_datetime))
     t2 = stamps[0]
     compiles = compiled.value
     t3 = time.perf_counter()

@@ -10,6 +10,7 @@ from cepkit.core.numbers_text import NULL_WORDS
 from cepkit.spark_jobs import commit as C
 from cepkit.spark_jobs import source as S
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import output_form as OF
 from cepkit.spark_jobs import typed_output as TO
 from cepkit.spark_jobs.failures import spark_failure
 
@@ -120,15 +121,15 @@ def _persisted(df, level):
 
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = (),
-                  times: tuple[str, ...] = ()) -> int:
+                  form: OF.OutputForm = OF.OutputForm()) -> int:
     """Write the matches to `out_dir` and return their number, each value column in `values` typed as
-    `cepkit run --format parquet` types it (`typed`), each column in `times` (nanoseconds since the epoch: a
-    datetime input's timestamps) as a timestamp (`as_timestamps`). `out_dir` is replaced atomically
+    `cepkit run --format parquet` types it (`typed`), in the columns of `form` (output_form: those `cepkit run
+    --format parquet` writes), its times as timestamps (`as_timestamps`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap)."""
     out, kept = typed(out, tuple(values))
     try:
-        return _write(as_timestamps(out, times), out_dir, stamps)
+        return _write(as_timestamps(OF.project(out, form), form.times), out_dir, stamps)
     finally:
         if kept is not None:
             kept.unpersist()

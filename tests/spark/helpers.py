@@ -103,3 +103,40 @@ def stream_value_types(spark, out, cols: list[str]) -> list:
     """`value_types` of a stream's output typed over all its rows (typed_output.typed_table)."""
     frame = spark.read.parquet(str(out)).toPandas()
     return value_types(typed_table(pa.Table.from_pandas(frame, preserve_index=False), cols), cols)
+
+
+def cli_parquet(query: str, events, out, ts_unit: str | None = None, engine: str = "reference") -> pa.Table:
+    """`cepkit run QUERY EVENTS --format parquet` (the single process's Parquet, run in this process), read
+    back: what the Spark batch job's output must equal, schema and rows (docs/spark.md "Output")."""
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from cepkit.cli import main
+    from cepkit.core import registry
+
+    query_file = Path(out).with_suffix(".query")
+    query_file.write_text(query)
+    argv = ["run", str(query_file), str(events), "--format", "parquet", "--output", str(out), "--engine", engine,
+            "--language", registry.detect(query)]
+    if ts_unit:
+        argv += ["--ts-unit", ts_unit]
+    assert main(argv) == 0
+    return pq.read_table(out)
+
+
+def table_rows(table: pa.Table) -> list:
+    """A Parquet table's rows, sorted, each value as `cell_json`: the Spark output and the single process's are
+    compared in this form."""
+    frame = table.to_pandas()
+    return sorted(tuple(cell_json(v) for v in rec) for rec in frame.itertuples(index=False))
+
+
+def same_as_single(out, single: pa.Table) -> int:
+    """Assert that the Spark job's output under `out` has the single process's schema and rows; its rows."""
+    import pyarrow.parquet as pq
+
+    got = pq.read_table(out)
+    assert [(f.name, f.type) for f in got.schema] == [(f.name, f.type) for f in single.schema]
+    assert table_rows(got) == table_rows(single)
+    return got.num_rows

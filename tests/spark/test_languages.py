@@ -16,7 +16,7 @@ from cepkit.core.match import canonical_key, json_safe
 from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
-from tests.spark.helpers import cell_json, ordered
+from tests.spark.helpers import cell_json, cli_parquet, ordered, same_as_single
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 
@@ -52,6 +52,16 @@ def frame_rows(frame: pd.DataFrame, layout) -> list:
     return sorted(rows, key=repr)
 
 
+def check_single(spark, tmp_path, query: str, events: Path, **kw) -> None:
+    """The Spark job's output equals `cepkit run --format parquet` (MATCH_RECOGNIZE, TPStream: the language's own
+    columns, docs/spark.md "Output"), schema and rows, and has rows."""
+    single = cli_parquet(query, events, tmp_path / "single.parquet", ts_unit=kw.get("ts_unit"))
+    out = tmp_path / "out"
+    kw.setdefault("engine", "reference")
+    summary = run_job(query, str(events), str(out), spark=spark, **kw)
+    assert same_as_single(out, single) == summary.matches == single.num_rows > 0
+
+
 def check(spark, tmp_path, query: str, events: Path, want: list, table, **kw) -> None:
     out = tmp_path / "out"
     kw.setdefault("engine", "reference")  # the optimized engines' cold Numba compiles in the workers cost minutes
@@ -73,8 +83,7 @@ def test_sql_by_partition(spark, tmp_path):
     text = (EX / "sql" / "v_shape_all_rows.sql").read_text()
     path = tmp_path / "ticker.csv"
     ticker(300, 4, 3).to_csv(path, index=False)
-    table = cepkit.run(text, str(path), engine="reference")
-    check(spark, tmp_path, text, path, expected(table), table, partitions=3)
+    check_single(spark, tmp_path, text, path, partitions=3)
 
 
 def test_sql_all_matches_by_time_slice(spark, tmp_path):
@@ -85,8 +94,7 @@ def test_sql_all_matches_by_time_slice(spark, tmp_path):
     frame = pd.DataFrame({"ts": np.arange(1, n + 1), "p": rng.integers(1, 70, n), "v": rng.integers(1, 1500, n)})
     path = tmp_path / "trades.parquet"
     frame.to_parquet(path, index=False)
-    table = cepkit.run(text, frame, engine="reference")
-    check(spark, tmp_path, text, path, expected(table), table, slice_length=25)
+    check_single(spark, tmp_path, text, path, slice_length=25)
 
 
 def test_sql_refusals_by_name(spark, tmp_path):
@@ -102,8 +110,7 @@ def test_sql_refusals_by_name(spark, tmp_path):
 def test_tpstream_by_partition(spark, tmp_path):
     text = (EX / "tpstream" / "aggressive_drivers.tps").read_text()
     path = EX / "tpstream" / "car_sensors.csv"
-    table = cepkit.run(text, str(path), read_options={"ts_unit": "s"}, engine="reference")
-    check(spark, tmp_path, text, path, expected(table), table, ts_unit="s", partitions=2)
+    check_single(spark, tmp_path, text, path, ts_unit="s", partitions=2)
     with pytest.raises(QueryError, match="no PARTITION BY"):
         run_job(text.replace("PARTITION BY car_id", ""), str(path), str(tmp_path / "o"), spark=spark, ts_unit="s")
 

@@ -23,7 +23,7 @@ from cepkit.spark_jobs import languages as L
 from cepkit.spark_jobs import plan as P
 from cepkit.spark_jobs import sql_walk as SW
 from cepkit.spark_jobs.job import run_job
-from tests.spark.test_languages import expected, spark_rows
+from tests.spark.helpers import cli_parquet, same_as_single
 from tests.sql.strategies import aggregates, column_refs, patterns
 
 # ---------------------------------------------------------------------------------------------------------
@@ -303,13 +303,12 @@ def test_spark_job_by_time_slice(spark, tmp_path):
     for name, length, engine in (("one-past-last", 4, "optimized"), ("all-to-last", 3, "reference"),
                                  ("all-unmatched", 7, "optimized"), ("order-ties", 5, "reference")):
         text = case_text(name)
-        single = cepkit.run(text, str(path), engine="reference")
+        single = cli_parquet(text, path, tmp_path / f"{name}.parquet")
         out = tmp_path / name
         summary = run_job(text, str(path), str(out), spark=spark, engine=engine, slice_length=length,
                           partitions=3)
         assert "AFTER MATCH SKIP walked" in summary.plan
-        assert summary.matches == len(single) > 0
-        assert spark_rows(out, single) == sorted(expected(single), key=repr)
+        assert same_as_single(out, single) == summary.matches == single.num_rows > 0
 
 
 def test_spark_refusals_by_name(spark, tmp_path):

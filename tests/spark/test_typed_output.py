@@ -16,6 +16,7 @@ from cepkit.match_output import Rows, parquet_table
 from cepkit.spark_jobs import typed_output as TO
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
+from tests.spark.helpers import same_as_single
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -99,26 +100,13 @@ def _cli_parquet(query: Path, events: Path, out: Path, opts: dict) -> pa.Table:
     return pq.read_table(out)
 
 
-def _rows(table: pa.Table, names: list[str]) -> list:
-    return sorted(zip(*(table.column(n).to_pylist() for n in names)), key=repr)
-
-
 @pytest.mark.parametrize("query,events,opts", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_spark_output_has_the_single_process_types_and_values(spark, tmp_path, query, events, opts):
     single = _cli_parquet(EX / query, EX / events, tmp_path / "single.parquet", opts)
     out = tmp_path / "out"
     run_job((EX / query).read_text(), str(EX / events), str(out), spark=spark, engine="reference",
             columns=Columns(), ts_unit=opts.get("ts_unit"))
-    got = pq.read_table(out)
-    # ts: the same column where the layouts are the same (SASE+: a timestamp for datetime input); MATCH_RECOGNIZE
-    # and TPStream write their rows' own ts, the Spark job the match table's
-    same_ts = query.endswith(".sase")
-    shared = [n for n in single.column_names if n in got.column_names and (n != "ts" or same_ts)]
-    values = [f.name for f in got.schema if f.name in shared]
-    assert values, (single.schema, got.schema)
-    assert [(n, got.schema.field(n).type) for n in values] == [(n, single.schema.field(n).type) for n in values]
-    assert got.num_rows == single.num_rows > 0
-    assert _rows(got, values) == _rows(single, values)
+    assert same_as_single(out, single) > 0   # every column: names, types (the layout of the language) and rows
 
 
 def test_value_columns_are_the_payload_columns_whatever_their_names():
