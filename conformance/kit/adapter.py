@@ -12,6 +12,7 @@ exception is a crash, and fails the vector."""
 from __future__ import annotations
 
 import importlib
+import itertools
 import importlib.util
 import json
 import sys
@@ -25,6 +26,9 @@ from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
 from cepkit.conformance.kit.protocol import Refused, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
 from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
+
+
+MAX_ROWS = 1_000_000     # match rows an adapter may give on one vector
 
 
 class AdapterError(Exception):
@@ -107,11 +111,13 @@ class AdapterEngine:
         except Exception as exc:  # noqa: BLE001 - sorted by _reported
             return _reported(exc, "query")
         try:
-            rows = list(self.adapter.run(compiled, vector))
+            rows = list(itertools.islice(self.adapter.run(compiled, vector), MAX_ROWS + 1))
         except SystemExit as exc:
             return _exited(exc, "run")
         except Exception as exc:  # noqa: BLE001
             return _reported(exc, "event")
+        if len(rows) > MAX_ROWS:
+            return Crash(f"run() gave more than {MAX_ROWS} match rows (the bound of an answer)")
         text = "".join(json.dumps(r, default=str) + "\n" for r in rows)
         try:
             return Rows(to_table(rows, outside.reference_layout(case)), text)

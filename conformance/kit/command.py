@@ -90,6 +90,11 @@ OUTPUT_LIMIT_VARIABLE = "CEPKIT_KIT_OUTPUT_MAX"   # MiB a command may write to s
 OUTPUT_LIMIT_MIB = 256
 
 
+def output_bound() -> int:
+    """The bytes an engine may write to stdout or stderr on one vector (CEPKIT_KIT_OUTPUT_MAX MiB, default 256)."""
+    return int(float(os.environ.get(OUTPUT_LIMIT_VARIABLE) or OUTPUT_LIMIT_MIB) * (1 << 20))
+
+
 class OutputFlood(Exception):
     """A command wrote past the bound of an answer."""
 
@@ -105,7 +110,7 @@ def _bounded_run(argv: list[str], env: dict, folder: Path, timeout: float) -> su
     import signal
     import time
 
-    bound = int(float(os.environ.get(OUTPUT_LIMIT_VARIABLE) or OUTPUT_LIMIT_MIB) * (1 << 20))
+    bound = output_bound()
     out_path, err_path = folder / ".stdout", folder / ".stderr"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         child = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
