@@ -20,7 +20,7 @@ from typing import Any
 import math
 import re
 
-from cepkit.conformance.loader import check_keys, read_cases
+from cepkit.conformance.loader import check_keys, read_cases, where
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit.rows import value_key
 from cepkit.core import registry
@@ -65,8 +65,8 @@ def load_area(area: str, parse_case, directory: Path | None = None) -> list:
         for n, raw in enumerate(read_cases(path), 1):
             label = f"case {raw.get('id')!r}" if isinstance(raw, dict) else f"case #{n}"
 
-            def fail(msg: str, label=label, path=path) -> ValueError:
-                return ValueError(f"{path}: {label}: {msg}")
+            def fail(msg: str, label=label, path=path, raw=raw) -> ValueError:
+                return ValueError(f"{where(path, raw)}: {label}: {msg}")
 
             case = parse_case(raw, path, fail)
             if case.id in seen:
