@@ -22,8 +22,8 @@ from typing import Any
 
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import outside
-from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
-from cepkit.conformance.kit.protocol import Refused, vector_of
+from cepkit.conformance.kit.answers import Answer, Crash, Missing, Raised, Refusal, Rows
+from cepkit.conformance.kit.protocol import Refused, Unavailable, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
 from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
 
@@ -52,7 +52,7 @@ def load_adapter(spec: str) -> Any:
         else:
             module = importlib.import_module(module_name)
         cls = getattr(module, attr)
-    except AdapterError:
+    except (AdapterError, Unavailable):
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to import is the user's to see, in one line
         raise AdapterError(f"--adapter {spec}: cannot load it: {type(exc).__name__}: {exc}") from None
@@ -64,6 +64,8 @@ def load_adapter(spec: str) -> Any:
 
 
 def _reported(exc: Exception, phase: str) -> Answer:
+    if isinstance(exc, Unavailable):
+        return Missing(str(exc))
     if isinstance(exc, (Refused, Unsupported)) or isinstance(getattr(exc, "construct", None), str):
         return Refusal(exc.construct, str(exc))
     if isinstance(exc, QueryError):

@@ -6,17 +6,18 @@ import textwrap
 from dataclasses import dataclass
 
 from cepkit.conformance.harness import Case
-from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal
+from cepkit.conformance.kit.answers import Answer, Crash, Missing, Raised, Refusal
 from cepkit.conformance.kit.protocol import vector_of
 
-PASSED, FAILED, REFUSED, ERROR = "passed", "failed", "refused", "error"
+PASSED, FAILED, REFUSED, ERROR, SKIPPED = "passed", "failed", "refused", "error", "skipped"
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What the kit found on one vector (plain data: it crosses from the process that ran the engine)."""
 
-    status: str                  # passed | failed (a wrong answer) | refused | error (the protocol broken)
+    status: str                  # passed | failed (a wrong answer) | refused | error (the protocol broken) |
+                                 # skipped (the engine cannot run here)
     detail: str = ""             # why it failed (expected vs actual), what was refused, what broke
     refused: str | None = None   # the construct the engine named
     rows_text: str = ""          # an outside engine's rows as it wrote them (the first lines)
@@ -30,6 +31,8 @@ def judge(case: Case, answer: Answer, outside: bool, strict_types: bool = False)
         return Verdict(REFUSED, answer.message, answer.construct)
     if isinstance(answer, Crash):
         return Verdict(ERROR, answer.message)
+    if isinstance(answer, Missing):
+        return Verdict(SKIPPED, answer.reason)
     if isinstance(answer, Raised):
         if case.error is None:
             return Verdict(FAILED, f"unexpected {answer.kind} error: {answer.message}")

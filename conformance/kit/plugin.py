@@ -18,7 +18,7 @@ import pytest
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import summary, vectors
 from cepkit.conformance.kit.engine_spec import EngineSpec
-from cepkit.conformance.kit.outcome import ERROR, FAILED, REFUSED, describe
+from cepkit.conformance.kit.outcome import ERROR, FAILED, REFUSED, SKIPPED, describe
 from cepkit.conformance.kit.summary import Tally
 from cepkit.conformance.kit.worker import Worker, key_of
 from cepkit.core import registry
@@ -129,7 +129,7 @@ class VectorTest(pytest.Item):
         if self.verdict.status == REFUSED:
             self.user_properties.append(("refused", self.verdict.refused))
             pytest.skip(f"{REFUSED_PREFIX}{self.verdict.refused}")
-        if self.verdict.status == "skipped":
+        if self.verdict.status == SKIPPED:
             pytest.skip(self.verdict.detail)
 
     def runtest(self) -> None:
@@ -167,7 +167,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
                 tallies.append(_tally(report, ERROR))
             elif category == "skipped" and report.when == "setup":
                 refused = "refused" in dict(report.user_properties)
-                tallies.append(_tally(report, REFUSED if refused else "skipped"))
+                tallies.append(_tally(report, REFUSED if refused else SKIPPED))
     if not tallies:
         return
     seconds = time.monotonic() - config.stash.get(STARTED, time.monotonic())

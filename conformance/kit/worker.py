@@ -20,7 +20,8 @@ from cepkit.conformance.harness import Case
 from cepkit.conformance.kit.answers import Rows
 from cepkit.conformance.kit.command import OUTPUT_LIMIT_VARIABLE, output_bound
 from cepkit.conformance.kit.engine_spec import EngineSpec, KitUsageError
-from cepkit.conformance.kit.outcome import ERROR, Verdict, judge
+from cepkit.conformance.kit.outcome import ERROR, SKIPPED, Verdict, judge
+from cepkit.conformance.kit.protocol import Unavailable
 from cepkit.conformance.kit.vectors import language_cases
 from cepkit.core.errors import CepkitWarning
 
@@ -67,6 +68,9 @@ def serve(conn, spec: EngineSpec, strict_types: bool, folder: str) -> None:
     except KitUsageError as exc:
         conn.send(("unusable", str(exc)))
         return
+    except Unavailable as exc:
+        conn.send(("unavailable", f"{spec.label} cannot run here: {exc}"))
+        return
     except BaseException as exc:  # noqa: BLE001 - an engine that cannot even start: the parent says why
         conn.send(("unusable", f"{spec.label}: cannot start it: {type(exc).__name__}: {exc}"))
         return
@@ -99,6 +103,7 @@ class Worker:
         self.prefix = "start"                 # the files the child writes its stdout and stderr to now
         self.asked = 0
         self.unusable: str | None = None      # the engine cannot be built: every vector is this error
+        self.unavailable: str | None = None   # the engine cannot run here: every vector is skipped, saying why
         self.what = {"engine": "the engine", "adapter": "the adapter", "command": "the kit's child"}[spec.kind]
 
     def start(self) -> str | None:
@@ -120,13 +125,21 @@ class Worker:
         if kind == "unusable":
             self.unusable = reason
             self.stop()
-        return reason
+            return reason
+        if kind == "unavailable":
+            self.unavailable = reason
+            self.stop()
+        return None
 
     def verdict(self, key: str) -> Verdict:
         if self.unusable is not None:
             return Verdict(ERROR, self.unusable)
+        if self.unavailable is not None:
+            return Verdict(SKIPPED, self.unavailable)
         if self.process is None:
             reason = self.start()
+            if self.unavailable is not None:
+                return Verdict(SKIPPED, self.unavailable)
             if reason is not None:
                 return Verdict(ERROR, reason)
         self._clear()

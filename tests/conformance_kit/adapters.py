@@ -118,3 +118,21 @@ class Seventy(ReferenceAdapter):
         rows = super().run(program, vector)
         return [{k: (float(v) if isinstance(v, int) and not isinstance(v, bool) and k not in ("ts", "bindings")
                      else v) for k, v in row.items()} for row in rows]
+
+
+class NoPeer:
+    """An engine that cannot run here (its package is missing): it says so while loading."""
+
+    def __init__(self):
+        from cepkit.conformance.kit import Unavailable
+
+        raise Unavailable("no-such-peer is not installed (pip install no-such-peer)")
+
+
+class WrongShape(ReferenceAdapter):
+    """A broken engine: rows without bindings (a dict of its own making)."""
+
+    name = "wrong-shape"
+
+    def run(self, program, vector):
+        return [{"ts": 1, "match": 1}]
