@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         worker = None
     plugins = [] if worker is None else [_Preloaded(worker)]
     try:
-        code = int(pytest.main(pytest_argv(args, spec, vectors.cases_dir()), plugins=plugins))
+        code = int(pytest.main(pytest_argv(args, spec, vectors.cases_dir().resolve()), plugins=plugins))
     finally:
         if worker is not None:
             worker.close()

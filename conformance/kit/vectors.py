@@ -19,7 +19,7 @@ LOADERS = {"sase": "cepkit.conformance.loader", "sql": "cepkit.conformance.sql_l
 
 def cases_dir() -> Path:
     """Where the vectors are: `conformance/cases` inside the installed package."""
-    return Path(str(importlib.resources.files("conformance") / "cases"))
+    return Path(str(importlib.resources.files("cepkit.conformance") / "cases"))
 
 
 @functools.cache

@@ -64,7 +64,7 @@ def test_the_plugin_under_plain_pytest(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "cepkit.conformance.kit.plugin", "-p",
                            "no:cacheprovider", "--kit-adapter", BROKEN, "--kit-case", "CC5-s4-stream1",
                            "--rootdir", str(tmp_path), "-c", str(tmp_path / "none.ini"),
-                           str(vectors.cases_dir())], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                           str(vectors.cases_dir().resolve())], cwd=tmp_path, capture_output=True, text=True, timeout=300,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "0 passed, 1 failed, 0 refused, 0 errors" in done.stdout
