@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from cepkit.conformance.loader import read_yaml
+from cepkit.conformance.loader import where as line_of
 
 from cepkit.front.afa.afafile import load_afa, loads_afa
 from cepkit.reference.afa.driver import FLAVORS
@@ -125,7 +126,7 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
         raise ValueError(f"{path}: 'cases' must be a non-empty list")
     out = []
     for i, raw in enumerate(doc["cases"]):
-        where = f"{path}: case {raw.get('id', i + 1) if isinstance(raw, dict) else i + 1!r}"
+        where = f"{line_of(path, raw)}: case {raw.get('id', i + 1) if isinstance(raw, dict) else i + 1!r}"
         _keys(raw, _REQUIRED, _OPTIONAL, where)
         cid = raw["id"]
         if not isinstance(cid, str) or not _ID_RE.match(cid):

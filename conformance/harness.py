@@ -38,6 +38,9 @@ class Case:
     source: str = ""                            # where the expected result comes from (paper section, derivation)
     title: str = ""
     path: str = ""                              # the vector's YAML file
+    # the check with numbers compared by value (70 is 70.0), which the kit applies unless --strict-types;
+    # None: `check` compares numbers by value already
+    values_check: Callable[[MatchTable], None] | None = None
 
     def __str__(self) -> str:
         return self.id

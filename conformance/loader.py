@@ -71,12 +71,30 @@ class Case:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys in a mapping (PyYAML silently keeps the last one)."""
+    """SafeLoader that refuses duplicate keys in a mapping (PyYAML silently keeps the last one) and notes the
+    line each mapping starts on."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.lines: dict[int, int] = {}     # id(mapping) -> its first line (1-based)
+
+
+class Lined(dict):
+    """A YAML mapping that remembers the line it starts on (1-based), for messages about it."""
+
+    line: int | None = None
+
+
+def where(path: Path, raw: Any) -> str:
+    """`path:line` of a case read from the file (`path` alone when the line is not known)."""
+    line = getattr(raw, "line", None)
+    return f"{path}:{line}" if line else str(path)
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
     loader.flatten_mapping(node)
     out: dict = {}
+    loader.lines[id(out)] = node.start_mark.line + 1
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=deep)
         try:
@@ -136,12 +154,27 @@ def collect(root: Path, load_file) -> list:
 
 
 def read_yaml(path: Path) -> Any:
-    """The document of a YAML file read with the strict loader (duplicate keys refused); ValueError naming
-    the file otherwise."""
+    """The document of a YAML file read with the strict loader (duplicate keys refused), each mapping of its
+    `cases` list a Lined (its line known); ValueError naming the file and the line otherwise."""
+    loader = _StrictLoader(path.read_text(encoding="utf-8"))
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+        doc = loader.get_single_data()
+        if isinstance(doc, dict) and isinstance(doc.get("cases"), list):
+            doc["cases"] = [_lined(c, loader.lines) for c in doc["cases"]]
+        return doc
     except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: invalid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        raise ValueError(f"{path}{f':{mark.line + 1}' if mark else ''}: invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+
+
+def _lined(raw: Any, lines: dict[int, int]) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    out = Lined(raw)
+    out.line = lines.get(id(raw))
+    return out
 
 
 def read_cases(path: Path) -> list:
@@ -188,7 +221,7 @@ def _parse_case(raw: Any, path: Path, n: int) -> Case:
         label = f"case {raw['id']!r}"
 
     def fail(msg: str) -> ValueError:
-        return ValueError(f"{path}: {label}: {msg}")
+        return ValueError(f"{where(path, raw)}: {label}: {msg}")
 
     check_keys(raw, _ALLOWED, _REQUIRED, fail)
 

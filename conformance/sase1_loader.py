@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases
+from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases, where
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
 from cepkit.front.language import parse
@@ -76,7 +76,7 @@ def _parse(raw: Any, path: Path, n: int) -> Sase1Case:
     label = f"case {raw.get('id')!r}" if isinstance(raw, dict) and "id" in raw else f"case #{n}"
 
     def fail(msg: str) -> ValueError:
-        return ValueError(f"{path}: {label}: {msg}")
+        return ValueError(f"{where(path, raw)}: {label}: {msg}")
 
     check_keys(raw, _ALLOWED, _REQUIRED, fail)
     for key in ("id", "title", "source", "query"):

@@ -20,8 +20,9 @@ from typing import Any
 import math
 import re
 
-from cepkit.conformance.loader import check_keys, read_cases
+from cepkit.conformance.loader import check_keys, read_cases, where
 from cepkit.conformance.harness import Case
+from cepkit.conformance.kit.rows import value_key
 from cepkit.core import registry
 from cepkit.core.errors import QueryError
 from cepkit.core.match import plain
@@ -64,8 +65,8 @@ def load_area(area: str, parse_case, directory: Path | None = None) -> list:
         for n, raw in enumerate(read_cases(path), 1):
             label = f"case {raw.get('id')!r}" if isinstance(raw, dict) else f"case #{n}"
 
-            def fail(msg: str, label=label, path=path) -> ValueError:
-                return ValueError(f"{path}: {label}: {msg}")
+            def fail(msg: str, label=label, path=path, raw=raw) -> ValueError:
+                return ValueError(f"{where(path, raw)}: {label}: {msg}")
 
             case = parse_case(raw, path, fail)
             if case.id in seen:
@@ -314,8 +315,11 @@ def load_replay_cases(directory: Path | None = None) -> list[ReplayCase]:
 # rows as SQL outputs them (a multiset of {column: value}, values compared as repr(plain(v))) and matches
 # (bindings as strings, ts).
 
-def norm_row(row: dict) -> tuple:
-
+def norm_row(row: dict, by_value: bool = False) -> tuple:
+    """A row as the check compares it: each value as repr(plain(v)) (its type counts: 70 is not 70.0), or with
+    `by_value` as its exact value (cepkit.conformance.kit.rows.value_key: 70 is 70.0)."""
+    if by_value:
+        return tuple(sorted((k, value_key(v)) for k, v in row.items()))
     return tuple(sorted((k, repr(plain(v))) for k, v in row.items()))
 
 
@@ -331,7 +335,7 @@ def _rows_mode(query: str) -> str | None:
         return None
 
 
-def _sql_check(case: SqlCase):
+def _sql_check(case: SqlCase, by_value: bool = False):
     mode = _rows_mode(case.query)
 
     def check(table) -> None:
@@ -339,8 +343,8 @@ def _sql_check(case: SqlCase):
             got_cols = tuple(table.layout.payload)
             assert got_cols == case.expected_columns, f"{case.id}: columns {got_cols}, want {case.expected_columns}"
         if case.expected_rows is not None:
-            got = sorted(norm_row(dict(m.payload)) for m in table)
-            want = sorted(norm_row(r) for r in case.expected_rows)
+            got = sorted(norm_row(dict(m.payload), by_value) for m in table)
+            want = sorted(norm_row(r, by_value) for r in case.expected_rows)
             assert got == want, f"{case.id}: rows\n got  {got}\n want {want}"
         if case.expected_matches is not None:
             assert mode != "all", "expected_matches needs ONE ROW PER MATCH or ALL MATCHES"
@@ -402,7 +406,8 @@ def cases() -> list:
     for c in load_sql_cases():
         read = {"type_col": None, "default_type": "row", "ts_unit": c.ts_unit}
         events, records = (_frame(c.events), c.events) if c.events is not None else _own_rows(c.query, read)
-        out.append(Case(c.id, "sql", c.query, events, _sql_check(c), read_options=read,
+        out.append(Case(c.id, "sql", c.query, events, _sql_check(c), values_check=_sql_check(c, by_value=True),
+                        read_options=read,
                         error=_sql_error(c) if c.error is not None else None, records=records,
                         record_options=read, error_kind="query" if c.error is not None else None,
                         **_about(c)))

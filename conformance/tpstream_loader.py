@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 
-from cepkit.conformance.loader import collect, read_cases
+from cepkit.conformance.loader import collect, read_cases, where
 from cepkit.front.tpstream import allen
 from cepkit.conformance.harness import Case
 from cepkit.core.match import comparable
@@ -68,7 +68,7 @@ def _case(raw: Any, path: Path, n: int) -> TPCase:
     label = f"case {raw.get('id')!r}" if isinstance(raw, dict) and "id" in raw else f"case #{n}"
 
     def fail(msg: str) -> ValueError:
-        return ValueError(f"{path}: {label}: {msg}")
+        return ValueError(f"{where(path, raw)}: {label}: {msg}")
 
     if not isinstance(raw, dict):
         raise fail("a case must be a mapping")

@@ -3,6 +3,6 @@ external command, with a JUnit report and a summary per construct (`cepkit confo
 
 An engine outside cepkit sees a `Vector` (query, events, options as plain data) and answers with match rows
 in the `Match.to_json` form, or declines a construct with `Refused`."""
-from cepkit.conformance.kit.protocol import Refused, Vector
+from cepkit.conformance.kit.protocol import Refused, Unavailable, Vector
 
-__all__ = ["Refused", "Vector"]
+__all__ = ["Refused", "Unavailable", "Vector"]

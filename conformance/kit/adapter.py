@@ -12,6 +12,7 @@ exception is a crash, and fails the vector."""
 from __future__ import annotations
 
 import importlib
+import itertools
 import importlib.util
 import json
 import sys
@@ -21,10 +22,13 @@ from typing import Any
 
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import outside
-from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
-from cepkit.conformance.kit.protocol import Refused, vector_of
+from cepkit.conformance.kit.answers import Answer, Crash, Missing, Raised, Refusal, Rows
+from cepkit.conformance.kit.protocol import Refused, Unavailable, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
 from cepkit.core.errors import CepkitError, EventError, QueryError, Unsupported
+
+
+MAX_ROWS = 1_000_000     # match rows an adapter may give on one vector
 
 
 class AdapterError(Exception):
@@ -48,7 +52,7 @@ def load_adapter(spec: str) -> Any:
         else:
             module = importlib.import_module(module_name)
         cls = getattr(module, attr)
-    except AdapterError:
+    except (AdapterError, Unavailable):
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to import is the user's to see, in one line
         raise AdapterError(f"--adapter {spec}: cannot load it: {type(exc).__name__}: {exc}") from None
@@ -60,6 +64,8 @@ def load_adapter(spec: str) -> Any:
 
 
 def _reported(exc: Exception, phase: str) -> Answer:
+    if isinstance(exc, Unavailable):
+        return Missing(str(exc))
     if isinstance(exc, (Refused, Unsupported)) or isinstance(getattr(exc, "construct", None), str):
         return Refusal(exc.construct, str(exc))
     if isinstance(exc, QueryError):
@@ -107,11 +113,13 @@ class AdapterEngine:
         except Exception as exc:  # noqa: BLE001 - sorted by _reported
             return _reported(exc, "query")
         try:
-            rows = list(self.adapter.run(compiled, vector))
+            rows = list(itertools.islice(self.adapter.run(compiled, vector), MAX_ROWS + 1))
         except SystemExit as exc:
             return _exited(exc, "run")
         except Exception as exc:  # noqa: BLE001
             return _reported(exc, "event")
+        if len(rows) > MAX_ROWS:
+            return Crash(f"run() gave more than {MAX_ROWS} match rows (the bound of an answer)")
         text = "".join(json.dumps(r, default=str) + "\n" for r in rows)
         try:
             return Rows(to_table(rows, outside.reference_layout(case)), text)

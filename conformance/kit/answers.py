@@ -38,4 +38,11 @@ class Crash:
     message: str
 
 
-Answer = Rows | Refusal | Raised | Crash
+@dataclass(frozen=True)
+class Missing:
+    """The engine cannot run here (a package, a runtime, a file is missing): the vector is skipped."""
+
+    reason: str
+
+
+Answer = Rows | Refusal | Raised | Crash | Missing

@@ -1,106 +1,171 @@
-"""`cepkit conformance`: run the shipped vectors against an engine, print a summary, write a JUnit report.
+"""`cepkit conformance`: run the shipped vectors against an engine through pytest and the kit's plugin
+(conformance/kit/plugin.py): a test per vector, the failures in full, passed / failed / refused / errors per
+language and construct, and what pytest adds (-k, -x, --junitxml, -n with pytest-xdist, any option after --).
 
-Exit code 0 when no vector failed (refusals are not failures), 1 when one did, 2 for a usage error."""
+Exit code 0 when no vector failed or errored (refusals are neither), 1 when one did, 2 for a usage error
+(nothing selected included), 3 when pytest broke, 130 when interrupted."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
-import time
 from pathlib import Path
 
 from cepkit.core import registry
-from cepkit.conformance.kit import junit, session, summary, vectors
-from cepkit.conformance.kit.adapter import AdapterEngine, AdapterError
-from cepkit.conformance.kit.command import CommandEngine, CommandError
-from cepkit.conformance.kit.registered import RegisteredEngine
+from cepkit.core.errors import MissingExtra
+
+PLUGIN = "cepkit.conformance.kit.plugin"
+PYTEST_EXIT = {0: 0, 1: 1, 2: 130, 3: 3, 4: 2, 5: 2}   # pytest's ExitCode -> ours
+
+
 def register(sub) -> None:
     c = sub.add_parser("conformance", help="run the conformance vectors against a cepkit engine, a Python adapter "
                        "or an external command (docs/conformance.md)",
-                       description="Run every conformance vector of the chosen languages against one engine; print "
-                       "the failures, passed / failed / refused per construct, and optionally write a JUnit report.")
+                       description="Run every conformance vector of the chosen languages against one engine, as a "
+                       "pytest run (a test per vector); print the failures and passed / failed / refused / errors "
+                       "per construct. Options after -- go to pytest as they are.")
     c.add_argument("--language", action="append", choices=sorted(registry.LANGUAGES), metavar="L",
                    help=f"only this language's vectors (repeatable; default: all of {', '.join(registry.LANGUAGES)})")
     which = c.add_mutually_exclusive_group()
     which.add_argument("--engine", metavar="NAME", help="a registered engine (default: reference)")
     which.add_argument("--adapter", metavar="module:Class", help="a Python adapter (module or path/to/file.py)")
     which.add_argument("--command", metavar="CMD", help="an external command run once per vector")
-    c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report here")
+    c.add_argument("--junitxml", "--junit", dest="junit", metavar="FILE", help="write a JUnit XML report (pytest's)")
     c.add_argument("--case", action="append", metavar="PATTERN",
                    help="only vectors whose id (or language:id) matches this glob (repeatable)")
+    c.add_argument("-k", dest="keyword", metavar="EXPR", help="pytest's -k: only the tests whose names match EXPR "
+                   "(the language, the vector id: -k 'sase and CC5')")
+    c.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure or error")
+    c.add_argument("-n", "--numprocesses", metavar="N", help="run on N processes (pytest-xdist; 'auto': a core each)")
     c.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                   help="--command: seconds a vector may take (default 60)")
+                   help="seconds one vector may take, enforced from outside the engine (default 60)")
+    c.add_argument("--strict-types", action="store_true",
+                   help="numbers must also have the vector's type (70 is not 70.0); by default they compare by value")
     c.add_argument("-q", "--quiet", action="store_true", help="print no failure details, only the summary")
+    c.add_argument("-v", "--verbose", action="store_true", help="a line per vector")
+    c.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="further pytest options, after --")
     c.set_defaults(func=run, parser=c)
 
 
-def _engine(args: argparse.Namespace):
+def _spec(args: argparse.Namespace):
+    from cepkit.conformance.kit.engine_spec import EngineSpec  # lazy: the kit loads only for this command
 
     if args.adapter is not None:
-        try:
-            return AdapterEngine(args.adapter)
-        except AdapterError as exc:
-            args.parser.error(str(exc))
+        return EngineSpec("adapter", args.adapter, args.timeout)
     if args.command is not None:
-        try:
-            return CommandEngine(args.command, args.timeout)
-        except CommandError as exc:
-            args.parser.error(str(exc))
-    name = args.engine or "reference"
-    engine = RegisteredEngine(name)
-    runs = engine.languages()
-    if not runs:
-        names = sorted({n for (_, n) in registry.ENGINES})
-        args.parser.error(f"--engine {name}: no such engine (registered: {', '.join(names)})")
-    for lang in args.language or ():
-        if lang not in runs:
-            args.parser.error(f"--engine {name} runs no {lang} vectors (the {lang} engines: "
-                              f"{', '.join(registry.engines_for(lang))})")
-    for lang in args.language or runs:  # MissingExtra (cepkit[gpu]) before any vector, not one failure each
-        registry.require_engine(lang, name)
-    return engine
+        return EngineSpec("command", args.command, args.timeout)
+    return EngineSpec("engine", args.engine or "reference", args.timeout)
 
 
-def _progress(total: int):
-    """A one-line counter on stderr, on a terminal only (a command takes a process per vector)."""
-    if not sys.stderr.isatty():
+def _check_engine(args: argparse.Namespace, spec) -> None:
+    """The usage errors of a registered engine or a command, before any vector runs."""
+    from cepkit.conformance.kit.engine_spec import KitUsageError   # lazy: the kit loads only for this command
+
+    if spec.kind == "adapter":
+        return
+    try:
+        spec.build()
+    except KitUsageError as exc:
+        args.parser.error(str(exc))
+    if spec.kind == "engine":
+        runs = spec.languages()
+        for lang in args.language or ():
+            if lang not in runs:
+                args.parser.error(f"--engine {spec.value} runs no {lang} vectors (the {lang} engines: "
+                                  f"{', '.join(registry.engines_for(lang))})")
+        for lang in args.language or runs:  # MissingExtra (cepkit[gpu]) before any vector, not one failure each
+            registry.require_engine(lang, spec.value)
+
+
+def _started_adapter(args: argparse.Namespace, spec):
+    """The child running the adapter, started (the adapter is loaded there, never in this process): a usage
+    error when it cannot be loaded or does not start; None for another kind of engine."""
+    from cepkit.conformance.kit.worker import Worker   # lazy: the kit loads only for this command
+
+    if spec.kind != "adapter":
         return None
-    done = [0]
+    worker = Worker(spec, args.strict_types)
+    reason = worker.start()
+    if reason is not None:
+        worker.close()
+        args.parser.error(reason)
+    return worker
 
-    def show(outcome) -> None:
-        done[0] += 1
-        end = "\n" if done[0] == total else ""
-        sys.stderr.write(f"\r\x1b[K[{done[0]}/{total}] {outcome.case.language}:{outcome.case.id}{end}")
-        sys.stderr.flush()
-    return show
+
+def pytest_argv(args: argparse.Namespace, spec, cases_dir: Path) -> list[str]:
+    """The pytest command line of a kit run: the plugin, its options, the vectors' folder as the one path (the
+    folder's package as rootdir, no cache written there), no ini file or conftest of the working directory."""
+    argv = ["--disable-plugin-autoload", "-p", PLUGIN, "-p", "no:cacheprovider", "--noconftest", "-c", os.devnull,
+            "--rootdir", str(cases_dir.parent.parent), "-o", "junit_suite_name=cepkit-conformance",
+            "-o", "console_output_style=count", "-r", "fE", f"--kit-{spec.kind}", spec.value,
+            "--kit-timeout", repr(args.timeout)]
+    for lang in args.language or ():
+        argv += ["--kit-language", lang]
+    for pattern in args.case or ():
+        argv += ["--kit-case", pattern]
+    if args.strict_types:
+        argv.append("--kit-strict-types")
+    if args.keyword:
+        argv += ["-k", args.keyword]
+    if args.exitfirst:
+        argv.append("-x")
+    if args.numprocesses is not None:
+        argv += ["-p", "xdist.plugin", "-n", args.numprocesses]
+    if args.junit:
+        argv += ["--junitxml", args.junit]
+    if args.quiet:
+        argv += ["--tb=no", "-q"]
+    if args.verbose:
+        argv.append("-v")
+    return argv + list(args.pytest_args) + [str(cases_dir)]
+
+
+class _Preloaded:
+    """Hands the child started while checking the engine to the plugin (a serial run: no second start)."""
+
+    def __init__(self, worker):
+        self.worker = worker
+
+    def pytest_configure(self, config) -> None:
+        from cepkit.conformance.kit.plugin import WORKER   # lazy: pytest loads only for this command
+
+        config.stash[WORKER] = self.worker
 
 
 def run(args: argparse.Namespace) -> int:
+    import pytest  # lazy: the kit runs on pytest; `cepkit --version` and `cepkit run` never load it
+
+    from cepkit.conformance.kit import vectors   # lazy: the kit loads only for this command
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")
     if args.junit and not Path(args.junit).resolve().parent.is_dir():
         args.parser.error(f"--junit {args.junit}: no directory {Path(args.junit).resolve().parent}")
-    engine = _engine(args)
-    languages = args.language or [lang for lang in registry.LANGUAGES if lang in engine.languages()]
-    cases = vectors.select(vectors.all_cases(), languages, args.case)
-    if not any(engine.runs(c) for c in cases):
+    if args.numprocesses is not None and importlib.util.find_spec("xdist") is None:
+        raise MissingExtra("cepkit conformance -n", "kit", "pytest-xdist")
+    spec = _spec(args)
+    _check_engine(args, spec)
+    languages = args.language or [lang for lang in registry.LANGUAGES if lang in spec.languages()]
+    cases = vectors.select(vectors.all_cases(languages), languages, args.case)
+    if not any(spec.runs(c) for c in cases):
         chosen = f" matching --case {' '.join(args.case)}" if args.case else ""
         args.parser.error(f"no vector to run: {len(cases)} vectors of {', '.join(languages)}{chosen}, "
-                          f"none for {engine.label}")
-    started = time.monotonic()
-    outcomes = session.run(engine, cases, _progress(sum(engine.runs(c) for c in cases)))
-    seconds = time.monotonic() - started
-    if not args.quiet and any(o.status == "failed" for o in outcomes):
-        print(summary.failures(outcomes), end="\n\n")
+                          f"none for {spec.label}")
+    worker = _started_adapter(args, spec)
+    if worker is not None and args.numprocesses is not None:   # each pytest-xdist worker starts its own
+        worker.close()
+        worker = None
+    plugins = [] if worker is None else [_Preloaded(worker)]
+    try:
+        code = int(pytest.main(pytest_argv(args, spec, vectors.cases_dir().resolve()), plugins=plugins))
+    finally:
+        if worker is not None:
+            worker.close()
+    if code == 5:
+        print("cepkit conformance: error: no vector selected" + (f" (-k {args.keyword})" if args.keyword else ""),
+              file=sys.stderr)
     skipped = [lang for lang in registry.LANGUAGES if lang not in languages and not args.language]
-    print(summary.summary(outcomes, engine.label, seconds))
     if skipped:
-        print(f"not run: {', '.join(skipped)} ({engine.label} runs none of them)")
-    if args.junit:
-        try:
-            junit.write(outcomes, engine.label, args.junit)
-        except OSError as exc:
-            print(f"error: cannot write {args.junit}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        print(f"JUnit report: {args.junit}")
-    return 1 if any(o.status == "failed" for o in outcomes) else 0
+        print(f"not run: {', '.join(skipped)} ({spec.label} runs none of them)")
+    return PYTEST_EXIT.get(code, code)

@@ -11,7 +11,7 @@ CEPKIT_EVENTS, CEPKIT_RIGHT_EVENTS, CEPKIT_LANGUAGE. It runs in the kit's workin
 
 The command answers with its exit code: 0 and one JSON object per match on stdout (the Match.to_json form;
 blank lines ignored); 65 a query error; 66 an event error; 77 a refusal, the refused construct on the last
-line of stderr. Anything else (another code, a line that is not a match row, running past --timeout) is a
+line of stderr; 69 the engine cannot run here (a missing runtime), the reason on the last line of stderr. Anything else (another code, a line that is not a match row, running past --timeout) is a
 crash and fails the vector."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import outside
-from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
+from cepkit.conformance.kit.answers import Answer, Crash, Missing, Raised, Refusal, Rows
 from cepkit.conformance.kit.protocol import Vector, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
 from cepkit.core import registry
@@ -36,6 +36,7 @@ from cepkit.core.match import json_safe
 EXIT_QUERY_ERROR = 65
 EXIT_EVENT_ERROR = 66
 EXIT_REFUSED = 77
+EXIT_UNAVAILABLE = 69     # sysexits' EX_UNAVAILABLE: the engine cannot run here (the reason on stderr)
 PLACEHOLDERS = ("case", "query", "events", "right_events", "language", "options", "read_options", "id", "dir")
 
 
@@ -90,6 +91,11 @@ OUTPUT_LIMIT_VARIABLE = "CEPKIT_KIT_OUTPUT_MAX"   # MiB a command may write to s
 OUTPUT_LIMIT_MIB = 256
 
 
+def output_bound() -> int:
+    """The bytes an engine may write to stdout or stderr on one vector (CEPKIT_KIT_OUTPUT_MAX MiB, default 256)."""
+    return int(float(os.environ.get(OUTPUT_LIMIT_VARIABLE) or OUTPUT_LIMIT_MIB) * (1 << 20))
+
+
 class OutputFlood(Exception):
     """A command wrote past the bound of an answer."""
 
@@ -105,7 +111,7 @@ def _bounded_run(argv: list[str], env: dict, folder: Path, timeout: float) -> su
     import signal
     import time
 
-    bound = int(float(os.environ.get(OUTPUT_LIMIT_VARIABLE) or OUTPUT_LIMIT_MIB) * (1 << 20))
+    bound = output_bound()
     out_path, err_path = folder / ".stdout", folder / ".stderr"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         child = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
@@ -177,6 +183,8 @@ class CommandEngine:
                              f"of an answer, {OUTPUT_LIMIT_VARIABLE}); it was stopped: {shlex.join(argv)}")
             except OSError as exc:
                 return Crash(f"cannot run {shlex.join(argv)}: {exc}")
+        if done.returncode == EXIT_UNAVAILABLE:
+            return Missing((done.stderr.strip().splitlines() or ["(no reason on stderr)"])[-1].strip())
         if done.returncode == EXIT_REFUSED:
             last = (done.stderr.strip().splitlines() or ["(no construct named on stderr)"])[-1]
             return Refusal(last.strip(), last.strip())

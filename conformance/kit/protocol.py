@@ -16,6 +16,12 @@ class Refused(Exception):
         super().__init__(message or f"refused: {construct}")
 
 
+class Unavailable(Exception):
+    """The engine cannot run here (a package, a runtime or a file it needs is missing), saying why: raised
+    while the adapter loads, or from compile / run, it skips the vectors with the reason (never a failure,
+    never a pass). A command says the same with exit code 69, the reason on the last line of stderr."""
+
+
 @dataclass(frozen=True)
 class Vector:
     """One conformance vector as plain, JSON-able data.

@@ -2,7 +2,9 @@
 vector's own check judges them."""
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable
 
@@ -37,6 +39,29 @@ def number(value: Any) -> Any:
                 return near
         return exact
     return value
+
+
+def value_key(value: Any) -> tuple:
+    """A value as the kit compares it by default: numbers by exact value whatever their type (70, 70.0 and
+    Fraction(70) are one value; a float is read as `number` reads it, so 0.1 is 1/10), booleans, text and null
+    each their own kind (True is not 1, "70" is not 70)."""
+    if value is None:
+        return ("null",)
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        value = value.item()
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, Fraction)):
+        return ("number", Fraction(value))
+    if isinstance(value, float):
+        return ("number", Fraction(number(value))) if math.isfinite(value) else ("number", repr(value))
+    if isinstance(value, Decimal):
+        return ("number", Fraction(value)) if value.is_finite() else ("number", repr(float(value)))
+    if isinstance(value, str):
+        return ("text", value)
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(value_key(v) for v in value))
+    return ("other", repr(value))
 
 
 def to_match(row: Any, payload: Iterable[str] | None) -> Match:

@@ -1,47 +1,52 @@
-"""The terminal summary of a run: the failures in full, then passed / failed / refused per language and per
-construct (a vector counts under every construct its query uses), and the refusals by construct named."""
+"""The summary of a run: passed / failed / refused / errors per language and per construct (a vector counts
+under every construct its query uses), and the refusals by the construct the engine named."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
-from cepkit.conformance.kit.outcome import FAILED, PASSED, REFUSED, Outcome, describe
+from cepkit.conformance.kit.outcome import ERROR, FAILED, PASSED, REFUSED
 
-STATUSES = (PASSED, FAILED, REFUSED)
+STATUSES = (PASSED, FAILED, REFUSED, ERROR)
+HEADINGS = ("passed", "failed", "refused", "errors")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One vector's result as the summary counts it."""
+
+    language: str
+    status: str                        # passed | failed | refused | error | skipped (the engine is missing)
+    constructs: tuple[str, ...] = ()
+    refused: str | None = None         # the construct the engine named
 
 
 def _table(title: str, rows: list[tuple[str, Counter]]) -> list[str]:
     width = max([len(title)] + [len(name) for name, _ in rows])
-    out = [f"{title:<{width}}  {'passed':>6}  {'failed':>6}  {'refused':>7}"]
+    out = [f"{title:<{width}}  " + "  ".join(f"{h:>7}" for h in HEADINGS)]
     for name, c in rows:
-        out.append(f"{name:<{width}}  {c[PASSED]:>6}  {c[FAILED]:>6}  {c[REFUSED]:>7}")
+        out.append(f"{name:<{width}}  " + "  ".join(f"{c[s]:>7}" for s in STATUSES))
     return out
 
 
-def counts(outcomes: list[Outcome]) -> Counter:
-    return Counter(o.status for o in outcomes)
-
-
-def failures(outcomes: list[Outcome]) -> str:
-    """Every failed vector in full."""
-    return "\n\n".join(f"FAILED {describe(o)}" for o in outcomes if o.status == FAILED)
-
-
-def summary(outcomes: list[Outcome], engine_label: str, seconds: float) -> str:
+def summary(tallies: list[Tally], engine_label: str, seconds: float) -> str:
     by_language: dict[str, Counter] = {}
     by_construct: dict[tuple[str, str], Counter] = {}
     refused: Counter = Counter()
-    for o in outcomes:
-        by_language.setdefault(o.case.language, Counter())[o.status] += 1
-        for c in o.constructs:
-            by_construct.setdefault((o.case.language, c), Counter())[o.status] += 1
-        if o.status == REFUSED:
-            refused[(o.case.language, o.refused or "?")] += 1
-    total = counts(outcomes)
-    lines = [f"cepkit conformance: {engine_label}: {len(outcomes)} vectors in {seconds:.1f} s", ""]
+    for t in tallies:
+        by_language.setdefault(t.language, Counter())[t.status] += 1
+        for c in t.constructs:
+            by_construct.setdefault((t.language, c), Counter())[t.status] += 1
+        if t.status == REFUSED:
+            refused[(t.language, t.refused or "?")] += 1
+    total = Counter(t.status for t in tallies)
+    lines = [f"cepkit conformance: {engine_label}: {len(tallies)} vectors in {seconds:.1f} s", ""]
     lines += _table("language", sorted(by_language.items())) + [""]
     lines += _table("construct", [(f"{lang}: {name}", c) for (lang, name), c in sorted(by_construct.items())])
     if refused:
         lines += ["", "refused, by the construct the engine named:"]
         lines += [f"  {lang}: {name}: {n}" for (lang, name), n in sorted(refused.items())]
-    lines += ["", f"{total[PASSED]} passed, {total[FAILED]} failed, {total[REFUSED]} refused"]
+    skipped = f", {total['skipped']} skipped" if total["skipped"] else ""
+    lines += ["", f"{total[PASSED]} passed, {total[FAILED]} failed, {total[REFUSED]} refused, {total[ERROR]} errors"
+              f"{skipped}"]
     return "\n".join(lines)

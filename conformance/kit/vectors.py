@@ -12,19 +12,25 @@ from cepkit.conformance.harness import Case
 from cepkit.core import registry
 from cepkit.core.errors import CepkitError
 
-LOADERS = ("cepkit.conformance.loader", "cepkit.conformance.sql_loader", "cepkit.conformance.tpstream_loader", "cepkit.conformance.afa_loader",
-           "cepkit.conformance.windows_loader")
+LOADERS = {"sase": "cepkit.conformance.loader", "sql": "cepkit.conformance.sql_loader",
+           "tpstream": "cepkit.conformance.tpstream_loader", "afa": "cepkit.conformance.afa_loader",
+           "window": "cepkit.conformance.windows_loader"}   # the language each loader's cases are of
 
 
 def cases_dir() -> Path:
     """Where the vectors are: `conformance/cases` inside the installed package."""
-    return Path(str(importlib.resources.files("conformance") / "cases"))
+    return Path(str(importlib.resources.files("cepkit.conformance") / "cases"))
 
 
 @functools.cache
-def all_cases() -> tuple[Case, ...]:
-    """Every loader's cases, in loader order (read once per process)."""
-    return tuple(case for name in LOADERS for case in importlib.import_module(name).cases())
+def language_cases(language: str) -> tuple[Case, ...]:
+    """One language's cases (its loader read once per process)."""
+    return tuple(importlib.import_module(LOADERS[language]).cases())
+
+
+def all_cases(languages: Sequence[str] | None = None) -> tuple[Case, ...]:
+    """Every loader's cases (of the languages given: only their loaders are read), in loader order."""
+    return tuple(case for lang in LOADERS if not languages or lang in languages for case in language_cases(lang))
 
 
 def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[str] | None) -> list[Case]:

@@ -88,15 +88,17 @@ def test_cepkit_run_optimized_imports_only_what_the_engine_needs(fmt, parquet_ev
     "import sys\nfrom cepkit.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass",
 ], ids=["import cepkit", "cepkit --version"])
 def test_import_and_version_load_no_array_library_or_engine(code):
-    """`import cepkit` and `cepkit --version` load none of numpy, pandas, pyarrow, numba and no engine (the
-    facade loads on first use); a structural check, not a timing."""
+    """`import cepkit` and `cepkit --version` load none of numpy, pandas, pyarrow, numba, pytest (the
+    conformance kit's) and no engine (the facade loads on first use); a structural check, not a timing."""
     probe = code + "\nimport sys; print(' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     modules = set(done.stdout.split())
     assert "cepkit" in modules and len(modules) > 20, done.stdout   # the modules were listed
-    assert not {m.split(".")[0] for m in modules} & {"numpy", "pandas", "pyarrow", "numba"}
-    assert not [m for m in modules if m.startswith(("cepkit.reference", "cepkit.optimized", "cepkit.spark_jobs"))]
+    assert not {m.split(".")[0] for m in modules} & {"numpy", "pandas", "pyarrow", "numba", "pytest",
+                                                     "_pytest"}
+    assert not [m for m in modules if m.startswith(("cepkit.reference", "cepkit.optimized", "cepkit.spark_jobs",
+                                                    "cepkit.conformance"))]
 
 
 def test_the_lazy_facade_gives_the_same_objects():

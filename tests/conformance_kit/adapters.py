@@ -59,3 +59,80 @@ class ExitsInRun(ReferenceAdapter):
         import sys
 
         sys.exit(0)
+
+
+class HangsOnCC5s4stream2(ReferenceAdapter):
+    """A misbehaving engine: run() never returns on one vector (CC5-s4-stream2); the reference elsewhere."""
+
+    name = "hangs"
+
+    def run(self, program, vector):
+        import time
+
+        while vector.id == "CC5-s4-stream2":
+            time.sleep(0.1)
+        return super().run(program, vector)
+
+
+class EndsTheProcess(ReferenceAdapter):
+    """A misbehaving engine: os._exit(0) from run() (no exception to catch: the process is gone)."""
+
+    name = "ends-the-process"
+
+    def run(self, program, vector):
+        import os
+
+        os._exit(0)
+
+
+class Floods(ReferenceAdapter):
+    """A misbehaving engine: run() prints without end."""
+
+    name = "floods"
+
+    def run(self, program, vector):
+        import sys
+
+        while True:
+            sys.stdout.write("x" * 65536)
+
+
+class Segfaults(ReferenceAdapter):
+    """A misbehaving engine: run() crashes the interpreter (a segmentation fault)."""
+
+    name = "segfaults"
+
+    def run(self, program, vector):
+        import ctypes
+
+        ctypes.string_at(0)
+
+
+class Seventy(ReferenceAdapter):
+    """The reference, with every integral number of a SQL row written as a float (70 as 70.0), as engines
+    that compute in doubles write them."""
+
+    name = "seventy"
+
+    def run(self, program, vector):
+        rows = super().run(program, vector)
+        return [{k: (float(v) if isinstance(v, int) and not isinstance(v, bool) and k not in ("ts", "bindings")
+                     else v) for k, v in row.items()} for row in rows]
+
+
+class NoPeer:
+    """An engine that cannot run here (its package is missing): it says so while loading."""
+
+    def __init__(self):
+        from cepkit.conformance.kit import Unavailable
+
+        raise Unavailable("no-such-peer is not installed (pip install no-such-peer)")
+
+
+class WrongShape(ReferenceAdapter):
+    """A broken engine: rows without bindings (a dict of its own making)."""
+
+    name = "wrong-shape"
+
+    def run(self, program, vector):
+        return [{"ts": 1, "match": 1}]

@@ -4,6 +4,7 @@ passes vectors of every language."""
 from __future__ import annotations
 
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from tests.conformance_kit.kit_run import junit_counts, kit
@@ -23,6 +24,8 @@ def test_the_example_adapter(capsys, tmp_path):
     for construct in REFUSED:
         assert f"sase: {construct}: " in text
     assert "language sql: " in text                   # the other languages' vectors: refused by language
+    skipped = [el.get("message") for el in ET.parse(out).getroot().iter("skipped")]   # a refusal is a skip
+    assert "refused: Kleene closure" in skipped and all(m.startswith("refused: ") for m in skipped)
 
 
 def test_the_example_command(capsys, tmp_path):

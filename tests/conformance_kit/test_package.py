@@ -57,3 +57,42 @@ def test_the_afa_vectors_name_files_inside_the_package():
                 assert (path.parent / name).is_file(), (path, name)
                 # the copy beside the vectors is the example the docs show
                 assert (path.parent / name).read_text() == (ROOT / "examples" / "afa" / Path(name).name).read_text()
+
+
+VALID = """cases:
+  - id: X1
+    title: t
+    source: s
+    language: sase
+    query: PATTERN SEQ(A a)
+    events: [{id: e1, type: A, ts: 1}]
+    expected: [{a: [e1]}]
+"""
+
+
+@pytest.mark.parametrize("text, message", [
+    (VALID + "  - id: X2\n    title: t\n    sourc: s\n", "bad.yaml:9: case 'X2': unknown key(s) sourc"),
+    (VALID + "  - id: X2\n    title: [unclosed\n", "bad.yaml:11: invalid YAML"),
+    (VALID.replace("ts: 1", "ts: one"), "bad.yaml:2: case 'X1': "),
+])
+def test_a_malformed_vector_file_names_the_file_and_the_line(tmp_path, text, message):
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(ValueError) as exc:
+        loader.load_file(tmp_path / "bad.yaml")
+    assert message in str(exc.value)
+    assert len(loader.load_file(_write(tmp_path, VALID))) == 1
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "good.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_malformed_sql_vector_names_the_line(tmp_path):
+    from cepkit.conformance.sql_loader import load_sql_cases
+
+    (tmp_path / "bad.yaml").write_text("cases:\n  - id: S1\n    title: t\n    source: s\n    query: SELECT 1\n"
+                                       "    wrong: 1\n")
+    with pytest.raises(ValueError, match=r"bad.yaml:2: case 'S1': "):
+        load_sql_cases(tmp_path)

@@ -128,3 +128,23 @@ def test_a_broken_protocol_is_a_junit_error(capsys, tmp_path):
     assert status == 1 and "exit code 1 (0: matches, 65: query error, 66: event error, 77: refused)" in text
     assert "boom" in text and "source: spec/000" in text
     assert junit_counts(tmp_path / "r.xml") == {"tests": 1, "error": 1}
+
+
+def test_a_missing_peer_is_a_skip_with_the_reason(capsys, tmp_path):
+    """Neither a failure nor a pass: an adapter that raises Unavailable while loading, a command that exits 69."""
+    code, text = kit(capsys, "--adapter", "tests.conformance_kit.adapters:NoPeer", "--case", "CC5-s4-*", "-v",
+                     "--", "-rs")
+    assert code == 0, text
+    assert "0 passed, 0 failed, 0 refused, 0 errors, 2 skipped" in text
+    assert "no-such-peer is not installed (pip install no-such-peer)" in text
+    path = tmp_path / "engine.py"
+    path.write_text("import sys; print('java is not on PATH', file=sys.stderr); sys.exit(69)")
+    code, text = kit(capsys, "--command", f"{sys.executable} {path}", "--case", "CC5-s4-stream1", "--", "-rs")
+    assert code == 0 and "1 skipped" in text and "java is not on PATH" in text, text
+
+
+def test_rows_of_the_wrong_shape_say_the_shape_given_and_expected(capsys):
+    code, text = kit(capsys, "--adapter", "tests.conformance_kit.adapters:WrongShape", "--case", "CC5-s4-stream1")
+    assert code == 1
+    assert ("malformed match row: a match row is a JSON object with 'bindings' (variable -> [event ids]) and "
+            "'ts', not {'ts': 1, 'match': 1}") in text
