@@ -59,8 +59,8 @@ def _unwrapped(action):
 
 
 def typed(out, values: tuple[str, ...]):
-    """The match rows `out` (value columns in `values` as exact JSON, typed_output.exact_json) with each value
-    column in the type and the values `cepkit run --format parquet` gives it over the whole answer
+    """The match rows `out` (value columns in `values` as typed_output.VALUE structs) with each value column in
+    the type and the values `cepkit run --format parquet` gives it over the whole answer
     (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one pass collects each column's
     witnesses, the driver fixes the schema, and a second map types the kept rows."""
     from pyspark import StorageLevel

@@ -60,12 +60,10 @@ def single_column(values: list) -> pa.Array:
 def test_tasks_type_a_column_as_the_whole_column(values):
     whole = single_column(values)
     for cut in range(len(values) + 1):
-        parts = [values[:cut], values[cut:]]
-        texts = [TO.exact_json(*_encoded(p)) for p in parts]
-        found = TO.combine(["v"], [("v", __import__("json").dumps([TO.jsonable(w) for w in TO.witnesses(
-            TO.read_exact(t))])) for t in texts])
-        typed = pa.chunked_array([TO.typed_column(t, found["v"]) for t in texts],
-                                 type=TO.column_type(found["v"]))
+        parts = [TO.value_struct(*_encoded(p)) for p in (values[:cut], values[cut:])]   # what the tasks write
+        rows = [r for p in parts for r in TO.witness_rows(["v"], iter([pa.record_batch([p], names=["v"])]))]
+        found = TO.combine(["v"], [(r["col"], r["witnesses"]) for b in rows for r in b.to_pylist()])
+        typed = pa.chunked_array([TO.typed_values(p, found["v"]) for p in parts], type=TO.column_type(found["v"]))
         want_type = pa.string() if pa.types.is_null(whole.type) else whole.type
         assert typed.type == want_type, (cut, typed.type, whole.type)
         assert typed.to_pylist() == whole.to_pylist(), cut
