@@ -10,14 +10,15 @@ before its tasks run. So the batch jobs type their output in two steps after mat
    a rational within int64 as `i`/`d` (d 1: a whole Fraction a mixed column keeps), a float (NaN and the
    infinities too) in `f`, a truth value in `b`, a text in `s`, and any other value (an integer or a rational
    past int64, a list ...) as exact JSON in `x` (`exact_json`'s form); a null sets no field;
-2. a pass over the matches (`witness_rows`) keeps, per column and task, the few values that decide the type
-   (a null, each kind present, the extremes of the integers and rationals, NaN and the infinities: Arrow's
-   aggregates over the fields, Python only for `x`); the driver combines them (`combine`), and every task
-   types its rows as the single process types a column holding those witnesses followed by its rows
-   (`typed_values`). The type is thus the whole answer's, and every value is converted as the single process
-   converts it: column-wise for the common answers (int64; double from floats, from integers and floats, or
-   from integers and rationals within 2^53; bool; text; nulls only), value by value (`parquet_values`) for
-   the rest (decimal(38, 0), rationals past 2^53, mixed kinds ...).
+2. one pass over the kept matches collects per column the few values that decide the type, its witnesses (a
+   null, each kind present, the extremes of the integers and rationals, NaN and the infinities: aggregates
+   over the fields, `value_witnesses` / spark_io's Spark aggregates; Python only for `x`, `witness_rows`); the
+   driver combines them (`combine`), and every task types its rows as the single process types a column
+   holding those witnesses followed by its rows. The type is thus the whole answer's, and every value is
+   converted as the single process converts it: column-wise where the witnesses allow (`column_plan`: int64;
+   double from floats, from integers and floats, or from integers and rationals within 2^53; bool; text;
+   nulls only; Arrow's kernels in `typed_values`, Spark's expressions in spark_io), value by value
+   (`parquet_values`) for the rest (decimal(38, 0), rationals past 2^53, mixed kinds ...).
 
 A stream cannot take step 2: it appends rows before the rest of its answer exists, so no witness of a later
 row can type an earlier one (and the single process's type of a column depends on its whole answer: an
@@ -288,38 +289,54 @@ def _doubles(col: pa.Array) -> pa.Array:
     return pa.array(col.to_numpy(zero_copy_only=False), _F64, from_pandas=True)
 
 
-def _column_wise(fs: dict[str, pa.Array], witnessed: list[Any], target: pa.DataType) -> pa.Array | None:
-    """The typed column, by Arrow's kernels where the whole answer's witnesses allow (module docstring)."""
+def column_plan(witnessed: list[Any], target: pa.DataType) -> str | None:
+    """How a VALUE column with these witnesses takes its type `target` column-wise: "nulls" (text nulls),
+    "b", "s" or "i" (that field as it is), "f" (the floats, NaN null), "i+f" (the integers as doubles, else the
+    float), "i/d" (each rational as one division of two exact doubles); None: value by value."""
     kinds = {"float" if k in ("nan", "inf", "-inf") else k for k in map(_kind, witnessed)} - {"none"}
     ints = [int(w) for w in witnessed if _kind(w) == "int"]
     fractions = [w for w in witnessed if _kind(w) == "fraction"]
     if not kinds:
-        return pa.nulls(len(fs["i"]), _STR)
+        return "nulls"
     if kinds == {"bool"} and target == pa.bool_():
-        return fs["b"]
+        return "b"
     if kinds == {"str"} and target == _STR:
-        return fs["s"]
+        return "s"
     if kinds == {"int"} and target == pa.int64():
-        return fs["i"]
+        return "i"
     if target != _F64 or any(abs(v) > _EXACT for v in ints):
         return None
     if kinds == {"float"}:
-        return _doubles(fs["f"])
+        return "f"
     if kinds == {"int", "float"}:
-        return _doubles(pc.coalesce(pc.cast(fs["i"], _F64), fs["f"]))
+        return "i+f"
     if kinds <= {"int", "fraction"} and all(abs(f.numerator) <= _EXACT and f.denominator <= _EXACT
                                              for f in fractions):
-        return _doubles(pc.divide(pc.cast(fs["i"], _F64), pc.cast(pc.fill_null(fs["d"], 1), _F64)))
+        return "i/d"
     return None
+
+
+def _column_wise(fs: dict[str, pa.Array], plan: str) -> pa.Array:
+    """The typed column by Arrow's kernels, as `column_plan` says."""
+    if plan == "nulls":
+        return pa.nulls(len(fs["i"]), _STR)
+    if plan in ("b", "s", "i"):
+        return fs[plan]
+    if plan == "f":
+        return _doubles(fs["f"])
+    if plan == "i+f":
+        return _doubles(pc.coalesce(pc.cast(fs["i"], _F64), fs["f"]))
+    return _doubles(pc.divide(pc.cast(fs["i"], _F64), pc.cast(pc.fill_null(fs["d"], 1), _F64)))
 
 
 def typed_values(values: pa.StructArray | pa.ChunkedArray, witnessed: list[Any]) -> pa.Array:
     """A VALUE column of one task in the whole answer's type: typed after the answer's witnesses, as
     `parquet_values` types them followed by its values (column-wise where they allow)."""
     target = column_type(witnessed)
-    col = _column_wise(_fields(values), witnessed, target)
-    if col is None:
-        col = parquet_values(list(witnessed) + struct_values(values)).slice(len(witnessed))
+    plan = column_plan(witnessed, target)
+    if plan is not None:
+        return _column_wise(_fields(values), plan)
+    col = parquet_values(list(witnessed) + struct_values(values)).slice(len(witnessed))
     return col if col.type == target else col.cast(target)
 
 

@@ -129,3 +129,29 @@ def test_value_columns_are_the_payload_columns_whatever_their_names():
     keyed = Layout(("A",), ("key",))
     schema = output_schema(keyed, pa.int64(), key=True)
     assert value_columns(schema, keyed) == ("payload.key",)
+
+
+EXTRA = [  # the column-wise plans (typed_output.column_plan) and their edges
+    [1.5, None, -0.0, float("-inf")],
+    [3, 2.5, None, float("nan")],
+    [Fraction(1, 3), Fraction(-7, 2**52), 2**53, None],
+    [2**53 + 1, 0.5],
+    [2**63 - 1, -2**63, None],
+]
+
+
+@pytest.mark.parametrize("values", COLUMNS + EXTRA, ids=repr)
+def test_the_job_types_a_value_column_as_the_whole_column(spark, values):
+    """spark_io.typed over VALUE rows in two tasks (Spark's aggregates and expressions where the column has a
+    plan, typed_output.typed_rows elsewhere) gives the single process's column."""
+    from cepkit.spark_jobs.spark_io import typed
+
+    whole = single_column(values)
+    rows = pa.table({"k": pa.array(range(len(values)), pa.int64()), "v": TO.value_struct(*_encoded(values))})
+    out, kept = typed(spark.createDataFrame(rows).repartition(2), ("v",))
+    try:
+        got = out.toArrow().sort_by("k").column("v")
+    finally:
+        kept.unpersist()
+    assert got.type == (pa.string() if pa.types.is_null(whole.type) else whole.type)
+    assert repr(got.to_pylist()) == repr(whole.to_pylist())
