@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.workloads.stock import generate
     from cepkit.core.readers import from_pandas
     from cepkit.front.language import parse
-    from cepkit.spark_jobs import job as J, tasks as T
+    from cepkit.spark_jobs import job as J, tasks as T, typed_output as TO
     from cepkit.spark_jobs.job import run_job
     from cepkit.spark_jobs.session import get_session, job_settings
     from cepkit.spark_jobs.warmup import cache_env
@@ -92,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     spec = T.TaskSpec(query=text, engine="optimized", selection="all", ts_col="ts", id_col="id", type_col="type",
                       default_type=None, ts_unit="min", type_names=type_names, type_coded=True,
                       variables=tuple(program.variables), returns=tuple(r.name for r in q.returns), id_is_int=True,
-                      text_cols=(), text_forms=(), group_cols=("symbol",), exact=True)
-    out_schema = J.IO.spark_schema(T.output_schema(spec.variables, spec.returns, True))
+                      text_cols=(), text_forms=(), group_cols=("symbol",), values=TO.BATCH_VALUES)
+    out_schema = J.IO.spark_schema(T.output_schema(spec.variables, spec.returns, True, spec.values))
     matched = ordered.mapInArrow(T.call(T.match_partition, spec), out_schema)
 
     def run(frame) -> None:   # every row and column computed, nothing written (count() would prune columns

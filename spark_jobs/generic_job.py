@@ -11,7 +11,7 @@ from cepkit.core.errors import EventError, QueryError
 from cepkit.spark_jobs import commit as C, generic_tasks as G
 from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
-from cepkit.spark_jobs import kernel_pack as KP, tasks as T, warmup as W
+from cepkit.spark_jobs import kernel_pack as KP, tasks as T, typed_output as TO, warmup as W
 from cepkit.spark_jobs import sql_walk as SW
 from cepkit.spark_jobs import output_form as OF
 from cepkit.spark_jobs.summary import Summary
@@ -132,13 +132,13 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         attrs = [c for c in df.columns if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col] + (["id"] if id_col else []) + attrs))
     id_is_int = id_col is None or IO.id_is_int(df, id_col)
-    schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa")
+    schema = G.output_schema(layout, _id_type(id_is_int), key=lang == "afa", values=TO.BATCH_VALUES)
     used_text = tuple(c for c in text_cols if c not in (ts_col, id_col, type_col))
     forms = IO.text_forms(events, df, used_text) if used_text and n else ()
     spec_args = dict(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                      id_col=id_col, type_col=type_col, default_type=_default_type(lang, columns),
                      ts_unit=ts_unit, type_names=type_names, schema=schema, layout=layout,
-                     text_cols=used_text, text_forms=forms, exact=True)
+                     text_cols=used_text, text_forms=forms, values=TO.BATCH_VALUES)
     spark_schema = IO.spark_schema(schema)
     values = G.value_columns(schema, layout)  # typed as `cepkit run --format parquet` types them
     form = _output_form(lang, q, layout, values, ts_col, is_datetime)   # what `cepkit run --format parquet` writes

@@ -5,7 +5,8 @@ schema fixed on the driver (`output_schema`). Plain Python and pyarrow, so it is
 Output rows (docs/spark.md "Every language on Spark"): the key column `key` (AFA only: the group's key, as
 text); one list column of event ids per pattern variable (null where the match leaves it unbound); `ts`
 (int64); `detected` (int64, TPStream); `sign` (int8), `lifetime_start`, `lifetime_end` (JSON text, AFA); one
-column per RETURN / MEASURES item (JSON text of the value, as the flat SASE+ path writes them)."""
+column per RETURN / MEASURES item (JSON text of the value, as the flat SASE+ path writes them, or as
+`GenericSpec.values` says: typed_output.value_type)."""
 from __future__ import annotations
 
 import dataclasses
@@ -25,7 +26,7 @@ from cepkit.core.match_table import KIND, Layout, MatchTable
 from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, column_values, conform, split_groups, wrap_error
-from cepkit.spark_jobs.typed_output import exact_json
+from cepkit.spark_jobs.typed_output import BATCH_VALUES, STREAM_VALUES, exact_json, value_struct, value_type
 from cepkit.core import registry
 from cepkit.core.match_table import decode
 from cepkit.front.sql.starts import Starts, Walk
@@ -61,13 +62,14 @@ class GenericSpec:
     slice_length: int | None = None        # slices: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
     slice_t_min: int | None = None
     key_col: str | None = None             # AFA: the key column (its value is written as `key`)
-    exact: bool = False                    # payload values as exact JSON, typed after matching (typed_output)
+    values: str = "json"                   # how payload values are written (typed_output.value_type)
     walk_context: int | None = None        # "walk-slice" plans (sql_walk): the ticks of context after a slice
     walk_entries: tuple | None = None      # ... phase 2: sql_walk.Entry per slice; None: phase 1 (TRANSFER rows)
 
 
-def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa.Schema:
-    """The rows' schema, fixed before any task runs (module docstring)."""
+def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False, values: str = "json") -> pa.Schema:
+    """The rows' schema, fixed before any task runs (module docstring); the payload columns as `values` writes
+    them."""
     fields = [pa.field(KEY_OUT, pa.string())] if key else []
     fields += [pa.field(v, pa.list_(id_type)) for v in layout.variables]
     fields.append(pa.field("ts", pa.int64()))
@@ -77,7 +79,7 @@ def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False) -> pa
         fields += [pa.field("sign", pa.int8()), pa.field("lifetime_start", pa.string()),
                    pa.field("lifetime_end", pa.string())]
     taken = {f.name for f in fields}
-    fields += [pa.field(c if c not in taken else f"payload.{c}", pa.string()) for c in layout.payload_columns()]
+    fields += [pa.field(c if c not in taken else f"payload.{c}", value_type(values)) for c in layout.payload_columns()]
     return pa.schema(fields)
 
 
@@ -113,18 +115,22 @@ def to_output(spec: GenericSpec, table: MatchTable, key: Any = None) -> pa.Recor
     """The program's matches as rows of `spec.schema`."""
     arrow = table.to_arrow()
     n = arrow.num_rows
+    payload = spec.layout.payload_columns()
+    fixed = list(spec.schema)[:len(spec.schema) - len(payload)]
     cols: list[pa.Array] = []
-    for field in spec.schema:
+    for field in fixed:
         name = field.name
         if name == KEY_OUT and spec.key_col is not None:
             cols.append(pa.array([None if key is None else str(key)] * n, pa.string()))
-        elif name in spec.layout.variables or name in ("ts", "detected", "sign"):
-            cols.append(arrow.column(name).combine_chunks().cast(field.type) if n else pa.array([], field.type))
+        elif name in ("lifetime_start", "lifetime_end"):
+            cols.append(json_text(arrow.column(name), (arrow.schema.field(name).metadata or {}).get(KIND))
+                        if n else pa.array([], field.type))
         else:
-            source = name if name in arrow.column_names else name.removeprefix("payload.")
-            meta = arrow.schema.field(source).metadata or {}
-            text = exact_json if spec.exact and name not in ("lifetime_start", "lifetime_end") else json_text
-            cols.append(text(arrow.column(source), meta.get(KIND)) if n else pa.array([], pa.string()))
+            cols.append(arrow.column(name).combine_chunks().cast(field.type) if n else pa.array([], field.type))
+    write = {BATCH_VALUES: value_struct, STREAM_VALUES: exact_json}.get(spec.values, json_text)
+    for field, source in zip(list(spec.schema)[len(fixed):], payload):  # value_columns: the last ones
+        meta = arrow.schema.field(source).metadata or {}
+        cols.append(write(arrow.column(source), meta.get(KIND)) if n else pa.array([], field.type))
     return pa.RecordBatch.from_arrays(cols, schema=spec.schema)
 
 

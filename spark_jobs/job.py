@@ -10,7 +10,7 @@ from cepkit.core.errors import EventError, QueryError, require_extra
 from cepkit.front.language import parse
 from cepkit.spark_jobs import commit as C, languages as L
 from cepkit.spark_jobs import plan as P, source as S
-from cepkit.spark_jobs import spark_io as IO, tasks as T
+from cepkit.spark_jobs import spark_io as IO, tasks as T, typed_output as TO
 from cepkit.spark_jobs import kernel_pack as KP, output_form as OF, warmup as W
 from cepkit.spark_jobs.summary import Summary
 from cepkit.spark_jobs.session import get_session, job_settings
@@ -122,7 +122,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         types = [columns.default_type]
     type_names = tuple(types)
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
-        schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int)
+        schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int, TO.BATCH_VALUES)
         IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir,
                          values=tuple(r.name for r in q.returns), form=OF.sase_form(is_datetime))
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
@@ -143,10 +143,10 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,
                      type_names=type_names, variables=tuple(program.variables),
-                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, exact=True, text_cols=text_cols,
-                     text_forms=text_forms, type_coded=coded,
+                     returns=tuple(r.name for r in q.returns), id_is_int=id_is_int, values=TO.BATCH_VALUES,
+                     text_cols=text_cols, text_forms=text_forms, type_coded=coded,
                      fail_once_marker=fail_once_marker, fail_first_attempt=fail_first_attempt)
-    schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int)
+    schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int, TO.BATCH_VALUES)
     parallelism = spark.sparkContext.defaultParallelism
     compiled = spark.sparkContext.accumulator(0)  # Numba compilations in the matching stage's tasks (W.counting)
     wanted = partition_count(n, parallelism)  # few partitions for small data (docs/spark.md, "A fast first run")

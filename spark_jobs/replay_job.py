@@ -146,7 +146,7 @@ def run_replay(spark, text: str, events: IndexedEvents, out_dir: str, intervals:
                          tuple(b.first_seq for b in blocks), tuple(events.columns))
     id_is_int = pa.types.is_integer(events.schema.field(B.ID).type)
     spec = R.ReplaySpec(text, engine, layout, events.ts_unit, variables(q.pattern), returns, id_is_int)
-    schema = T.output_schema(spec.variables, returns, id_is_int)
+    schema = T.output_schema(spec.variables, returns, id_is_int, spec.values)
     from pyspark.sql import types as ST
     from pyspark.sql.pandas.types import from_arrow_schema
 

@@ -22,6 +22,7 @@ from cepkit.core.match_table import MatchTable
 from cepkit.core.readers import from_arrow
 from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs.typed_output import BATCH_VALUES
 
 UNIT_COLUMNS = ("unit", "a", "b", "extend", "blocks")
 
@@ -37,7 +38,7 @@ class ReplaySpec:
     variables: tuple[str, ...]
     returns: tuple[str, ...]     # the payload items (the query's output columns)
     id_is_int: bool
-    exact: bool = True           # payload values as exact JSON, typed after matching (typed_output)
+    values: str = BATCH_VALUES   # payload values as VALUE structs, typed after matching (typed_output)
 
 
 _PROGRAMS: dict[tuple[str, str], object] = {}

@@ -4,6 +4,7 @@ output, and Arrow schemas as Spark's."""
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 from cepkit.core.errors import EventError
 from cepkit.core.numbers_text import NULL_WORDS
@@ -77,10 +78,11 @@ def _unwrapped(action, what: str = "the Spark job"):
 
 
 def typed(out, values: tuple[str, ...]):
-    """The match rows `out` (value columns in `values` as exact JSON, typed_output.exact_json) with each value
-    column in the type and the values `cepkit run --format parquet` gives it over the whole answer
-    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one pass collects each column's
-    witnesses, the driver fixes the schema, and a second map types the kept rows."""
+    """The match rows `out` (value columns in `values` as typed_output.VALUE structs) with each value column in
+    the type and the values `cepkit run --format parquet` gives it over the whole answer
+    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one aggregation collects each column's
+    witnesses, the driver fixes the schema, and a projection types the kept rows (Spark's expressions where
+    typed_output.column_plan has one for every column, else a map of typed_output.typed_rows)."""
     from pyspark import StorageLevel
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -90,14 +92,67 @@ def typed(out, values: tuple[str, ...]):
     safe = [f"c{i}" for i in range(len(names))]
     cols = tuple(safe[names.index(v)] for v in values)
     kept = _persisted(out.toDF(*safe), StorageLevel.MEMORY_AND_DISK)
-    rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
-    found = TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows])
+    found = _witnessed(kept, cols)
     schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
+    plans = {c: TO.column_plan(found[c], schema.field(c).type) for c in cols}
+    if all(p is not None for p in plans.values()):
+        return kept.select(*[_typed_column(c, plans[c]) if c in cols else c for c in safe]).toDF(*names), kept
 
     def body(batches):
         return TO.typed_rows(cols, found, schema, batches)
 
     return kept.mapInArrow(body, spark_schema(schema)).toDF(*names), kept
+
+
+def _witnessed(kept, cols: tuple[str, ...]) -> dict[str, list]:
+    """The whole answer's witnesses per VALUE column (typed_output.value_witnesses): Spark's aggregates over
+    the fields, and a map of typed_output.witness_rows where a column holds exact JSON (`x`) values."""
+    from pyspark.sql import functions as F
+
+    inf = float("inf")
+    aggs = []
+    for c in cols:
+        i, d, f, b, s, x = (F.col(c).getField(k) for k in ("i", "d", "f", "b", "s", "x"))
+        finite = ~F.isnan(f) & (f != F.lit(inf)) & (f != F.lit(-inf))
+        whole, part = i.isNotNull() & d.isNull(), F.when(d.isNotNull(), F.struct(i.alias("i"), d.alias("d")))
+        aggs += [F.bool_or(i.isNull() & f.isNull() & b.isNull() & s.isNull() & x.isNull()),
+                 F.first(s, ignorenulls=True), F.bool_or(b), F.bool_or(~b),
+                 F.min(F.when(finite, f)), F.max(F.when(finite, f)),
+                 F.bool_or(F.isnan(f)), F.bool_or(f == F.lit(inf)), F.bool_or(f == F.lit(-inf)),
+                 F.min(F.when(whole, i)), F.max(F.when(whole, i)),
+                 F.min_by(part, F.when(d.isNotNull(), i)), F.max_by(part, F.when(d.isNotNull(), i)),
+                 F.max_by(part, d), F.count(x)]
+    row = list(_unwrapped(lambda: kept.agg(*aggs).collect())[0])
+    found, exact = {}, False
+    for k, c in enumerate(cols):
+        null, text, true, false, f_lo, f_hi, nan, pos, neg, i_lo, i_hi, r_lo, r_hi, r_den, n_x = row[15 * k:15 * k + 15]
+        picked = [None] if null else []
+        picked += [v for v, there in ((text, text is not None), (True, true), (False, false), (float("nan"), nan),
+                                      (inf, pos), (-inf, neg)) if there]
+        picked += [v for v in (f_lo, f_hi, i_lo, i_hi) if v is not None]
+        picked += [Fraction(r["i"], r["d"]) for r in (r_lo, r_hi, r_den) if r is not None]
+        found[c] = picked
+        exact = exact or n_x > 0
+    if exact:  # integers and rationals past int64, lists ...: their witnesses in Python
+        rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
+        for c, more in TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows]).items():
+            found[c] += more
+    return {c: TO.witnesses(v) for c, v in found.items()}
+
+
+def _typed_column(c: str, plan: str):
+    """Spark's expression for a VALUE column typed as typed_output.column_plan says (its Arrow kernels'
+    values: NaN is null, each division one of two exact doubles)."""
+    from pyspark.sql import functions as F
+
+    i, d, f = (F.col(c).getField(k) for k in ("i", "d", "f"))
+    if plan == "nulls":
+        return F.lit(None).cast("string").alias(c)
+    if plan in ("b", "s", "i"):
+        return F.col(c).getField(plan).alias(c)
+    value = {"f": f, "i+f": F.coalesce(i.cast("double"), f),
+             "i/d": i.cast("double") / F.coalesce(d, F.lit(1)).cast("double")}[plan]
+    return F.when(F.isnan(value), F.lit(None).cast("double")).otherwise(value).alias(c)
 
 
 CACHED_PARTITIONING = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"

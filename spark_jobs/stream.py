@@ -121,6 +121,6 @@ def stream_spec(query: str, engine: str, columns: S.Columns, type_col: str | Non
                       type_names=query_types + (ST.OTHER_TYPE,) if type_col else (columns.default_type,),
                       group_cols=keyed.keys, variables=tuple(program.variables),
                       returns=tuple(r.name for r in q.returns), id_is_int=id_is_int,
-                      exact=True)  # RETURN values as exact JSON text (docs/spark.md "Output": streams)
+                      values=TO.STREAM_VALUES)  # RETURN values as exact JSON text (docs/spark.md "Output": streams)
     context = P.window_in_ts_long(q, ts_unit) if q.window is not None else None
     return ST.StreamSpec(task, context, query_types, delay)

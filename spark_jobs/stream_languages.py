@@ -143,12 +143,13 @@ def run_language_stream(lang: str, query: str, source: R.StreamSource, out_dir: 
 
         attrs = [c for c in schema.fieldNames() if c not in (ts_col, id_col)]
         layout = Layout(layout.variables, output_columns(q, [ts_col, "id"] + attrs))
-    out_schema = G.output_schema(layout, pa.int64() if id_is_int else pa.string(), key=lang == "afa")
+    out_schema = G.output_schema(layout, pa.int64() if id_is_int else pa.string(), key=lang == "afa",
+                                 values=TO.STREAM_VALUES)
     spec = G.GenericSpec(lang=lang, engine=engine, query=query, options=tuple(options.items()), ts_col=ts_col,
                          id_col=id_col, type_col=type_col, default_type=default_type, ts_unit=ts_unit,
                          type_names=None, group_cols=plan.keys, schema=out_schema, layout=layout,
                          key_col=key if lang == "afa" else None,
-                         exact=True)  # payload values as exact JSON text (docs/spark.md "Output": streams)
+                         values=TO.STREAM_VALUES)  # payload values as exact JSON text (docs/spark.md "Output": streams)
     ks = KS.KeyedSpec(spec, plan.mode, plan.context, delay)
     K.record(checkpoint, query, record)
 

@@ -24,6 +24,7 @@ from cepkit.core.typed_columns import combine_forms, conform, form_of, text_colu
 from cepkit.spark_jobs.match_rows import output_batch
 from cepkit.spark_jobs.kernel_pack import unpacking
 from cepkit.spark_jobs.task_errors import folder, remembering
+from cepkit.spark_jobs.typed_output import BATCH_VALUES, STREAM_VALUES, struct_of, value_type
 from cepkit.core import registry
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -59,26 +60,28 @@ class TaskSpec:
     # tests: every task's first attempt fails, ("before", LOG_DIR) before it emits a row, ("after", LOG_DIR)
     # right after its first non-empty output; each injected failure is logged as a file in LOG_DIR
     fail_first_attempt: tuple[str, str] | None = None
-    exact: bool = False                  # RETURN values as exact JSON, typed after matching (typed_output)
+    values: str = "json"                 # how RETURN values are written (typed_output.value_type)
     type_coded: bool = False             # type_col holds 1 + the type's index in type_names (job.type_code)
 
 
-def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool) -> pa.Schema:
-    """One row per match: a list of ids per variable, ts (the last event's), RETURN values as JSON text."""
+def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool,
+                  values: str = "json") -> pa.Schema:
+    """One row per match: a list of ids per variable, ts (the last event's), RETURN values as `values` writes
+    them (JSON text, or typed_output.VALUE structs for typed_output.BATCH_VALUES)."""
     id_type = pa.int64() if id_is_int else pa.string()
     fields = [pa.field(v, pa.list_(id_type)) for v in spec_variables]
     fields.append(pa.field("ts", pa.int64()))
-    fields += [pa.field(r, pa.string()) for r in returns]
+    fields += [pa.field(r, value_type(values)) for r in returns]
     return pa.schema(fields)
 
 
 def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.RecordBatch:
     """The job's rows for `matches`: a match table column by column (cepkit.spark_jobs.match_rows), Match rows one
     by one."""
-    schema = output_schema(spec.variables, spec.returns, spec.id_is_int)
+    values = getattr(spec, "values", "json")
+    schema = output_schema(spec.variables, spec.returns, spec.id_is_int, values)
     if isinstance(matches, MatchTable):
-        return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema,
-                            getattr(spec, "exact", False))
+        return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema, values)
     data: dict[str, list] = {v: [] for v in spec.variables}
     data["ts"] = []
     for r in spec.returns:
@@ -92,8 +95,10 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.Re
         payload = dict(m.payload)
         for r in spec.returns:
             value = payload.get(r)
-            data[r].append(json.dumps(jsonable(value)) if getattr(spec, "exact", False)
-                           else json.dumps(json_safe(value), default=str, allow_nan=False))
+            data[r].append(value if values == BATCH_VALUES else json.dumps(jsonable(value))
+                           if values == STREAM_VALUES else json.dumps(json_safe(value), default=str, allow_nan=False))
+    if values == BATCH_VALUES:
+        data.update({r: struct_of(data[r]) for r in spec.returns})
     return pa.RecordBatch.from_pydict(data, schema=schema)
 
 

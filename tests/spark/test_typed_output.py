@@ -61,12 +61,10 @@ def single_column(values: list) -> pa.Array:
 def test_tasks_type_a_column_as_the_whole_column(values):
     whole = single_column(values)
     for cut in range(len(values) + 1):
-        parts = [values[:cut], values[cut:]]
-        texts = [TO.exact_json(*_encoded(p)) for p in parts]
-        found = TO.combine(["v"], [("v", __import__("json").dumps([TO.jsonable(w) for w in TO.witnesses(
-            TO.read_exact(t))])) for t in texts])
-        typed = pa.chunked_array([TO.typed_column(t, found["v"]) for t in texts],
-                                 type=TO.column_type(found["v"]))
+        parts = [TO.value_struct(*_encoded(p)) for p in (values[:cut], values[cut:])]   # what the tasks write
+        rows = [r for p in parts for r in TO.witness_rows(["v"], iter([pa.record_batch([p], names=["v"])]))]
+        found = TO.combine(["v"], [(r["col"], r["witnesses"]) for b in rows for r in b.to_pylist()])
+        typed = pa.chunked_array([TO.typed_values(p, found["v"]) for p in parts], type=TO.column_type(found["v"]))
         want_type = pa.string() if pa.types.is_null(whole.type) else whole.type
         assert typed.type == want_type, (cut, typed.type, whole.type)
         assert typed.to_pylist() == whole.to_pylist(), cut
@@ -122,3 +120,29 @@ def test_value_columns_are_the_payload_columns_whatever_their_names():
     keyed = Layout(("A",), ("key",))
     schema = output_schema(keyed, pa.int64(), key=True)
     assert value_columns(schema, keyed) == ("payload.key",)
+
+
+EXTRA = [  # the column-wise plans (typed_output.column_plan) and their edges
+    [1.5, None, -0.0, float("-inf")],
+    [3, 2.5, None, float("nan")],
+    [Fraction(1, 3), Fraction(-7, 2**52), 2**53, None],
+    [2**53 + 1, 0.5],
+    [2**63 - 1, -2**63, None],
+]
+
+
+@pytest.mark.parametrize("values", COLUMNS + EXTRA, ids=repr)
+def test_the_job_types_a_value_column_as_the_whole_column(spark, values):
+    """spark_io.typed over VALUE rows in two tasks (Spark's aggregates and expressions where the column has a
+    plan, typed_output.typed_rows elsewhere) gives the single process's column."""
+    from cepkit.spark_jobs.spark_io import typed
+
+    whole = single_column(values)
+    rows = pa.table({"k": pa.array(range(len(values)), pa.int64()), "v": TO.value_struct(*_encoded(values))})
+    out, kept = typed(spark.createDataFrame(rows).repartition(2), ("v",))
+    try:
+        got = out.toArrow().sort_by("k").column("v")
+    finally:
+        kept.unpersist()
+    assert got.type == (pa.string() if pa.types.is_null(whole.type) else whole.type)
+    assert repr(got.to_pylist()) == repr(whole.to_pylist())
