@@ -31,16 +31,18 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
 # jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
 # the others as the command line runs them (its exit code and what it wrote to sys.stderr); the results as JSON on
 # the last line
-JOBS = ("import contextlib, io, json, sys; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job\n"
+JOBS = ("import contextlib, io, json, sys, time; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job\n"
         "out = []\n"
         "for a in json.loads(sys.argv[1]):\n"
+        "    t0 = time.monotonic()\n"
         "    if 'cli' in a:\n"
         "        err = io.StringIO()\n"
         "        with contextlib.redirect_stderr(err):\n"
         "            code = main(a['cli'])\n"
-        "        out.append({'exit': code, 'stderr': err.getvalue()}); continue\n"
+        "        out.append({'exit': code, 'stderr': err.getvalue(), 'wall': time.monotonic() - t0}); continue\n"
         "    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])\n"
-        "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds})\n"
+        "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds,\n"
+        "                'wall': time.monotonic() - t0, 'phases': s.phases})\n"
         "print(json.dumps(out))")
 
 
@@ -117,7 +119,10 @@ def runs(cluster, stock, read_only_dir, tmp_path_factory):
         (out / "part-0.parquet").write_bytes(b"the previous output")
         specs.append(["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)])
     proc = jobs(cluster, *specs)
+    start = time.monotonic()
     results = finished(proc)
+    print(f"cluster jobs: {time.monotonic() - start:.1f} s; each: {[round(r['wall'], 1) for r in results]}; "
+          f"phases of the first: {results[0]['phases']}")
     return {"dir": tmp_path, "results": results, "stderr": proc.stderr_text, "trades": trades, "afa": afa_text,
             "streamed": streamed}
 
