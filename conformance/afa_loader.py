@@ -39,13 +39,14 @@ from cepkit.front.afa.eventfile import element_of
 from cepkit.front.afa.model import INF, Afa
 from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match
+from cepkit.conformance import origin as origins
 from cepkit.conformance.harness import Case
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "afa"
 ROOT = Path(__file__).resolve().parent.parent
 
-_REQUIRED = ("id", "title", "source", "input", "net")
-_OPTIONAL = ("afa", "afa_file", "flavor", "sigma", "stream", "error")
+_REQUIRED = ("id", "title", "source", "origin", "input", "net")
+_OPTIONAL = ("afa", "afa_file", "flavor", "sigma", "stream", "error", "differs_from")
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
@@ -64,6 +65,7 @@ class AfaCase:
     error: dict | None = field(hash=False)
     path: str
     text: str = field(default="", hash=False, repr=False)   # the AFA file text (for the engine harness)
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -197,7 +199,8 @@ def load_file(path: str | Path, seen: dict | None = None) -> list[AfaCase]:
                                   or (isinstance(sigma, float) and sigma != INF)):
             raise ValueError(f"{where}: sigma must be a non-negative integer or .inf")
         out.append(AfaCase(cid, raw["title"], raw["source"], afa, flavor, sigma, raw["input"], elements,
-                           stream, net, error, str(path), text))
+                           stream, net, error, str(path), text,
+                           origins.read(raw, lambda msg, where=where: ValueError(f"{where}: {msg}"))))
     return out
 
 
@@ -272,5 +275,5 @@ def cases() -> list:
         out.append(Case(c.id, "afa", c.text, [dict(r) for r in c.rows], _check(c), options,
                         error=_expect_error(c) if c.error is not None else None, records=[dict(r) for r in c.rows],
                         error_kind="event" if c.error is not None else None, source=c.source, title=c.title,
-                        path=c.path))
+                        path=c.path, origin=c.origin))
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cepkit.core.match_table import MatchTable
+from cepkit.conformance.origin import Origin
 from cepkit.core import registry
 import cepkit
 
@@ -41,6 +42,7 @@ class Case:
     # the check with numbers compared by value (70 is 70.0), which the kit applies unless --strict-types;
     # None: `check` compares numbers by value already
     values_check: Callable[[MatchTable], None] | None = None
+    origin: Origin | None = None                # where the expected answer comes from (conformance/origin.py)
 
     def __str__(self) -> str:
         return self.id

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from cepkit.conformance import origin as origins
 from cepkit.core.match import canonical_key
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
@@ -32,8 +33,8 @@ CASES_DIR = Path(__file__).resolve().parent / "cases"
 
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
 
-_REQUIRED = ("id", "title", "source", "language", "query", "events")
-_OPTIONAL = ("options", "ts_unit", "type_col", "expected", "expected_count", "includes", "excludes")
+_REQUIRED = ("id", "title", "source", "origin", "language", "query", "events")
+_OPTIONAL = ("differs_from", "options", "ts_unit", "type_col", "expected", "expected_count", "includes", "excludes")
 _ALLOWED = frozenset(_REQUIRED + _OPTIONAL)
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
@@ -57,6 +58,7 @@ class Case:
     includes: list = field(hash=False)
     excludes: list = field(hash=False)
     path: str
+    origin: origins.Origin | None = None
 
     @property
     def exact(self) -> bool:
@@ -289,7 +291,7 @@ def _parse_case(raw: Any, path: Path, n: int) -> Case:
     return Case(id=case_id, title=raw["title"].strip(), source=raw["source"].strip(), language=language,
                 query=raw["query"], options=dict(options), ts_unit=ts_unit, type_col=type_col,
                 events=events, expected=expected, expected_count=expected_count, includes=includes,
-                excludes=excludes, path=str(path))
+                excludes=excludes, path=str(path), origin=origins.read(raw, fail))
 
 
 def _parse_events(events: Any, type_col: str, fail) -> list[dict]:
@@ -423,5 +425,5 @@ def cases() -> list:
 
     return [HarnessCase(id=c.id, language=c.language, query=c.query, events=case_batch(c),
                         check=partial(check_table, c), options=dict(c.options), records=c.events,
-                        record_options={"type_col": c.type_col, "ts_unit": c.ts_unit}, source=c.source,
+                        record_options={"type_col": c.type_col, "ts_unit": c.ts_unit}, source=c.source, origin=c.origin,
                         title=c.title, path=c.path) for c in load_cases()]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_match, match_key, read_cases, where
+from cepkit.conformance import origin as origins
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
 from cepkit.front.language import parse
@@ -23,8 +24,8 @@ from cepkit.reference.sase1.stock_stream import StockStreamConfig
 from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
 ROOT = CASES_DIR / "sase1"
-_REQUIRED = ("id", "title", "source", "dialect", "query")
-_ALLOWED = frozenset(_REQUIRED + ("events", "stream", "ts_unit", "expected", "expected_count", "includes",
+_REQUIRED = ("id", "title", "source", "origin", "dialect", "query")
+_ALLOWED = frozenset(_REQUIRED + ("differs_from", "events", "stream", "ts_unit", "expected", "expected_count", "includes",
                                   "excludes"))
 
 
@@ -43,6 +44,7 @@ class Sase1Case:
     includes: list = field(hash=False)
     excludes: list = field(hash=False)
     path: str
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -128,7 +130,8 @@ def _parse(raw: Any, path: Path, n: int) -> Sase1Case:
 
     return Sase1Case(raw["id"], raw["title"].strip(), raw["source"].strip(), raw["dialect"], raw["query"],
                      raw.get("events"), raw.get("stream"), raw.get("ts_unit"), matches("expected"), count,
-                     matches("includes"), matches("excludes"), str(path))
+                     matches("includes"), matches("excludes"), str(path),
+                     origins.read(raw, fail))
 
 
 def problems(case: Sase1Case, got: Counter) -> list[str]:
@@ -164,5 +167,6 @@ def cases() -> list:
     AST in the case's dialect, so every SASE engine runs it or refuses the dialect by name."""
 
     return [HarnessCase(id=c.id, language="sase", query=query_of(c), events=from_pandas(c.frame(), ts_unit=c.ts_unit),
-                        check=partial(check_table, c), source=c.source, title=c.title, path=c.path)
+                        check=partial(check_table, c), source=c.source, title=c.title, path=c.path,
+                        origin=c.origin)
             for c in load_cases()]

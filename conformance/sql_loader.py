@@ -20,6 +20,7 @@ from typing import Any
 import math
 import re
 
+from cepkit.conformance import origin as origins
 from cepkit.conformance.loader import check_keys, read_cases, where
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit.rows import value_key
@@ -50,6 +51,7 @@ class SqlCase:
     error: dict | None = field(hash=False)
     path: str
     expected_columns: tuple[str, ...] | None = None
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -76,11 +78,13 @@ def load_area(area: str, parse_case, directory: Path | None = None) -> list:
     return out
 
 
-def _common(raw: Any, allowed: set[str], required: tuple[str, ...], fail) -> None:
-    check_keys(raw, allowed, required, fail)
+def _common(raw: Any, allowed: set[str], required: tuple[str, ...], fail) -> origins.Origin:
+    """Check the keys and the common fields of a case; its origin."""
+    check_keys(raw, set(allowed) | set(origins.KEYS), tuple(required) + ("origin",), fail)
     for key in ("id", "title", "source"):
         if not isinstance(raw[key], str) or not raw[key].strip():
             raise fail(f"'{key}' must be a non-empty string")
+    return origins.read(raw, fail)
 
 
 def _check_value(v: Any, fail, where: str) -> None:
@@ -94,7 +98,7 @@ def _check_value(v: Any, fail, where: str) -> None:
 
 
 def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
-    _common(raw, _SQL_KEYS, ("id", "title", "source", "query"), fail)
+    origin = _common(raw, _SQL_KEYS, ("id", "title", "source", "query"), fail)
     if "events" not in raw:   # the query carries its rows (VALUES): rows and errors are its expectations
         if not re.search(r"\bVALUES\b", str(raw["query"]), re.I):
             raise fail("missing key 'events' (only a query with VALUES rows goes without)")
@@ -152,7 +156,7 @@ def parse_sql_case(raw: Any, path: Path, fail) -> SqlCase:
         if any(set(r) != set(columns) for r in rows):
             raise fail("every expected row names exactly the expected_columns")
     return SqlCase(raw["id"], raw["title"], raw["source"], raw["query"], events if "events" in raw else None,
-                   ts_unit, rows, matches, error, str(path), None if columns is None else tuple(columns))
+                   ts_unit, rows, matches, error, str(path), None if columns is None else tuple(columns), origin)
 
 
 def load_sql_cases(directory: Path | None = None) -> list[SqlCase]:
@@ -185,6 +189,7 @@ class WindowCase:
     skip_empty: bool
     expected: list = field(hash=False)
     path: str
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -213,7 +218,7 @@ def _window(w, fail, key: str) -> dict:
 
 
 def parse_window_case(raw: Any, path: Path, fail) -> WindowCase:
-    _common(raw, _WIN_KEYS, ("id", "title", "source", "operator", "events", "expected"), fail)
+    origin = _common(raw, _WIN_KEYS, ("id", "title", "source", "operator", "events", "expected"), fail)
     op = raw["operator"]
     if op not in _WIN_REQUIRED:
         raise fail(f"'operator' must be one of {', '.join(_WIN_REQUIRED)}")
@@ -236,7 +241,7 @@ def parse_window_case(raw: Any, path: Path, fail) -> WindowCase:
         raise fail("'funcs' must be a list")
     return WindowCase(raw["id"], raw["title"], raw["source"], op, events, right, window, right_window,
                       raw.get("attr"), tuple(funcs), raw.get("where"), raw.get("condition"), raw.get("active", "strict"),
-                      bool(raw.get("skip_empty", False)), expected, str(path))
+                      bool(raw.get("skip_empty", False)), expected, str(path), origin)
 
 
 def load_window_cases(directory: Path | None = None) -> list[WindowCase]:
@@ -264,13 +269,14 @@ class ReplayCase:
     params: dict | None = field(hash=False)          # agg_cost: r, B, D, h
     rows: list | None = field(hash=False)            # agg_cost: [{slide, c_index, c_replay, choice}]
     path: str
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
 
 
 def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
-    _common(raw, _REPLAY_KEYS, ("id", "title", "source", "kind"), fail)
+    origin = _common(raw, _REPLAY_KEYS, ("id", "title", "source", "kind"), fail)
     kind = raw["kind"]
     if kind == "intervals":
         for k in ("query", "events", "block_size", "indexes", "configs", "expected_matches"):
@@ -292,7 +298,7 @@ def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
                     if str(i) not in ids:
                         raise fail(f"binding {var} names event {i!r}, which the case does not contain")
         return ReplayCase(raw["id"], raw["title"], raw["source"], kind, raw["query"], events, raw["block_size"],
-                          tuple(raw["indexes"]), raw["configs"], raw["expected_matches"], None, None, str(path))
+                          tuple(raw["indexes"]), raw["configs"], raw["expected_matches"], None, None, str(path), origin)
     if kind == "agg_cost":
         params, rows = raw.get("params"), raw.get("rows")
         if not isinstance(params, dict) or set(params) != {"r", "B", "D", "h"}:
@@ -301,7 +307,7 @@ def parse_replay_case(raw: Any, path: Path, fail) -> ReplayCase:
                                                                                    "choice"} for r in rows):
             raise fail("agg_cost rows are mappings with slide, c_index, c_replay, choice")
         return ReplayCase(raw["id"], raw["title"], raw["source"], kind, None, None, None, (), None, None, params,
-                          rows, str(path))
+                          rows, str(path), origin)
     raise fail("'kind' must be 'intervals' or 'agg_cost'")
 
 
@@ -393,7 +399,7 @@ def _replay_check(case: ReplayCase):
 
 def _about(c) -> dict:
     """The harness Case fields that say where a vector comes from."""
-    return {"source": c.source.strip(), "title": c.title.strip(), "path": c.path}
+    return {"source": c.source.strip(), "title": c.title.strip(), "path": c.path, "origin": c.origin}
 
 
 def cases() -> list:

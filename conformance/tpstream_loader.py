@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 
+from cepkit.conformance import origin as origins
 from cepkit.conformance.loader import collect, read_cases, where
 from cepkit.front.tpstream import allen
 from cepkit.conformance.harness import Case
@@ -31,7 +32,7 @@ from cepkit.front.tpstream.parser import parse_tpstream
 
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "tpstream"
 TS_UNITS = ("ns", "us", "ms", "s", "min", "h", "d")
-_COMMON = ("id", "title", "source", "kind")
+_COMMON = ("id", "title", "source", "kind", "origin")
 _KEYS = {
     "derive": (("definitions", "events", "expected"), ("partition_by", "ts_unit", "expected_open")),
     "classify": (("pairs",), ()),
@@ -50,6 +51,7 @@ class TPCase:
     kind: str
     data: dict = field(hash=False)
     path: str
+    origin: origins.Origin | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -76,7 +78,7 @@ def _case(raw: Any, path: Path, n: int) -> TPCase:
     if kind not in _KEYS:
         raise fail(f"'kind' must be one of {', '.join(_KEYS)} (got {kind!r})")
     required, optional = _KEYS[kind]
-    allowed = set(_COMMON) | set(required) | set(optional)
+    allowed = set(_COMMON) | set(required) | set(optional) | set(origins.KEYS)
     unknown = sorted(str(k) for k in raw if k not in allowed)
     if unknown:
         raise fail(f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
@@ -102,7 +104,8 @@ def _case(raw: Any, path: Path, n: int) -> TPCase:
         for key in ("expected", "expected_early"):
             if key in raw:
                 _matches(raw[key], key, fail)
-    return TPCase(raw["id"], raw["title"].strip(), raw["source"].strip(), kind, dict(raw), str(path))
+    origin = origins.read(raw, fail)
+    return TPCase(raw["id"], raw["title"].strip(), raw["source"].strip(), kind, dict(raw), str(path), origin)
 
 
 def _int(v: Any) -> bool:
@@ -249,7 +252,7 @@ def cases() -> list:
                 continue
             check = _check(c, key)
             about = {"records": c.data["events"], "record_options": read, "source": c.source, "title": c.title,
-                     "path": c.path}
+                     "path": c.path, "origin": c.origin}
             out.append(Case(f"{c.id}:{mode}", "tpstream", c.data["query"], events, check, {"mode": mode}, read,
                             **about))
             out.append(Case(f"{c.id}:{mode}:chunk3", "tpstream", c.data["query"], events, check, {"mode": mode},

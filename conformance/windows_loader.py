@@ -66,7 +66,7 @@ def cases() -> list:
             events = (events, pd.DataFrame(c.right_events))
             records = (c.events, c.right_events)
         about = {"records": records, "record_options": read, "source": c.source.strip(), "title": c.title.strip(),
-                 "path": c.path}
+                 "path": c.path, "origin": c.origin}
         first = c.id
         if c.operator == "aggregate":   # the naive method is a variant of the tree one; an outside engine gets neither
             first = f"{c.id}-tree"

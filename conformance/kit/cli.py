@@ -34,6 +34,9 @@ def register(sub) -> None:
     c.add_argument("--junitxml", "--junit", dest="junit", metavar="FILE", help="write a JUnit XML report (pytest's)")
     c.add_argument("--case", action="append", metavar="PATTERN",
                    help="only vectors whose id (or language:id) matches this glob (repeatable)")
+    c.add_argument("--origin", action="append", metavar="KINDS",
+                   help="only vectors of these origins: trino, sql2016, sase1, paper, cepkit, extension "
+                   "(comma-separated, repeatable; e.g. --origin trino,sase1)")
     c.add_argument("-k", dest="keyword", metavar="EXPR", help="pytest's -k: only the tests whose names match EXPR "
                    "(the language, the vector id: -k 'sase and CC5')")
     c.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure or error")
@@ -104,6 +107,8 @@ def pytest_argv(args: argparse.Namespace, spec, cases_dir: Path) -> list[str]:
         argv += ["--kit-language", lang]
     for pattern in args.case or ():
         argv += ["--kit-case", pattern]
+    for kinds in args.origin or ():
+        argv += ["--kit-origin", kinds]
     if args.strict_types:
         argv.append("--kit-strict-types")
     if args.keyword:
@@ -136,7 +141,8 @@ class _Preloaded:
 def run(args: argparse.Namespace) -> int:
     import pytest  # lazy: the kit runs on pytest; `cepkit --version` and `cepkit run` never load it
 
-    from cepkit.conformance.kit import vectors   # lazy: the kit loads only for this command
+    from cepkit.conformance import origin   # lazy: the kit loads only for this command
+    from cepkit.conformance.kit import vectors
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")
@@ -147,9 +153,14 @@ def run(args: argparse.Namespace) -> int:
     spec = _spec(args)
     _check_engine(args, spec)
     languages = args.language or [lang for lang in registry.LANGUAGES if lang in spec.languages()]
-    cases = vectors.select(vectors.all_cases(languages), languages, args.case)
+    try:
+        kinds = origin.parse_kinds(args.origin) if args.origin else None
+    except ValueError as exc:
+        args.parser.error(f"--origin: {exc}")
+    cases = vectors.select(vectors.all_cases(languages), languages, args.case, kinds)
     if not any(spec.runs(c) for c in cases):
         chosen = f" matching --case {' '.join(args.case)}" if args.case else ""
+        chosen += f" of origin {', '.join(kinds)}" if kinds else ""
         args.parser.error(f"no vector to run: {len(cases)} vectors of {', '.join(languages)}{chosen}, "
                           f"none for {spec.label}")
     worker = _started_adapter(args, spec)

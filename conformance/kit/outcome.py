@@ -64,6 +64,8 @@ def describe(case: Case, verdict: Verdict, max_events: int = 40) -> str:
     v = vector_of(case)
     lines = [f"{case.language}:{case.id}" + (f" - {case.title}" if case.title else ""),
              f"  source: {case.source or '(not given)'}"]
+    if v.origin:
+        lines.append(f"  origin: {v.origin}")
     if case.path:
         lines.append(f"  file: {case.path}")
     lines.append("  query:\n" + textwrap.indent(case.query.rstrip(), "    "))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cepkit.conformance import origin
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import summary, vectors
 from cepkit.conformance.kit.engine_spec import EngineSpec
@@ -36,6 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--kit-language", action="append", metavar="L", help="only this language's vectors (repeatable)")
     group.addoption("--kit-case", action="append", metavar="PATTERN",
                     help="only vectors whose id (or language:id) matches this glob (repeatable)")
+    group.addoption("--kit-origin", action="append", metavar="KINDS",
+                    help="only vectors of these origins, e.g. trino,sase1 (repeatable; docs/conformance.md)")
     group.addoption("--kit-timeout", type=float, default=60.0, metavar="S",
                     help="seconds one vector may take, enforced from outside the engine (default 60)")
     group.addoption("--kit-strict-types", action="store_true",
@@ -57,13 +60,26 @@ def selected(config: pytest.Config) -> list[Case]:
     spec = spec_of(config)
     languages = config.getoption("--kit-language") or [lang for lang in registry.LANGUAGES
                                                        if lang in spec.languages()]
-    chosen = vectors.select(vectors.all_cases(languages), languages, config.getoption("--kit-case"))
+    chosen = vectors.select(vectors.all_cases(languages), languages, config.getoption("--kit-case"),
+                            origins_of(config))
     return [c for c in chosen if spec.runs(c)]
+
+
+def origins_of(config: pytest.Config) -> tuple[str, ...] | None:
+    """The origin kinds `--kit-origin` selects (None: all)."""
+    given = config.getoption("--kit-origin")
+    if not given:
+        return None
+    try:
+        return origin.parse_kinds(given)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--origin: {exc}") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--kit-timeout") <= 0:
         raise pytest.UsageError("--timeout must be a positive number of seconds")
+    origins_of(config)
     spec_of(config)
     config.stash[STARTED] = time.monotonic()
 
@@ -122,6 +138,7 @@ class VectorTest(pytest.Item):
 
     def setup(self) -> None:
         self.user_properties.append(("language", self.case.language))
+        self.user_properties.append(("origin", vectors.origin_of(self.case)))
         self.user_properties.append(("constructs", "; ".join(vectors.constructs_of(self.case))))
         self.verdict = worker_of(self.config).verdict(key_of(self.case))
         if self.verdict.status == ERROR:
@@ -149,7 +166,7 @@ def _report(case: Case, verdict) -> str:
 def _tally(report: pytest.TestReport, status: str) -> Tally:
     props = dict(report.user_properties)
     constructs = tuple(c for c in props.get("constructs", "").split("; ") if c)
-    return Tally(props.get("language", "?"), status, constructs, props.get("refused"))
+    return Tally(props.get("language", "?"), status, constructs, props.get("refused"), props.get("origin", "?"))
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:

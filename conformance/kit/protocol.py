@@ -30,7 +30,8 @@ class Vector:
     query (the window JOIN) has its right input in `right_events`. `read_options` say how to read the rows:
     `type_col` (the event-type column; null: no type column, every row is of type `default_type`), `ts_unit`
     (unit of the integer `ts`; null: unitless ticks), `default_type`. `options` are the compile options
-    (`selection`, `mode`, `flavor`, `sigma`)."""
+    (`selection`, `mode`, `flavor`, `sigma`). `origin` says where the expected answer comes from
+    (conformance/origin.py: `trino TestRowPatternMatching.java#testSimpleQuery`, `extension ...`)."""
 
     id: str
     language: str
@@ -39,10 +40,12 @@ class Vector:
     events: list
     right_events: list | None
     read_options: dict
+    origin: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "language": self.language, "query": self.query, "options": self.options,
-                "events": self.events, "right_events": self.right_events, "read_options": self.read_options}
+                "events": self.events, "right_events": self.right_events, "read_options": self.read_options,
+                "origin": self.origin}
 
 
 def vector_of(case: Case) -> Vector:
@@ -50,4 +53,5 @@ def vector_of(case: Case) -> Vector:
     records = case.records if case.records is not None else []
     events, right = (list(records[0]), list(records[1])) if isinstance(records, tuple) else (list(records), None)
     options = case.options if case.portable_options is None else case.portable_options
-    return Vector(case.id, case.language, case.query, dict(options), events, right, dict(case.record_options))
+    return Vector(case.id, case.language, case.query, dict(options), events, right, dict(case.record_options),
+                  str(case.origin) if case.origin is not None else "")

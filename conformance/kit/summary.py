@@ -1,5 +1,6 @@
-"""The summary of a run: passed / failed / refused / errors per language and per construct (a vector counts
-under every construct its query uses), and the refusals by the construct the engine named."""
+"""The summary of a run: passed / failed / refused / errors per language, per origin (conformance/origin.py) and
+per construct (a vector counts under every construct its query uses), and the refusals by the construct the
+engine named."""
 from __future__ import annotations
 
 from collections import Counter
@@ -19,6 +20,7 @@ class Tally:
     status: str                        # passed | failed | refused | error | skipped (the engine is missing)
     constructs: tuple[str, ...] = ()
     refused: str | None = None         # the construct the engine named
+    origin: str = "?"                  # the kind of the vector's origin (trino, paper, ...)
 
 
 def _table(title: str, rows: list[tuple[str, Counter]]) -> list[str]:
@@ -31,10 +33,12 @@ def _table(title: str, rows: list[tuple[str, Counter]]) -> list[str]:
 
 def summary(tallies: list[Tally], engine_label: str, seconds: float) -> str:
     by_language: dict[str, Counter] = {}
+    by_origin: dict[str, Counter] = {}
     by_construct: dict[tuple[str, str], Counter] = {}
     refused: Counter = Counter()
     for t in tallies:
         by_language.setdefault(t.language, Counter())[t.status] += 1
+        by_origin.setdefault(t.origin, Counter())[t.status] += 1
         for c in t.constructs:
             by_construct.setdefault((t.language, c), Counter())[t.status] += 1
         if t.status == REFUSED:
@@ -42,6 +46,7 @@ def summary(tallies: list[Tally], engine_label: str, seconds: float) -> str:
     total = Counter(t.status for t in tallies)
     lines = [f"cepkit conformance: {engine_label}: {len(tallies)} vectors in {seconds:.1f} s", ""]
     lines += _table("language", sorted(by_language.items())) + [""]
+    lines += _table("origin", sorted(by_origin.items())) + [""]
     lines += _table("construct", [(f"{lang}: {name}", c) for (lang, name), c in sorted(by_construct.items())])
     if refused:
         lines += ["", "refused, by the construct the engine named:"]

@@ -33,15 +33,23 @@ def all_cases(languages: Sequence[str] | None = None) -> tuple[Case, ...]:
     return tuple(case for lang in LOADERS if not languages or lang in languages for case in language_cases(lang))
 
 
-def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[str] | None) -> list[Case]:
+def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[str] | None,
+           origins: Sequence[str] | None = None) -> list[Case]:
     """The cases of the languages (all when None) whose id or `language:id` matches a glob pattern (all when
-    None)."""
+    None) and whose origin is of one of the kinds (all when None; conformance/origin.py)."""
     def wanted(c: Case) -> bool:
         if languages and c.language not in languages:
+            return False
+        if origins and origin_of(c) not in origins:
             return False
         names = (c.id, f"{c.language}:{c.id}")
         return not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
     return [c for c in cases if wanted(c)]
+
+
+def origin_of(case: Case) -> str:
+    """The kind of the case's origin (`trino`, `paper`, ...; `?` where a loader gave none)."""
+    return case.origin.kind if case.origin is not None else "?"
 
 
 def constructs_of(case: Case) -> tuple[str, ...]:

@@ -63,17 +63,17 @@ def test_every_spec_case_is_covered() -> None:
 
 @pytest.mark.parametrize("text, message", [
     ("cases: []", "non-empty"),
-    ("cases:\n  - {id: x, title: t, source: s, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: [], bogus: 1}",
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: [], bogus: 1}",
      "unknown key"),
     ("cases:\n  - {id: x, id: y}", "duplicate key"),
-    ("cases:\n  - {id: x, title: t, source: s, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1.5}], net: []}",
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1.5}], net: []}",
      "float"),
-    ("cases:\n  - {id: x, title: t, source: s, afa_file: examples/afa/ab.afa.yaml, input: [{kind: bogus, le: 1}], net: []}",
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, afa_file: examples/afa/ab.afa.yaml, input: [{kind: bogus, le: 1}], net: []}",
      "unknown kind"),
-    ("cases:\n  - {id: x, title: t, source: s, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: []}\n"
-     "  - {id: x, title: t, source: s, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: []}",
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: []}\n"
+     "  - {id: x, title: t, source: s, origin: sql2016, afa_file: examples/afa/ab.afa.yaml, input: [{le: 1}], net: []}",
      "duplicate id"),
-    ("cases:\n  - {id: x, title: t, source: s, afa: nope, input: [{le: 1}], net: []}", "unknown afa"),
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, afa: nope, input: [{le: 1}], net: []}", "unknown afa"),
 ])
 def test_loader_is_strict(tmp_path, text: str, message: str) -> None:
     p = tmp_path / "bad.yaml"

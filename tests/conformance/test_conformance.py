@@ -58,6 +58,7 @@ cases:
   - id: T1
     title: a well-formed case
     source: test
+    origin: paper sase-sigmod08 §8
     language: sase
     query: PATTERN SEQ(A a, B b)
     events:

@@ -16,14 +16,14 @@ def test_every_vector_is_a_harness_case():
 
 def test_loader_is_strict(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, query: q, events: [], expexted_rows: []}\n")
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [], expexted_rows: []}\n")
     with pytest.raises(ValueError, match="unknown key"):
         load_sql_cases(tmp_path)
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, query: q, events: [{id: 1, ts: 1}],\n"
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [{id: 1, ts: 1}],\n"
                    "     expected_matches: [{bindings: {A: [2]}, ts: 1}]}\n")
     with pytest.raises(ValueError, match="does not contain"):
         load_sql_cases(tmp_path)
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, query: q, events: [], expected_rows: []}\n"
-                   "  - {id: x, title: t, source: s, query: q, events: [], expected_rows: []}\n")
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [], expected_rows: []}\n"
+                   "  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [], expected_rows: []}\n")
     with pytest.raises(ValueError, match="duplicate id"):
         load_sql_cases(tmp_path)

@@ -146,17 +146,17 @@ def test_every_thesis_case_is_covered():
 
 @pytest.mark.parametrize("text, message", [
     ("cases: []", "non-empty list"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: nope}", "'kind' must be one of"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: classify, pairs: [{a: [1, 2], b: [2, 3], relation: meets, "
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: nope}", "'kind' must be one of"),
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: classify, pairs: [{a: [1, 2], b: [2, 3], relation: meets, "
      "thesis: meets}], extra: 1}", "unknown key(s) extra"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: classify, pairs: [{a: [3, 2], b: [2, 3], relation: meets, "
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: classify, pairs: [{a: [3, 2], b: [2, 3], relation: meets, "
      "thesis: meets}]}", "ts < te"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: match, query: q, events: [{ts: 1}]}", "needs 'expected'"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: match, query: q, events: [{ts: 1}], expected_early: "
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: match, query: q, events: [{ts: 1}]}", "needs 'expected'"),
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: match, query: q, events: [{ts: 1}], expected_early: "
      "[{situations: {A: [1, 2]}, ts: 1}]}", "its start ts"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: match, query: q, events: [{ts: 2}, {ts: 1}], expected: []}",
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: match, query: q, events: [{ts: 2}, {ts: 1}], expected: []}",
      "back in time"),
-    ("cases:\n  - {id: x, title: t, source: s, kind: classify, kind: match}", "duplicate key"),
+    ("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: classify, kind: match}", "duplicate key"),
 ])
 def test_loader_is_strict(tmp_path: Path, text: str, message: str):
     path = tmp_path / "bad.yaml"
@@ -167,7 +167,7 @@ def test_loader_is_strict(tmp_path: Path, text: str, message: str):
 
 
 def test_duplicate_ids_across_files(tmp_path: Path):
-    case = ("cases:\n  - {id: same, title: t, source: s, kind: classify, pairs: [{a: [1, 2], b: [2, 3], "
+    case = ("cases:\n  - {id: same, title: t, source: s, origin: sql2016, kind: classify, pairs: [{a: [1, 2], b: [2, 3], "
             "relation: meets, thesis: meets}]}")
     (tmp_path / "a.yaml").write_text(case)
     (tmp_path / "b.yaml").write_text(case)

@@ -22,13 +22,13 @@ def test_loader_is_strict(tmp_path):
     from cepkit.conformance.sql_loader import load_replay_cases
 
     bad = tmp_path / "bad.yaml"
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, operator: filter, where: v > 1, events: [],"
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, operator: filter, where: v > 1, events: [],"
                    " expected: [], windw: {}}\n")
     with pytest.raises(ValueError, match="unknown key"):
         load_window_cases(tmp_path)
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, operator: aggregate, events: [], expected: []}\n")
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, operator: aggregate, events: [], expected: []}\n")
     with pytest.raises(ValueError, match="needs window, attr, funcs"):
         load_window_cases(tmp_path)
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, kind: agg_cost, params: {r: 1}, rows: []}\n")
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, kind: agg_cost, params: {r: 1}, rows: []}\n")
     with pytest.raises(ValueError, match="params r, B, D, h"):
         load_replay_cases(tmp_path)

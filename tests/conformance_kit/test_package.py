@@ -63,6 +63,7 @@ VALID = """cases:
   - id: X1
     title: t
     source: s
+    origin: cepkit A6 test
     language: sase
     query: PATTERN SEQ(A a)
     events: [{id: e1, type: A, ts: 1}]
@@ -71,8 +72,8 @@ VALID = """cases:
 
 
 @pytest.mark.parametrize("text, message", [
-    (VALID + "  - id: X2\n    title: t\n    sourc: s\n", "bad.yaml:9: case 'X2': unknown key(s) sourc"),
-    (VALID + "  - id: X2\n    title: [unclosed\n", "bad.yaml:11: invalid YAML"),
+    (VALID + "  - id: X2\n    title: t\n    sourc: s\n", "bad.yaml:10: case 'X2': unknown key(s) sourc"),
+    (VALID + "  - id: X2\n    title: [unclosed\n", "bad.yaml:12: invalid YAML"),
     (VALID.replace("ts: 1", "ts: one"), "bad.yaml:2: case 'X1': "),
 ])
 def test_a_malformed_vector_file_names_the_file_and_the_line(tmp_path, text, message):

@@ -56,11 +56,11 @@ def test_trinos_docs_example_runs_as_its_vector_says(capsys):
 
 def test_loader_checks_expected_columns(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, query: q, events: [{id: 1, ts: 1}],\n"
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [{id: 1, ts: 1}],\n"
                    "     expected_columns: [a, b], expected_rows: [{a: 1}]}\n")
     with pytest.raises(ValueError, match="exactly the expected_columns"):
         load_sql_cases(tmp_path)
-    bad.write_text("cases:\n  - {id: x, title: t, source: s, query: q, events: [{id: 1, ts: 1}],\n"
+    bad.write_text("cases:\n  - {id: x, title: t, source: s, origin: sql2016, query: q, events: [{id: 1, ts: 1}],\n"
                    "     expected_columns: [a], expected_matches: []}\n")
     with pytest.raises(ValueError, match="given with expected_rows"):
         load_sql_cases(tmp_path)

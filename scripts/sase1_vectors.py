@@ -1,0 +1,217 @@
+"""Regenerate conformance/cases/sase1/sase1_jar.yaml from the SASE 1.0 jar: each vector is a query in SASE 1.0's
+syntax, the configuration of SASE 1.0's stock stream generator, and the matches the jar prints for it (repeat
+1 of its command-line UI), checked against cepkit's reference and optimized engines in the SASE 1.0 dialect.
+
+    python scripts/sase1_vectors.py --jar ../shared/peers/sase1/sase.jar [--jeval .../jeval.jar] [--java java]
+        [--check-only]
+
+Without Java or the jar it prints "skipped: <why>" and exits 0 (the jar is never copied into the repository;
+pass its path). `--check-only` writes nothing: it prints the jar's, the reference's and the optimized engine's
+match counts for every vector, and for the queries the dialect refuses (two partition attributes) the jar's
+count and cepkit's message.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "conformance" / "cases" / "sase1" / "sase1_jar.yaml"
+MAIN_CLASS = "edu.umass.cs.sase.UI.CommandLineUI"
+JAR_COMMIT = "05d5bddf"
+STRATEGIES = {"s2": "partition-contiguity", "s3": "skip-till-next-match", "s4": "skip-till-any-match"}
+
+# SASE 1.0's generator: a price walk per symbol (increaseProbability <= 100, every event of type stock) or
+# uniform prices (above 100, types stock1, stock2, ...); reference/sase1/stock_stream.py rebuilds both.
+WALK = {"maxPrice": 1000, "numOfSymbol": 2, "maxVolume": 1000, "increaseProbability": 70}
+UNIFORM = {"maxPrice": 20, "numOfSymbol": 3, "maxVolume": 1000, "increaseProbability": 101}
+
+# name: (query with {strategy}, variables in order with a Kleene flag, stream base, [(seed, size), ...])
+QUERIES = {
+    "kleene-rising": ("PATTERN SEQ(stock+ a[], stock b)\nWHERE {strategy}\nAND [symbol]\nAND a[1].price % 500 = 0\n"
+                      "AND a[i].price > a[i-1].price\nAND b.volume < 150\nWITHIN 20\n",
+                      (("a", True), ("b", False)), WALK, ((10, 3000), (7, 5000))),
+    "kleene-falling": ("PATTERN SEQ(stock+ a[], stock b)\nWHERE {strategy}\nAND [symbol]\nAND a[1].price % 100 = 0\n"
+                       "AND a[i].price < a[i-1].price\nAND b.volume < 100\nWITHIN 8\n",
+                       (("a", True), ("b", False)), WALK, ((3, 2000), (11, 4000))),
+    "seq3-price": ("PATTERN SEQ(stock1 a, stock2 b, stock3 c)\nWHERE {strategy}\nAND [price]\nWITHIN 30\n",
+                   (("a", False), ("b", False), ("c", False)), UNIFORM, ((11, 300), (5, 600), (23, 400))),
+    "seq2-symbol": ("PATTERN SEQ(stock a, stock b)\nWHERE {strategy}\nAND [symbol]\nAND a.price % 50 = 0\n"
+                    "AND b.price > a.price\nAND b.volume < 100\nWITHIN 20\n",
+                    (("a", False), ("b", False)), WALK, ((10, 2000), (4, 4000))),
+    "seq2-whole-stream": ("PATTERN SEQ(stock1 a, stock2 b)\nWHERE {strategy}\nAND b.price = a.price\n"
+                          "AND a.volume < 200\nWITHIN 10\n",
+                          (("a", False), ("b", False)), UNIFORM, ((11, 500), (2, 800))),
+}
+# the jar's own refusals, left out: partition-contiguity without a partition attribute ends the jar with a
+# NullPointerException (StockEvent.getAttributeByName(null), Engine.evaluateRunsForPartitionContiguity)
+JAR_FAILS = {("seq2-whole-stream", "partition-contiguity")}
+# queries the jar runs and the dialect refuses (docs/semantics.md S1.7): reported, not written
+REFUSED = {
+    "seq3-price-volume": ("PATTERN SEQ(stock1 a, stock2 b, stock3 c)\nWHERE {strategy}\nAND [price]\nAND [volume]\n"
+                          "WITHIN 10000\n", {**UNIFORM, "maxVolume": 20}, (11, 3000)),
+}
+
+
+def missing(java: str, jar: str | None, jeval: str | None) -> str | None:
+    """Why the jar cannot run here, or None."""
+    for name, path in (("SASE 1.0 jar", jar), ("jeval.jar (SASE 1.0 expression library)", jeval)):
+        if not path or not Path(path).is_file():
+            return f"no {name} at {path!r} (pass --jar / --jeval; the jar is not in the repository)"
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Java not available ({java} -version: {exc})"
+    return None if done.returncode == 0 else f"Java not available ({java} -version exited {done.returncode})"
+
+
+def stream_text(stream: dict) -> str:
+    """A `.stream` file: `name = value` lines, then `end`."""
+    return "".join(f"{k} = {v}\n" for k, v in stream.items()) + "end\n"
+
+
+def jar_matches(java: str, classpath: str, query: str, stream: dict, timeout: float = 60) -> list[list[int]]:
+    """The matches the jar prints in its first repeat, each the ids of its events in the order printed (the jar
+    is stopped after `timeout` seconds: SystemExit)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "q.query").write_text(query, encoding="utf-8")
+        (Path(tmp) / "s.stream").write_text(stream_text(stream), encoding="utf-8")
+        matches: list[list[int]] = []
+        with subprocess.Popen([java, "-cp", classpath, MAIN_CLASS, "q.query", "s.stream", "1"], cwd=tmp,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+            assert proc.stdout is not None
+            timer = threading.Timer(timeout, proc.kill)
+            timer.start()
+            try:
+                for line in proc.stdout:
+                    if line.startswith("----------Here is the No."):
+                        matches.append([])
+                    elif line.startswith("ID = ") and matches:
+                        matches[-1].append(int(re.match(r"ID = (\d+)", line).group(1)))
+                    elif line.startswith("Number Of Matches Found: "):
+                        count = int(line.split(":")[1])
+                        if count != len(matches):
+                            raise SystemExit(f"the jar reported {count} matches and printed {len(matches)}")
+                        return matches
+            finally:
+                timer.cancel()
+                proc.kill()
+        raise SystemExit(f"the jar ended (or ran past {timeout} s) without a match count: {query!r} {stream}")
+
+
+def bindings(variables, ids: list[int]) -> dict[str, list[int]]:
+    """A match's events (printed in order, one run of the pattern) as bindings: singletons one event each, the
+    one Kleene variable the events between."""
+    kleene = [i for i, (_, k) in enumerate(variables) if k]
+    if not kleene:
+        assert len(ids) == len(variables), (variables, ids)
+        return {name: [e] for (name, _), e in zip(variables, ids)}
+    (k,) = kleene
+    after = len(variables) - k - 1
+    out = {name: [ids[i]] for i, (name, _) in enumerate(variables[:k])}
+    out[variables[k][0]] = ids[k:len(ids) - after]
+    out.update({name: [ids[len(ids) - after + j]] for j, (name, _) in enumerate(variables[k + 1:])})
+    return out
+
+
+def cepkit_keys(query: str, stream: dict, engine: str) -> Counter:
+    """The match keys cepkit's engine gives in the SASE 1.0 dialect."""
+    import cepkit   # lazy: `skipped: ...` without the jar needs no cepkit
+    from cepkit.core.readers import from_pandas
+    from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
+
+    batch = from_pandas(to_frame(StockStreamConfig.from_mapping(stream)))
+    return Counter(m.key() for m in cepkit.compile(query, engine=engine, dialect="sase1", max_state=None).run(batch))
+
+
+def generate(java: str, classpath: str) -> list[dict]:
+    from cepkit.conformance.loader import match_key
+
+    vectors = []
+    for name, (template, variables, base, runs) in QUERIES.items():
+        for short, strategy in STRATEGIES.items():
+            if (name, strategy) in JAR_FAILS:
+                continue
+            query = template.format(strategy=strategy)
+            for seed, size in runs:
+                stream = {"streamSize": size, **base, "randomSeed": seed}
+                found = [bindings(variables, ids) for ids in jar_matches(java, classpath, query, stream)]
+                want = Counter(match_key(m) for m in found)
+                verdict = {engine: cepkit_keys(query, stream, engine) == want for engine in ("reference", "optimized")}
+                vectors.append({"id": f"S1-JAR-{name}-{short}-seed{seed}-n{size}", "query": query, "stream": stream,
+                                "strategy": strategy, "expected": found, "verdict": verdict})
+                print(f"{vectors[-1]['id']}: jar {len(found)} matches; "
+                      + "; ".join(f"{e} {'agrees' if ok else 'DIFFERS'}" for e, ok in verdict.items()), flush=True)
+    return vectors
+
+
+def refused(java: str, classpath: str) -> None:
+    """The queries the jar runs and the dialect refuses: the jar's count, cepkit's message."""
+    import cepkit
+    from cepkit.core.errors import QueryError
+
+    for name, (template, base, (seed, size)) in REFUSED.items():
+        for strategy in STRATEGIES.values():
+            query = template.format(strategy=strategy)
+            stream = {"streamSize": size, **base, "randomSeed": seed}
+            jar = len(jar_matches(java, classpath, query, stream))
+            try:
+                cepkit.compile(query, engine="reference", dialect="sase1")
+                said = "runs it"
+            except QueryError as exc:
+                said = f"refuses it: {exc}"
+            print(f"{name} {strategy} seed {seed} n {size}: the jar prints {jar} matches; the dialect {said}")
+
+
+def yaml_text(vectors: list[dict]) -> str:
+    head = ("# Generated by scripts/sase1_vectors.py from the SASE 1.0 jar (github.com/haopeng/sase "
+            f"{JAR_COMMIT}, build/sase.jar,\n# ../shared/peers/sase1/): do not edit by hand; rerun the script. "
+            "Each vector's expected matches are the jar's\n# first repeat (CommandLineUI QUERY STREAM 1) over the "
+            "stream its generator makes from `stream`.\ncases:\n")
+    out = [head]
+    for v in vectors:
+        n, title = len(v["expected"]), f"{len(v['expected'])} matches of the jar under {v['strategy']}"
+        out.append(f"  - id: {v['id']}\n"
+                   f"    title: {json.dumps(title)}\n"
+                   f"    source: {json.dumps('SASE 1.0 jar, CommandLineUI repeat 1 over its generated stock stream')}\n"
+                   f"    origin: {json.dumps(f'sase1 sase.jar {JAR_COMMIT} (CommandLineUI, repeat 1)')}\n"
+                   f"    dialect: sase1\n    query: |\n"
+                   + "".join(f"      {line}\n" for line in v["query"].rstrip("\n").split("\n"))
+                   + f"    stream: {json.dumps(v['stream'])}\n"
+                   + ("    expected: []\n" if not n else "    expected:\n"
+                      + "".join(f"      - {json.dumps(m)}\n" for m in v["expected"])))
+    return "".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jar", default=str(ROOT.parent / "shared" / "peers" / "sase1" / "sase.jar"))
+    parser.add_argument("--jeval", help="jeval.jar (default: beside the jar)")
+    parser.add_argument("--java", default="java")
+    parser.add_argument("--check-only", action="store_true", help="write nothing; print the jar's and cepkit's counts")
+    args = parser.parse_args(argv)
+    jeval = args.jeval or str(Path(args.jar).resolve().parent / "jeval.jar")
+    why = missing(args.java, args.jar, jeval)
+    if why:
+        print(f"skipped: {why}")
+        return 0
+    classpath = f"{Path(args.jar).resolve()}:{Path(jeval).resolve()}"
+    vectors = generate(args.java, classpath)
+    refused(args.java, classpath)
+    differ = [v["id"] for v in vectors if not all(v["verdict"].values())]
+    print(f"{len(vectors)} vectors; {len(vectors) - len(differ)} agree on reference and optimized; differ: {differ}")
+    if not args.check_only:
+        OUT.write_text(yaml_text(vectors), encoding="utf-8")
+        print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
