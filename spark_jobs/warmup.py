@@ -44,26 +44,33 @@ def warm(spec: T.TaskSpec, sample: pa.Table) -> int:
 def start_workers(spark):
     """Start the executors' Python workers now, in a background Spark job (one tiny task per core), so
     that they import NumPy, pandas, pyarrow, Numba and the engine while the driver's checks and statistics
-    pass run; reused workers (spark.python.worker.reuse) then serve the matching stage. Returns the thread."""
+    pass run; reused workers (spark.python.worker.reuse) then serve the matching stage. An Arrow job, as the
+    matching stage is: Spark keeps one worker daemon per kind of Python job, and an RDD job's workers
+    (mapPartitions) do not serve a `mapInArrow` stage. Returns the thread; its `pids` are the workers' process
+    ids once it ended."""
     import threading
 
-    sc = spark.sparkContext
-    cores = max(1, sc.defaultParallelism)
+    cores = max(1, spark.sparkContext.defaultParallelism)
+    pids: list[int] = []
 
     def job() -> None:
         try:
-            sc.parallelize(range(cores), cores).mapPartitions(_import_engine).collect()
+            rows = spark.range(cores, numPartitions=cores).mapInArrow(_import_engine, "pid long").collect()
+            pids.extend(r["pid"] for r in rows)
         except Exception:  # noqa: BLE001 - only a head start; the matching stage starts its own workers
             pass
 
     thread = threading.Thread(target=job, name="cepkit-start-workers", daemon=True)
+    thread.pids = pids
     thread.start()
     return thread
 
 
-def _import_engine(rows):
+def _import_engine(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     preload()
-    return [sum(1 for _ in rows)]
+    for _ in batches:
+        pass
+    yield pa.RecordBatch.from_pydict({"pid": [os.getpid()]})
 
 
 def counting(fn: Any, compiled: Any):

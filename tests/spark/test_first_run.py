@@ -81,3 +81,25 @@ def test_counting_adds_the_compilations_a_task_causes_not_cache_loads(spark):
     local = spark.sparkContext.accumulator(0)
     assert W.counting(lambda frame: ready(frame), local)(41) == 42 and local.value == 0
     assert W.counting(lambda frame: njit(lambda x: x - 1)(frame), local)(43) == 42 and local.value == 1
+
+
+def test_the_workers_started_early_serve_the_matching_stage(spark):
+    """start_workers' job starts the Python workers a `mapInArrow` stage uses (Spark keeps one worker daemon
+    per kind of Python job: the workers of an RDD job, which it ran before, did not serve the matching stage,
+    whose first tasks then started a daemon and imported everything again)."""
+    import os
+
+    import pyarrow as pa
+
+    thread = W.start_workers(spark)
+    thread.join(timeout=120)
+    assert thread.pids, "the warm-up job did not run"
+
+    def pid(batches):
+        for _ in batches:
+            pass
+        yield pa.RecordBatch.from_pydict({"pid": [os.getpid()]})
+
+    cores = spark.sparkContext.defaultParallelism
+    used = {r["pid"] for r in spark.range(4 * cores, numPartitions=cores).mapInArrow(pid, "pid long").collect()}
+    assert used <= set(thread.pids), (used, thread.pids)
