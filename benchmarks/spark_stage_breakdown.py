@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = args.partitions or J.partition_count(args.n, cores)
 
     type_names = tuple(sorted(frame["type"].unique()))
-    df = spark.read.parquet(str(events)).withColumn("type", J.IO.type_code("type", type_names))   # as the job
+    df = spark.read.parquet(str(events)).withColumn("type", J.IO.type_code("type", type_names, type_names))   # as the job
     keyed = df.repartition(parts, "symbol")
     ordered = keyed.sortWithinPartitions("symbol", "ts", "id")
     schema = df.schema

@@ -104,7 +104,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     aggs = [F.count(F.lit(1)).alias("n"), F.count(columns.ts).alias("n_ts"), F.count(columns.id).alias("n_id"),
             F.count_distinct(columns.id).alias("n_distinct"), F.min(tick).alias("t_min"), F.max(tick).alias("t_max")]
     if type_col is not None:
-        aggs += [F.count(type_col).alias("n_type"), F.collect_set(IO.stripped(type_col)).alias("types")]
+        aggs += [F.count(type_col).alias("n_type"), F.collect_set(F.col(type_col).cast("string")).alias("types")]
     stats = IO.first_action(events, lambda: df.agg(*aggs).collect()[0])  # a malformed CSV row fails it
     n = stats["n"]
     if stats["n_ts"] < n:
@@ -115,7 +115,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         raise EventError(f"'{events}': duplicate event ids ({n - stats['n_distinct']} rows repeat an id)",
                          column=columns.id)
     if type_col is not None:
-        types = sorted(set(stats["types"]))
+        raw_types = tuple(sorted(stats["types"]))   # as written; a type's name is its text stripped (the readers')
+        types = sorted({t.strip() for t in raw_types})
         if stats["n_type"] < n or "" in types:
             raise EventError(f"'{events}': missing event type", column=type_col)
     else:
@@ -138,7 +139,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     coded = (type_col is not None and df.schema[type_col].dataType.typeName() == "string"
              and type_col not in attribute_uses(q) and type_col not in keys)
     if coded:
-        df = df.withColumn(type_col, IO.type_code(type_col, type_names))
+        df = df.withColumn(type_col, IO.type_code(type_col, raw_types, type_names))
     text_forms = IO.text_forms(events, df, tuple(used)) if used and n else ()
     spec_args = dict(query=query, engine=engine, selection=selection, ts_col=columns.ts, id_col=columns.id,
                      type_col=type_col, default_type=columns.default_type, ts_unit=ts_unit,

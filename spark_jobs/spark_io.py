@@ -49,20 +49,15 @@ def key_group(col: str):
             .otherwise(F.coalesce(number.cast("string"), lowered)))
 
 
-def stripped(col: str):
-    """The column as text with the white space Python's str.strip() removes (the readers' rule for a type
-    name) removed at both ends."""
+def type_code(col: str, raw: tuple[str, ...], type_names: tuple[str, ...]):
+    """1 + the index in `type_names` of each row's type name (tasks.TaskSpec.type_coded): the column's text
+    looked up among `raw`, the texts it holds, each standing for its name (the text stripped, the readers'
+    rule); an int shuffled and sent to the tasks in place of the text."""
     from pyspark.sql import functions as F
 
-    return F.regexp_replace(F.col(f"`{col}`").cast("string"), r"(?U)^[\s\x1c-\x1f]+|[\s\x1c-\x1f]+$", "")
-
-
-def type_code(col: str, type_names: tuple[str, ...]):
-    """1 + the index of each row's type name (`stripped`) in `type_names` (tasks.TaskSpec.type_coded): an int
-    shuffled and sent to the tasks in place of the text."""
-    from pyspark.sql import functions as F
-
-    return F.array_position(F.array(*[F.lit(t) for t in type_names]), stripped(col)).cast("int")
+    codes = F.array(*[F.lit(1 + type_names.index(t.strip())) for t in raw])
+    at = F.array_position(F.array(*[F.lit(t) for t in raw]), F.col(f"`{col}`").cast("string"))
+    return F.element_at(codes, at.cast("int")).cast("int")
 
 
 def _unwrapped(action, what: str = "the Spark job"):
