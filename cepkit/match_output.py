@@ -140,12 +140,15 @@ class Cells:
 
     def arrow(self, encoded: pa.Array | None) -> pa.Array:
         """The Parquet column: the values in Arrow's type (ids as list<int64> or list<string>); an object
-        column keeps the match table's exact encoding `encoded`."""
+        column, and integers past int64 (the match table encodes them as decimal(38, 0)), keep the match
+        table's exact encoding `encoded`."""
         if self.form == "ids":
             col = self.data
             if col.null_count:
                 col = pc.if_else(pc.is_null(col), pa.scalar([], col.type), col)
             return col.cast(pa.list_(col.type.value_type))
+        if encoded is not None and pa.types.is_decimal(encoded.type):
+            return encoded   # integers past int64, exact (pandas typed them uint64, wrapped to int64, or double)
         if self.form == "float":
             return pa.array(self.data, from_pandas=True)
         if self.form == "object":
@@ -230,8 +233,8 @@ def object_cells(name: str, values: list) -> Cells:
 
     series = pd.Series(values)
     k = series.dtype.kind
-    if k in "iu":
-        return Cells(name, "int", pa.array(series.to_numpy(np.int64)))
+    if k in "iu":   # uint64 where one value is past int64 (all of them >= 0): not wrapped to int64
+        return Cells(name, "int", pa.array(series.to_numpy(np.uint64 if k == "u" else np.int64)))
     if k == "f" and all(v is None or (type(v) is int and -2**63 <= v < 2**63) for v in values):
         return Cells(name, "intnull", pa.array(values, pa.int64()))  # pandas: floats; integers stay integers
     if k == "f":

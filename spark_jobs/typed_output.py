@@ -245,6 +245,8 @@ def parquet_values(values: list[Any]) -> pa.Array:
         return pa.array([None] * n)
     if kind is None and pa.types.is_integer(t):
         return pc.cast(col, pa.int64())
+    if pa.types.is_decimal(t):   # integers past int64 (Cells.arrow: their exact encoding)
+        return col
     if kind is None and pa.types.is_floating(t):
         return pa.array(pc.cast(col, _F64).to_numpy(zero_copy_only=False), from_pandas=True)
     if kind is None and (pa.types.is_boolean(t) and not col.null_count or pa.types.is_string(t)):

@@ -308,3 +308,30 @@ def test_text_with_del_is_escaped_as_json_dumps_does():
     table = M.Rows(["symbol"], values, 4)
     with use_time_form(TimeForm("ticks")):
         assert new_text(table.jsonl()) == "".join(json_line({"symbol": v}) for v in values["symbol"])
+
+
+@pytest.mark.parametrize("values", [[2**63], [2**63, 1], [2**63, None], [2**64 - 1, -5], [-2**63 - 1, None]])
+def test_integers_past_int64_are_exact_in_parquet(values, tmp_path):
+    """A RETURN column holding an integer outside int64 is written as decimal(38, 0), exact: pandas typed
+    [2**63] as uint64, which the Parquet writer cast to int64 (-2**63, silently), and [2**63, None] as a double."""
+    import pyarrow as pa
+
+    layout = Layout(("a",), ("big",))
+    table = MatchTable.from_matches(layout, [Match((("a", (i,)),), i, (("big", v),)) for i, v in enumerate(values)])
+    names, cells, encoded = M.match_cells(table, "parquet")
+    pq.write_table(M.parquet_table(names, cells, encoded), tmp_path / "m.parquet")
+    got = pq.read_table(tmp_path / "m.parquet").column("big")
+    assert pa.types.is_decimal(got.type)
+    assert [None if v is None else int(v) for v in got.to_pylist()] == values
+
+
+def test_integers_past_int64_without_nulls_are_exact_in_csv():
+    """pandas types [2**63, 2**64 - 1] as uint64; the CSV writer cast them to int64 (-2**63 and -1, silently)
+    where pandas' own writer prints their digits."""
+    layout = Layout(("a",), ("big",))
+    values = [2**63, 2**64 - 1, 5]
+    table = MatchTable.from_matches(layout, [Match((("a", (i,)),), i, (("big", v),)) for i, v in enumerate(values)])
+    names, cells, _ = M.match_cells(table, "csv")
+    text = new_text(M.csv_text(names, cells))
+    assert text == old_frame(table, "csv").to_csv(index=False)
+    assert [line.rsplit(",", 1)[1] for line in text.splitlines()[1:]] == [str(v) for v in values]
