@@ -59,6 +59,7 @@ $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
 
 doc-pictures: $(VENV)/.docs-installed
 	$(PY) scripts/make_doc_pictures.py
+	$(PY) scripts/peer_report.py   # docs/peers.md from the committed peer results (--run reruns the peer)
 
 docs: doc-pictures
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet

@@ -43,6 +43,8 @@ class Case:
     # None: `check` compares numbers by value already
     values_check: Callable[[MatchTable], None] | None = None
     origin: Origin | None = None                # where the expected answer comes from (conformance/origin.py)
+    # whether the check reads the matches' bindings (None: as its language does, kit/protocol.BINDINGS_COMPARED)
+    compares_bindings: bool | None = None
 
     def __str__(self) -> str:
         return self.id

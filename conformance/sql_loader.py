@@ -383,9 +383,38 @@ def _own_rows(query: str, read: dict):
     try:
         q = parse(query)
     except QueryError:
-        return None, []
+        return None, _refused_query_rows(query)
     values = base(q)
     return to_table(None, q, **read), [dict(zip(values.columns, row)) for row in values.rows]
+
+
+_VALUES_AT = re.compile(r"\(\s*VALUES\b", re.I)
+_VALUES_NAME = re.compile(r"\s*(?:AS\s+)?(?!MATCH_RECOGNIZE\b)([A-Za-z_]\w*)\s*(\([^()]*\))?", re.I)
+
+
+def _refused_query_rows(query: str) -> list:
+    """The VALUES rows of a query the parser refuses (an expected-error vector), so that an engine reading its
+    rows from `events` gets them: the `(VALUES ...) t(cols)` relation read through a stand-in query. [] when
+    there is none or the table itself is in error (a row of another arity)."""
+    start = _VALUES_AT.search(query)
+    if start is None:
+        return []
+    depth, end = 0, None
+    for i in range(start.start(), len(query)):
+        depth += {"(": 1, ")": -1}.get(query[i], 0)
+        if depth == 0:
+            end = i + 1
+            break
+    if end is None:
+        return []
+    named = _VALUES_NAME.match(query, end)
+    alias = f" {named.group(1)}{named.group(2) or ''}" if named else ""
+    try:
+        values = base(parse(f"SELECT * FROM {query[start.start():end]}{alias} "
+                            "MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true)"))
+    except QueryError:
+        return []
+    return [dict(zip(values.columns, row)) for row in values.rows]
 
 
 def _replay_check(case: ReplayCase):
@@ -416,14 +445,14 @@ def cases() -> list:
                         read_options=read,
                         error=_sql_error(c) if c.error is not None else None, records=records,
                         record_options=read, error_kind="query" if c.error is not None else None,
-                        **_about(c)))
+                        compares_bindings=c.expected_matches is not None, **_about(c)))
     for c in load_replay_cases():
         if c.kind != "intervals":
             continue
         read = {"type_col": None, "default_type": "e"}
         out.append(Case(c.id, "sql", c.query, _frame(c.events), _replay_check(c), read_options=read,
                         engines=tuple(e for e in registry.engines_for("sql") if e != "replay"),
-                        records=c.events, record_options=read, **_about(c)))
+                        records=c.events, record_options=read, compares_bindings=True, **_about(c)))
         base, read = read, {**read, "block_size": c.block_size, "indexes": c.indexes}   # the store open_store writes
         for method in ("pareto", "none"):
             out.append(Case(f"{c.id}-{method}", "sql", c.query, _frame(c.events), _replay_check(c),

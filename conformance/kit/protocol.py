@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cepkit.conformance.harness import Case
+from cepkit.core.match import plain
 
 
 class Refused(Exception):
@@ -29,9 +30,12 @@ class Vector:
     `events` are the rows in stream order (dicts: `id`, `ts`, the type column, attributes); a two-input
     query (the window JOIN) has its right input in `right_events`. `read_options` say how to read the rows:
     `type_col` (the event-type column; null: no type column, every row is of type `default_type`), `ts_unit`
-    (unit of the integer `ts`; null: unitless ticks), `default_type`. `options` are the compile options
+    (unit of the integer `ts`; null: unitless ticks), `default_type`. Values are JSON values (an exact decimal of
+    a VALUES row is a number, 90.5, as the command protocol's files write it). `options` are the compile options
     (`selection`, `mode`, `flavor`, `sigma`). `origin` says where the expected answer comes from
-    (conformance/origin.py: `trino TestRowPatternMatching.java#testSimpleQuery`, `extension ...`)."""
+    (conformance/origin.py: `trino TestRowPatternMatching.java#testSimpleQuery`, `extension ...`).
+    `compares_bindings` says whether the check reads the rows' `bindings` (every `sase` and `window` vector, a
+    `sql` vector that pins matches): an engine that returns columns without row ids may refuse those."""
 
     id: str
     language: str
@@ -41,11 +45,12 @@ class Vector:
     right_events: list | None
     read_options: dict
     origin: str = ""
+    compares_bindings: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "language": self.language, "query": self.query, "options": self.options,
                 "events": self.events, "right_events": self.right_events, "read_options": self.read_options,
-                "origin": self.origin}
+                "origin": self.origin, "compares_bindings": self.compares_bindings}
 
 
 def vector_of(case: Case) -> Vector:
@@ -53,5 +58,16 @@ def vector_of(case: Case) -> Vector:
     records = case.records if case.records is not None else []
     events, right = (list(records[0]), list(records[1])) if isinstance(records, tuple) else (list(records), None)
     options = case.options if case.portable_options is None else case.portable_options
-    return Vector(case.id, case.language, case.query, dict(options), events, right, dict(case.record_options),
-                  str(case.origin) if case.origin is not None else "")
+    compares = case.compares_bindings if case.compares_bindings is not None else case.language in BINDINGS_COMPARED
+    return Vector(case.id, case.language, case.query, dict(options), _plain_rows(events), _plain_rows(right),
+                  dict(case.record_options), str(case.origin) if case.origin is not None else "", compares)
+
+
+BINDINGS_COMPARED = ("sase", "window")   # the languages whose checks always read bindings (sql: per vector)
+
+
+def _plain_rows(rows: list | None) -> list | None:
+    """Event rows with exact values as JSON numbers (Fraction(181, 2) as 90.5; numpy scalars unwrapped)."""
+    if rows is None:
+        return None
+    return [{k: plain(v) for k, v in r.items()} if isinstance(r, dict) else r for r in rows]

@@ -76,6 +76,7 @@ def to_match(row: Any, payload: Iterable[str] | None) -> Match:
         bindings.append((var, tuple(ids)))
     names = list(payload or ())
     names += [k for k in row if k not in RESERVED and k not in names and not k.startswith("payload.")]
+    names += [k[len("payload."):] for k in row if k.startswith("payload.") and k[len("payload."):] not in names]
     items = tuple((n, number(row[f"payload.{n}"] if f"payload.{n}" in row else row.get(n))) for n in names)
     lifetime = row.get("lifetime")
     if lifetime is not None and (not isinstance(lifetime, list) or len(lifetime) != 2):

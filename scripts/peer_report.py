@@ -1,0 +1,82 @@
+"""docs/peers.md: the peers' results on the conformance vectors (`make docs` runs it; docs/peers.md says how).
+
+    python scripts/peer_report.py           # render docs/peers.md from docs/data/peers/ (no peer needed)
+    python scripts/peer_report.py --run     # first rerun the peer (pip install 'cepkit[peers]'), rewrite its results
+    python scripts/peer_report.py --check   # exit 1 when the page is stale or a failure is not classified
+
+Running the peer takes about 20 s on 2 cores, and `make docs` must work without the `peers` extra, so the
+results are committed (docs/data/peers/pandas_mr.json) and the page renders from them.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "docs" / "data" / "peers"
+PAGE = ROOT / "docs" / "peers.md"
+ADAPTER = "cepkit.conformance.adapters.pandas_mr:PandasMatchRecognize"
+TIMEOUT = 10     # seconds a vector may take (MR-pattern-too-large runs past it on the peer)
+ARGS = ["--adapter", ADAPTER, "--language", "sql", "--timeout", str(TIMEOUT)]
+
+
+def run_peer() -> None:
+    """Rerun pandas-match-recognize on the sql vectors and rewrite docs/data/peers/pandas_mr.json."""
+    from importlib.metadata import version
+
+    from cepkit.conformance.adapters import results
+
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = Path(tmp) / "peer.xml"
+        t0 = time.monotonic()
+        subprocess.run([sys.executable, "-m", "cepkit", "conformance", *ARGS, "-n", "2", "-q",
+                        "--junitxml", str(junit)], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+        seconds = time.monotonic() - t0
+        vectors = results.from_junit(junit)
+    about = {"peer": f"pandas-match-recognize {version('pandas-match-recognize')}",
+             "command": "cepkit conformance " + " ".join(ARGS) + " -n 2", "seconds": round(seconds, 1),
+             "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}"}
+    results.save(DATA / "pandas_mr.json", about, vectors)
+    print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / 'pandas_mr.json'}")
+
+
+def page() -> tuple[str, list[str]]:
+    """The page's text and the classification's problems."""
+    from cepkit.conformance.adapters import report, results
+
+    got = results.load(DATA / "pandas_mr.json")
+    classified = yaml.safe_load((DATA / "pandas_mr_failures.yaml").read_text())
+    return report.render(got, classified), report.problems(got["vectors"], classified)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", action="store_true", help="rerun the peer first (needs pandas-match-recognize)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when docs/peers.md is stale or a failure unclassified")
+    args = ap.parse_args(argv)
+    if args.run:
+        run_peer()
+    text, problems = page()
+    for p in problems:
+        print(f"not classified right: {p}", file=sys.stderr)
+    if args.check:
+        stale = not PAGE.is_file() or PAGE.read_text() != text
+        if stale:
+            print(f"{PAGE} is stale: run python scripts/peer_report.py", file=sys.stderr)
+        return 1 if stale or problems else 0
+    PAGE.write_text(text)
+    print(f"wrote {PAGE}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
