@@ -61,15 +61,14 @@ REFUSED = {
 
 
 def missing(java: str, jar: str | None, jeval: str | None) -> str | None:
-    """Why the jar cannot run here, or None."""
-    for name, path in (("SASE 1.0 jar", jar), ("jeval.jar (SASE 1.0 expression library)", jeval)):
-        if not path or not Path(path).is_file():
-            return f"no {name} at {path!r} (pass --jar / --jeval; the jar is not in the repository)"
-    try:
-        done = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Java not available ({java} -version: {exc})"
-    return None if done.returncode == 0 else f"Java not available ({java} -version exited {done.returncode})"
+    """Why the jar cannot run here, or None (the jar and Java as benchmarks.sase1_side_by_side checks them)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))   # run as a script: the repository's benchmarks package
+    from benchmarks.sase1_side_by_side import missing as jar_missing   # lazy: after the path is set
+
+    if jar and Path(jar).is_file() and (not jeval or not Path(jeval).is_file()):
+        return f"no jeval.jar (SASE 1.0 expression library) at {jeval!r} (pass --jeval; it is not in the repository)"
+    return jar_missing(jar, java)
 
 
 def stream_text(stream: dict) -> str:
