@@ -219,17 +219,14 @@ def _walk_entries(spark, q, spec: G.GenericSpec, staged, stage, stage_order: lis
 
 
 def _warm(spark, spec: G.GenericSpec, stage, order: list[str]) -> None:
-    """The task body over a sample of the matching stage's input, in the driver, so that the engine's kernels
-    are compiled (or loaded) here and shipped to executors with their own compile caches (kernel_pack). An
-    error in the sample is left for the tasks to report."""
+    """The task body over a sample of the matching stage's input, in the driver (warmup.warm), so that the
+    engine's kernels are compiled (or loaded) here and shipped to executors with their own compile caches
+    (kernel_pack)."""
     try:
         sample = stage.limit(W.SAMPLE_ROWS).toArrow()
-        keys = [c for c in (*spec.group_cols, *order) if c in sample.column_names]
-        sample = sample.sort_by([(c, "ascending") for c in dict.fromkeys(keys)])
-        for _ in G.match_groups(spec, iter(sample.to_batches())):
-            pass
     except Exception:  # noqa: BLE001 - the tasks meet the same rows and report them
         return
+    W.warm(lambda batches: G.match_groups(spec, batches), sample, (*spec.group_cols, *order))
     KP.ship(spark)
 
 

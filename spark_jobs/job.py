@@ -189,7 +189,9 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         groups = sp.count
 
     t_compile = time.perf_counter()
-    W.warm(spec, stage_input.limit(W.SAMPLE_ROWS).toArrow())  # no task compiles the engine
+    warm_spec = W.without_failures(spec)   # no task compiles the engine
+    W.warm(lambda batches: T.match_partition(warm_spec, batches), stage_input.limit(W.SAMPLE_ROWS).toArrow(),
+           (*spec.group_cols, spec.ts_col, spec.id_col))
     KP.ship(spark)   # what it loaded, to executors with their own compile caches (a cluster)
     if starting is not None:
         starting.join()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -26,19 +26,24 @@ def cache_env() -> dict[str, str]:
     return {k: os.environ[k] for k in ("NUMBA_CACHE_DIR", "CEPKIT_CACHE") if os.environ.get(k)}
 
 
-def warm(spec: T.TaskSpec, sample: pa.Table) -> int:
-    """Run the task body over `sample` (rows of the matching stage's input, any order) in this process;
-    returns the number of output rows. Failure injection is off; an error in the sample is left for the
-    tasks to report."""
-    spec = dataclasses.replace(spec, fail_once_marker=None, fail_first_attempt=None)
+def warm(body: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], sample: pa.Table,
+         order: Sequence[str]) -> int:
+    """Run a task body (tasks.match_partition, generic_tasks.match_groups) over `sample` (rows of the
+    matching stage's input, any order), sorted by the `order` columns it has, in this process; returns the
+    number of output rows. An error in the sample is left for the tasks to report."""
     if sample.num_rows == 0:
         return 0
-    order = [(c, "ascending") for c in (*spec.group_cols, spec.ts_col, spec.id_col) if c in sample.column_names]
-    sample = sample.sort_by(order)
+    keys = [c for c in dict.fromkeys(order) if c in sample.column_names]
+    sample = sample.sort_by([(c, "ascending") for c in keys])
     try:
-        return sum(b.num_rows for b in T.match_partition(spec, iter(sample.to_batches())))
-    except Exception:  # the tasks meet the same rows and report them
+        return sum(b.num_rows for b in body(iter(sample.to_batches())))
+    except Exception:  # noqa: BLE001 - the tasks meet the same rows and report them
         return 0
+
+
+def without_failures(spec: T.TaskSpec) -> T.TaskSpec:
+    """The spec with the tests' failure injection off (for the driver's own run of the task body)."""
+    return dataclasses.replace(spec, fail_once_marker=None, fail_first_attempt=None)
 
 
 def start_workers(spark):
