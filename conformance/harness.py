@@ -45,6 +45,15 @@ class Case:
     origin: Origin | None = None                # where the expected answer comes from (conformance/origin.py)
     # whether the check reads the matches' bindings (None: as its language does, kit/protocol.BINDINGS_COMPARED)
     compares_bindings: bool | None = None
+    # the kit language it is offered as where that is not `language` ("sase1": a SASE 1.0 dialect vector, a
+    # `sase` query with its `dialect` option), and the SASE 1.0 stream generator's configuration it names
+    offered_as: str | None = None
+    stream: dict | None = None
+
+    @property
+    def kit_language(self) -> str:
+        """The language the conformance kit offers the vector as (conformance/kit/vectors.py LOADERS)."""
+        return self.offered_as or self.language
 
     def __str__(self) -> str:
         return self.id

@@ -19,8 +19,6 @@ from cepkit.conformance.loader import CASES_DIR, check_keys, collect, format_mat
 from cepkit.conformance import origin as origins
 from cepkit.conformance.harness import Case as HarnessCase
 from cepkit.core.readers import from_pandas
-from cepkit.front.language import parse
-from cepkit.reference.sase1.stock_stream import StockStreamConfig
 from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 
 ROOT = CASES_DIR / "sase1"
@@ -156,17 +154,16 @@ def check_table(case: Sase1Case, table) -> None:
                              f"  dialect: {case.dialect}\n" + "\n".join(found))
 
 
-def query_of(case: Sase1Case):
-    """The case's query, parsed and read in its dialect."""
-
-    return parse(case.query, dialect=case.dialect)
-
-
 def cases() -> list:
-    """Every SASE 1.0 dialect vector as a harness case (conformance/harness.py); its query is the parsed
-    AST in the case's dialect, so every SASE engine runs it or refuses the dialect by name."""
-
-    return [HarnessCase(id=c.id, language="sase", query=query_of(c), events=from_pandas(c.frame(), ts_unit=c.ts_unit),
-                        check=partial(check_table, c), source=c.source, title=c.title, path=c.path,
-                        origin=c.origin)
-            for c in load_cases()]
+    """Every SASE 1.0 dialect vector as a harness case (conformance/harness.py): a `sase` query with its
+    `dialect` option, so that every SASE engine runs it or refuses the dialect by name; the kit offers it as
+    the language `sase1`, with its generator configuration (`stream`) and its events as rows."""
+    out = []
+    for c in load_cases():
+        frame = c.frame()
+        out.append(HarnessCase(id=c.id, language="sase", query=c.query, events=from_pandas(frame, ts_unit=c.ts_unit),
+                               check=partial(check_table, c), options={"dialect": c.dialect},
+                               records=frame.to_dict("records"), record_options={"type_col": "type", "ts_unit": c.ts_unit},
+                               source=c.source, title=c.title, path=c.path, origin=c.origin, offered_as="sase1",
+                               stream=c.stream))
+    return out

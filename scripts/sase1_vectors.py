@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import subprocess
 import sys
-import tempfile
-import threading
 from collections import Counter
 from pathlib import Path
 
+# the jar's runs and its matches as bindings: the kit's command driver of the jar (python -m
+# cepkit.conformance.adapters.sase1_jar) runs it with the same functions
+from cepkit.conformance.adapters.sase1_jar import bindings, jar_matches
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "conformance" / "cases" / "sase1" / "sase1_jar.yaml"
-MAIN_CLASS = "edu.umass.cs.sase.UI.CommandLineUI"
 JAR_COMMIT = "05d5bddf"
 STRATEGIES = {"s2": "partition-contiguity", "s3": "skip-till-next-match", "s4": "skip-till-any-match"}
 
@@ -71,58 +70,9 @@ def missing(java: str, jar: str | None, jeval: str | None) -> str | None:
     return jar_missing(jar, java)
 
 
-def stream_text(stream: dict) -> str:
-    """A `.stream` file: `name = value` lines, then `end`."""
-    return "".join(f"{k} = {v}\n" for k, v in stream.items()) + "end\n"
-
-
-def jar_matches(java: str, classpath: str, query: str, stream: dict, timeout: float = 60) -> list[list[int]]:
-    """The matches the jar prints in its first repeat, each the ids of its events in the order printed (the jar
-    is stopped after `timeout` seconds: SystemExit)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "q.query").write_text(query, encoding="utf-8")
-        (Path(tmp) / "s.stream").write_text(stream_text(stream), encoding="utf-8")
-        matches: list[list[int]] = []
-        with subprocess.Popen([java, "-cp", classpath, MAIN_CLASS, "q.query", "s.stream", "1"], cwd=tmp,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
-            assert proc.stdout is not None
-            timer = threading.Timer(timeout, proc.kill)
-            timer.start()
-            try:
-                for line in proc.stdout:
-                    if line.startswith("----------Here is the No."):
-                        matches.append([])
-                    elif line.startswith("ID = ") and matches:
-                        matches[-1].append(int(re.match(r"ID = (\d+)", line).group(1)))
-                    elif line.startswith("Number Of Matches Found: "):
-                        count = int(line.split(":")[1])
-                        if count != len(matches):
-                            raise SystemExit(f"the jar reported {count} matches and printed {len(matches)}")
-                        return matches
-            finally:
-                timer.cancel()
-                proc.kill()
-        raise SystemExit(f"the jar ended (or ran past {timeout} s) without a match count: {query!r} {stream}")
-
-
-def bindings(variables, ids: list[int]) -> dict[str, list[int]]:
-    """A match's events (printed in order, one run of the pattern) as bindings: singletons one event each, the
-    one Kleene variable the events between."""
-    kleene = [i for i, (_, k) in enumerate(variables) if k]
-    if not kleene:
-        assert len(ids) == len(variables), (variables, ids)
-        return {name: [e] for (name, _), e in zip(variables, ids)}
-    (k,) = kleene
-    after = len(variables) - k - 1
-    out = {name: [ids[i]] for i, (name, _) in enumerate(variables[:k])}
-    out[variables[k][0]] = ids[k:len(ids) - after]
-    out.update({name: [ids[len(ids) - after + j]] for j, (name, _) in enumerate(variables[k + 1:])})
-    return out
-
-
 def cepkit_keys(query: str, stream: dict, engine: str) -> Counter:
     """The match keys cepkit's engine gives in the SASE 1.0 dialect."""
-    import cepkit   # lazy: `skipped: ...` without the jar needs no cepkit
+    import cepkit   # lazy: the engines load only where vectors are checked
     from cepkit.core.readers import from_pandas
     from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 

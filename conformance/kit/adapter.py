@@ -103,8 +103,8 @@ class AdapterEngine:
         return outside.runs(case)
 
     def answer(self, case: Case) -> Answer:
-        if case.language not in self.declared:
-            return Refusal(f"language {case.language}", f"the adapter runs {', '.join(self.declared)} only")
+        if case.kit_language not in self.declared:
+            return Refusal(f"language {case.kit_language}", f"the adapter runs {', '.join(self.declared)} only")
         vector = vector_of(case)
         try:
             compiled = self.adapter.compile(vector)

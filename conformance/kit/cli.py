@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from cepkit.conformance.kit import vectors
 from cepkit.core import registry
 from cepkit.core.errors import MissingExtra
 
@@ -25,8 +26,8 @@ def register(sub) -> None:
                        description="Run every conformance vector of the chosen languages against one engine, as a "
                        "pytest run (a test per vector); print the failures and passed / failed / refused / errors "
                        "per construct. Options after -- go to pytest as they are.")
-    c.add_argument("--language", action="append", choices=sorted(registry.LANGUAGES), metavar="L",
-                   help=f"only this language's vectors (repeatable; default: all of {', '.join(registry.LANGUAGES)})")
+    c.add_argument("--language", action="append", choices=sorted(vectors.LOADERS), metavar="L",
+                   help=f"only this language's vectors (repeatable; default: all of {', '.join(vectors.LOADERS)})")
     which = c.add_mutually_exclusive_group()
     which.add_argument("--engine", metavar="NAME", help="a registered engine (default: reference)")
     which.add_argument("--adapter", metavar="module:Class", help="a Python adapter (module or path/to/file.py)")
@@ -76,9 +77,9 @@ def _check_engine(args: argparse.Namespace, spec) -> None:
         for lang in args.language or ():
             if lang not in runs:
                 args.parser.error(f"--engine {spec.value} runs no {lang} vectors (the {lang} engines: "
-                                  f"{', '.join(registry.engines_for(lang))})")
+                                  f"{', '.join(registry.engines_for(vectors.registry_language(lang)))})")
         for lang in args.language or runs:  # MissingExtra (cepkit[gpu]) before any vector, not one failure each
-            registry.require_engine(lang, spec.value)
+            registry.require_engine(vectors.registry_language(lang), spec.value)
 
 
 def _started_adapter(args: argparse.Namespace, spec):
@@ -142,7 +143,6 @@ def run(args: argparse.Namespace) -> int:
     import pytest  # lazy: the kit runs on pytest; `cepkit --version` and `cepkit run` never load it
 
     from cepkit.conformance import origin   # lazy: the kit loads only for this command
-    from cepkit.conformance.kit import vectors
 
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         raise MissingExtra("cepkit conformance -n", "kit", "pytest-xdist")
     spec = _spec(args)
     _check_engine(args, spec)
-    languages = args.language or [lang for lang in registry.LANGUAGES if lang in spec.languages()]
+    languages = args.language or [lang for lang in vectors.LOADERS if lang in spec.languages()]
     try:
         kinds = origin.parse_kinds(args.origin) if args.origin else None
     except ValueError as exc:
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     if code == 5:
         print("cepkit conformance: error: no vector selected" + (f" (-k {args.keyword})" if args.keyword else ""),
               file=sys.stderr)
-    skipped = [lang for lang in registry.LANGUAGES if lang not in languages and not args.language]
+    skipped = [lang for lang in vectors.LOADERS if lang not in languages and not args.language]
     if skipped:
         print(f"not run: {', '.join(skipped)} ({spec.label} runs none of them)")
     return PYTEST_EXIT.get(code, code)

@@ -1,8 +1,8 @@
 """`--command "CMD"`: an engine in any language, run once per vector as an external command.
 
 For each vector the kit writes a directory with the query (`query<suffix>`, the language's first file
-suffix), the events as JSON lines (`events.jsonl`; `right_events.jsonl` for a two-input query) and
-`case.json` (the Vector: id, language, query, options, read_options, events, right_events, and the file
+suffix; `.query` for `sase1`), the events as JSON lines (`events.jsonl`; `right_events.jsonl` for a two-input query) and
+`case.json` (the Vector: id, language, query, options, read_options, events, right_events, stream, and the file
 names). Every file is standard JSON: an infinite number is the string "Infinity" (AFA's sigma). In CMD (split
 like a shell line, run without a shell) these placeholders are replaced: {case} {query} {events}
 {right_events} {language} {options} {read_options} {id} {dir}; a CMD with none of them gets the case.json
@@ -28,7 +28,7 @@ from cepkit.conformance.kit import outside
 from cepkit.conformance.kit.answers import Answer, Crash, Missing, Raised, Refusal, Rows
 from cepkit.conformance.kit.protocol import Vector, vector_of
 from cepkit.conformance.kit.rows import RowError, to_table
-from cepkit.core import registry
+from cepkit.conformance.kit.vectors import query_suffix
 from cepkit.core.match import json_safe
 
 # Unusual codes, so that what interpreters and argument parsers exit with on their own (1, 2, 126, 127) is never
@@ -57,7 +57,7 @@ def _jsonl(rows: list, path: Path) -> None:
 
 def write_vector(vector: Vector, directory: Path) -> dict[str, str]:
     """The vector's files in `directory`; the placeholder values."""
-    suffix = registry.language(vector.language).suffixes[0]
+    suffix = query_suffix(vector.language)
     query = directory / f"query{suffix}"
     query.write_text(vector.query, encoding="utf-8")
     events = directory / "events.jsonl"

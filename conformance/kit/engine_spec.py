@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import outside
+from cepkit.conformance.kit.vectors import engine_languages
 from cepkit.core import registry
 
 
@@ -31,7 +32,7 @@ class EngineSpec:
         """The languages whose vectors it runs."""
         if self.outside:
             return outside.languages()
-        return [lang for (lang, name) in registry.ENGINES if name == self.value]
+        return engine_languages(self.value)
 
     def runs(self, case: Case) -> bool:
         """Whether it runs the case: an outside engine each vector once, a registered one its variants too."""

@@ -62,7 +62,7 @@ def judge(case: Case, answer: Answer, outside: bool, strict_types: bool = False)
 def describe(case: Case, verdict: Verdict, max_events: int = 40) -> str:
     """A failure in full: the vector (title, source, file, query, options, events) and why it failed."""
     v = vector_of(case)
-    lines = [f"{case.language}:{case.id}" + (f" - {case.title}" if case.title else ""),
+    lines = [f"{case.kit_language}:{case.id}" + (f" - {case.title}" if case.title else ""),
              f"  source: {case.source or '(not given)'}"]
     if v.origin:
         lines.append(f"  origin: {v.origin}")

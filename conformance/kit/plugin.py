@@ -22,7 +22,6 @@ from cepkit.conformance.kit.engine_spec import EngineSpec
 from cepkit.conformance.kit.outcome import ERROR, FAILED, REFUSED, SKIPPED, describe
 from cepkit.conformance.kit.summary import Tally
 from cepkit.conformance.kit.worker import Worker, key_of
-from cepkit.core import registry
 
 WORKER = pytest.StashKey[Worker]()
 STARTED = pytest.StashKey[float]()
@@ -58,7 +57,7 @@ def spec_of(config: pytest.Config) -> EngineSpec:
 def selected(config: pytest.Config) -> list[Case]:
     """The vectors the options select and the engine runs, in loader order."""
     spec = spec_of(config)
-    languages = config.getoption("--kit-language") or [lang for lang in registry.LANGUAGES
+    languages = config.getoption("--kit-language") or [lang for lang in vectors.LOADERS
                                                        if lang in spec.languages()]
     chosen = vectors.select(vectors.all_cases(languages), languages, config.getoption("--kit-case"),
                             origins_of(config))
@@ -110,7 +109,7 @@ class Vectors(pytest.Directory):
     def collect(self):
         by_language: dict[str, list[Case]] = {}
         for case in selected(self.config):
-            by_language.setdefault(case.language, []).append(case)
+            by_language.setdefault(case.kit_language, []).append(case)
         for language, cases in by_language.items():
             yield Language.from_parent(self, name=language, cases=cases)
 
@@ -137,7 +136,7 @@ class VectorTest(pytest.Item):
         self.verdict = None
 
     def setup(self) -> None:
-        self.user_properties.append(("language", self.case.language))
+        self.user_properties.append(("language", self.case.kit_language))
         self.user_properties.append(("origin", vectors.origin_of(self.case)))
         self.user_properties.append(("constructs", "; ".join(vectors.constructs_of(self.case))))
         self.verdict = worker_of(self.config).verdict(key_of(self.case))

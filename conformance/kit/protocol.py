@@ -35,7 +35,9 @@ class Vector:
     (`selection`, `mode`, `flavor`, `sigma`). `origin` says where the expected answer comes from
     (conformance/origin.py: `trino TestRowPatternMatching.java#testSimpleQuery`, `extension ...`).
     `compares_bindings` says whether the check reads the rows' `bindings` (every `sase` and `window` vector, a
-    `sql` vector that pins matches): an engine that returns columns without row ids may refuse those."""
+    `sql` vector that pins matches): an engine that returns columns without row ids may refuse those.
+    `stream` is a `sase1` vector's SASE 1.0 stream generator configuration (`.stream` file names: streamSize,
+    randomSeed, ...; null for a vector that lists its events): `events` are that stream, generated."""
 
     id: str
     language: str
@@ -46,11 +48,13 @@ class Vector:
     read_options: dict
     origin: str = ""
     compares_bindings: bool = False
+    stream: dict | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "language": self.language, "query": self.query, "options": self.options,
                 "events": self.events, "right_events": self.right_events, "read_options": self.read_options,
-                "origin": self.origin, "compares_bindings": self.compares_bindings}
+                "origin": self.origin, "compares_bindings": self.compares_bindings,
+                "stream": self.stream}
 
 
 def vector_of(case: Case) -> Vector:
@@ -59,8 +63,9 @@ def vector_of(case: Case) -> Vector:
     events, right = (list(records[0]), list(records[1])) if isinstance(records, tuple) else (list(records), None)
     options = case.options if case.portable_options is None else case.portable_options
     compares = case.compares_bindings if case.compares_bindings is not None else case.language in BINDINGS_COMPARED
-    return Vector(case.id, case.language, case.query, dict(options), _plain_rows(events), _plain_rows(right),
-                  dict(case.record_options), str(case.origin) if case.origin is not None else "", compares)
+    return Vector(case.id, case.kit_language, case.query, dict(options), _plain_rows(events), _plain_rows(right),
+                  dict(case.record_options), str(case.origin) if case.origin is not None else "", compares,
+                  dict(case.stream) if case.stream is not None else None)
 
 
 BINDINGS_COMPARED = ("sase", "window")   # the languages whose checks always read bindings (sql: per vector)

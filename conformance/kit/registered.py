@@ -4,6 +4,7 @@ from __future__ import annotations
 import traceback
 
 from cepkit.conformance.harness import Case, run_case
+from cepkit.conformance.kit.vectors import engine_languages
 from cepkit.conformance.kit.answers import Answer, Crash, Raised, Refusal, Rows
 from cepkit.core import registry
 from cepkit.core.errors import CepkitError, EventError, Unsupported
@@ -19,7 +20,7 @@ class RegisteredEngine:
         self.label = f"engine '{name}'"
 
     def languages(self) -> list[str]:
-        return [lang for (lang, name) in registry.ENGINES if name == self.name]
+        return engine_languages(self.name)
 
     def runs(self, case: Case) -> bool:
         return self.name in (case.engines or registry.engines_for(case.language))

@@ -9,12 +9,32 @@ from pathlib import Path
 from typing import Sequence
 
 from cepkit.conformance.harness import Case
+from cepkit.api import sase_dialect
 from cepkit.core import registry
 from cepkit.core.errors import CepkitError
 
 LOADERS = {"sase": "cepkit.conformance.loader", "sql": "cepkit.conformance.sql_loader",
            "tpstream": "cepkit.conformance.tpstream_loader", "afa": "cepkit.conformance.afa_loader",
-           "window": "cepkit.conformance.windows_loader"}   # the language each loader's cases are of
+           "window": "cepkit.conformance.windows_loader",
+           "sase1": "cepkit.conformance.sase1_loader"}   # the kit language each loader's cases are offered as
+# a kit language that is not a registry language: the registry language its queries are of, and the suffix of
+# its query file (SASE 1.0's `.query`: the text is read in the SASE 1.0 dialect)
+DIALECTS = {"sase1": ("sase", ".query")}
+
+
+def registry_language(language: str) -> str:
+    """The registry language (core/registry.py) of a kit language's queries."""
+    return DIALECTS[language][0] if language in DIALECTS else language
+
+
+def query_suffix(language: str) -> str:
+    """The suffix of a kit language's query file."""
+    return DIALECTS[language][1] if language in DIALECTS else registry.language(language).suffixes[0]
+
+
+def engine_languages(engine: str) -> list[str]:
+    """The kit languages a registered engine runs the vectors of (those of the registry languages it runs)."""
+    return [lang for lang in LOADERS if (registry_language(lang), engine) in registry.ENGINES]
 
 
 def cases_dir() -> Path:
@@ -38,11 +58,11 @@ def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[st
     """The cases of the languages (all when None) whose id or `language:id` matches a glob pattern (all when
     None) and whose origin is of one of the kinds (all when None; conformance/origin.py)."""
     def wanted(c: Case) -> bool:
-        if languages and c.language not in languages:
+        if languages and c.kit_language not in languages:
             return False
         if origins and origin_of(c) not in origins:
             return False
-        names = (c.id, f"{c.language}:{c.id}")
+        names = (c.id, f"{c.kit_language}:{c.id}")
         return not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
     return [c for c in cases if wanted(c)]
 
@@ -56,7 +76,9 @@ def constructs_of(case: Case) -> tuple[str, ...]:
     """The constructs the case's query uses (the language's construct extraction); `invalid query` when
     the reference cannot parse it (an expected-error vector)."""
     try:
-        query = registry.parse(case.language, case.query)
+        dialect = case.options.get("dialect")   # a sase1 vector's query is read in its dialect
+        query = (sase_dialect(case.language, case.query, dialect) if dialect
+                 else registry.parse(case.language, case.query))
         return tuple(registry.constructs(case.language, query, **case.options))
     except CepkitError:
         return ("invalid query",)

@@ -32,7 +32,7 @@ ROWS_SHOWN = 100            # lines of an engine's rows a failure report shows
 
 def key_of(case: Case) -> str:
     """A vector's key: `language:id`."""
-    return f"{case.language}:{case.id}"
+    return f"{case.kit_language}:{case.id}"
 
 
 def find(key: str) -> Case:

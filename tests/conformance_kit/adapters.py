@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 import cepkit
+from cepkit.conformance.kit.vectors import registry_language
 from cepkit.core import registry
 def _events(vector):
     if vector.language == "afa":
@@ -33,11 +34,13 @@ class ReferenceAdapter:
     name = "reference-as-adapter"
 
     def compile(self, vector):
-        return cepkit.compile(vector.query, language=vector.language, engine="reference", **vector.options)
+        # a sase1 vector is a SASE query read in the dialect its options name
+        return cepkit.compile(vector.query, language=registry_language(vector.language), engine="reference",
+                              **vector.options)
 
     def run(self, program, vector):
-        data = registry.read_input(vector.language, "reference", _events(vector), getattr(program, "query", None),
-                                   **vector.read_options)
+        data = registry.read_input(registry_language(vector.language), "reference", _events(vector),
+                                   getattr(program, "query", None), **vector.read_options)
         return [m.to_json() for m in program.run(data)]
 
 

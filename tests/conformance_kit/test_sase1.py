@@ -1,0 +1,67 @@
+"""The kit's `sase1` language: cepkit's engines pass its vectors through the kit, and so does the SASE 1.0 jar
+through its command driver (conformance/adapters/sase1_jar.py) on every vector with a generator configuration,
+skipped, saying why, where Java or the jar (../shared/peers/sase1/sase.jar or $CEPKIT_SASE1_JAR) is absent."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from cepkit.conformance.kit import vectors
+from cepkit.conformance.kit.protocol import vector_of
+from tests.conformance_kit.kit_run import kit
+
+ROOT = Path(__file__).resolve().parents[2]
+JAR = Path(os.environ.get("CEPKIT_SASE1_JAR", str(ROOT.parent / "shared" / "peers" / "sase1" / "sase.jar")))
+CASES = vectors.language_cases("sase1")
+# what the jar runs: the SASE 1.0 dialect's vectors over a generated stream (it reads no events)
+JAR_RUNS = [c for c in CASES if c.stream is not None and c.options["dialect"] == "sase1"]
+
+
+def jar_missing() -> str | None:
+    if not JAR.is_file():
+        return f"no SASE 1.0 jar at {str(JAR)!r} (set CEPKIT_SASE1_JAR)"
+    if not (JAR.parent / "jeval.jar").is_file():
+        return f"no jeval.jar beside {str(JAR)!r}"
+    return None if shutil.which("java") else "no java on PATH"
+
+
+def test_a_sase1_vector_gives_the_query_text_the_generator_configuration_and_its_events():
+    q1 = vector_of(next(c for c in CASES if c.id == "S1-Q1")).to_json()
+    assert q1["language"] == "sase1" and q1["options"] == {"dialect": "sase1"}
+    assert q1["query"].startswith("PATTERN SEQ(stock+ a, stock b)")
+    assert q1["stream"]["streamSize"] == len(q1["events"]) == 100000
+    assert q1["events"][1177]["id"] == q1["events"][1177]["ts"] == 1177
+    assert len(JAR_RUNS) >= 32 and len(CASES) > len(JAR_RUNS)
+
+
+@pytest.mark.parametrize("engine", ["reference", "optimized"])
+def test_cepkit_passes_every_sase1_vector_through_the_kit(capsys, engine):
+    code, text = kit(capsys, "--engine", engine, "--language", "sase1", "-q")
+    assert code == 0, text
+    assert f"{len(CASES)} passed, 0 failed, 0 refused, 0 errors" in text
+
+
+def test_the_jar_passes_every_sase1_vector_it_can_run(capsys):
+    """All of them (about 20 s): the jar refuses only the vectors that list their events or read the query
+    in the SASE+ dialect."""
+    why = jar_missing()
+    if why:
+        pytest.skip(why)
+    command = f"{sys.executable} -m cepkit.conformance.adapters.sase1_jar --jar {JAR}"
+    code, text = kit(capsys, "--language", "sase1", "--command", command)
+    assert code == 0, text
+    refused = len(CASES) - len(JAR_RUNS)
+    assert f"{len(JAR_RUNS)} passed, 0 failed, {refused} refused, 0 errors" in text
+    assert "no generator configuration" in text
+
+
+def test_no_jar_is_a_skip_with_the_reason(capsys, tmp_path):
+    command = f"{sys.executable} -m cepkit.conformance.adapters.sase1_jar --jar {tmp_path / 'sase.jar'}"
+    code, text = kit(capsys, "--language", "sase1", "--case", "S1-JAR-seq3-price-s2-seed11-*", "--command", command,
+                     "--", "-rs")
+    assert code == 0, text
+    assert "0 passed, 0 failed, 0 refused, 0 errors, 1 skipped" in text and "no SASE 1.0 jar at" in text
