@@ -2,6 +2,7 @@
 
     python scripts/peer_report.py           # render docs/peers.md from docs/data/peers/ (no peer needed)
     python scripts/peer_report.py --run     # first rerun the peer (pip install 'cepkit[peers]'), rewrite its results
+    python scripts/peer_report.py --run-jar # first rerun the SASE 1.0 jar (Java, ../shared/peers/sase1/sase.jar)
     python scripts/peer_report.py --check   # exit 1 when the page is stale or a failure is not classified
 
 Running the peer takes about 20 s on 2 cores, and `make docs` must work without the `peers` extra, so the
@@ -12,13 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "data" / "peers"
@@ -26,6 +27,8 @@ PAGE = ROOT / "docs" / "peers.md"
 ADAPTER = "cepkit.conformance.adapters.pandas_mr:PandasMatchRecognize"
 TIMEOUT = 10     # seconds a vector may take (MR-pattern-too-large runs past it on the peer)
 ARGS = ["--adapter", ADAPTER, "--language", "sql", "--timeout", str(TIMEOUT)]
+JAR = Path(os.environ.get("CEPKIT_SASE1_JAR", str(ROOT.parent / "shared" / "peers" / "sase1" / "sase.jar")))
+JAR_ARGS = ["--language", "sase1", "--command", "python -m cepkit.conformance.adapters.sase1_jar --jar JAR"]
 
 
 def run_peer() -> None:
@@ -48,22 +51,44 @@ def run_peer() -> None:
     print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / 'pandas_mr.json'}")
 
 
+def run_jar() -> None:
+    """Rerun the SASE 1.0 jar on the sase1 vectors (Java and the jar at ../shared/peers/sase1/ or
+    $CEPKIT_SASE1_JAR) and rewrite docs/data/peers/sase1_jar.json."""
+    from cepkit.conformance.adapters import results
+
+    command = f"{sys.executable} -m cepkit.conformance.adapters.sase1_jar --jar {JAR}"
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = Path(tmp) / "jar.xml"
+        t0 = time.monotonic()
+        subprocess.run([sys.executable, "-m", "cepkit", "conformance", "--language", "sase1", "--command", command,
+                        "-q", "--junitxml", str(junit)], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+        seconds = time.monotonic() - t0
+        vectors = results.from_junit(junit)
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    about = {"peer": "SASE 1.0 jar (sase.jar, ../shared/peers/sase1/)",
+             "command": "cepkit conformance " + shlex.join(JAR_ARGS), "seconds": round(seconds, 1),
+             "machine": f"{os.cpu_count()} cores, {java}"}
+    results.save(DATA / "sase1_jar.json", about, vectors)
+    print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / 'sase1_jar.json'}")
+
+
 def page() -> tuple[str, list[str]]:
     """The page's text and the classification's problems."""
-    from cepkit.conformance.adapters import report, results
+    from cepkit.conformance.adapters import report
 
-    got = results.load(DATA / "pandas_mr.json")
-    classified = yaml.safe_load((DATA / "pandas_mr_failures.yaml").read_text())
-    return report.render(got, classified), report.problems(got["vectors"], classified)
+    return report.page(DATA)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", action="store_true", help="rerun the peer first (needs pandas-match-recognize)")
+    ap.add_argument("--run-jar", action="store_true", help="rerun the SASE 1.0 jar first (needs Java and the jar)")
     ap.add_argument("--check", action="store_true", help="exit 1 when docs/peers.md is stale or a failure unclassified")
     args = ap.parse_args(argv)
     if args.run:
         run_peer()
+    if args.run_jar:
+        run_jar()
     text, problems = page()
     for p in problems:
         print(f"not classified right: {p}", file=sys.stderr)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cepkit.conformance.adapters.results import counts
+from pathlib import Path
+
+from cepkit.conformance.adapters.results import counts, load
 
 CLASSES = ("peer", "vector", "kit")
 COLUMNS = ("passed", "failed", "refused", "error")
@@ -46,6 +48,34 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def jar_section(results: dict) -> str:
+    """The SASE 1.0 jar's section (a `--command` peer on the sase1 vectors; none of its vectors fails, so it has no
+    classification: a failure shows as a problem, `problems`)."""
+    vectors = results["vectors"]
+    refusals = Counter(v["refused"] for v in vectors.values() if v["outcome"] == "refused")
+    lines = [
+        f"## {results['peer']}",
+        "",
+        f"`{results['command']}`: {len(vectors)} sase1 vectors in {results['seconds']:.0f} s ({results['machine']}).",
+        "",
+        "The command driver (conformance/adapters/sase1_jar.py) writes the vector's stream generator configuration",
+        "as the jar's `.stream` file, runs the jar's command-line UI for one repeat and prints its matches; it",
+        "refuses the vectors that list their own events (the jar reads only its generator) and those in the SASE+",
+        "dialect.",
+        "",
+        "### Per origin",
+        "",
+        *_table("origin", counts(vectors, "origin")),
+        "",
+        "### Refused, by the construct the driver named",
+        "",
+        "| construct | vectors |",
+        "|---|---:|",
+        *[f"| {_cell(name)} | {n} |" for name, n in sorted(refusals.items())],
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def render(results: dict, classified: dict) -> str:
     """The page's markdown."""
     vectors, entries, bugs = results["vectors"], classified["vectors"], classified["bugs"]
@@ -58,7 +88,8 @@ def render(results: dict, classified: dict) -> str:
         "",
         "cepkit's conformance kit (docs/conformance.md) run against engines nobody here wrote, through maintained",
         "adapters in `conformance/adapters/`. The results are committed (docs/data/peers/*.json, rewritten by",
-        "`python scripts/peer_report.py --run`, which needs the peer: `pip install 'cepkit[peers]'`); `make docs`",
+        "`python scripts/peer_report.py --run`, which needs the peer: `pip install 'cepkit[peers]'`, and `--run-jar`,",
+        "which needs Java and the SASE 1.0 jar); `make docs`",
         "renders this page from them and from the hand-made classification of every failure",
         "(docs/data/peers/*_failures.yaml) without running the peer. tests/conformance_kit/test_peers.py reruns the",
         "peer and fails when any vector's outcome differs from the committed results.",
@@ -109,3 +140,15 @@ def render(results: dict, classified: dict) -> str:
         what = " ".join(x for x in (entry.get("bug") or "", entry.get("why") or "") if x)
         lines.append(f"| {vid} | {v['origin']} | {v['outcome']} | {entry['class']} | {_cell(what)} |")
     return "\n".join(lines) + "\n"
+
+
+def page(data: Path) -> tuple[str, list[str]]:
+    """docs/peers.md's text from the committed results in `data` (docs/data/peers/: pandas-match-recognize's
+    results and classification, the SASE 1.0 jar's results), and the classifications' problems."""
+    import yaml  # lazy: only where the page is made
+
+    got = load(data / "pandas_mr.json")
+    classified = yaml.safe_load((data / "pandas_mr_failures.yaml").read_text())
+    jar = load(data / "sase1_jar.json")
+    text = render(got, classified) + "\n" + jar_section(jar)
+    return text, problems(got["vectors"], classified) + problems(jar["vectors"], {})
