@@ -31,45 +31,40 @@ JAR = Path(os.environ.get("CEPKIT_SASE1_JAR", str(ROOT.parent / "shared" / "peer
 JAR_ARGS = ["--language", "sase1", "--command", "python -m cepkit.conformance.adapters.sase1_jar --jar JAR"]
 
 
-def run_peer() -> None:
-    """Rerun pandas-match-recognize on the sql vectors and rewrite docs/data/peers/pandas_mr.json."""
-    from importlib.metadata import version
-
+def rerun(args: list[str], name: str, about: dict) -> None:
+    """Run the kit with `args`, its per-vector outcomes (JUnit) and `about` (with the run's seconds) into
+    docs/data/peers/<name>.json."""
     from cepkit.conformance.adapters import results
 
     with tempfile.TemporaryDirectory() as tmp:
-        junit = Path(tmp) / "peer.xml"
+        junit = Path(tmp) / "kit.xml"
         t0 = time.monotonic()
-        subprocess.run([sys.executable, "-m", "cepkit", "conformance", *ARGS, "-n", "2", "-q",
-                        "--junitxml", str(junit)], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "cepkit", "conformance", *args, "-q", "--junitxml", str(junit)],
+                       check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
         seconds = time.monotonic() - t0
         vectors = results.from_junit(junit)
-    about = {"peer": f"pandas-match-recognize {version('pandas-match-recognize')}",
-             "command": "cepkit conformance " + " ".join(ARGS) + " -n 2", "seconds": round(seconds, 1),
-             "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}"}
-    results.save(DATA / "pandas_mr.json", about, vectors)
-    print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / 'pandas_mr.json'}")
+    results.save(DATA / f"{name}.json", {**about, "seconds": round(seconds, 1)}, vectors)
+    print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / f'{name}.json'}")
+
+
+def run_peer() -> None:
+    """Rerun pandas-match-recognize on the sql vectors (docs/data/peers/pandas_mr.json)."""
+    from importlib.metadata import version
+
+    rerun([*ARGS, "-n", "2"], "pandas_mr",
+          {"peer": f"pandas-match-recognize {version('pandas-match-recognize')}",
+           "command": "cepkit conformance " + " ".join(ARGS) + " -n 2",
+           "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}"})
 
 
 def run_jar() -> None:
     """Rerun the SASE 1.0 jar on the sase1 vectors (Java and the jar at ../shared/peers/sase1/ or
-    $CEPKIT_SASE1_JAR) and rewrite docs/data/peers/sase1_jar.json."""
-    from cepkit.conformance.adapters import results
-
+    $CEPKIT_SASE1_JAR; docs/data/peers/sase1_jar.json)."""
     command = f"{sys.executable} -m cepkit.conformance.adapters.sase1_jar --jar {JAR}"
-    with tempfile.TemporaryDirectory() as tmp:
-        junit = Path(tmp) / "jar.xml"
-        t0 = time.monotonic()
-        subprocess.run([sys.executable, "-m", "cepkit", "conformance", "--language", "sase1", "--command", command,
-                        "-q", "--junitxml", str(junit)], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
-        seconds = time.monotonic() - t0
-        vectors = results.from_junit(junit)
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    about = {"peer": "SASE 1.0 jar (sase.jar, ../shared/peers/sase1/)",
-             "command": "cepkit conformance " + shlex.join(JAR_ARGS), "seconds": round(seconds, 1),
-             "machine": f"{os.cpu_count()} cores, {java}"}
-    results.save(DATA / "sase1_jar.json", about, vectors)
-    print(f"{len(vectors)} vectors in {seconds:.1f} s -> {DATA / 'sase1_jar.json'}")
+    rerun(["--language", "sase1", "--command", command], "sase1_jar",
+          {"peer": "SASE 1.0 jar (sase.jar, ../shared/peers/sase1/)",
+           "command": "cepkit conformance " + shlex.join(JAR_ARGS), "machine": f"{os.cpu_count()} cores, {java}"})
 
 
 def page() -> tuple[str, list[str]]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 # the jar's runs and its matches as bindings: the kit's command driver of the jar (python -m
 # cepkit.conformance.adapters.sase1_jar) runs it with the same functions
-from cepkit.conformance.adapters.sase1_jar import bindings, jar_matches
+from cepkit.conformance.adapters.sase1_jar import bindings, classpath, jar_matches, jeval_beside, missing, variables
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "conformance" / "cases" / "sase1" / "sase1_jar.yaml"
@@ -32,22 +32,22 @@ STRATEGIES = {"s2": "partition-contiguity", "s3": "skip-till-next-match", "s4": 
 WALK = {"maxPrice": 1000, "numOfSymbol": 2, "maxVolume": 1000, "increaseProbability": 70}
 UNIFORM = {"maxPrice": 20, "numOfSymbol": 3, "maxVolume": 1000, "increaseProbability": 101}
 
-# name: (query with {strategy}, variables in order with a Kleene flag, stream base, [(seed, size), ...])
+# name: (query with {strategy}, stream base, [(seed, size), ...]); its variables: sase1_jar.variables(query)
 QUERIES = {
     "kleene-rising": ("PATTERN SEQ(stock+ a[], stock b)\nWHERE {strategy}\nAND [symbol]\nAND a[1].price % 500 = 0\n"
                       "AND a[i].price > a[i-1].price\nAND b.volume < 150\nWITHIN 20\n",
-                      (("a", True), ("b", False)), WALK, ((10, 3000), (7, 5000))),
+                      WALK, ((10, 3000), (7, 5000))),
     "kleene-falling": ("PATTERN SEQ(stock+ a[], stock b)\nWHERE {strategy}\nAND [symbol]\nAND a[1].price % 100 = 0\n"
                        "AND a[i].price < a[i-1].price\nAND b.volume < 100\nWITHIN 8\n",
-                       (("a", True), ("b", False)), WALK, ((3, 2000), (11, 4000))),
+                       WALK, ((3, 2000), (11, 4000))),
     "seq3-price": ("PATTERN SEQ(stock1 a, stock2 b, stock3 c)\nWHERE {strategy}\nAND [price]\nWITHIN 30\n",
-                   (("a", False), ("b", False), ("c", False)), UNIFORM, ((11, 300), (5, 600), (23, 400))),
+                   UNIFORM, ((11, 300), (5, 600), (23, 400))),
     "seq2-symbol": ("PATTERN SEQ(stock a, stock b)\nWHERE {strategy}\nAND [symbol]\nAND a.price % 50 = 0\n"
                     "AND b.price > a.price\nAND b.volume < 100\nWITHIN 20\n",
-                    (("a", False), ("b", False)), WALK, ((10, 2000), (4, 4000))),
+                    WALK, ((10, 2000), (4, 4000))),
     "seq2-whole-stream": ("PATTERN SEQ(stock1 a, stock2 b)\nWHERE {strategy}\nAND b.price = a.price\n"
                           "AND a.volume < 200\nWITHIN 10\n",
-                          (("a", False), ("b", False)), UNIFORM, ((11, 500), (2, 800))),
+                          UNIFORM, ((11, 500), (2, 800))),
 }
 # the jar's own refusals, left out: partition-contiguity without a partition attribute ends the jar with a
 # NullPointerException (StockEvent.getAttributeByName(null), Engine.evaluateRunsForPartitionContiguity)
@@ -57,17 +57,6 @@ REFUSED = {
     "seq3-price-volume": ("PATTERN SEQ(stock1 a, stock2 b, stock3 c)\nWHERE {strategy}\nAND [price]\nAND [volume]\n"
                           "WITHIN 10000\n", {**UNIFORM, "maxVolume": 20}, (11, 3000)),
 }
-
-
-def missing(java: str, jar: str | None, jeval: str | None) -> str | None:
-    """Why the jar cannot run here, or None (the jar and Java as benchmarks.sase1_side_by_side checks them)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))   # run as a script: the repository's benchmarks package
-    from benchmarks.sase1_side_by_side import missing as jar_missing   # lazy: after the path is set
-
-    if jar and Path(jar).is_file() and (not jeval or not Path(jeval).is_file()):
-        return f"no jeval.jar (SASE 1.0 expression library) at {jeval!r} (pass --jeval; it is not in the repository)"
-    return jar_missing(jar, java)
 
 
 def cepkit_keys(query: str, stream: dict, engine: str) -> Counter:
@@ -84,14 +73,15 @@ def generate(java: str, classpath: str) -> list[dict]:
     from cepkit.conformance.loader import match_key
 
     vectors = []
-    for name, (template, variables, base, runs) in QUERIES.items():
+    for name, (template, base, runs) in QUERIES.items():
+        names = variables(template)
         for short, strategy in STRATEGIES.items():
             if (name, strategy) in JAR_FAILS:
                 continue
             query = template.format(strategy=strategy)
             for seed, size in runs:
                 stream = {"streamSize": size, **base, "randomSeed": seed}
-                found = [bindings(variables, ids) for ids in jar_matches(java, classpath, query, stream)]
+                found = [bindings(names, ids) for ids in jar_matches(java, classpath, query, stream)]
                 want = Counter(match_key(m) for m in found)
                 verdict = {engine: cepkit_keys(query, stream, engine) == want for engine in ("reference", "optimized")}
                 vectors.append({"id": f"S1-JAR-{name}-{short}-seed{seed}-n{size}", "query": query, "stream": stream,
@@ -146,14 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--java", default="java")
     parser.add_argument("--check-only", action="store_true", help="write nothing; print the jar's and cepkit's counts")
     args = parser.parse_args(argv)
-    jeval = args.jeval or str(Path(args.jar).resolve().parent / "jeval.jar")
+    jeval = args.jeval or jeval_beside(args.jar)
     why = missing(args.java, args.jar, jeval)
     if why:
         print(f"skipped: {why}")
         return 0
-    classpath = f"{Path(args.jar).resolve()}:{Path(jeval).resolve()}"
-    vectors = generate(args.java, classpath)
-    refused(args.java, classpath)
+    path = classpath(args.jar, jeval)
+    vectors = generate(args.java, path)
+    refused(args.java, path)
     differ = [v["id"] for v in vectors if not all(v["verdict"].values())]
     print(f"{len(vectors)} vectors; {len(vectors) - len(differ)} agree on reference and optimized; differ: {differ}")
     if not args.check_only:

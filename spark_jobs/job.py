@@ -133,11 +133,12 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         resolve_type(c.event_type, type_names, c.pos)
     window_bound(q.window, stream_unit)
 
-    used = [c for c in text_cols if c in attribute_uses(q)]
+    uses = attribute_uses(q)
+    used = [c for c in text_cols if c in uses]
     # the type as an int code: less to shuffle and send, no text to read in the tasks (a text column the
     # query does not read otherwise)
     coded = (type_col is not None and df.schema[type_col].dataType.typeName() == "string"
-             and type_col not in attribute_uses(q) and type_col not in keys)
+             and type_col not in uses and type_col not in keys)
     if coded:
         df = df.withColumn(type_col, IO.type_code(type_col, raw_types, type_names))
     text_forms = IO.text_forms(events, df, tuple(used)) if used and n else ()

@@ -87,7 +87,7 @@ def run_stream(query: str, source: R.StreamSource, out_dir: str, checkpoint: str
                          column=columns.type)
     spec = stream_spec(query, engine, columns, type_col, id_is_int, ts_unit, delay)
     task = spec.task
-    out_schema = IO.spark_schema(T.output_schema(task.variables, task.returns, id_is_int).append(
+    out_schema = IO.spark_schema(T.output_schema(task.variables, task.returns, id_is_int, task.values).append(
         pa.field(ST.LATE_COL, pa.int64())))
     K.record(checkpoint, query, options)
 

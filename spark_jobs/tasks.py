@@ -78,7 +78,7 @@ def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_i
 def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.RecordBatch:
     """The job's rows for `matches`: a match table column by column (cepkit.spark_jobs.match_rows), Match rows one
     by one."""
-    values = getattr(spec, "values", "json")
+    values = spec.values
     schema = output_schema(spec.variables, spec.returns, spec.id_is_int, values)
     if isinstance(matches, MatchTable):
         return output_batch(matches, spec.variables, spec.returns, spec.id_is_int, schema, values)

@@ -18,11 +18,11 @@ from typing import Any
 import pandas as pd
 
 from cepkit.conformance.kit import Refused, Unavailable
+from cepkit.conformance.kit.rows import RESERVED   # written payload.NAME (docs/conformance.md)
 from cepkit.conformance.origin import EXTENSIONS
 from cepkit.core.errors import QueryError
 
 PACKAGE = "pandas-match-recognize"
-RESERVED = ("bindings", "ts", "detected", "sign", "lifetime")   # written payload.NAME (docs/conformance.md)
 
 # constructs the peer does not read, found in the query text: (pattern, the construct refused)
 NOT_READ = ((re.compile(r"^\s*WITH\b", re.I), "WITH"), (re.compile(r"\(\s*SELECT\b", re.I), "subquery"))

@@ -7,8 +7,6 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-OUTCOMES = ("passed", "failed", "refused", "error", "skipped")
-REFUSED_PREFIX = "refused: "
 
 
 def from_junit(path: str | Path) -> dict[str, dict]:
@@ -23,8 +21,7 @@ def from_junit(path: str | Path) -> dict[str, dict]:
         elif "error" in kinds:
             outcome = "error"
         elif "skipped" in kinds:
-            message = kinds["skipped"].get("message") or ""
-            refused = message[len(REFUSED_PREFIX):] if message.startswith(REFUSED_PREFIX) else None
+            refused = props.get("refused")   # the plugin's property of a refusal (plugin.KitCase)
             outcome = "refused" if refused is not None else "skipped"
         else:
             outcome = "passed"

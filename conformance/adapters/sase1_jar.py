@@ -113,6 +113,28 @@ def answer(case: dict, java: str, classpath: str, timeout: float) -> int:
     return 0
 
 
+def jeval_beside(jar: str | Path) -> Path:
+    """jeval.jar (SASE 1.0's expression library) where it ships: beside sase.jar."""
+    return Path(jar).resolve().parent / "jeval.jar"
+
+
+def classpath(jar: str | Path, jeval: str | Path) -> str:
+    """The jar and jeval as an absolute class path (the jar runs in a temporary folder)."""
+    return f"{Path(jar).resolve()}:{Path(jeval).resolve()}"
+
+
+def missing(java: str, jar: str | Path | None, jeval: str | Path | None) -> str | None:
+    """Why the jar cannot run here (no jar, no jeval.jar, no Java), or None."""
+    for path, what in ((jar, "SASE 1.0 jar"), (jeval, "jeval.jar (SASE 1.0's expression library)")):
+        if not path or not Path(path).is_file():
+            return f"no {what} at {str(path)!r} (not in the repository: pass its path)"
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Java not available ({java} -version: {exc})"
+    return None if done.returncode == 0 else f"Java not available ({java} -version exited {done.returncode})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--java", default="java", help="the Java executable (default: java)")
@@ -121,17 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120, help="seconds the jar may run on one vector")
     parser.add_argument("case", help="the kit's case.json")
     args = parser.parse_args(argv)
-    jeval = Path(args.jeval) if args.jeval else Path(args.jar).resolve().parent / "jeval.jar"
-    for path, what in ((Path(args.jar), "SASE 1.0 jar"), (jeval, "jeval.jar (SASE 1.0's expression library)")):
-        if not path.is_file():
-            print(f"no {what} at {str(path)!r}", file=sys.stderr)
-            return EXIT_UNAVAILABLE
+    jeval = args.jeval or jeval_beside(args.jar)
+    why = missing(args.java, args.jar, jeval)
+    if why:
+        print(why, file=sys.stderr)
+        return EXIT_UNAVAILABLE
     case = json.loads(Path(args.case).read_text(encoding="utf-8"))
     try:
-        return answer(case, args.java, f"{Path(args.jar).resolve()}:{jeval.resolve()}", args.timeout)
-    except FileNotFoundError as exc:
-        print(f"Java not available ({args.java}: {exc})", file=sys.stderr)
-        return EXIT_UNAVAILABLE
+        return answer(case, args.java, classpath(args.jar, jeval), args.timeout)
     except JarFailed as exc:
         print(exc, file=sys.stderr)
         return 1

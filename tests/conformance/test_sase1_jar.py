@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cepkit.conformance.adapters import sase1_jar as SJ
 from cepkit.conformance.loader import match_key
 from cepkit.conformance.sase1_loader import load_cases
 
@@ -31,11 +32,11 @@ def test_the_jar_vectors_cover_strategies_kleene_and_sizes():
 
 @pytest.mark.parametrize("name", sorted(script.QUERIES))
 def test_a_vector_of_each_query_is_the_jars_answer(name):
-    why = script.missing("java", JAR, str(Path(JAR).parent / "jeval.jar"))
+    why = SJ.missing("java", JAR, SJ.jeval_beside(JAR))
     if why:
         pytest.skip(why)
     case = next(c for c in JAR_CASES if c.id.startswith(f"S1-JAR-{name}-") and len(c.expected) < 100)
-    variables = script.QUERIES[name][1]
-    classpath = f"{JAR}:{Path(JAR).parent / 'jeval.jar'}"
-    got = [script.bindings(variables, ids) for ids in script.jar_matches("java", classpath, case.query, case.stream)]
+    names = SJ.variables(case.query)
+    path = SJ.classpath(JAR, SJ.jeval_beside(JAR))
+    got = [SJ.bindings(names, ids) for ids in SJ.jar_matches("java", path, case.query, case.stream)]
     assert Counter(match_key(m) for m in got) == Counter(match_key(m) for m in case.expected)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from cepkit.conformance.adapters import pandas_mr, report, results
-from cepkit.conformance.kit import Refused, Unavailable, Vector
+from cepkit.conformance.kit import Unavailable, Vector
 from tests.conformance_kit.kit_run import kit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,6 @@ def test_pandas_mr_gives_the_committed_outcome_on_every_sql_vector(capsys, tmp_p
 
 
 def test_every_failure_of_the_peer_is_classified_and_the_page_is_current():
-    assert not report.problems(COMMITTED["vectors"], CLASSIFIED)
     assert not [v for v in CLASSIFIED["vectors"].values() if v["class"] == "kit"]   # the kit problems are fixed
     text, problems = report.page(ROOT / "docs" / "data" / "peers")   # both peers' sections
     assert not problems
@@ -77,4 +76,3 @@ def test_without_the_package_the_adapter_is_unavailable(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas_match_recognize", None)
     with pytest.raises(Unavailable, match=r"not installed \(pip install 'cepkit\[peers\]'\)"):
         pandas_mr.PandasMatchRecognize()
-    assert issubclass(Refused, Exception)

@@ -4,12 +4,12 @@ skipped, saying why, where Java or the jar (../shared/peers/sase1/sase.jar or $C
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from cepkit.conformance.adapters import sase1_jar
 from cepkit.conformance.kit import vectors
 from cepkit.conformance.kit.protocol import vector_of
 from tests.conformance_kit.kit_run import kit
@@ -22,11 +22,8 @@ JAR_RUNS = [c for c in CASES if c.stream is not None and c.options["dialect"] ==
 
 
 def jar_missing() -> str | None:
-    if not JAR.is_file():
-        return f"no SASE 1.0 jar at {str(JAR)!r} (set CEPKIT_SASE1_JAR)"
-    if not (JAR.parent / "jeval.jar").is_file():
-        return f"no jeval.jar beside {str(JAR)!r}"
-    return None if shutil.which("java") else "no java on PATH"
+    why = sase1_jar.missing("java", JAR, sase1_jar.jeval_beside(JAR))
+    return why and f"{why}; set CEPKIT_SASE1_JAR"
 
 
 def test_a_sase1_vector_gives_the_query_text_the_generator_configuration_and_its_events():
