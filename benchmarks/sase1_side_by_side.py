@@ -146,13 +146,9 @@ def missing(jar: str | None, java: str) -> str | None:
     """Why the side-by-side cannot run here, or None."""
     if not jar or not Path(jar).is_file():
         return f"no SASE 1.0 jar at {jar!r} (pass --jar PATH; the jar is not committed)"
-    try:
-        done = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Java not available ({java} -version: {exc})"
-    if done.returncode != 0:
-        return f"Java not available ({java} -version exited {done.returncode})"
-    return None
+    from cepkit.conformance.adapters.sase1_jar import java_missing  # lazy: only where the jar is run
+
+    return java_missing(java)
 
 
 def run_jar(command: list[str], repeats: int, cwd: str) -> tuple[float | None, list[JarRepeat], str]:

@@ -128,6 +128,11 @@ def missing(java: str, jar: str | Path | None, jeval: str | Path | None) -> str 
     for path, what in ((jar, "SASE 1.0 jar"), (jeval, "jeval.jar (SASE 1.0's expression library)")):
         if not path or not Path(path).is_file():
             return f"no {what} at {str(path)!r} (not in the repository: pass its path)"
+    return java_missing(java)
+
+
+def java_missing(java: str) -> str | None:
+    """Why `java` does not run here (`java -version`), or None."""
     try:
         done = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
