@@ -12,6 +12,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,spark,gpu,plot,docs]"
+	# the peer the kit's test runs on the SQL vectors, without its numpy<2.2 pin (pyproject.toml, extra peers)
+	$(PY) -m pip install --quiet --no-deps "pandas-match-recognize==0.2.5"
 	bash scripts/ensure_opencl.sh $(PY)
 	bash scripts/ensure_system_tool.sh chromium chromium "the headless-browser test of 'cepkit plot --out FILE.html'"
 	bash scripts/ensure_system_tool.sh dot graphviz "the test of 'cepkit explain --format svg'"
