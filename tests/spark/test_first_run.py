@@ -103,3 +103,26 @@ def test_the_workers_started_early_serve_the_matching_stage(spark):
     cores = spark.sparkContext.defaultParallelism
     used = {r["pid"] for r in spark.range(4 * cores, numPartitions=cores).mapInArrow(pid, "pid long").collect()}
     assert used <= set(thread.pids), (used, thread.pids)
+
+
+def test_the_worker_daemon_leaves_no_parser_to_build_and_numba_initialised():
+    """worker_daemon.preload, in a fresh process (as the daemon the workers fork from): afterwards a task
+    parsing its query in any language the jobs run builds no parser (lark), and Numba's extensions are
+    initialised (a forked worker inherits both instead of paying for them in its first task)."""
+    import subprocess
+    import sys
+
+    probe = ("import lark\n"
+             "from cepkit.spark_jobs.worker_daemon import PARSED, preload\n"
+             "preload()\n"
+             "built = []\n"
+             "init = lark.Lark.__init__\n"
+             "lark.Lark.__init__ = lambda self, *a, **k: (built.append(1), init(self, *a, **k))[1]\n"
+             "from cepkit.core import registry\n"
+             "for lang, text in PARSED.items():\n"
+             "    registry.parse(lang, text)\n"
+             "from numba.core import entrypoints\n"
+             "print(len(built), entrypoints._already_initialized, sorted(PARSED))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True", "['sase',", "'sql',", "'tpstream']"]
