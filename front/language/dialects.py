@@ -41,8 +41,9 @@ def with_dialect(q: A.Query, dialect: str | None) -> A.Query:
 
 
 def check_sase1(q: A.Query) -> A.Query:
-    """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ of two components or more, no strategy or strict contiguity,
-    partition-contiguity without [attr] or with two, no WITHIN or a count window, two Kleene closures, a trailing one."""
+    """QueryError for what SASE 1.0 cannot run: a pattern other than SEQ of two components or more, no strategy or
+    strict contiguity, partition-contiguity without [attr], a second [attr] after a Kleene closure first under
+    skip-till-any-match (docs/semantics.md S1.6), no WITHIN or a count window, two Kleene closures, a trailing one."""
     def fail(msg: str, pos: A.Pos) -> QueryError:
         return QueryError(f"SASE 1.0 dialect: {msg}", pos.line or None, pos.column or None)
 
@@ -57,9 +58,14 @@ def check_sase1(q: A.Query) -> A.Query:
                          + ", ".join(SASE1_STRATEGIES.values()), q.pos.line or None, q.pos.column or None,
                          expected=list(SASE1_STRATEGIES.values()))
     keys = partition_attrs(q)
-    if len(keys) > 1:
-        raise fail(f"one partition attribute at most ([{keys[1]}] is a second): SASE 1.0's predicate for a "
-                   "second one names a state it never binds", q.pos)
+    positive = q.pattern.positive
+    if (len(keys) > 1 and q.strategy is A.Strategy.SKIP_TILL_ANY_MATCH and positive[0].kleene
+            and len(positive) > 2):
+        raise fail(f"a second partition attribute ([{keys[1]}]) after a Kleene closure first "
+                   f"({positive[0].var}) under skip-till-any-match: SASE 1.0 compares it with the last event "
+                   f"taken into {positive[0].var} by any of the runs skip-till-any-match split from one "
+                   "another (they share one value vector, Run.clone being shallow), not by the run itself",
+                   q.pos)
     if q.strategy is A.Strategy.PARTITION_CONTIGUITY and not keys:
         raise fail("partition-contiguity needs a partition attribute ([attr])", q.pos)
     if q.window is None or q.window.kind != "time":
@@ -87,3 +93,35 @@ def partition_attrs(q: A.Query) -> list[str]:
         elif isinstance(e, A.EquivTest) and e.value is None and e.attr not in out:
             out.append(e.attr)
     return out
+
+
+def sase1_where(q: A.Query) -> A.Expr | None:
+    """WHERE as SASE 1.0 reads it (docs/semantics.md S1.6): the first top-level [attr] partitions the runs; each
+    later one is a predicate on every component after the first, `x.attr = <first component>.attr`. After a
+    Kleene closure first it holds vacuously on the event that closes the closure (the second component) and
+    compares every later component with the closure's last event."""
+    extra = set(partition_attrs(q)[1:])
+    if not extra:
+        return q.where
+    comps = q.pattern.positive
+    first = comps[0]
+
+    def predicate(e: A.EquivTest) -> list[A.Expr]:
+        def ref(c: A.Component, index: A.Index | None) -> A.AttrRef:
+            return A.AttrRef(c.var, e.attr, index, e.pos)
+        if first.kleene:  # the one closure: every later component is a singleton
+            return [A.Compare("=", ref(c, None), ref(first, A.Index.LAST), e.pos) for c in comps[2:]]
+        return [A.Compare("=", ref(c, i), ref(first, None), e.pos) for c in comps[1:]
+                for i in ((A.Index.FIRST, A.Index.CURRENT) if c.kleene else (None,))]
+
+    items: list[A.Expr] = []
+    stack = [q.where]
+    while stack:  # the top-level conjuncts, in order (as partition_attrs reads them)
+        e = stack.pop(0)
+        if isinstance(e, A.And):
+            stack[:0] = list(e.items)
+        elif isinstance(e, A.EquivTest) and e.value is None and e.attr in extra:
+            items += predicate(e)
+        else:
+            items.append(e)
+    return A.And(tuple(items), q.where.pos)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.front.language import ast as A
+from cepkit.front.language.dialects import sase1_where
 from cepkit.front.language.printer import expr_to_text, window_to_text
 
 MAX_CLAUSES = 512
@@ -164,7 +165,8 @@ def compile_nfab(q: A.Query) -> NFAb:
     neg_clauses: dict[str, list[A.Expr]] = {v: [] for v in negated}
     partition_attrs: list[str] = []
 
-    where = q.where
+    # SASE 1.0 reads a second [attr] as a predicate of its own (front/language/dialects.py sase1_where)
+    where = sase1_where(q) if q.dialect == "sase1" else q.where
     if where is not None:
         for node in conjuncts(where):  # [attr] under OR/NOT is a predicate, not a partition
             if isinstance(node, A.EquivTest) and node.attr not in partition_attrs:

@@ -61,7 +61,7 @@ class Sase1OptimizedProgram(OptimizedProgram):
         self.store = Store(self.attrs, self.strings)
         self.returns = ReturnProgram(nfa, self.attrs, self.strings)
         self.kleene = np.array([1 if c.kleene else 0 for c in nfa.components], np.int64)
-        keys = partition_attrs(q)  # the dialect allows one [attr] (cepkit.front.language.dialects)
+        keys = partition_attrs(q)  # the first [attr] partitions; a later one is a predicate (dialects.sase1_where)
         self.S = np.zeros(S1.S_SIZE, np.int64)
         self.S[S1.S_N] = n
         self.S[S1.S_STRAT] = STRATEGY_CODES[nfa.strategy]

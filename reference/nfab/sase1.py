@@ -1,8 +1,9 @@
 """The SASE 1.0 dialect's runs (docs/semantics.md S1): the behaviour of the SASE 1.0 engine, rebuilt.
 
 A run sits at one component j of the sequence; at a Kleene component it is *open* once it holds an event
-there. Each event is checked against the runs of its partition (the `[attr]`; the whole stream without
-one), then may start a run (the first component's begin formula). With a partition attribute:
+there. Each event is checked against the runs of its partition (the first `[attr]`; the whole stream without
+one; a later `[attr]` is SASE 1.0's predicate in the edge formulas, S1.6), then may start a run (the first
+component's begin formula). With a partition attribute:
 
 - an event of another type than the run's component is of no use to it (SASE 1.0 checks that type first).
 - at an open Kleene component, an event that satisfies the next component (its begin formula, with the
@@ -43,7 +44,7 @@ class Sase1Program(NFAbProgram):
                                   c.pos.column or None)
         super().__init__(nfa, selection)
         attrs = partition_attrs(q)
-        self.key_attr = attrs[0] if attrs else None  # the dialect allows one [attr] (cepkit.front.language.dialects)
+        self.key_attr = attrs[0] if attrs else None  # a later [attr] is a predicate (dialects.sase1_where)
         self.partitions: dict = {}   # partition value -> its runs (component, bindings), oldest first
         self.live = 0
         self.any_match = q.strategy is A.Strategy.SKIP_TILL_ANY_MATCH

@@ -1,5 +1,6 @@
 """The optimized engine in the SASE 1.0 dialect equals the reference's Sase1Program (reference/nfab/sase1.py)
-on random SEQ / Kleene queries under SASE 1.0's three strategies, with and without a partition attribute:
+on random SEQ / Kleene queries under SASE 1.0's three strategies, with no partition attribute, one, or two (the
+second is SASE 1.0's predicate on the later components, docs/semantics.md S1.6):
 the same match table (matches, order, bindings, timestamps, RETURN payloads) and the same work counters,
 whole or fed in random chunks. Query shapes follow tests/reference/test_sase1_vs_model.py's templates
 (one Kleene closure, not last; [k]; WITHIN), drawn here with more components and predicates."""
@@ -26,7 +27,9 @@ def _scaled(divisor: int, floor: int = 20):
 @st.composite
 def queries(draw) -> str:
     """A SASE 1.0 dialect query: SEQ of 2-3 components over types A / B, at most one Kleene closure (not
-    last), predicates on each component ([i] / [i-1], [1], LEN, aggregates, earlier variables), [k] or not."""
+    last), predicates on each component ([i] / [i-1], [1], LEN, aggregates, earlier variables), [k] or not, and
+    with [k] a second partition attribute [w] or not (not where the dialect refuses it: skip-till-any-match
+    after a Kleene closure first, with a third component)."""
     n = draw(st.integers(2, 3))
     kleene = draw(st.sampled_from([None] + list(range(n - 1))))
     types = [draw(st.sampled_from("AAB")) for _ in range(n)]
@@ -49,7 +52,8 @@ def queries(draw) -> str:
                     k = VARS[kleene]
                     options += [f"{x}.v > {k}[1].v", f"{x}.v < sum({k}[].v)", f"{k}.LEN >= 2"]
         preds += draw(st.lists(st.sampled_from(options), max_size=2, unique=True))
-    where = [strategy] + (["[k]"] if keyed else []) + preds
+    second = keyed and not (strategy == "skip-till-any-match" and kleene == 0 and n == 3) and draw(st.booleans())
+    where = [strategy] + (["[k]"] if keyed else []) + (["[w]"] if second else []) + preds
     window = draw(st.sampled_from([2, 4, 9]))
     text = f"PATTERN SEQ({', '.join(comps)}) WHERE {' AND '.join(where)} WITHIN {window}"
     if draw(st.booleans()):

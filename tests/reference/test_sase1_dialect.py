@@ -9,6 +9,7 @@ from cepkit.core import registry
 from cepkit.core.errors import QueryError, Unsupported
 from cepkit.front.language import parse
 from cepkit.front.language.dialects import dialect_of_path, with_dialect
+from cepkit.front.nfab.compile import compile_nfab
 
 ANY = "PATTERN SEQ(A+ a[], B b) WHERE skip-till-any-match AND [k] AND a[i].v > a[i-1].v WITHIN 10"
 EVENTS = [{"id": "a1", "type": "A", "ts": 1, "k": 1, "v": 1}, {"id": "a2", "type": "A", "ts": 2, "k": 1, "v": 2},
@@ -32,13 +33,36 @@ def test_the_dialect_is_a_field_of_the_query_with_its_window_convention():
     ("PATTERN SEQ(A a) WHERE skip-till-next-match WITHIN 5", "at least two components"),
     ("PATTERN SEQ(A+ a[], B+ b[], C c) WHERE skip-till-next-match WITHIN 5", "one Kleene closure at most"),
     ("PATTERN SEQ(A a, B b) WHERE partition-contiguity WITHIN 5", "needs a partition attribute"),
-    ("PATTERN SEQ(A a, B b) WHERE partition-contiguity AND [k] AND [g] WITHIN 5", "one partition attribute"),
+    ("PATTERN SEQ(A+ a[], A b, A c) WHERE skip-till-any-match AND [k] AND [g] WITHIN 5",
+     r"second partition attribute \(\[g\]\) after a Kleene closure first \(a\) under skip-till-any-match: "
+     "SASE 1.0 compares it with the last event taken into a by any of the runs"),
     ("PATTERN AND(A a, B b) WHERE skip-till-any-match WITHIN 5", "SEQ"),
     ("EVENT SEQ(A a, B b) WITHIN 5", "RFID"),
 ])
 def test_what_sase1_cannot_run_is_a_query_error(text, words):
     with pytest.raises(QueryError, match=words):
         parse(text, dialect="sase1")
+
+
+@pytest.mark.parametrize("text, clauses", [
+    # the first [attr] partitions; a later one is SASE 1.0's `g = $1.g` on every later component
+    ("PATTERN SEQ(A a, A+ b[], C c) WHERE partition-contiguity AND [k] AND [g] WITHIN 5",
+     (["e.type = A", "e.type = A ∧ b[1].k = a.k ∧ b[1].g = a.g", "e.type = C ∧ c.k = a.k ∧ c.g = a.g"],
+      [None, "e.type = A ∧ b[i].k = a.k ∧ b[i].g = a.g", None])),
+    # after a Kleene closure first: not on the closing component, the closure's last event for the later ones
+    ("PATTERN SEQ(A+ a[], A b, C c) WHERE skip-till-next-match AND [k] AND [g] AND [h] WITHIN 5",
+     (["e.type = A", "e.type = A ∧ b.k = a[1].k", "e.type = C ∧ c.k = a[1].k ∧ c.g = a[a.LEN].g ∧ c.h = a[a.LEN].h"],
+      ["e.type = A ∧ a[i].k = a[1].k", None, None])),
+    # two components: the second attribute is never checked, under every strategy
+    ("PATTERN SEQ(A+ a[], A b) WHERE skip-till-any-match AND [k] AND [g] WITHIN 5",
+     (["e.type = A", "e.type = A ∧ b.k = a[1].k"], ["e.type = A ∧ a[i].k = a[1].k", None])),
+])
+def test_a_second_partition_attribute_is_sase1s_predicate(text, clauses):
+    """docs/semantics.md S1.6: the dialect runs the query the jar runs, with the jar's predicate for [g]."""
+    nfa = compile_nfab(parse(text, dialect="sase1"))
+    assert ([f.text() for f in nfa.begin], [f and f.text() for f in nfa.take]) == clauses
+    assert nfa.partition_attrs == ("k",)
+    assert compile_nfab(parse(text)).partition_attrs != ("k",)  # SASE+ partitions by every [attr]
 
 
 def test_unknown_dialect():
