@@ -186,3 +186,20 @@ def test_the_summary_counts_per_origin(capsys):
     assert code == 0, text
     rows = dict(re.findall(r"^(cepkit|paper)\s+(\d+)\s+0\s+0\s+0$", text, re.M))
     assert {k: int(v) for k, v in rows.items()} == want
+
+
+def test_the_origin_table_of_the_docs_counts_the_kit_vectors():
+    """docs/conformance.md "Where each vector comes from": each origin's count and the per-language counts
+    are the kit's vectors now (it said 0 sase1 vectors long after the jar's were added)."""
+    from collections import Counter
+
+    from cepkit.conformance.kit.protocol import vector_of
+
+    found = [vector_of(c) for c in vectors.all_cases()]
+    text = (ROOT / "docs" / "conformance.md").read_text()
+    table = dict(re.findall(r"^\| `(\w+)` \|.*\| (\d+) \|$", text, re.M))
+    assert {k: int(v) for k, v in table.items()} == Counter(v.origin.split(" ")[0] for v in found)
+    per_language = Counter(v.language for v in found)
+    said = re.search(r"The counts are the kit's (\d+) vectors on this commit, every language's: ([^;]+);", text)
+    assert said and int(said.group(1)) == len(found)
+    assert {k: int(n) for k, n in re.findall(r"(\w+) (\d+)", said.group(2).replace("\n", " "))} == per_language
