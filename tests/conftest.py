@@ -14,17 +14,24 @@ settings.register_profile("thorough", max_examples=3000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+CLUSTER_TESTS = "tests/spark/test_cluster.py"
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Under `-n` (make test): every test of tests/spark in one worker, so one SparkSession (one JVM) serves
-    them all; every other test is balanced on its own. (`--dist loadgroup` would do this, but it stopped
-    grouping with pytest 9.2: pytest-xdist issue #1386.)"""
+    """Under `-n` (make test): every test of tests/spark that uses the shared local SparkSession in one worker,
+    so one JVM serves them all; the cluster's tests (tests/spark/test_cluster.py: their jobs run in child
+    processes, on the cluster or on their own local session) in one worker of their own, beside them; every other
+    test is balanced on its own. (`--dist loadgroup` would do this, but it stopped grouping with pytest 9.2:
+    pytest-xdist issue #1386.)"""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class SparkInOneWorker(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(CLUSTER_TESTS):
+                return CLUSTER_TESTS
             return "tests/spark" if nodeid.startswith("tests/spark/") else nodeid
 
     return SparkInOneWorker(config, log)

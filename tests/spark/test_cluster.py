@@ -29,12 +29,17 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
          "and a[i].price > avg(a[..i-1].price) and b.volume < 200 } WITHIN 40 "
          "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
 # jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
-# the others as the command line runs them (its exit code and what it wrote to sys.stderr); the results as JSON on
-# the last line
+# the others as the command line runs them (its exit code and what it wrote to sys.stderr), and a stream's output
+# read back through its sink's log (committed files only) into one Parquet file; the results as JSON on the last
+# line
 JOBS = ("import contextlib, io, json, sys, time; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job\n"
         "out = []\n"
         "for a in json.loads(sys.argv[1]):\n"
         "    t0 = time.monotonic()\n"
+        "    if 'read' in a:\n"
+        "        from pyspark.sql import SparkSession\n"
+        "        SparkSession.getActiveSession().read.parquet(a['read']).toPandas().to_parquet(a['to'])\n"
+        "        out.append({'wall': time.monotonic() - t0}); continue\n"
         "    if 'cli' in a:\n"
         "        err = io.StringIO()\n"
         "        with contextlib.redirect_stderr(err):\n"
@@ -59,12 +64,12 @@ def cluster(read_only_dir):
         yield c
 
 
-def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str]) -> subprocess.Popen:
+def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str] | dict) -> subprocess.Popen:
     """Start the jobs on the cluster, one after the other in a child process: (query, events, output, options)
-    for run_job, or a `cepkit spark ...` command line (its --master added)."""
-    args = [{"cli": [*spec, "--master", cluster.url]} if isinstance(spec, list) else
-            {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
-             "options": spec[3]} for spec in specs]
+    for run_job, a `cepkit spark ...` command line (its --master added), or {"read": stream output, "to": file}."""
+    args = [spec if isinstance(spec, dict) else {"cli": [*spec, "--master", cluster.url]} if isinstance(spec, list)
+            else {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
+                  "options": spec[3]} for spec in specs]
     return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -110,6 +115,7 @@ def runs(cluster, stock, read_only_dir, tmp_path_factory):
              (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
              ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
               str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
+             {"read": str(tmp_path / "streamed"), "to": str(tmp_path / "streamed.parquet")},
              ["spark", "index", str(store), "--index", "p"],
              ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]]
     if read_only_dir is not None:   # last: an output the workers cannot write (the previous output in place)
@@ -131,17 +137,17 @@ OTHERS = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
           ("tps", EX / "tpstream" / "aggressive_drivers.tps", EX / "tpstream" / "car_sensors.csv", {"ts_unit": "s"})]
 
 
-def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(runs, stock, spark):
+def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(runs, stock):
     """SASE+ by key (mapInArrow); MATCH_RECOGNIZE, TPStream by PARTITION BY and AFA by key (the generic path);
     a SASE+ stream (three files, one micro-batch each, --once) and an index-pruned MATCH_RECOGNIZE replay, in one
     driver on the cluster. The executors start with empty compile caches and load the kernels the driver
     shipped: no task of the batch job compiles."""
     from tests.spark.test_replay_spark import QUERY as REPLAY, rows_of, spark_rows as replay_rows
-    from tests.spark.test_stream import KLEENE, stream_rows
+    from tests.spark.test_stream import KLEENE, frame_stream_rows
 
     frame, _ = stock
     tmp_path, results = runs["dir"], runs["results"]
-    assert [r.get("exit") for r in results[4:7]] == [0, 0, 0], results
+    assert [r.get("exit") for r in results[4:8]] == [0, None, 0, 0], results
     got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
     assert got == expected_rows(KEYED, frame)
     assert results[0]["matches"] == len(got) > 0
@@ -154,7 +160,8 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(r
         table = cepkit.run(runs["afa"], str(tmp_path / f"afa-{key}.csv"), engine="reference")
         want += expected(table, key)
     assert want and spark_rows(tmp_path / "afa", table) == sorted(want, key=repr)
-    assert stream_rows(spark, tmp_path / "streamed", KLEENE) == expected_rows(KLEENE, runs["streamed"])
+    streamed = pd.read_parquet(tmp_path / "streamed.parquet")   # read by the cluster's driver through the log
+    assert frame_stream_rows(streamed, KLEENE) == expected_rows(KLEENE, runs["streamed"])
     want = rows_of(cepkit.run(REPLAY, runs["trades"], engine="reference"))
     assert want and replay_rows(tmp_path / "replayed") == want
 

@@ -58,8 +58,12 @@ def in_order(path, i: int) -> None:
 
 
 def stream_rows(spark, out, text: str) -> list:
+    return frame_stream_rows(spark.read.parquet(str(out)).toPandas(), text)  # through the sink's log: committed files
+
+
+def frame_stream_rows(frame: pd.DataFrame, text: str) -> list:
+    """A stream's output (its committed rows, read through the sink's log) as `output_rows`."""
     q = parse(text)
-    frame = spark.read.parquet(str(out)).toPandas()  # through the sink's log: committed files only
     returns = [r.name for r in q.returns]
     return output_rows(typed_stream(frame, returns), [c.var for c in q.pattern.components if not c.negated], returns)
 
