@@ -92,6 +92,24 @@ def chains(starts: Starts, first: int, stop: int) -> tuple[np.ndarray, np.ndarra
     return g + first, d + 1, np.maximum(mx, end[g]) if len(g) else mx
 
 
+def path(starts: Starts, first: int, stop: int) -> np.ndarray:
+    """The matches (indices into starts, increasing) the walk from match `first` outputs before `stop`: first,
+    then the match at its AFTER MATCH SKIP target, and so on; a match whose target is an error ends it. Path
+    doubling: each round adds the matches 2**k steps further and squares the step (NumPy, no loop per match)."""
+    if first >= stop:
+        return np.zeros(0, np.int64)
+    m = stop - first
+    target = starts.target[first:stop]
+    nxt = np.searchsorted(starts.start, np.maximum(target, 0), "left")
+    step = np.append(np.where((target >= 0) & (nxt < stop), nxt - first, m), m)   # m: past the walk, a fixed point
+    reached = np.zeros(1, np.int64)
+    while True:
+        grown = np.union1d(reached, step[reached])
+        if len(grown) == len(reached):
+            return reached[reached < m] + first
+        reached, step = grown, step[step]
+
+
 def transfers(starts: Starts, rows: Rows, slice_index: int, lo_tick: int, hi_tick: int, context: int) -> pa.RecordBatch:
     """Phase 1: a TRANSFER row per match a walk can enter the slice [lo_tick, hi_tick) by (walks leave a
     match's rows within `context` ticks of its start)."""
@@ -143,16 +161,12 @@ def slice_walk(q, starts: Starts, rows: Rows, entry: Entry, lo_tick: int, hi_tic
     entry.before, and (`unmatched`) the slice's rows that no match covers and none starts at."""
     own_lo, own_hi = rows.span(lo_tick, hi_tick)
     stop = int(np.searchsorted(starts.start, own_hi, "left"))
-    picked = []
+    matches = np.zeros(0, np.int64)
     if entry.start is not None:
-        c = int(np.searchsorted(starts.start, rows.position(entry.start), "left"))
-        while c < stop:   # a loop per match output
-            picked.append(c)
-            tgt = int(starts.target[c])
-            if tgt < 0:
-                raise_skip(q, tgt)
-            c = int(np.searchsorted(starts.start, tgt, "left"))
-    matches = np.array(picked, np.int64)
+        matches = path(starts, int(np.searchsorted(starts.start, rows.position(entry.start), "left")), stop)
+        errors = starts.target[matches]
+        if len(matches) and errors[-1] < 0:   # the walk met a match whose AFTER MATCH SKIP target is an error
+            raise_skip(q, int(errors[-1]))
     numbers = entry.before + 1 + np.arange(len(matches), dtype=np.int64)
     free = np.zeros(0, np.int64)
     if unmatched and own_hi > own_lo:

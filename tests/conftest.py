@@ -14,24 +14,25 @@ settings.register_profile("thorough", max_examples=3000, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-CLUSTER_TESTS = "tests/spark/test_cluster.py"
+# the Spark tests run beside the others under -n: about half of their time (tests/spark/conftest.py)
+SECOND_SPARK_GROUP = ("tests/spark/test_cluster.py", "tests/spark/test_failures.py")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Under `-n` (make test): every test of tests/spark that uses the shared local SparkSession in one worker,
-    so one JVM serves them all; the cluster's tests (tests/spark/test_cluster.py: their jobs run in child
-    processes, on the cluster or on their own local session) in one worker of their own, beside them; every other
-    test is balanced on its own. (`--dist loadgroup` would do this, but it stopped grouping with pytest 9.2:
+    """Under `-n` (make test): the tests of tests/spark in two groups, each in one worker with one local
+    SparkSession (one JVM) for all its tests: SECOND_SPARK_GROUP (the cluster's tests, whose jobs run in child
+    processes, and the failure tests) and the rest, so the Spark tests use both of CI's cores; every other test
+    is balanced on its own. (`--dist loadgroup` would do this, but it stopped grouping with pytest 9.2:
     pytest-xdist issue #1386.)"""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class SparkInOneWorker(LoadScopeScheduling):
+    class SparkInTwoWorkers(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if nodeid.startswith(CLUSTER_TESTS):
-                return CLUSTER_TESTS
+            if nodeid.startswith(SECOND_SPARK_GROUP):
+                return "tests/spark (second group)"
             return "tests/spark" if nodeid.startswith("tests/spark/") else nodeid
 
-    return SparkInOneWorker(config, log)
+    return SparkInTwoWorkers(config, log)

@@ -1,8 +1,8 @@
 """One SparkSession for every Spark test (starting one costs 10-25 s): local[2,2], so that a failed
 task is retried once (spark.task.maxFailures = 2 in local mode).
 
-Under `make test` (pytest-xdist) every test here runs in one worker against this one session, one JVM per
-suite run (tests/conftest.py, pytest_xdist_make_scheduler)."""
+Under `make test` (pytest-xdist) the tests here run in two groups, each in one worker against one session (two
+JVMs per suite run): the cluster's and failure tests, and the rest (tests/conftest.py, pytest_xdist_make_scheduler)."""
 from __future__ import annotations
 
 import pytest

@@ -262,6 +262,30 @@ def test_chains_stop_at_an_error():
     assert st_.target[1] == SKIP_NO_ROW != SKIP_LOOP
 
 
+def _walk_one_by_one(st_, first: int, stop: int) -> list[int]:
+    """The walk as its definition reads: a match, then the first match at or after its target; an error ends it."""
+    out, c = [], first
+    while c < stop:
+        out.append(c)
+        if st_.target[c] < 0:
+            break
+        c = int(np.searchsorted(st_.start, st_.target[c], "left"))
+    return out
+
+
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 30)), min_size=0, max_size=60), st.data())
+@settings(max_examples=200, deadline=None)
+def test_path_is_the_walk_one_match_at_a_time(gaps, data):
+    """SW.path (path doubling) equals following the targets one match at a time, from every match and to every
+    stop, with errors (a negative target) ending a walk."""
+    start = np.cumsum([g for g, _ in gaps]).tolist()
+    target = [s + r if r < 28 else (SKIP_NO_ROW if r == 28 else SKIP_LOOP) for s, (_, r) in zip(start, gaps)]
+    st_ = starts_of(start, [s + 1 for s in start], target)
+    first = data.draw(st.integers(0, len(start)))
+    stop = data.draw(st.integers(0, len(start)))
+    assert SW.path(st_, first, stop).tolist() == _walk_one_by_one(st_, first, stop)
+
+
 def test_entries_walk_the_slices_in_order():
     """Three slices of 10 ticks; the driver picks each slice's entry from where the walk left the one before."""
     rows = pa.Table.from_pylist([
