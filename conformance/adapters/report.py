@@ -1,6 +1,6 @@
 """docs/peers.md from a peer's committed results (results.py) and its classified failures
 (docs/data/peers/<peer>_failures.yaml): the counts per origin and per construct, every failed or errored vector
-with its class (peer bug, vector, kit), the peer bugs with a minimal query each, the refusals by construct."""
+with its class (peer bug, cepkit choice, vector fault, kit problem), the peer bugs with a minimal query each, the refusals by construct."""
 from __future__ import annotations
 
 from collections import Counter
@@ -9,13 +9,15 @@ from pathlib import Path
 
 from cepkit.conformance.adapters.results import counts, load
 
-CLASSES = ("peer", "vector", "kit")
+# peer: the peer's bug; choice: the vector pins a documented cepkit choice (origin cepkit) where the peer's answer
+# is not wrong by a published one; vector: the vector is wrong; kit: the kit is
+CLASSES = ("peer", "choice", "vector", "kit")
 COLUMNS = ("passed", "failed", "refused", "error")
 
 
 def problems(vectors: dict[str, dict], classified: dict) -> list[str]:
     """What is wrong with a classification: a failed or errored vector without one, an entry for a vector that
-    did not fail, an unknown class or bug."""
+    did not fail, an unknown class or bug, a `choice` whose vector is not of origin cepkit."""
     out = []
     entries, bugs = classified.get("vectors") or {}, classified.get("bugs") or {}
     for vid, v in vectors.items():
@@ -30,6 +32,9 @@ def problems(vectors: dict[str, dict], classified: dict) -> list[str]:
             out.append(f"{vid}: peer bug {entry.get('bug')!r} is not listed under bugs")
         if entry.get("class") != "peer" and not entry.get("why"):
             out.append(f"{vid}: a {entry.get('class')} entry says why")
+        origin = vectors.get(vid, {}).get("origin", "")
+        if entry.get("class") == "choice" and origin.split(" ")[0] != "cepkit":
+            out.append(f"{vid}: a cepkit choice is a vector of origin cepkit (this one: {origin or 'none'})")
     return out
 
 
@@ -116,8 +121,8 @@ def render(results: dict, classified: dict) -> str:
         *_table("origin", counts(vectors, "origin")),
         "",
         f"Failures and errors by class: {by_class['peer']} vectors fail on one of the peer's {len(bugs)} bugs (below),",
-        f"{by_class['vector']} pin a cepkit choice where the peer is not wrong by a published answer, "
-        f"{by_class['kit']} on a kit problem.",
+        f"{by_class['choice']} pin a documented cepkit choice where the peer is not wrong by a published answer,",
+        f"{by_class['vector']} on a vector's fault, {by_class['kit']} on a kit problem.",
         "",
         "### Per construct",
         "",
