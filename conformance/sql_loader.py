@@ -23,7 +23,7 @@ import re
 from cepkit.conformance import origin as origins
 from cepkit.conformance.loader import check_keys, read_cases, where
 from cepkit.conformance.harness import Case
-from cepkit.conformance.kit.rows import value_key
+from cepkit.conformance.kit.rows import row_difference, value_key
 from cepkit.core import registry
 from cepkit.core.errors import QueryError
 from cepkit.core.match import plain
@@ -351,13 +351,18 @@ def _sql_check(case: SqlCase, by_value: bool = False):
         if case.expected_rows is not None:
             got = sorted(norm_row(dict(m.payload), by_value) for m in table)
             want = sorted(norm_row(r, by_value) for r in case.expected_rows)
-            assert got == want, f"{case.id}: rows\n got  {got}\n want {want}"
+            assert got == want, f"{case.id}: rows differ: {row_difference(got, want)}"
         if case.expected_matches is not None:
             assert mode != "all", "expected_matches needs ONE ROW PER MATCH or ALL MATCHES"
             got = sorted(norm_match(m.binding_dict, m.ts) for m in table)
             want = sorted(norm_match(m["bindings"], m["ts"]) for m in case.expected_matches)
-            assert got == want, f"{case.id}: matches\n got  {got}\n want {want}"
+            assert got == want, f"{case.id}: matches differ: {row_difference(got, want, _shown_match)}"
     return check
+
+
+def _shown_match(match: tuple) -> str:
+    bindings, ts = match
+    return "{" + ", ".join(f"{v}: [{', '.join(ids)}]" for v, ids in bindings) + f"}} ts {ts}"
 
 
 def _sql_error(case: SqlCase):

@@ -98,3 +98,54 @@ def to_table(rows: Iterable[Any], layout: Layout | None) -> MatchTable:
         layout = Layout(variables, payload, any(m.detected is not None for m in matches),
                         any(m.lifetime is not None for m in matches))
     return MatchTable.from_matches(layout, matches)
+
+
+SHOWN = 20   # rows listed on each side of a difference
+
+
+def shown_value(key: tuple) -> str:
+    """A compared value (`value_key`'s form, or a repr under --strict-types) as a reader writes it: null, true,
+    70, 80.25, 1/3, "text", [..]."""
+    if not isinstance(key, tuple):
+        return str(key)
+    kind = key[0]
+    if kind == "null":
+        return "null"
+    if kind == "bool":
+        return "true" if key[1] else "false"
+    if kind == "number" and isinstance(key[1], Fraction):
+        f = key[1]
+        if f.denominator == 1:
+            return str(f.numerator)
+        d = f.denominator
+        for p in (2, 5):
+            while d % p == 0:
+                d //= p
+        return str(Decimal(f.numerator) / Decimal(f.denominator)) if d == 1 else f"{f.numerator}/{f.denominator}"
+    if kind == "text":
+        return '"' + key[1].replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind == "list":
+        return "[" + ", ".join(shown_value(v) for v in key[1]) + "]"
+    return str(key[1])
+
+
+def shown_row(row: tuple) -> str:
+    """A compared row ((column, value key) pairs) as {column: value, ...}."""
+    return "{" + ", ".join(f"{k}: {shown_value(v)}" for k, v in row) + "}"
+
+
+def row_difference(got: list, want: list, show=shown_row) -> str:
+    """What differs between two multisets of compared rows: the rows wanted but not given and those given but
+    not wanted (each with its count when repeated), SHOWN of each at most."""
+    from collections import Counter
+
+    missing, extra = Counter(want) - Counter(got), Counter(got) - Counter(want)
+    lines = [f"{len(got)} given, {len(want)} wanted"]
+    for title, rows in (("wanted, not given", missing), ("given, not wanted", extra)):
+        if rows:
+            lines.append(f"{title} ({sum(rows.values())}):")
+            listed = sorted(rows.items(), key=lambda kv: repr(kv[0]))
+            lines += [f"  {show(r)}" + (f"  x{n}" if n > 1 else "") for r, n in listed[:SHOWN]]
+            if len(listed) > SHOWN:
+                lines.append(f"  ... {len(listed) - SHOWN} more")
+    return "\n".join(lines)

@@ -46,4 +46,17 @@ def test_70_and_70_0_pass_unless_strict_types(capsys):
     code, text = kit(capsys, "--adapter", SEVENTY, "--strict-types", *CASES)
     assert code == 1
     assert f"0 passed, {passed} failed, 0 refused, 0 errors" in text
-    assert ": rows\n" in text and " want [" in text      # the rows side by side
+    assert ": rows differ: " in text and "wanted, not given (" in text and "given, not wanted (" in text
+
+
+def test_a_row_difference_lists_what_is_missing_and_what_is_extra_as_values():
+    from cepkit.conformance.kit.rows import SHOWN, row_difference, shown_value
+
+    assert [shown_value(value_key(v)) for v in (None, True, 70.0, Fraction(321, 4), Fraction(1, 3), 'a"b', [1, None])] \
+        == ["null", "true", "70", "80.25", "1/3", '"a\\"b"', "[1, null]"]
+    got = [norm_row({"x": 1}, True), norm_row({"x": 2}, True), norm_row({"x": 2}, True)]
+    want = [norm_row({"x": 1.0}, True), norm_row({"x": 3}, True)]
+    assert row_difference(got, want).splitlines() == [
+        "3 given, 2 wanted", "wanted, not given (1):", "  {x: 3}", "given, not wanted (2):", "  {x: 2}  x2"]
+    many = [norm_row({"x": i}, True) for i in range(SHOWN + 5)]
+    assert row_difference(many, []).splitlines()[-1] == "  ... 5 more"
