@@ -26,7 +26,7 @@ from cepkit.core.match_table import KIND, Layout, MatchTable
 from cepkit.core.readers import from_arrow, from_columns
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs.tasks import INTERNAL, column_values, conform, split_groups, wrap_error
-from cepkit.spark_jobs.typed_output import BATCH_VALUES, STREAM_VALUES, exact_json, value_struct, value_type
+from cepkit.spark_jobs.typed_output import BATCH_VALUES, value_type, value_writer
 from cepkit.core import registry
 from cepkit.core.match_table import decode
 from cepkit.front.sql.starts import Starts, Walk
@@ -62,12 +62,12 @@ class GenericSpec:
     slice_length: int | None = None        # slices: slice j owns ticks [t_min + j*len, t_min + (j+1)*len)
     slice_t_min: int | None = None
     key_col: str | None = None             # AFA: the key column (its value is written as `key`)
-    values: str = "json"                   # how payload values are written (typed_output.value_type)
+    values: str = BATCH_VALUES             # how payload values are written (typed_output.value_type)
     walk_context: int | None = None        # "walk-slice" plans (sql_walk): the ticks of context after a slice
     walk_entries: tuple | None = None      # ... phase 2: sql_walk.Entry per slice; None: phase 1 (TRANSFER rows)
 
 
-def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False, values: str = "json") -> pa.Schema:
+def output_schema(layout: Layout, id_type: pa.DataType, key: bool = False, values: str = BATCH_VALUES) -> pa.Schema:
     """The rows' schema, fixed before any task runs (module docstring); the payload columns as `values` writes
     them."""
     fields = [pa.field(KEY_OUT, pa.string())] if key else []
@@ -127,7 +127,7 @@ def to_output(spec: GenericSpec, table: MatchTable, key: Any = None) -> pa.Recor
                         if n else pa.array([], field.type))
         else:
             cols.append(arrow.column(name).combine_chunks().cast(field.type) if n else pa.array([], field.type))
-    write = {BATCH_VALUES: value_struct, STREAM_VALUES: exact_json}.get(spec.values, json_text)
+    write = value_writer(spec.values)
     for field, source in zip(list(spec.schema)[len(fixed):], payload):  # value_columns: the last ones
         meta = arrow.schema.field(source).metadata or {}
         cols.append(write(arrow.column(source), meta.get(KIND)) if n else pa.array([], field.type))

@@ -17,14 +17,14 @@ import pyarrow.compute as pc
 
 from cepkit.core.errors import CepkitError, EventError, QueryError
 from cepkit.core.events import EventBatch
-from cepkit.core.match import Match, json_safe, plain
+from cepkit.core.match import Match, plain
 from cepkit.core.match_table import MatchTable, jsonable
 from cepkit.core.readers import from_arrow, from_columns, from_pandas
 from cepkit.core.typed_columns import combine_forms, conform, form_of, text_column  # noqa: F401 (T.*)
 from cepkit.spark_jobs.match_rows import output_batch
 from cepkit.spark_jobs.kernel_pack import unpacking
 from cepkit.spark_jobs.task_errors import folder, remembering
-from cepkit.spark_jobs.typed_output import BATCH_VALUES, STREAM_VALUES, struct_of, value_type
+from cepkit.spark_jobs.typed_output import BATCH_VALUES, struct_of, value_type
 from cepkit.core import registry
 
 SLICE_COL = "__cepkit_slice"   # the time slice a row is fed to (slice plan)
@@ -60,12 +60,12 @@ class TaskSpec:
     # tests: every task's first attempt fails, ("before", LOG_DIR) before it emits a row, ("after", LOG_DIR)
     # right after its first non-empty output; each injected failure is logged as a file in LOG_DIR
     fail_first_attempt: tuple[str, str] | None = None
-    values: str = "json"                 # how RETURN values are written (typed_output.value_type)
+    values: str = BATCH_VALUES           # how RETURN values are written (typed_output.value_type)
     type_coded: bool = False             # type_col holds 1 + the type's index in type_names (job.type_code)
 
 
 def output_schema(spec_variables: Iterable[str], returns: Iterable[str], id_is_int: bool,
-                  values: str = "json") -> pa.Schema:
+                  values: str = BATCH_VALUES) -> pa.Schema:
     """One row per match: a list of ids per variable, ts (the last event's), RETURN values as `values` writes
     them (JSON text, or typed_output.VALUE structs for typed_output.BATCH_VALUES)."""
     id_type = pa.int64() if id_is_int else pa.string()
@@ -95,8 +95,7 @@ def matches_to_arrow(spec: TaskSpec, matches: list[Match] | MatchTable) -> pa.Re
         payload = dict(m.payload)
         for r in spec.returns:
             value = payload.get(r)
-            data[r].append(value if values == BATCH_VALUES else json.dumps(jsonable(value))
-                           if values == STREAM_VALUES else json.dumps(json_safe(value), default=str, allow_nan=False))
+            data[r].append(value if values == BATCH_VALUES else json.dumps(jsonable(value)))
     if values == BATCH_VALUES:
         data.update({r: struct_of(data[r]) for r in spec.returns})
     return pa.RecordBatch.from_pydict(data, schema=schema)

@@ -57,8 +57,20 @@ _EXACT = 2**53  # the integers a double holds exactly
 
 
 def value_type(values: str) -> pa.DataType:
-    """The Arrow type of a value column the tasks write as `values` ("json", STREAM_VALUES or BATCH_VALUES)."""
-    return VALUE if values == BATCH_VALUES else _STR
+    """The Arrow type of a value column the tasks write as `values` (BATCH_VALUES or STREAM_VALUES)."""
+    return {BATCH_VALUES: VALUE, STREAM_VALUES: _STR}[_known(values)]
+
+
+def value_writer(values: str):
+    """The function writing a match table's value column (its Arrow column and kind) as `values` writes it:
+    VALUE structs (BATCH_VALUES) or exact JSON text (STREAM_VALUES)."""
+    return {BATCH_VALUES: value_struct, STREAM_VALUES: exact_json}[_known(values)]
+
+
+def _known(values: str) -> str:
+    if values not in (BATCH_VALUES, STREAM_VALUES):
+        raise ValueError(f"values are written as {BATCH_VALUES!r} or {STREAM_VALUES!r}, not {values!r}")
+    return values
 
 
 # ---------------------------------------------------------------------- step 1: the tasks' values

@@ -54,15 +54,21 @@ def test_tpstream_match_to_json_is_strict():
     assert out == {"partition": {"car": "Infinity"}, "situations": {"A": [1, None]}, "ts": 3, "avg_speed": "NaN"}
 
 
-def test_spark_task_payload_is_strict_json():
+def test_spark_stream_payload_is_strict_json():
+    """A stream's task writes non-finite values as strict JSON (no bare NaN or Infinity) that reads back exact."""
+    import math
+
+    from cepkit.core.match_table import unjson
     from cepkit.spark_jobs.tasks import TaskSpec, matches_to_arrow
+    from cepkit.spark_jobs.typed_output import STREAM_VALUES
 
     spec = TaskSpec(query="", engine="reference", selection="all", ts_col="ts", id_col="id", type_col=None,
                     default_type="S", ts_unit=None, type_names=("S",), group_cols=("k",), variables=("a",),
-                    returns=("p",), id_is_int=True)
+                    returns=("p",), id_is_int=True, values=STREAM_VALUES)
     batch = matches_to_arrow(spec, [Match.make({"a": (1,)}, 1, {"p": v}) for v in (INF, -INF, NAN, 1.5)])
     assert isinstance(batch, pa.RecordBatch)
-    assert [strict(t) for t in batch.column("p").to_pylist()] == ["Infinity", "-Infinity", "NaN", 1.5]
+    back = [unjson(strict(t)) for t in batch.column("p").to_pylist()]
+    assert back[0] == INF and back[1] == -INF and math.isnan(back[2]) and back[3] == 1.5
 
 
 @pytest.fixture
