@@ -151,6 +151,8 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     if lang in ("sql", "tpstream", "afa"):
         df = _numbered(df)  # the file row: the order of arrival (and the ids where the input has none)
     order = ([ts_col] if ts_col else []) + ([G.ROW_COL] if G.ROW_COL in df.columns else [id_col])
+    walk = plan.kind == "walk-slice"   # context after the slice only, two phases (cepkit.spark_jobs.sql_walk)
+    walk_s, kept = 0.0, None           # phase 1's seconds; the staged rows it persisted for phase 2
     if plan.kind == "partition":
         coarse = {G.GROUP_COL + str(i): _coarse(k, k in text_cols) for i, k in enumerate(plan.keys)}
         spec = G.GenericSpec(group_cols=(), **spec_args)
@@ -177,7 +179,6 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         else:
             tick_col, lo_t, hi_t = tick, stats["t_min"], stats["t_max"]
         sp = P.slice_plan(lo_t, hi_t, plan.context, 4 * parallelism, slice_length)
-        walk = plan.kind == "walk-slice"   # context after the slice only (cepkit.spark_jobs.sql_walk)
         d = f"({G.TICK_COL} - {sp.t_min}L)"
         lo = F.expr(f"IF({d} < {sp.context}L, 0L, ({d} - {sp.context}L) div {sp.length}L)")
         hi = F.expr(f"LEAST({sp.count - 1}L, ({d} + {0 if walk else sp.context}L) div {sp.length}L)")
@@ -190,18 +191,18 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
                   .sortWithinPartitions(G.SLICE_COL, *order))
         if walk:
             spec, staged, walk_s = _walk_entries(spark, q, spec, staged, stage, stage_order, sp.count)
+            kept = staged
         out = staged.mapInArrow(T.call(G.match_groups, spec), spark_schema)
         groups = sp.count
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
-    if plan.kind != "walk-slice":
+    if not walk:   # a walk's phase 1 warmed the engine
         _warm(spark, spec, stage, stage_order)
-        walk_s = 0.0
     t1 = time.perf_counter()
     matches = IO.write_matches(out, out_dir, values=values, form=form)
     t2 = time.perf_counter()
-    if plan.kind == "walk-slice":
-        staged.unpersist()
+    if kept is not None:
+        kept.unpersist()
     return Summary(n, matches, plan.note, engine, groups, walk_s + t2 - t1, time.perf_counter() - t0, recovered)
 
 
