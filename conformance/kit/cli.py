@@ -142,8 +142,6 @@ class _Preloaded:
 def run(args: argparse.Namespace) -> int:
     import pytest  # lazy: the kit runs on pytest; `cepkit --version` and `cepkit run` never load it
 
-    from cepkit.conformance import origin   # lazy: the kit loads only for this command
-
     if args.timeout <= 0:
         args.parser.error("--timeout must be a positive number of seconds")
     if args.junit and not Path(args.junit).resolve().parent.is_dir():
@@ -152,12 +150,10 @@ def run(args: argparse.Namespace) -> int:
         raise MissingExtra("cepkit conformance -n", "kit", "pytest-xdist")
     spec = _spec(args)
     _check_engine(args, spec)
-    languages = args.language or [lang for lang in vectors.LOADERS if lang in spec.languages()]
     try:
-        kinds = origin.parse_kinds(args.origin) if args.origin else None
+        languages, kinds, cases = vectors.chosen(spec, args.language, args.case, args.origin)
     except ValueError as exc:
         args.parser.error(f"--origin: {exc}")
-    cases = vectors.select(vectors.all_cases(languages), languages, args.case, kinds)
     if not any(spec.runs(c) for c in cases):
         chosen = f" matching --case {' '.join(args.case)}" if args.case else ""
         chosen += f" of origin {', '.join(kinds)}" if kinds else ""

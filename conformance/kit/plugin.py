@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from cepkit.conformance import origin
 from cepkit.conformance.harness import Case
 from cepkit.conformance.kit import summary, vectors
 from cepkit.conformance.kit.engine_spec import EngineSpec
@@ -57,29 +56,18 @@ def spec_of(config: pytest.Config) -> EngineSpec:
 def selected(config: pytest.Config) -> list[Case]:
     """The vectors the options select and the engine runs, in loader order."""
     spec = spec_of(config)
-    languages = config.getoption("--kit-language") or [lang for lang in vectors.LOADERS
-                                                       if lang in spec.languages()]
-    chosen = vectors.select(vectors.all_cases(languages), languages, config.getoption("--kit-case"),
-                            origins_of(config))
-    return [c for c in chosen if spec.runs(c)]
-
-
-def origins_of(config: pytest.Config) -> tuple[str, ...] | None:
-    """The origin kinds `--kit-origin` selects (None: all)."""
-    given = config.getoption("--kit-origin")
-    if not given:
-        return None
     try:
-        return origin.parse_kinds(given)
+        _, _, cases = vectors.chosen(spec, config.getoption("--kit-language"), config.getoption("--kit-case"),
+                                     config.getoption("--kit-origin"))
     except ValueError as exc:
         raise pytest.UsageError(f"--origin: {exc}") from None
+    return [c for c in cases if spec.runs(c)]
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--kit-timeout") <= 0:
         raise pytest.UsageError("--timeout must be a positive number of seconds")
-    origins_of(config)
-    spec_of(config)
+    selected(config)   # a usage error (an unknown origin kind, engine options that exclude each other) at once
     config.stash[STARTED] = time.monotonic()
 
 

@@ -67,6 +67,18 @@ def select(cases: Sequence[Case], languages: list[str] | None, patterns: list[st
     return [c for c in cases if wanted(c)]
 
 
+def chosen(spec, languages: list[str] | None, patterns: list[str] | None,
+           origin_texts: list[str] | None) -> tuple[list[str], tuple[str, ...] | None, list[Case]]:
+    """What a run selects, for `cepkit conformance` and the kit's pytest options alike: the languages (given,
+    else every one the engine `spec` runs), the origin kinds (None: all; ValueError for an unknown one) and
+    the cases of those languages, patterns and kinds (`select`; the engine may still refuse some)."""
+    from cepkit.conformance import origin   # lazy: parsed only when a run names origins
+
+    languages = list(languages or [lang for lang in LOADERS if lang in spec.languages()])
+    kinds = origin.parse_kinds(origin_texts) if origin_texts else None
+    return languages, kinds, select(all_cases(languages), languages, patterns, kinds)
+
+
 def origin_of(case: Case) -> str:
     """The kind of the case's origin (`trino`, `paper`, ...; `?` where a loader gave none)."""
     return case.origin.kind if case.origin is not None else "?"
