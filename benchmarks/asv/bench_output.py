@@ -1,6 +1,6 @@
 """asv: the output writers, `cepkit.output.write_matches` (what `cepkit run --format F -o FILE` calls, in every
 commit since the CLI's first) writing an output-heavy Kleene query's matches (benchmarks/output_heavy.py's
-query, 20,000 stock events, 4 symbols; the reference engine's matches, made in setup) to a file as JSON lines,
+query, 60,000 stock events, 4 symbols; the reference engine's matches, made in setup) to a file as JSON lines,
 CSV and Parquet. `Writers` is in the history subset."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tempfile
 
 from ._kit import compile_program, events, size, stock
 
-EVENTS = 20_000
+EVENTS = 60_000
 
 
 class Writers:
