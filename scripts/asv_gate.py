@@ -7,6 +7,11 @@ refs/asv/worktree (not a branch; HEAD, the index and the files are untouched). A
 The gate's results go to .asv/gate-results (a configuration written beside asv.conf.json's, the same
 environments under .asv/env), never into the committed history in benchmarks/results.
 
+The timed parts are measured in the benchmark process's CPU time (CEPKIT_ASV_TIMER=cpu, benchmarks/asv/_kit.py):
+the history is wall time, but on a shared 2-core machine the wall time of the same commit varies by 2x with
+the other jobs' load, while the CPU time a change adds or removes stays put (a slowdown made of waiting, a
+sleep, is not seen by this gate).
+
 Exit status: asv continuous's, non-zero when a benchmark of the subset got slower by more than FACTOR (and
 beyond the noise of its samples); asv prints the table of the changed benchmarks, by name.
 
@@ -78,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     subprocess.run([args.asv, "machine", "--yes", "--machine", args.machine], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
+    os.environ["CEPKIT_ASV_TIMER"] = "cpu"
     cmd = [args.asv, "--config", str(gate_config()), "continuous", "--factor", args.factor, "--bench", args.bench,
            "--machine", args.machine, "--show-stderr", base, head]
     return subprocess.run(cmd, cwd=ROOT).returncode
