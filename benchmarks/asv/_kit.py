@@ -16,6 +16,7 @@ Nothing here is named time_*, track_*, peakmem_* or mem_*: asv collects only the
 """
 from __future__ import annotations
 
+import abc
 import importlib
 import os
 import sys
@@ -124,12 +125,13 @@ def best_seconds(fn, repeat: int = 3) -> float:
 _BATCHES: dict = {}
 
 
-class Subject:
+class Subject(abc.ABC):
     """One engine on one query over one input: `setup` compiles it (a fresh program for every timed sample:
     asv calls setup before each sample since `number = 1`), warms it on a prefix of the input (the compiled
     kernels load from cepkit's on-disk cache, `cepkit warm`), and the timed part is `program.run(batch)` only.
 
-    Subclasses set `language`, and `case(*params)` -> (query text, engine, pandas frame, compile options)."""
+    Subclasses set `language`, and `case(*params)` -> (query text, engine, pandas frame, compile options).
+    Abstract (asv collects concrete classes only), so the bench_*.py that import it do not list it."""
 
     language = "sase"
     number = 1
@@ -140,8 +142,9 @@ class Subject:
     warm_rows = 2_000
     timer = staticmethod(TIMER)
 
-    def case(self, *params):   # pragma: no cover (abstract)
-        raise NotImplementedError
+    @abc.abstractmethod
+    def case(self, *params):
+        """(query text, engine, pandas frame, compile options) of the benchmark's parameters."""
 
     def setup(self, *params):
         text, engine, frame, options = self.case(*params)
