@@ -16,6 +16,7 @@ Exit status: asv continuous's, non-zero when a benchmark of the subset got slowe
 beyond the noise of its samples); asv prints the table of the changed benchmarks, by name.
 
     python scripts/asv_gate.py [--base REF] [--factor 1.2] [--bench REGEX] [--machine NAME] [--asv PATH]
+                               [--env-dir DIR]
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def worktree_commit() -> str:
     return commit
 
 
-def gate_config() -> Path:
+def gate_config(env_dir: str | None = None) -> Path:
     """asv.conf.json with the gate's own results folder, every path absolute (asv reads paths relative
     to the configuration file)."""
     text = (ROOT / "asv.conf.json").read_text(encoding="utf-8")
@@ -62,6 +63,8 @@ def gate_config() -> Path:
     for key in ("repo", "benchmark_dir", "env_dir", "html_dir"):
         conf[key] = str((ROOT / conf[key]).resolve())
     conf["results_dir"] = str(ROOT / ".asv" / "gate-results")
+    if env_dir:
+        conf["env_dir"] = str((ROOT / env_dir).resolve())
     path = ROOT / ".asv" / "gate.conf.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(conf, indent=2), encoding="utf-8")
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench", default=GATE_BENCH, help="the benchmarks (asv --bench regex)")
     ap.add_argument("--machine", default=os.environ.get("ASV_MACHINE", "bench-2core"))
     ap.add_argument("--asv", default=str(Path(sys.executable).with_name("asv")))
+    ap.add_argument("--env-dir", help="asv's environments for the gate (default: asv.conf.json's, .asv/env; another "
+                    "folder lets the gate run while a history is being recorded there)")
     args = ap.parse_args(argv)
     base = args.base or git("merge-base", "main", "HEAD")
     head = worktree_commit()
@@ -84,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([args.asv, "machine", "--yes", "--machine", args.machine], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     os.environ["CEPKIT_ASV_TIMER"] = "cpu"
-    cmd = [args.asv, "--config", str(gate_config()), "continuous", "--factor", args.factor, "--bench", args.bench,
+    cmd = [args.asv, "--config", str(gate_config(args.env_dir)), "continuous", "--factor", args.factor, "--bench", args.bench,
            "--machine", args.machine, "--show-stderr", base, head]
     return subprocess.run(cmd, cwd=ROOT).returncode
 

@@ -9,8 +9,9 @@ for its subject, which raises NotImplementedError where the installed commit lac
 an option or a construct (asv then records the benchmark as skipped for that commit, not failed). Any other
 error is a real failure and is recorded as one.
 
-The input generators are the working tree's (benchmarks/workloads, benchmarks/afa_disorder.py, ...): they use
-NumPy and pandas only, never cepkit, so the same events reach every commit.
+The input generators are the working tree's (benchmarks/workloads, benchmarks/afa_disorder.py, ...), loaded
+by file (source()): they use NumPy and pandas only, never cepkit, so the same events reach every commit. The
+working tree itself is never on sys.path, so `import cepkit` finds the commit asv installed.
 
 Nothing here is named time_*, track_*, peakmem_* or mem_*: asv collects only the bench_*.py classes.
 """
@@ -24,9 +25,25 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]   # the working tree: benchmarks/ and examples/ come from here
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))   # before site-packages: early commits installed a `benchmarks` package too
+ROOT = Path(__file__).resolve().parents[2]   # the working tree: the input generators and examples/ come from here
+# ROOT is never put on sys.path: `import cepkit` must find the commit asv installed, not the working tree's
+# cepkit/ (a benchmark that imported the working tree would measure the same code at every commit). The
+# generators are loaded by path instead (source()).
+
+
+def source(relative: str):
+    """A module of the working tree loaded from its file (benchmarks/workloads/stock.py, ...) under a private
+    name: the input generators use NumPy and pandas only, so every commit gets the same events."""
+    name = "cepkit_asv_source." + relative.removesuffix(".py").replace("/", ".")
+    if name not in sys.modules:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(name, ROOT / relative)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
 
 # An error raised while compiling means "not in this commit" when it says one of these (the registry's
 # "unknown engine 'x'", "unknown query language", an option an engine does not take yet, ...).
@@ -175,16 +192,12 @@ class Subject(abc.ABC):
 
 @lru_cache(maxsize=8)
 def stock(n: int, symbols: int = 2, volume_max: int = 1000, seed: int = 1):
-    from benchmarks.workloads.stock import generate
-
-    return generate(n, symbols=symbols, seed=seed, volume_max=volume_max)
+    return source("benchmarks/workloads/stock.py").generate(n, symbols=symbols, seed=seed, volume_max=volume_max)
 
 
 @lru_cache(maxsize=4)
 def skewed(n: int, common: int = 100):
-    from benchmarks.workloads.skewed import generate
-
-    return generate(n, common=common)
+    return source("benchmarks/workloads/skewed.py").generate(n, common=common)
 
 
 def example(*parts: str) -> str:

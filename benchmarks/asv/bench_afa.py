@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._kit import Subject, example, size
+from ._kit import Subject, example, size, source
 
 QUERY = example("afa", "q1.afa.yaml")
 TICKS = {"reference": 10_000, "optimized": 200_000}
@@ -15,7 +15,7 @@ DISORDER = {"ordered": (0.0, 0.0), "disordered": (0.10, 0.01)}
 
 @lru_cache(maxsize=4)
 def ticks(n: int, disorder: str):
-    from benchmarks.afa_disorder import stream
+    stream = source("benchmarks/afa_disorder.py").stream
 
     late, retract = DISORDER[disorder]
     return stream("q1", n, late=late, retract=retract)

@@ -3,15 +3,13 @@ V-shape query and one with alternation and a bounded quantifier, the reference a
 optimized engine at 4*10^5, warm. `MatchRecognizeEngines` (V-shape) is the history subset."""
 from __future__ import annotations
 
-from ._kit import Subject, size
+from ._kit import Subject, size, source
 
 ROWS = {"reference": 20_000, "optimized": 400_000}
 
 
 def ticker(n: int):
-    from benchmarks.sql_optimized import ticker
-
-    return ticker(n)
+    return source("benchmarks/sql_optimized.py").ticker(n)
 
 
 class MatchRecognizeQueries(Subject):
@@ -20,9 +18,7 @@ class MatchRecognizeQueries(Subject):
     param_names = ["engine", "query"]
 
     def case(self, engine, query):
-        from benchmarks.sql_optimized import QUERIES
-
-        return QUERIES[query], engine, ticker(size(ROWS[engine])), {}
+        return source("benchmarks/sql_optimized.py").QUERIES[query], engine, ticker(size(ROWS[engine])), {}
 
     track_events_per_s = Subject.track_events_per_s   # rows: one event per row
 

@@ -3,7 +3,7 @@ aggressive-driver pattern), the reference at 10^4 events and the optimized engin
 `TPStreamEngines` is the history subset."""
 from __future__ import annotations
 
-from ._kit import Subject, size
+from ._kit import Subject, size, source
 
 EVENTS = {"reference": 10_000, "optimized": 200_000}
 
@@ -14,6 +14,5 @@ class TPStreamEngines(Subject):
     param_names = ["engine"]
 
     def case(self, engine):
-        from benchmarks import tpstream_optimized as T
-
+        T = source("benchmarks/tpstream_optimized.py")
         return T.QUERIES["3-situation"], engine, T.stream(size(EVENTS[engine])), {}
