@@ -10,7 +10,9 @@ environments under .asv/env), never into the committed history in benchmarks/res
 The timed parts are measured in the benchmark process's CPU time (CEPKIT_ASV_TIMER=cpu, benchmarks/asv/_kit.py):
 the history is wall time, but on a shared 2-core machine the wall time of the same commit varies by 2x with
 the other jobs' load, while the CPU time a change adds or removes stays put (a slowdown made of waiting, a
-sleep, is not seen by this gate).
+sleep, is not seen by this gate). Each benchmark takes 8 samples a side (-a repeat=8): asv calls a difference
+only where the samples' Mann-Whitney test gives p < 0.002, which needs at least 7 a side; with fewer it
+falls back to comparing 99 % intervals, which 3 noisy samples never separate.
 
 Exit status: asv continuous's, non-zero when a benchmark of the subset got slower by more than FACTOR (and
 beyond the noise of its samples); asv prints the table of the changed benchmarks, by name.
@@ -76,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", help="the commit to compare against (default: the merge base of HEAD with main)")
     ap.add_argument("--factor", default="1.2", help="the slowdown that fails the gate (default 1.2: 20 %%)")
     ap.add_argument("--bench", default=GATE_BENCH, help="the benchmarks (asv --bench regex)")
+    ap.add_argument("--repeat", default="8", help="samples of each benchmark on each side (default 8: asv calls a "
+                    "difference only where its Mann-Whitney test gives p < 0.002, which 3 samples a side never can)")
     ap.add_argument("--machine", default=os.environ.get("ASV_MACHINE", "bench-2core"))
     ap.add_argument("--asv", default=str(Path(sys.executable).with_name("asv")))
     ap.add_argument("--env-dir", help="asv's environments for the gate (default: asv.conf.json's, .asv/env; another "
@@ -89,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([args.asv, "machine", "--yes", "--machine", args.machine], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     os.environ["CEPKIT_ASV_TIMER"] = "cpu"
-    cmd = [args.asv, "--config", str(gate_config(args.env_dir)), "continuous", "--factor", args.factor, "--bench", args.bench,
-           "--machine", args.machine, "--show-stderr", base, head]
+    cmd = [args.asv, "--config", str(gate_config(args.env_dir)), "continuous", "--factor", args.factor,
+           "-a", f"repeat={args.repeat}", "--bench", args.bench, "--machine", args.machine, "--show-stderr", base, head]
     return subprocess.run(cmd, cwd=ROOT).returncode
 
 
