@@ -40,9 +40,9 @@ fuzz: install
 
 # asv (docs/performance.md "Performance over time"): asv builds the commit into its own virtualenv (.asv/env: the
 # dependencies once, then each commit's wheel without them) and records under benchmarks/results/$(ASV_MACHINE)/
-# (committed). `make bench`: the whole suite of benchmarks/asv on HEAD (about 9 minutes here). `make bench-history
-# N=30`: the history subset on N commits spread over main's first-parent history (asv --steps; commits already
-# recorded are skipped). `make bench-check`: asv continuous between the merge base with main and the working tree,
+# (committed). `make bench`: the whole suite of benchmarks/asv on HEAD (6 min 45 s here). `make bench-history
+# N=30`: the history subset, 3 samples each, on N commits spread over main's first-parent history (asv --steps;
+# commits already recorded are skipped). `make bench-check`: asv continuous between the merge base with main and the working tree,
 # exit 1 on a slowdown over 20 % (scripts/asv_gate.py).
 ASV         := $(VENV)/bin/asv
 ASV_MACHINE ?= bench-2core
@@ -57,7 +57,7 @@ bench: asv-machine
 	@echo "compare two commits: $(ASV) compare --machine $(ASV_MACHINE) A B   (the page: make docs, site/asv/)"
 
 bench-history: asv-machine
-	$(ASV) run --machine $(ASV_MACHINE) --bench '$(HISTORY_BENCH)' --steps $(N) --skip-existing-successful main
+	$(ASV) run --machine $(ASV_MACHINE) --bench '$(HISTORY_BENCH)' -a repeat=3 --steps $(N) --skip-existing-successful main
 
 bench-check: asv-machine
 	$(PY) scripts/asv_gate.py --machine $(ASV_MACHINE) --asv $(ASV)
