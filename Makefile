@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 CEPKIT := $(VENV)/bin/cepkit
 DEMO_EVENTS ?= 200000
 
-.PHONY: venv install demo test fuzz bench bench-pytest bench-gpu docs doc-pictures clean
+.PHONY: venv install demo test fuzz asv-machine bench bench-history bench-check bench-pytest bench-gpu docs doc-pictures clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cepkit needs Python 3.11 or newer")'
@@ -40,14 +40,37 @@ test: install
 fuzz: install
 	$(PY) -m tests.fuzz.run --inputs $${FUZZ_INPUTS:-10000}
 
-bench: install
-	$(VENV)/bin/asv machine --yes --machine local >/dev/null
-	$(VENV)/bin/asv run -E existing:$(abspath $(PY)) --set-commit-hash $$(git rev-parse HEAD) --machine local
-	$(PY) -m benchmarks.ratio_table
-	@echo "compare two commits: $(VENV)/bin/asv compare -E existing:$(abspath $(PY)) --machine local A B"
+# asv (docs/performance.md "Performance over time"): asv builds the commit into its own virtualenv (.asv/env: the
+# dependencies once, then each commit's wheel without them) and records under benchmarks/results/$(ASV_MACHINE)/
+# (committed). `make bench`: the whole suite of benchmarks/asv on HEAD (6 min 45 s here). `make bench-history
+# N=30`: the history subset, 3 samples each, on N commits spread over main's first-parent history (asv --steps;
+# commits already recorded are skipped). `make bench-check`: asv continuous between the merge base with main and the working tree,
+# exit 1 on a slowdown over 20 % (scripts/asv_gate.py).
+ASV         := $(VENV)/bin/asv
+ASV_MACHINE ?= bench-2core
+N           ?= 30
+HISTORY_BENCH := (SasePlusEngines|Sase1Engines|LazyEngines|AfaEngines|TPStreamEngines|MatchRecognizeEngines|WindowEngines)\.time_run|Writers\.time_write|StartUp\.time_command
 
+asv-machine: install
+	$(ASV) machine --yes --machine $(ASV_MACHINE) >/dev/null
+
+bench: asv-machine
+	$(ASV) run --machine $(ASV_MACHINE) HEAD^!
+	@echo "compare two commits: $(ASV) compare --machine $(ASV_MACHINE) A B   (the page: make docs, site/asv/)"
+
+bench-history: asv-machine
+	$(ASV) run --machine $(ASV_MACHINE) --bench '$(HISTORY_BENCH)' -a repeat=3 --steps $(N) --skip-existing-successful main
+
+bench-check: asv-machine
+	$(PY) scripts/asv_gate.py --machine $(ASV_MACHINE) --asv $(ASV)
+
+# pytest-benchmark: each run saved under .benchmarks/ (--benchmark-autosave) and compared with the last saved run;
+# a mean more than 20 % slower fails (the first run has nothing to compare with and only saves).
+BENCH_PYTEST := benchmarks/test_bench_engines.py benchmarks/test_bench_sql_tpstream.py benchmarks/test_bench_lazy.py \
+	benchmarks/test_bench_partition_keys.py
 bench-pytest: install
-	$(PY) -m pytest -p no:cacheprovider benchmarks/test_bench_engines.py benchmarks/test_bench_sql_tpstream.py benchmarks/test_bench_lazy.py benchmarks/test_bench_partition_keys.py --benchmark-columns=mean,rounds
+	$(PY) -m pytest -p no:cacheprovider $(BENCH_PYTEST) --benchmark-columns=mean,rounds --benchmark-autosave \
+	  $$(ls .benchmarks/*/*.json >/dev/null 2>&1 && echo --benchmark-compare --benchmark-compare-fail=mean:20%)
 
 bench-gpu: install
 	$(PY) -m benchmarks.gpu_windows --events $${EVENTS:-1000000} --reference-events 20000
@@ -65,14 +88,14 @@ doc-pictures: $(VENV)/.docs-installed
 
 docs: doc-pictures
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
-	@if ls .asv/results/*/*.json >/dev/null 2>&1; then \
-	  $(VENV)/bin/asv publish --html-dir site/asv && echo "asv history published into site/asv/"; \
+	@if ls benchmarks/results/*/*-*.json >/dev/null 2>&1; then \
+	  $(ASV) publish --html-dir site/asv && echo "asv history published into site/asv/ (from benchmarks/results)"; \
 	else \
 	  mkdir -p site/asv && printf '%s\n' '<!doctype html><meta charset="utf-8"><title>asv history</title>' \
-	    '<h1>No asv results yet</h1><p>Record them with <code>make bench</code>, then rerun <code>make docs</code>' \
-	    'to publish the history here (docs/building.md).</p><p><a href="../index.html">Back to the docs</a></p>' \
+	    '<h1>No asv results yet</h1><p>Record them with <code>make bench-history</code> or <code>make bench</code>, then rerun <code>make docs</code>' \
+	    'to publish the history here (docs/performance.md).</p><p><a href="../index.html">Back to the docs</a></p>' \
 	    > site/asv/index.html; \
-	  echo "no asv results in .asv/results (make bench records them): site/asv/ says so"; \
+	  echo "no asv results in benchmarks/results (make bench-history records them): site/asv/ says so"; \
 	fi
 	@echo "site built: site/index.html"
 

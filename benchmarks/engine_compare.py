@@ -1,5 +1,5 @@
 """Reference vs optimized on the spec/000 §7 experiment queries: one measurement function shared by the
-asv suite (benchmarks/asv/bench_optimized.py), the pytest-benchmark file and benchmarks/ratio_table.py.
+asv suite (benchmarks/suites/bench_optimized.py), the pytest-benchmark file and benchmarks/ratio_table.py.
 
 Queries: the experiment template `pattern(stock+ a[], stock b) where ES {[symbol] ∧ a[1].price %500==0 ∧
 Pa[i] ∧ b.volume <150} within W` for Pa = p1, p2, p3 (min, as the paper reports) and ES = s2, s3, plus

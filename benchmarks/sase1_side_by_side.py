@@ -172,7 +172,7 @@ def run_jar(command: list[str], repeats: int, cwd: str) -> tuple[float | None, l
 
 @lru_cache(maxsize=4)
 def stream_batch(name: str, events: int):
-    """The query's stream with `events` events, as an event batch (asv: benchmarks/asv/bench_sase1.py)."""
+    """The query's stream with `events` events, as an event batch (asv: benchmarks/suites/bench_sase1.py)."""
     from cepkit.core.readers import from_pandas
     from cepkit.reference.sase1.stock_stream import StockStreamConfig, to_frame
 

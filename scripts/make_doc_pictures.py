@@ -4,7 +4,8 @@
     python scripts/make_doc_pictures.py --bench    # first rerun the quick benchmarks into docs/data/bench/
 
 The tutorial pictures are `cepkit plot` over examples/ (PNG, and the HTML page next to it); the performance
-plot (docs/img/performance_quick.png) is benchmarks/plot_optimized.py over docs/data/bench/*.json, the JSON the benchmark scripts write.
+plot (docs/img/performance_quick.png) is benchmarks/plot_optimized.py over docs/data/bench/*.json, the JSON the benchmark scripts write;
+the asv history (docs/img/asv_history.png) is benchmarks/plot_asv_history.py over the committed benchmarks/results/.
 Nothing here is drawn by hand: change an example or a result and rerun.
 """
 from __future__ import annotations
@@ -68,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
 
         plot_afa_lazy([*(["--afa", str(afa)] if afa.exists() else []), *(["--lazy", str(lazy)] if lazy.exists() else []),
                        "--afa-out", str(IMG.parent / "afa.png"), "--lazy-out", str(IMG.parent / "lazy.png")])
+    if any((ROOT / "benchmarks" / "results").glob("*/*-env-*.json")):   # the committed asv history (issue 32)
+        from benchmarks.plot_asv_history import main as plot_asv_history
+
+        plot_asv_history(["--out", str(IMG.parent / "asv_history.png")])
     return 0
 
 

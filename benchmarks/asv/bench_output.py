@@ -1,47 +1,54 @@
-"""asv: writing an output-heavy Kleene query's matches (benchmarks/output_heavy.py: its query over its stream,
-20,000 events, optimized engine), JSON lines and CSV, with the column writer (cepkit.match_output) and, for
-JSON lines, the row-by-row formatting it replaced (`json_line(m.to_json())` per Match, the rows decoded from
-the table as `cepkit run` did). The table is built once; each timing writes it to memory."""
+"""asv: the output writers, `cepkit.output.write_matches` (what `cepkit run --format F -o FILE` calls, in every
+commit since the CLI's first) writing an output-heavy Kleene query's matches (benchmarks/output_heavy.py's
+query, 60,000 stock events, 4 symbols; the reference engine's matches, made in setup) to a file as JSON lines,
+CSV and Parquet. `Writers` is in the history subset."""
 from __future__ import annotations
 
-from benchmarks import output_heavy as H
+import os
+import tempfile
 
-EVENTS = 20_000
+from ._kit import compile_program, events, size, source, stock
+
+EVENTS = 60_000
+_MATCHES: dict = {}   # made once per process (asv redoes setup before every sample)
 
 
-class WriteMatches:
-    params = (["column-jsonl", "column-csv", "row-jsonl"],)
-    param_names = ["writer"]
-    timeout = 600
+class Writers:
+    params = (["jsonl", "csv", "parquet"],)
+    param_names = ["format"]
+    number = 1
+    repeat = (3, 8, 8.0)
+    warmup_time = 0.0
+    timeout = 300
 
-    def setup_cache(self):
-        from cepkit import compile
-        from cepkit.core.readers import from_arrow
+    def setup(self, fmt):
+        try:
+            from cepkit.output import write_matches
+        except ImportError as exc:
+            raise NotImplementedError(f"no cepkit.output.write_matches: {exc}") from exc
+        QUERY = source("benchmarks/output_heavy.py").QUERY
 
-        return compile(H.QUERY, engine="optimized").run(from_arrow(H.generate(EVENTS))).to_arrow()
+        self.write = write_matches
+        if not _MATCHES:
+            program = compile_program(QUERY, "sase", "reference")
+            _MATCHES["run"] = program, program.run(events(stock(size(EVENTS), symbols=4, seed=7), "sase",
+                                                            "reference", program))
+        self.program, self.matches = _MATCHES["run"]
+        self.dir = tempfile.mkdtemp(prefix="cepkit-asv-out-")
+        self.path = os.path.join(self.dir, f"matches.{fmt}")
+        self.write(self.matches, fmt, self.path, self.program)   # first write: imports, lazy set-up
 
-    def setup(self, arrow, writer):
-        from cepkit import compile
-        from cepkit.core.match_table import MatchTable
+    def teardown(self, fmt):
+        import shutil
 
-        self.layout = compile(H.QUERY, engine="optimized").layout
-        self.arrow = arrow
-        self.MatchTable = MatchTable
+        shutil.rmtree(self.dir, ignore_errors=True)
 
-    def time_write(self, arrow, writer):
-        from cepkit import match_output as M
-        from cepkit.forms import TimeForm, json_line, use_time_form
+    def time_write(self, fmt):
+        self.write(self.matches, fmt, self.path, self.program)
 
-        table = self.MatchTable(self.layout, arrow=self.arrow)  # fresh: no rows decoded yet
-        with use_time_form(TimeForm("ticks")):
-            if writer == "column-jsonl":
-                return sum(len(p) for p in M.jsonl(table))
-            if writer == "column-csv":
-                names, cells, _ = M.match_cells(table, "csv")
-                return sum(len(p) for p in M.csv_text(names, cells))
-            return len("".join(json_line(m.to_json()) for m in table))
+    def track_matches_per_s(self, fmt):
+        from ._kit import best_seconds
 
-    def track_matches(self, arrow, writer):
-        return self.arrow.num_rows
+        return len(self.matches) / best_seconds(lambda: self.write(self.matches, fmt, self.path, self.program))
 
-    track_matches.unit = "matches"
+    track_matches_per_s.unit = "matches/s"

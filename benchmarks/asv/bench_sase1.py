@@ -1,56 +1,38 @@
-"""asv: the SASE 1.0 dialect on the reference (Sase1Program) and the optimized engine (optimized/sase1), on
-SASE 1.0's streams rebuilt (benchmarks/sase1_optimized.py): examples/Q1.query, the skip-till-next-match
-Kleene queries and issue 20's three-type skip-till-any-match sequence with [price]. Engine-only
-`program.run(batch)` (the stream is generated in setup); the reference at 10^5 events, the optimized engine
-at 10^5 and 10^6. `python -m benchmarks.sase1_optimized` prints the ratios. Sase1SideBySide adds the queries of
-benchmarks/sase1_side_by_side.py (the SASE 1.0 jar against cepkit) that Sase1Run lacks, cepkit only."""
+"""asv: the SASE 1.0 dialect (spec/002) on the reference (Sase1Program) and the optimized engine, warm, on the
+stock ticker: examples/sase1_stock.query (partition-contiguity Kleene) and a three-type
+skip-till-any-match sequence with [price]. The history subset is `Sase1Engines`."""
 from __future__ import annotations
 
-from benchmarks import sase1_optimized as B
-from benchmarks import sase1_side_by_side as S
+from ._kit import Subject, example, size, stock
+
+QUERIES = {
+    "stock": example("sase1_stock.query").strip(),
+    "seq3any": "PATTERN SEQ(stock1 a, stock2 b, stock3 c) WHERE skip-till-any-match AND [price] WITHIN 200",
+}
+EVENTS = {"reference": 20_000, "optimized": 400_000}
 
 
-class Sase1Run:
-    params = (["reference", "optimized"], list(B.QUERIES), [100_000, 1_000_000])
-    param_names = ["engine", "query", "events"]
-    timeout = 900
-
-    def setup(self, engine, query, events):
-        if engine == "reference" and events > 100_000:
-            raise NotImplementedError("the reference runs the 10^5-event stream only")
-        B.stream(events, query)
-
-    def track_events_per_second(self, engine, query, events):
-        seconds, _table = B.engine_seconds(query, events, engine, 1 if engine == "reference" else 3)
-        return events / seconds
-
-    track_events_per_second.unit = "events/s"
-
-    def track_matches(self, engine, query, events):
-        return len(B.engine_seconds(query, events, engine)[1])
-
-    track_matches.unit = "matches"
+def frame(query: str, n: int):
+    if query == "seq3any":   # types stock1..stock3 (the symbol as the type), prices in a narrow band
+        f = stock(n, symbols=3).copy()
+        f["type"] = "stock" + f["symbol"].astype(str)
+        f["price"] = f["price"] % 50
+        return f
+    return stock(n)
 
 
-class Sase1SideBySide:
-    """cepkit's side of benchmarks/sase1_side_by_side.py (the jar is not run here) for its queries that Sase1Run
-    lacks: `SEQ(stock1 a, stock2 b, stock3 c)` with [price], WITHIN 1000, under partition-contiguity (seq3pc)
-    and skip-till-next-match (seq3next); the optimized engine, engine-only, best of 3."""
+class Sase1Queries(Subject):
+    params = (["reference", "optimized"], list(QUERIES))
+    param_names = ["engine", "query"]
 
-    params = ([q for q in S.QUERIES if q not in B.QUERIES], [100_000, 1_000_000])
-    param_names = ["query", "events"]
-    timeout = 900
+    def case(self, engine, query):
+        n = size(EVENTS[engine] // (10 if query == "seq3any" else 1))
+        return QUERIES[query], engine, frame(query, n), {"dialect": "sase1"}
 
-    def setup(self, query, events):
-        self.batch = S.stream_batch(query, events)
-        S.cepkit_engine_seconds(S.QUERIES[query][0], S.stream_batch(query, 1000))  # Numba's code, warm
 
-    def track_events_per_second(self, query, events):
-        return events / min(S.cepkit_engine_seconds(S.QUERIES[query][0], self.batch)[0] for _ in range(3))
+class Sase1Engines(Subject):
+    params = (["reference", "optimized"],)
+    param_names = ["engine"]
 
-    track_events_per_second.unit = "events/s"
-
-    def track_matches(self, query, events):
-        return S.cepkit_engine_seconds(S.QUERIES[query][0], self.batch)[1]
-
-    track_matches.unit = "matches"
+    def case(self, engine):
+        return QUERIES["stock"], engine, frame("stock", size(EVENTS[engine])), {"dialect": "sase1"}

@@ -1,29 +1,18 @@
-"""asv: the reference and optimized TPStream engines on car-sensor streams (benchmarks/tpstream_optimized.py
-has the workload): the 3-situation aggressive-driver pattern and a 5-situation chain. Engine-only timing of
-compile + feed + close (the batch is built in setup); the reference at 10^4 events, the optimized engine at
-10^4 (the ratio) and 10^6 events. `python -m benchmarks.tpstream_optimized` prints the same as a table."""
+"""asv: TPStream (spec/004) on car-sensor streams (benchmarks/tpstream_optimized.py: the 3-situation
+aggressive-driver pattern), the reference at 10^4 events and the optimized engine at 2*10^5, warm.
+`TPStreamEngines` is the history subset."""
 from __future__ import annotations
 
-from benchmarks import tpstream_optimized as T
+from ._kit import Subject, size, source
+
+EVENTS = {"reference": 10_000, "optimized": 200_000}
 
 
-class TPStreamRun:
-    params = (["reference", "optimized"], list(T.QUERIES), [10_000, 1_000_000])
-    param_names = ["engine", "pattern", "events"]
-    timeout = 600
+class TPStreamEngines(Subject):
+    language = "tpstream"
+    params = (["reference", "optimized"],)
+    param_names = ["engine"]
 
-    def setup(self, engine, pattern, events):
-        if engine == "reference" and events > 10_000:
-            raise NotImplementedError("the reference runs the small stream only")
-        self.batch = T.batch(events)
-        if engine == "optimized":
-            T.measure(engine, pattern, self.batch)  # Numba compilation (cached on disk after), first touch
-
-    def time_run(self, engine, pattern, events):
-        T.measure(engine, pattern, self.batch)
-
-    def track_events_per_second(self, engine, pattern, events):
-        seconds, _matches = T.best(engine, pattern, self.batch, 3)
-        return events / seconds
-
-    track_events_per_second.unit = "events/s"
+    def case(self, engine):
+        T = source("benchmarks/tpstream_optimized.py")
+        return T.QUERIES["3-situation"], engine, T.stream(size(EVENTS[engine])), {}

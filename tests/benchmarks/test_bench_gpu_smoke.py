@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from benchmarks import gpu_windows as G
-from benchmarks.asv import bench_gpu_windows as B
+from benchmarks.suites import bench_gpu_windows as B
 
 
 def test_gpu_window_benchmarks_run_on_small_streams(monkeypatch):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from benchmarks import engine_compare as C
 from benchmarks import ratio_table as R
-from benchmarks.asv import bench_optimized as B
+from benchmarks.suites import bench_optimized as B
 
 
 def test_engine_suite_and_ratio_table(monkeypatch):

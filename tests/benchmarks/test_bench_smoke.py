@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 
-from benchmarks.asv import bench_reference as B
+from benchmarks.suites import bench_reference as B
 from cepkit import compile
 
 
@@ -19,7 +19,7 @@ def test_reference_benchmarks_run_on_a_small_input(monkeypatch):
 
 
 def test_lazy_benchmark_runs_and_the_engines_agree(monkeypatch):
-    from benchmarks.asv import bench_lazy as L
+    from benchmarks.suites import bench_lazy as L
 
     monkeypatch.setattr(L.LazyVsEager, "events", 1_500)
     bench = L.LazyVsEager()

@@ -143,7 +143,7 @@ def test_skipped_without_the_jar_or_without_java(tmp_path, capsys):
 
 def test_asv_tracks_the_side_by_side_queries_and_the_engine_agrees_with_the_reference():
     from benchmarks import sase1_optimized as O
-    from benchmarks.asv import bench_sase1 as A
+    from benchmarks.suites import bench_sase1 as A
     from cepkit import compile
 
     tracked = set(O.QUERIES) | set(A.Sase1SideBySide.params[0])

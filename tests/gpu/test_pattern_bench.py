@@ -3,7 +3,7 @@ table and the asv suite render."""
 from __future__ import annotations
 
 from benchmarks import gpu_pattern as G
-from benchmarks.asv import bench_gpu_pattern as B
+from benchmarks.suites import bench_gpu_pattern as B
 
 
 def test_gpu_pattern_benchmark_runs_on_small_streams(monkeypatch):

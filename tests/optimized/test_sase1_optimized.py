@@ -189,7 +189,7 @@ def test_cepkit_run_of_examples_q1_on_optimized_in_chunks_prints_sase1s_count(tm
 
 
 def test_the_benchmark_runs_and_the_engines_agree():
-    """benchmarks/asv/bench_sase1.py's measurement on a small stream: both engines, one table."""
+    """benchmarks/suites/bench_sase1.py's measurement on a small stream: both engines, one table."""
     from benchmarks import sase1_optimized as B
 
     for name in B.QUERIES:

@@ -3,7 +3,7 @@ matches against each other and the reference) and the asv suite's OptimizedLazyV
 from __future__ import annotations
 
 from benchmarks import lazy_optimized as L
-from benchmarks.asv.bench_lazy import OptimizedLazyVsEager
+from benchmarks.suites.bench_lazy import OptimizedLazyVsEager
 
 
 def test_benchmark_table_on_a_small_stream():
