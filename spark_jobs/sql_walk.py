@@ -75,15 +75,24 @@ class Rows:
         return (int(np.searchsorted(self.ticks, lo_tick, "left")), int(np.searchsorted(self.ticks, hi_tick, "left")))
 
 
+def steps(starts: Starts, first: int, stop: int) -> np.ndarray:
+    """For each match c in [first, stop), as an offset from `first`: the match the walk goes to after it (the
+    first at or after its AFTER MATCH SKIP target), or m = stop - first where the walk leaves the range or c's
+    target is an error; one more entry, m itself, so that m is a fixed point."""
+    m = stop - first
+    target = starts.target[first:stop]
+    nxt = np.searchsorted(starts.start, np.maximum(target, 0), "left")
+    return np.append(np.where((target >= 0) & (nxt < stop), nxt - first, m), m)
+
+
 def chains(starts: Starts, first: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each match c in [first, stop) (indices into starts): the last match of the walk from c before it
     leaves [first, stop) or meets an error, the number of matches it outputs, and the largest end among them
     (pointer doubling: NumPy, no loop per match)."""
-    idx = np.arange(first, stop)
-    target = starts.target[first:stop]
-    nxt = np.searchsorted(starts.start, np.maximum(target, 0), "left")
-    goes = (target >= 0) & (nxt < stop)
-    g = np.where(goes, nxt - first, idx - first)
+    step = steps(starts, first, stop)
+    m = stop - first
+    goes = step[:m] < m
+    g = np.where(goes, step[:m], np.arange(m))
     d = goes.astype(np.int64)
     end = starts.end[first:stop]
     mx = end.copy()   # the largest end from c up to g(c), g(c) excluded
@@ -98,10 +107,7 @@ def path(starts: Starts, first: int, stop: int) -> np.ndarray:
     doubling: each round adds the matches 2**k steps further and squares the step (NumPy, no loop per match)."""
     if first >= stop:
         return np.zeros(0, np.int64)
-    m = stop - first
-    target = starts.target[first:stop]
-    nxt = np.searchsorted(starts.start, np.maximum(target, 0), "left")
-    step = np.append(np.where((target >= 0) & (nxt < stop), nxt - first, m), m)   # m: past the walk, a fixed point
+    m, step = stop - first, steps(starts, first, stop)
     reached = np.zeros(1, np.int64)
     while True:
         grown = np.union1d(reached, step[reached])
