@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable
@@ -137,8 +138,6 @@ def shown_row(row: tuple) -> str:
 def row_difference(got: list, want: list, show=shown_row) -> str:
     """What differs between two multisets of compared rows: the rows wanted but not given and those given but
     not wanted (each with its count when repeated), SHOWN of each at most."""
-    from collections import Counter
-
     missing, extra = Counter(want) - Counter(got), Counter(got) - Counter(want)
     lines = [f"{len(got)} given, {len(want)} wanted"]
     for title, rows in (("wanted, not given", missing), ("given, not wanted", extra)):
