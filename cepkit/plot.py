@@ -29,6 +29,7 @@ from cepkit.languages import detect
 from cepkit.core import registry
 from cepkit.front.language import ast as A
 from cepkit.core.match import plain
+from cepkit.plot_axes import TimeAxis, nice_ticks
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -54,16 +55,14 @@ class Match:
 class Plot:
     title: str
     lanes: list[str]
-    times: list[float]                           # per event, relative to t0 (what is drawn)
+    times: list[float]                           # per event, where it is drawn (axis.x of its timestamp)
     lane_of: list[int]
     values: list[float | None] | None            # per event, with --value
     value_name: str | None
     event_text: list[str]
     matches: list[Match]
     total_matches: int
-    time_label: str
-    t0: float = 0.0
-    datetime_base: Any = None                    # numpy datetime64 of t0 when times are seconds since it
+    axis: TimeAxis                               # how times are drawn and written
 
 
 # ---------------------------------------------------------------------------------------------- the CLI
@@ -264,51 +263,11 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-def _time_axis(ts: list[int], unit: str | None) -> tuple[float, float, Any, str]:
-    """(t0, scale to seconds or 1, datetime64 of t0 or None, axis label). Timestamps read from dates (or
-    integers with a unit that land between 1971 and 2200) are drawn as dates, others as raw ticks."""
-    import numpy as np
-
-    seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}.get(unit or "")
-    t0 = min(ts) if ts else 0
-    if seconds and ts and 3.2e7 < t0 * seconds < 7.3e9:
-        base = np.datetime64(int(t0 * seconds * 1e9), "ns")
-        return t0, seconds, base, "time (UTC)"
-    if seconds:
-        return 0, 1.0, None, f"time ({unit})"
-    return 0, 1.0, None, "time (ticks)"
-
-
-def _ticks(plot: Plot, lo: float, hi: float, n: int = 6) -> list[tuple[float, str]]:
-    import numpy as np
-
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / n
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    if plot.datetime_base is not None:  # nice steps in seconds, minutes, hours, days
-        step = next((s for s in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200,
-                                 86400, 604800) if s >= raw), step)
-    first = math.ceil(lo / step) * step
-    out = []
-    t = first
-    while t <= hi + 1e-9 and len(out) < 20:
-        if plot.datetime_base is not None:
-            stamp = str(plot.datetime_base + np.timedelta64(round(t * 1e9), "ns"))
-            label = stamp[11:19] if step < 86400 else stamp[:10]
-        else:
-            label = f"{t + plot.t0:g}"
-        out.append((t, label))
-        t += step
-    return out
-
-
 def _collect_batch(args, lang: str, query, batch, table) -> Plot:
     n = len(batch)
     ts = [int(t) for t in batch.ts]
-    t0, scale, base, label = _time_axis(ts, batch.ts_unit)
-    times = [(t - t0) * scale for t in ts]
+    axis = TimeAxis.of(ts, batch.ts_unit, getattr(batch, "ts_datetime", False))
+    times = [axis.x(t) for t in ts]
     lanes, lane_of = _lanes_of(args, lang, query, batch)
     values = _values(args.value, batch.columns)
     index = {_key(i): k for k, i in enumerate(batch.ids)}
@@ -316,7 +275,7 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
     event_text = []
     for k in range(n):
         cols = ", ".join(f"{c}={_text(batch.columns[c][k])}" for c in names[:6])
-        event_text.append(f"{_text(batch.ids[k])} ({batch.type_names[batch.type_codes[k]]}) ts={ts[k]}: {cols}")
+        event_text.append(f"{_text(batch.ids[k])} ({batch.type_names[batch.type_codes[k]]}) at {axis.text(ts[k])} | {cols}")
     rows = list(table)
     intervals = _interval_names(table.layout) if lang == "tpstream" else []
     matches = []
@@ -325,7 +284,7 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
         text = "; ".join(f"{v}={_ids(ids)}" for v, ids in binding.items())
         payload = dict(m.payload)
         extra = ", ".join(f"{k}={_text(v)}" for k, v in m.payload if not any(k.startswith(f"{s}.") for s in intervals))
-        match = Match(f"m{j + 1}", f"m{j + 1}: {text}" + (f" | {extra}" if extra else "") + f" | ts={_text(m.ts)}")
+        match = Match(f"m{j + 1}", f"m{j + 1} at {axis.text(plain(m.ts))} | {text}" + (f" | {extra}" if extra else ""))
         for var, ids in binding.items():
             for i in ids:
                 if _key(i) in index:
@@ -334,11 +293,10 @@ def _collect_batch(args, lang: str, query, batch, table) -> Plot:
         for s in intervals:
             lo, hi = payload.get(f"{s}.start"), payload.get(f"{s}.end")
             if lo is not None and hi is not None:
-                match.intervals.append((s, (float(lo) - t0) * scale, (float(hi) - t0) * scale, False))
+                match.intervals.append((s, axis.x(plain(lo)), axis.x(plain(hi)), False))
         matches.append(match)
     title = args.title or f"{Path(args.query).name} on {Path(args.events).name}: {len(rows)} matches"
-    plot = Plot(title, lanes, times, lane_of, values, args.value, event_text, matches, len(rows), label, t0, base)
-    return plot
+    return Plot(title, lanes, times, lane_of, values, args.value, event_text, matches, len(rows), axis)
 
 
 def _key(i: Any) -> str:
@@ -387,7 +345,7 @@ def _collect_afa(args, program) -> Plot:
         match.intervals.append(("output", float(le), hi, m.sign < 0))
         matches.append(match)
     title = args.title or f"{Path(args.query).name} on {Path(args.events).name}: {len(rows)} outputs"
-    return Plot(title, lanes, times, lane_of, values, args.value, event_text, matches, len(rows), "time (LE)")
+    return Plot(title, lanes, times, lane_of, values, args.value, event_text, matches, len(rows), TimeAxis(None, name="time (LE)"))
 
 
 # ---------------------------------------------------------------------------------------------- PNG
@@ -465,9 +423,9 @@ def draw_png(plot: Plot, out: Path) -> None:
         bx.grid(alpha=0.3, axis="x")
         bx.set_ylabel("situations" if plot.matches[0].label.startswith("m") else "output lifetimes", fontsize=8)
     last = axes[-1][0]
-    last.set_xlabel(plot.time_label)
     lo, hi = _span(plot)
-    ticks = _ticks(plot, lo, hi)
+    last.set_xlabel(plot.axis.label)
+    ticks = plot.axis.ticks(lo, hi)
     last.set_xticks([t for t, _ in ticks], [s for _, s in ticks])
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -500,18 +458,30 @@ def _bound_y(plot: Plot, ys: list, k: int, j: int) -> float:
 def draw_html(plot: Plot, out: Path) -> None:
     ys = _event_y(plot)
     lo, hi = _span(plot)
+    y_range, y_ticks = _value_axis(plot, ys)
     data = {
-        "title": plot.title, "lanes": plot.lanes, "valueName": plot.value_name, "timeLabel": plot.time_label,
+        "title": plot.title, "lanes": plot.lanes, "valueName": plot.value_name, "timeLabel": plot.axis.label,
         "events": [[round(plot.times[k], 9), ys[k], plot.lane_of[k], plot.event_text[k]] for k in range(len(ys))],
         "matches": [{"label": m.label, "text": m.text, "color": PALETTE[j % len(PALETTE)],
                      "points": [[round(plot.times[k], 9), _bound_y(plot, ys, k, j), v] for k, v in m.points
                                 if ys[k] is not None],
                      "intervals": [[n, a, b, r] for n, a, b, r in m.intervals]} for j, m in enumerate(plot.matches)],
-        "total": plot.total_matches, "ticks": _ticks(plot, lo, hi), "span": [lo, hi],
+        "total": plot.total_matches, "ticks": plot.axis.ticks(lo, hi), "span": [lo, hi],
+        "yRange": y_range, "yTicks": y_ticks,
     }
     payload = json.dumps(data).replace("</", "<\\/")
     page = _PAGE.replace("@TITLE@", html.escape(plot.title)).replace("@DATA@", payload)
     out.write_text(page, encoding="utf-8")
+
+
+def _value_axis(plot: Plot, ys: list) -> tuple[list[float], list[tuple[float, str]]]:
+    """The HTML's value axis with --value: the values' range padded by 8% each side, and its round ticks."""
+    if plot.values is None:
+        return [-0.6, len(plot.lanes) - 0.4], []
+    shown = [y for y in ys if y is not None]
+    lo, hi = min(shown), max(shown)
+    pad = (hi - lo) * 0.08 or 1.0
+    return [lo - pad, hi + pad], nice_ticks(lo - pad, hi + pad)
 
 
 _PAGE = """<!doctype html>
@@ -538,7 +508,7 @@ window.addEventListener("error", function (e) { document.body.setAttribute("data
   document.getElementById("title").textContent = D.title;
   var lanes = D.lanes.length, rows = 0;
   D.matches.forEach(function (m) { rows += m.intervals.length; });
-  var W = 1000, L = 140, R = 20, T = 20, H1 = 120 + 28 * lanes, H2 = rows ? 20 + 16 * rows : 0, B = 40;
+  var W = 1000, L = 140, R = 40, T = 20, H1 = 120 + 28 * lanes, H2 = rows ? 20 + 16 * rows : 0, B = 40;
   var H = T + H1 + H2 + B;
   function el(name, attrs, parent) {
     var e = document.createElementNS(NS, name);
@@ -550,12 +520,7 @@ window.addEventListener("error", function (e) { document.body.setAttribute("data
   document.getElementById("plot").appendChild(svg);
   var x0 = D.span[0], x1 = D.span[1] > D.span[0] ? D.span[1] : D.span[0] + 1;
   function X(t) { return L + (t - x0) / (x1 - x0) * (W - L - R); }
-  var yv = D.events.map(function (e) { return e[1]; }).filter(function (v) { return v !== null; });
-  D.matches.forEach(function (m) { m.points.forEach(function (p) { yv.push(p[1]); }); });
-  var ylo, yhi;
-  if (D.valueName === null) { ylo = -0.6; yhi = lanes - 0.4; }
-  else { ylo = Math.min.apply(null, yv); yhi = Math.max.apply(null, yv); var pad = (yhi - ylo) * 0.08 || 1;
-         ylo -= pad; yhi += pad; }
+  var ylo = D.yRange[0], yhi = D.yRange[1];
   function Y(v) { return T + H1 - (v - ylo) / (yhi - ylo) * H1; }
   var tip = document.getElementById("tip");
   function hover(node, text) {
@@ -570,7 +535,7 @@ window.addEventListener("error", function (e) { document.body.setAttribute("data
   el("line", {x1: L, x2: L, y1: T, y2: T + H1 + H2}, axes);
   D.ticks.forEach(function (t) {
     el("line", {x1: X(t[0]), x2: X(t[0]), y1: T, y2: T + H1 + H2, stroke: "#eee"}, axes);
-    var s = el("text", {x: X(t[0]), y: H - B + 16, "text-anchor": "middle", "font-size": 11, stroke: "none",
+    var s = el("text", {"class": "xtick", x: X(t[0]), y: H - B + 16, "text-anchor": "middle", "font-size": 11, stroke: "none",
                         fill: "#333"}, svg);
     s.textContent = t[1];
   });
@@ -580,9 +545,9 @@ window.addEventListener("error", function (e) { document.body.setAttribute("data
       el("text", {x: L - 6, y: Y(i) + 4, "text-anchor": "end", "font-size": 11}, svg).textContent = name;
     });
   } else {
-    [ylo, (ylo + yhi) / 2, yhi].forEach(function (v) {
-      el("text", {x: L - 6, y: Y(v) + 4, "text-anchor": "end", "font-size": 11}, svg).textContent =
-        (Math.round(v * 100) / 100).toString();
+    D.yTicks.forEach(function (t) {
+      el("line", {x1: L, x2: W - R, y1: Y(t[0]), y2: Y(t[0]), stroke: "#eee"}, axes);
+      el("text", {"class": "ytick", x: L - 6, y: Y(t[0]) + 4, "text-anchor": "end", "font-size": 11}, svg).textContent = t[1];
     });
     el("text", {x: 12, y: T + H1 / 2, "font-size": 12}, svg).textContent = D.valueName;
   }

@@ -2,6 +2,7 @@
 browser (Chromium; `make install` installs it where it can: scripts/ensure_system_tool.sh), errors are one line."""
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -111,3 +112,62 @@ def test_a_failed_plot_leaves_out_as_it_was(tmp_path, capsys):
     code, err = plot(capsys, *CASES["sase"][:2], "--out", out)
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]   # no temporary file left beside it
+
+
+RAW_NS = re.compile(r"\d{13,}")   # a raw count of nanoseconds since 1970 (2001 onwards)
+
+
+def _round_steps(values: list[float]) -> bool:
+    """Whether values are evenly spaced multiples of a 1, 2, 2.5 or 5 × 10^k step."""
+    step = values[1] - values[0]
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    return any(math.isclose(mantissa, m) for m in (1, 2, 2.5, 5)) and \
+        all(math.isclose(v / step, round(v / step), abs_tol=1e-9) for v in values) and \
+        all(math.isclose(b - a, step) for a, b in zip(values, values[1:]))
+
+
+def _seconds(clock: str) -> int:
+    h, m, s = clock.split(":")
+    return int(h) * 3600 + int(m) * 60 + int(s)
+
+
+def test_png_legend_and_ticks_read_as_the_axis(tmp_path, capsys, monkeypatch):
+    """query3 over fig3_stream has clock times (2008-06-10 09:01..09:08): the legend writes a match's time
+    as the axis does, not as nanoseconds, and the time ticks are round clock times."""
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: (drawn.append(fig), close(fig)))
+    query, events, extra = CASES["sase"]
+    code, err = plot(capsys, query, events, "--out", tmp_path / "p.png", *extra)
+    assert code == 0, err
+    (fig,) = drawn
+    ax = fig.axes[0]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert not [t for t in legend if RAW_NS.search(t)], legend
+    assert "m1 at 09:06:00 | a=[e1, e2, e3, e4, e5]; b=[e6]" in legend[2]
+    assert ax.get_xlabel() == "time (UTC), 2008-06-10"
+    ticks = [_seconds(t.get_text()) for t in ax.get_xticklabels()]
+    assert ticks == [_seconds("09:02:00") + 120 * k for k in range(4)]
+
+
+def test_html_times_and_ticks_read_as_the_axis_in_a_browser(tmp_path, capsys):
+    """The HTML page of the same plot: legend and hover text with clock times, round ticks on both axes."""
+    query, events, extra = CASES["sase"]
+    page = tmp_path / "p.html"
+    code, err = plot(capsys, query, events, "--out", page, *extra)
+    assert code == 0, err
+    dom = _dom(page, tmp_path)
+    assert 'data-rendered="yes"' in dom
+    shown = re.findall(r">([^<]*)<", dom.split('id="cepkit-data"')[0])     # text, hover text (<title>), labels
+    assert not [t for t in shown if RAW_NS.search(t)]
+    legend = re.findall(r'<li class="legend-match">.*?</span>(.*?)</li>', dom)
+    assert legend[0].startswith("m1 at 09:06:00 | a=[e1, e2, e3, e4, e5]; b=[e6]"), legend
+    hover = re.findall(r"<title>(.*?)</title>", dom)
+    assert "e1 (Stock) at 09:01:00 | symbol=Goog, price=100, volume=1010" in hover
+    assert any(t.startswith("m3 at 09:08:00 | ") for t in hover)
+    y = [float(t) for t in re.findall(r'<text class="ytick"[^>]*>([^<]*)</text>', dom)]
+    assert len(y) >= 3 and _round_steps(y), y                     # was 98 / 112.5 / 127
+    x = [_seconds(t) for t in re.findall(r'<text class="xtick"[^>]*>([^<]*)</text>', dom)]
+    assert len(x) >= 3 and all(s % (x[1] - x[0]) == 0 for s in x), x
