@@ -196,6 +196,31 @@ def exact_frame(records: Sequence[dict], columns: Sequence[str], exact: Sequence
     return table
 
 
+def frame_csv(table: pd.DataFrame) -> str:
+    """pandas' CSV of a frame (no index; Python's csv module), with a text cell or name holding a carriage
+    return quoted as RFC 4180 asks and as cepkit.match_output.csv_quote does: the csv module leaves a lone
+    CR bare with '\\n' line ends, and readers then split the row there. Such a CR goes to the writer as a
+    newline and a marker character found nowhere in the frame's text (so the cell is quoted), and comes back."""
+    columns = [table.iloc[:, k] for k in range(table.shape[1])]   # by position: names may repeat
+    texts = [c for c in table.columns if isinstance(c, str)] + [v for col in columns if col.dtype == object
+                                                              for v in col if isinstance(v, str)]
+    if not any("\r" in t for t in texts):
+        return table.to_csv(index=False)
+    every = "".join(texts)
+    mark = "\n" + next(chr(c) for c in range(0xE000, 0x110000) if chr(c) not in every)
+
+    def marked(v: Any) -> Any:
+        return v.replace("\r", mark) if isinstance(v, str) else v
+
+    names = [marked(c) for c in table.columns]
+    table = table.set_axis(range(len(names)), axis=1)   # (a copy)
+    for k, col in enumerate(columns):
+        if col.dtype == object:
+            table[k] = col.map(marked)
+    table.columns = names
+    return table.to_csv(index=False).replace(mark, "\r")
+
+
 def _fixed(tz: str) -> bool:
     """Whether a zone is a fixed UTC offset "+HH:MM" (readers.tz_name writes them so)."""
     return len(tz) == 6 and tz[0] in "+-" and tz[3] == ":"

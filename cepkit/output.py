@@ -14,7 +14,7 @@ from cepkit.core.errors import CepkitError
 from cepkit.core.match import Match, plain
 from cepkit.core.match_table import MatchTable
 from cepkit.temp_files import output_prefix, tagged
-from cepkit.forms import json_line, note_input, render_table, time_form, ts_frame, ts_records
+from cepkit.forms import frame_csv, json_line, note_input, render_table, time_form, ts_frame, ts_records
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,7 +121,7 @@ def write_output(fmt: str, output: str | None, records: Callable[[], Iterable[di
             with atomic_output(output) as f:
                 table.to_parquet(f.path, index=False)
         elif fmt == "csv":
-            write_text(table.to_csv(index=False), output)
+            write_text(frame_csv(table), output)
         else:
             write_text((render_table(table) if len(table) else empty) + "\n", output)
     except OSError as exc:
@@ -207,7 +207,8 @@ class MatchWriter:
             if fmt != "parquet":
                 self.fh = self.file.open()
         elif self.appended and fmt == "csv":
-            self.fh = tempfile.TemporaryFile("w+", encoding="utf-8")  # standard output, once all is known
+            # standard output, once all is known; newline="": read back as written (a CR in a value stays one)
+            self.fh = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
 
     def __enter__(self) -> "MatchWriter":
         return self

@@ -10,7 +10,7 @@ from cepkit.forms import note_input
 from cepkit.core.readers import read_events
 from cepkit.cli import events_path
 from cepkit.forms import TimeForm, use_time_form
-from cepkit.forms import json_line, render_table, ts_frame, ts_record
+from cepkit.forms import frame_csv, json_line, render_table, ts_frame, ts_record
 from cepkit.output import write_text
 from cepkit.core.match import plain
 from cepkit.core import registry
@@ -124,7 +124,7 @@ def _write(rows: list[dict], args) -> None:
     if args.format == "jsonl":
         write_text("".join(json_line(ts_record(r, ("ts",))) for r in rows), args.output)
     elif args.format == "csv":
-        write_text(ts_frame(pd.DataFrame(rows), ("ts",), "csv").to_csv(index=False), args.output)
+        write_text(frame_csv(ts_frame(pd.DataFrame(rows), ("ts",), "csv")), args.output)
     else:
         write_text((render_table(ts_frame(pd.DataFrame(rows), ("ts",), "table")) if rows else "(no rows)") + "\n",
                    args.output)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cepkit import match_output as M
-from cepkit.forms import (TimeForm, cell_text, ids_text, json_line, numeric, ts_records, use_max_ids,
+from cepkit.forms import (TimeForm, cell_text, frame_csv, ids_text, json_line, numeric, ts_records, use_max_ids,
                           use_time_form)
 from cepkit.core.match import Match, plain
 from cepkit.core.match_table import Layout, MatchTable
@@ -141,10 +141,10 @@ def test_csv_and_text_table_are_byte_identical_to_the_pandas_writer(table, limit
     table = arrow_copy(table)
     with use_time_form(TimeForm("ticks")), use_max_ids(limit):
         names, cells, _ = M.match_cells(table, "csv")
-        assert new_text(M.csv_text(names, cells)) == old_frame(table, "csv").to_csv(index=False)
+        assert new_text(M.csv_text(names, cells)) == frame_csv(old_frame(table, "csv"))
         names, cells, _ = M.match_cells(table, "csv", payload_only=True)
         rows = keep_ints(pd.DataFrame(old_rows(table), columns=list(table.layout.payload)), old_rows(table), "csv")
-        assert new_text(M.csv_text(names, cells, len(table))) == rows.to_csv(index=False)
+        assert new_text(M.csv_text(names, cells, len(table))) == frame_csv(rows)
         if len(table):
             names, cells, _ = M.match_cells(table, "table")
             assert M.table_text(names, cells) == old_render(old_frame(table, "table"))
@@ -167,13 +167,13 @@ def test_times_in_json_lines_and_csv_match_the_row_writer():
             frame = old_frame(table, "csv")
             from cepkit.forms import ts_frame
 
-            assert new_text(M.csv_text(names, cells)) == ts_frame(frame, ["ts"], "csv").to_csv(index=False)
+            assert new_text(M.csv_text(names, cells)) == frame_csv(ts_frame(frame, ["ts"], "csv"))
             window = arrow_copy(MatchTable.from_matches(Layout((), ("ts", "p")), [
                 Match((), m.ts, (("ts", m.ts), ("p", 1))) for m in rows]))
             assert new_text(M.jsonl(window, payload_only=True)) == old_rows_jsonl(window)
             names, cells, _ = M.match_cells(window, "csv", payload_only=True)
             frame = pd.DataFrame(old_rows(window), columns=["ts", "p"])
-            assert new_text(M.csv_text(names, cells)) == ts_frame(frame, ["ts"], "csv").to_csv(index=False)
+            assert new_text(M.csv_text(names, cells)) == frame_csv(ts_frame(frame, ["ts"], "csv"))
 
 
 def test_large_kleene_table_goes_in_slices(monkeypatch):
@@ -188,7 +188,7 @@ def test_large_kleene_table_goes_in_slices(monkeypatch):
     with use_time_form(TimeForm("ticks")):
         assert new_text(M.jsonl(table)) == old_jsonl(table)
         names, cells, _ = M.match_cells(table, "csv")
-        assert new_text(M.csv_text(names, cells)) == old_frame(table, "csv").to_csv(index=False)
+        assert new_text(M.csv_text(names, cells)) == frame_csv(old_frame(table, "csv"))
 
 
 def test_parquet_holds_the_same_values_as_the_pandas_writer(tmp_path):
@@ -285,7 +285,7 @@ def test_sql_rows_are_byte_identical_to_the_row_writer(shape, spec):
             plain_records = [{c: v for c, v in r.items() if c not in timestamps} for r in records]
             frame = ts_frame(keep_ints(exact_frame(records, names, timestamps), plain_records, fmt), timestamps, fmt)
             if fmt == "csv":
-                assert new_text(M.csv_text(table.names, table.cells(fmt), len(rows))) == frame.to_csv(index=False)
+                assert new_text(M.csv_text(table.names, table.cells(fmt), len(rows))) == frame_csv(frame)
             elif rows:
                 assert M.table_text(table.names, table.cells(fmt)) == render_table(frame)
 
@@ -333,5 +333,5 @@ def test_integers_past_int64_without_nulls_are_exact_in_csv():
     table = MatchTable.from_matches(layout, [Match((("a", (i,)),), i, (("big", v),)) for i, v in enumerate(values)])
     names, cells, _ = M.match_cells(table, "csv")
     text = new_text(M.csv_text(names, cells))
-    assert text == old_frame(table, "csv").to_csv(index=False)
+    assert text == frame_csv(old_frame(table, "csv"))
     assert [line.rsplit(",", 1)[1] for line in text.splitlines()[1:]] == [str(v) for v in values]
