@@ -428,7 +428,7 @@ def draw_png(plot: Plot, out: Path) -> None:
     ticks = plot.axis.ticks(lo, hi)
     last.set_xticks([t for t, _ in ticks], [s for _, s in ticks])
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=110, bbox_inches="tight")   # the legend, right of the axes, drawn whole
     plt.close(fig)
 
 
