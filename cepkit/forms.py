@@ -19,7 +19,6 @@ from cepkit.core.match_json import text_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
-    from cepkit.core.match_table import MatchTable
 
 
 class TsFormatError(CepkitError):

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from cepkit import match_output as M
 from cepkit.core.errors import CepkitError
-from cepkit.core.match import Match, plain
+from cepkit.core.match import Match
 from cepkit.core.match_table import MatchTable
 from cepkit.temp_files import output_prefix, tagged
-from cepkit.forms import frame_csv, json_line, note_input, render_table, time_form, ts_frame, ts_records
+from cepkit.forms import frame_csv, json_line, note_input, render_table, ts_frame, ts_records
 
 if TYPE_CHECKING:
     import pandas as pd
