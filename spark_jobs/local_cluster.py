@@ -50,8 +50,9 @@ class LocalCluster:
     (a new temporary folder when None, removed by `stop`); `url` is the master's `spark://` URL."""
 
     def __init__(self, workers: int = 2, cores: int = 1, memory: str = "1g", root: str | None = None,
-                 read_only: tuple[str, ...] = ()) -> None:
+                 read_only: tuple[str, ...] = (), java_options: str = "") -> None:
         self.n_workers, self.cores, self.memory = workers, cores, memory
+        self.java_options = java_options   # every JVM of the cluster: its daemons, and drivers/executors (app_env)
         self.read_only = tuple(str(Path(p).resolve()) for p in read_only)
         self._own_root = root is None
         self.root = Path(root or tempfile.mkdtemp(prefix="cepkit-cluster-"))
@@ -60,6 +61,12 @@ class LocalCluster:
         self.ui = f"http://127.0.0.1:{self.ui_port}"
         self.master: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen | None] = []
+        self.conf_dir = self.root / "conf"
+
+    def app_env(self) -> dict[str, str]:
+        """Environment for a driver process of this cluster: its executors and itself get `java_options`
+        (java_options_env)."""
+        return java_options_env(self.conf_dir, self.java_options)
 
     # ------------------------------------------------------------------ start and stop
     def __enter__(self) -> "LocalCluster":
@@ -99,6 +106,7 @@ class LocalCluster:
         env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CEPKIT_CACHE", "SPARK_HOME")}
         env.update({"HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(home),
                     "SPARK_WORKER_DIR": str(home / "work"), "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
+                    **({"SPARK_DAEMON_JAVA_OPTS": self.java_options} if self.java_options else {}),
                     **(extra or {})})
         log = open(self.root / f"{name}.log", "wb")
         try:
@@ -175,6 +183,18 @@ class LocalCluster:
                                   f"({'a process ended' if dead else f'{START_TIMEOUT:.0f} s'}); see "
                                   f"{self.log(log_name)}{': ' + tail[0] if tail else ''}")
             time.sleep(0.2)
+
+
+def java_options_env(folder: Path, java_options: str) -> dict[str, str]:
+    """Environment for a driver process whose JVM and executors' JVMs get `java_options`: SPARK_CONF_DIR, a
+    `folder` with a spark-defaults.conf setting Spark's *.defaultJavaOptions (a job's own extraJavaOptions still
+    apply); {} without java_options."""
+    if not java_options:
+        return {}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "spark-defaults.conf").write_text(
+        "".join(f"spark.{side}.defaultJavaOptions {java_options}\n" for side in ("driver", "executor")))
+    return {"SPARK_CONF_DIR": str(folder)}
 
 
 def read_only_view(paths: tuple[str, ...], command: list[str]) -> list[str]:

@@ -3,6 +3,7 @@ form of CSV text columns over the whole file, the Spark group of a key read as t
 output, and Arrow schemas as Spark's."""
 from __future__ import annotations
 
+import os
 import time
 from fractions import Fraction
 
@@ -205,12 +206,23 @@ def _write(out, out_dir: str, stamps: list[float] | None) -> int:
                    f"the Spark job writing {out_dir}")
         if stamps is not None:
             stamps.append(time.perf_counter())
-        matches = out.sparkSession.read.parquet(staging).count()
+        matches = _rows_written(staging, out.sparkSession, S.is_local(out_dir))
         C.swap(staging, target, fs)
     except BaseException:
         C.discard(staging, fs)
         raise
     return matches
+
+
+def _rows_written(staging: str, spark, local: bool) -> int:
+    """The rows of the Parquet parts in `staging`: their footers where it is a local folder (no Spark job), else
+    Spark's count."""
+    if not local:
+        return spark.read.parquet(staging).count()
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(os.path.join(staging, name)).metadata.num_rows for name in sorted(os.listdir(staging))
+               if not name.startswith(("_", ".")))
 
 
 def spark_schema(schema):

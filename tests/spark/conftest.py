@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.spark.helpers import TEST_JVM
+
 
 @pytest.fixture(scope="session")
 def spark():
@@ -16,7 +18,7 @@ def spark():
         "local[2,2]", app_name="cepkit-tests",
         **{"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
            "spark.default.parallelism": "2",
-           "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+           "spark.driver.defaultJavaOptions": TEST_JVM,   # beside the quiet log's extraJavaOptions
            "spark.sql.execution.arrow.maxRecordsPerBatch": "500"})
     yield session
     session.stop()

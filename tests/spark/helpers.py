@@ -12,6 +12,20 @@ from cepkit.core.match import canonical_key, json_safe
 from cepkit.match_output import match_cells, parquet_table
 from cepkit.spark_jobs.typed_output import typed_table
 
+# the tests' short-lived JVMs on 2 cores: the client compiler only and one GC thread (the shared session's driver,
+# tests/spark/conftest.py; the cluster's daemons, drivers and executors, test_cluster.py; a job in a child process)
+TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def fast_jvm_env(folder) -> dict[str, str]:
+    """os.environ for a child process running a Spark job whose JVMs get TEST_JVM (a conf folder under `folder`)."""
+    import os
+    from pathlib import Path
+
+    from cepkit.spark_jobs.local_cluster import java_options_env
+
+    return {**os.environ, **java_options_env(Path(folder) / "spark-conf", TEST_JVM)}
+
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
     """The events in the job's order: timestamp, then id."""

@@ -7,6 +7,7 @@ killed mid-job (by its process group) costs a retry, not the answer."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -20,7 +21,8 @@ import cepkit
 from benchmarks.workloads.stock import generate
 from cepkit.core.readers import from_pandas
 from cepkit.spark_jobs.local_cluster import LocalCluster, can_mount_read_only
-from tests.spark.helpers import cli_parquet, expected_rows, output_rows, same_as_single, stock_parquet
+from tests.spark.helpers import (TEST_JVM, cli_parquet, expected_rows, fast_jvm_env, output_rows, same_as_single,
+                                 stock_parquet)
 from tests.spark.test_languages import expected, spark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +62,8 @@ def read_only_dir(tmp_path_factory) -> Path | None:
 
 @pytest.fixture(scope="module")
 def cluster(read_only_dir):
-    with LocalCluster(workers=2, cores=1, memory="1g", read_only=(read_only_dir,) if read_only_dir else ()) as c:
+    with LocalCluster(workers=2, cores=1, memory="1g", read_only=(read_only_dir,) if read_only_dir else (),
+                      java_options=TEST_JVM) as c:
         yield c
 
 
@@ -71,7 +74,7 @@ def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str
             else {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
                   "options": spec[3]} for spec in specs]
     return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **cluster.app_env()})
 
 
 def finished(proc: subprocess.Popen, timeout: float = 400) -> list[dict]:
@@ -220,7 +223,6 @@ def test_an_unreachable_master_is_one_line_at_once(tmp_path):
 
 
 def _python_without_cepkit() -> str | None:
-    import os
     import shutil
 
     for candidate in ("/usr/bin/python3", shutil.which("python3")):
@@ -236,13 +238,13 @@ def _python_without_cepkit() -> str | None:
 def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path):
     """Executors whose Python lacks cepkit (PYSPARK_PYTHON): exit 1 with one line naming that Python and what
     to do, Spark's traces in the log the line names; nothing is written."""
-    import os
 
     python = _python_without_cepkit()
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
                            str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
+                          timeout=300,
+                          env={**fast_jvm_env(tmp_path), "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
     assert done.returncode == 1, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last

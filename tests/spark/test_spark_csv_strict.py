@@ -18,7 +18,7 @@ from cepkit.core.events import exact
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.job import run_job
-from tests.spark.helpers import output_rows, parquet_rows, single_table
+from tests.spark.helpers import fast_jvm_env, output_rows, parquet_rows, single_table
 
 KEYED = ("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [sym] and b.x > a.x } WITHIN 10 "
          "RETURN a.x AS ax, b.x AS bx")
@@ -152,13 +152,12 @@ def test_header_only_csv_gives_no_matches_as_the_reference(spark, tmp_path):
 def test_a_failed_task_is_one_line_not_spark_traces(tmp_path):
     """A bad cell in a task: the job's standard error is cepkit's one-line error, not Spark's Java and Python
     traces for each attempt (about 200 lines with the log at ERROR); CEPKIT_SPARK_LOG gives them back."""
-    import os
     import subprocess
     import sys
 
     path = write(tmp_path, HEADER + "A,1,1,s,1\nB,2,2,s,abc\nA,3,3,t,2\nB,4,4,t,3\n")
     query = write(tmp_path, KEYED, "q.sase")
-    env = {k: v for k, v in os.environ.items() if k != "CEPKIT_SPARK_LOG"}
+    env = {k: v for k, v in fast_jvm_env(tmp_path).items() if k != "CEPKIT_SPARK_LOG"}
     env["TMPDIR"] = str(tmp_path)
     done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(query), str(path),
                            str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
