@@ -14,6 +14,7 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
+from cepkit.summary_line import add_quiet
 from cepkit.signal_watch import (SignalWatch, Terminated, dropped_signal, end_process, signal_of, stop_process,
                                  stopped_line)
 from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
@@ -326,7 +327,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--default-type", help="event type for every row when there is no type column")
     r.add_argument("--id-col", type=option_types.column, help="column holding the event id (default: "
                    "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
-    r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    r.add_argument("--no-progress", action="store_true", help="never show a progress bar (it shows only on a "
+                   "terminal, after 2 s: events done of the input's, rate, time left, matches, live partial matches)")
+    add_quiet(r)
     r.add_argument("--limit", type=_count, metavar="N", help="stop after N matches (exit 0; says so on stderr)")
     r.add_argument("--max-state", type=_count, metavar="N",
                    help=f"at most N live partial matches (runs); past it exit 4 naming the pattern variable "
