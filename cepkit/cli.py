@@ -17,6 +17,7 @@ from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (
 from cepkit.summary_line import add_quiet
 from cepkit.signal_watch import (SignalWatch, Terminated, dropped_signal, end_process, signal_of, stop_process,
                                  stopped_line)
+from cepkit.usage import Parser, parse
 from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -292,7 +293,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
 
-    p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
+    p = Parser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
@@ -419,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     own_process = argv is None   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     output = getattr(args, "output", None)
     if own_process:   # it may end the process when --max-memory cannot be checked (a kernel that never returns)
         memory.WATCH.hard_stop = lambda resident, bound: _hard_stop(resident, bound, output)
