@@ -38,10 +38,12 @@ def terminal_width() -> int:
 
 class Bar:
     """A bar of `done` of `total` `unit`s (total None: a count and its rate), with a `note` after the rate.
-    `update` draws it when due; `close` draws the last state (if the bar was shown) and ends its line."""
+    `update` draws it when due; `close` draws the last state (if the bar was shown) and ends its line. `scale`:
+    counts shown as 1.20M, 45.0k (for events; not for tens of vectors)."""
 
-    def __init__(self, label: str, enabled: bool = True, total: int | None = None, unit: str = " events"):
-        self.label, self.total, self.unit = label, total, unit
+    def __init__(self, label: str, enabled: bool = True, total: int | None = None, unit: str = " events",
+                 scale: bool = True):
+        self.label, self.total, self.unit, self.scale = label, total, unit, scale
         self.enabled = enabled and on_terminal()
         self.start = time.monotonic()
         self.delay = delay()
@@ -74,9 +76,10 @@ class Bar:
             from tqdm import tqdm  # lazy: start-up (a bar is drawn only on a terminal, after DELAY seconds)
 
             sized = terminal_width() > 0   # follows the terminal's size where it has one (a pty may have none)
-            self.bar = tqdm(desc=self.label, total=self.total, initial=self.done, unit=self.unit, unit_scale=True,
-                            file=sys.stderr, dynamic_ncols=sized, ncols=None if sized else 80,
-                            nrows=None if sized else 24, mininterval=0, leave=True, postfix=self.note or None)
+            self.bar = tqdm(desc=self.label, total=self.total, initial=self.done, unit=self.unit,
+                            unit_scale=self.scale, postfix=self.note or None, file=sys.stderr, leave=True,
+                            dynamic_ncols=sized, ncols=None if sized else 80, nrows=None if sized else 24,
+                            mininterval=0)
             self.bar.start_t -= time.monotonic() - self.start   # elapsed: since the work started
             return   # (drawn as it was made)
         bar = self.bar

@@ -3,22 +3,15 @@ tqdm's bar on stderr, with the total, percentage, rate and time left, while stdo
 a pipe no bar is drawn; -q drops the bar and the summary line."""
 from __future__ import annotations
 
-import fcntl
 import gzip
-import os
-import pty
 import re
-import struct
-import subprocess
-import sys
-import termios
-import threading
 from pathlib import Path
 
 import pytest
 
 from cepkit.cli import main
 from cepkit.event_count import events_in
+from tests.terminal import cepkit, frames
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -26,37 +19,6 @@ RUN = ["run", str(EX / "Q1.query"), str(EX / "stocks.csv"), "--engine", "referen
 # tqdm's line: "cepkit reference:  60%|████▏  | 3.00k/5.00k [00:01<00:00, 2.51k events/s, 12 matches, ...]"
 BAR = re.compile(r"cepkit reference: +(\d+)%\|[^|]*\| ([\d.]+k?)/5\.00k \[\d\d:\d\d<\d\d:\d\d, +[\d.]+k? events/s, "
                  r"\d+ matches, \d+ live runs \(peak \d+\)\]")
-
-
-def cepkit(argv: list[str], terminal: bool) -> tuple[int, bytes, str]:
-    """(exit code, stdout, stderr) of `python -m cepkit argv`, stderr on a 120-column pseudo-terminal or a pipe,
-    stdout on a pipe; bars drawn at once (CEPKIT_PROGRESS_DELAY=0)."""
-    env = {**os.environ, "CEPKIT_PROGRESS_DELAY": "0", "PYTHONPATH": str(ROOT)}
-    if not terminal:
-        done = subprocess.run([sys.executable, "-m", "cepkit", *argv], capture_output=True, env=env, timeout=300)
-        return done.returncode, done.stdout, done.stderr.decode()
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    child = subprocess.Popen([sys.executable, "-m", "cepkit", *argv], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    err = bytearray()
-
-    def drain() -> None:   # read the terminal while the child writes it (its buffer is small)
-        while True:
-            try:
-                piece = os.read(master, 65536)
-            except OSError:   # the child closed its side
-                return
-            if not piece:
-                return
-            err.extend(piece)
-
-    reader = threading.Thread(target=drain)
-    reader.start()
-    out, _ = child.communicate(timeout=300)
-    reader.join(timeout=60)
-    os.close(master)
-    return child.returncode, out, err.decode()
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +30,10 @@ def test_on_a_terminal_the_bar_shows_total_percent_rate_and_time_left(piped):
     code, out, err = cepkit(RUN, terminal=True)
     assert code == 0, err
     assert out == piped[1] and out.count(b"\n") == 2   # stdout: the data only (2 matches), as on a pipe
-    frames = [f for f in err.split("\r") if f.startswith("cepkit reference:")]
-    last = BAR.search(frames[-1]) if frames else None
+    drawn = frames(err, "cepkit reference:")
+    last = BAR.search(drawn[-1]) if drawn else None
     assert last and last[1] == "100" and last[2] == "5.00k", err   # the last frame: every event of the file
-    assert int(re.search(r"(\d+)%", frames[0])[1]) < 100, err      # drawn from the start (delay 0)
+    assert int(re.search(r"(\d+)%", drawn[0])[1]) < 100, err      # drawn from the start (delay 0)
     assert err.rstrip().endswith("(engine reference, partition_contiguity, SASE 1.0 dialect)")
 
 
