@@ -3,13 +3,19 @@ where the total is known), drawn only on a terminal and only once the work has t
 imported when the first bar is drawn, never at start-up (scripts/lazy_imports.py, test_start_imports.py)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from cepkit.summary_line import quiet
 
 DELAY = 2.0        # seconds of work before a bar appears (quick work shows nothing)
 REDRAW = 0.1       # seconds between two draws at most
+# tqdm's lines, with the rate always per second ("0.40 tasks/s", not "2.50s/ tasks")
+KNOWN = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]"
+OPEN = "{desc}: {n_fmt}{unit} [{elapsed}, {rate_noinv_fmt}{postfix}]"
 
 
 def delay() -> float:
@@ -79,12 +85,12 @@ class Bar:
             self.bar = tqdm(desc=self.label, total=self.total, initial=self.done, unit=self.unit,
                             unit_scale=self.scale, postfix=self.note or None, file=sys.stderr, leave=True,
                             dynamic_ncols=sized, ncols=None if sized else 80, nrows=None if sized else 24,
-                            mininterval=0)
+                            mininterval=0, bar_format=KNOWN if self.total else OPEN)
             self.bar.start_t -= time.monotonic() - self.start   # elapsed: since the work started
             return   # (drawn as it was made)
         bar = self.bar
         if self.total is not None and self.total != bar.total:
-            bar.total = max(self.total, self.done)
+            bar.total, bar.bar_format = max(self.total, self.done), KNOWN
         if self.note:
             bar.set_postfix_str(self.note, refresh=False)
         if self.done != bar.n:
@@ -97,7 +103,7 @@ class Bar:
         if self.bar is None:
             return
         bar, self.bar = self.bar, None
-        bar.total = max(self.total or 0, self.done)   # done: a count with no total was the whole
+        bar.total, bar.bar_format = max(self.total or 0, self.done), KNOWN   # done: a count was the whole
         if self.note:
             bar.set_postfix_str(self.note, refresh=False)
         bar.n = self.done
@@ -139,3 +145,14 @@ class Progress(Bar):
     def finish(self) -> None:
         self.note = self.matches()
         self.close()
+
+
+@contextlib.contextmanager
+def engine_progress(label: str, args: Any, program: Any) -> Iterator[Progress]:
+    """The bar of a program's run over its whole input (as `program.run(batch, progress)` takes it), with
+    its matches and live runs; none with -q."""
+    bar = Progress(label, not quiet(args)).watch(program.budget)
+    try:
+        yield bar
+    finally:
+        bar.finish()
