@@ -75,3 +75,36 @@ def test_a_compressed_file_is_not_counted_and_parquet_by_its_footer(tmp_path):
     assert events_in(str(gz), "csv") is None
     pq.write_table(pa.table({"a": list(range(7))}), tmp_path / "e.parquet")
     assert events_in(str(tmp_path / "e.parquet"), "parquet") == 7
+
+
+def _commands(tmp: Path) -> list[list[str]]:
+    """A run of each subcommand that prints a summary line on stderr (Spark's aside: they start Spark)."""
+    trades, store = str(EX / "sql" / "trades.csv"), str(tmp / "store")
+    return [
+        RUN[:3],
+        ["window", "filter", trades, "--where", "p > 1"],
+        ["window", "aggregate", trades, "--attr", "p", "--size", "5"],
+        ["window", "join", trades, trades, "--on", "L.p = R.p", "--size", "5"],
+        ["store", trades, store],
+        ["replay", str(EX / "sql" / "insider.sql"), store],
+        ["plot", str(EX / "Q1.query"), str(EX / "stocks.csv"), "--out", str(tmp / "q1.html")],
+    ]
+
+
+def test_quiet_drops_the_summary_line_of_every_subcommand(tmp_path, capsys):
+    for argv in _commands(tmp_path):
+        assert main(argv) == 0, argv
+        said = capsys.readouterr()
+        assert said.err.strip(), argv   # a summary line without -q
+        assert main(argv + ["-q"]) == 0, argv
+        quiet = capsys.readouterr()
+        assert quiet.err == "" and quiet.out == said.out, argv
+
+
+@pytest.mark.parametrize("command", [["spark", "run", "Q", "E", "OUT"], ["spark", "index", "E"],
+                                     ["spark", "replay", "Q", "E", "OUT"], ["spark", "stream", "Q", "S", "OUT",
+                                                                           "--checkpoint", "C"], ["warm"]])
+def test_quiet_is_an_option_of_the_other_commands_with_a_summary(command):
+    from cepkit.cli import build_parser
+
+    assert build_parser().parse_args(command + ["-q"]).quiet
