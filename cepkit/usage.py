@@ -4,7 +4,6 @@ oldest Python cepkit runs on has not). Exit code 2, as argparse's."""
 from __future__ import annotations
 
 import argparse
-import difflib
 from typing import Any, Iterable, Sequence
 
 _PARSER = "_cepkit_parser"   # the namespace's note of the (sub)parser that parsed it last
@@ -12,6 +11,8 @@ _PARSER = "_cepkit_parser"   # the namespace's note of the (sub)parser that pars
 
 def near(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `word`, where one is close (a typo, a letter left out or swapped)."""
+    import difflib  # only on a usage error: not at start-up
+
     found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return found[0] if found else None
 

@@ -15,11 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cepkit(argv: list[str], terminal: bool, columns: int = 120) -> tuple[int, bytes, str]:
-    """(exit code, stdout, stderr) of `python -m cepkit argv`, stderr on a `columns`-wide pseudo-terminal (or,
-    not `terminal`, on a pipe), stdout on a pipe; progress bars drawn at once (CEPKIT_PROGRESS_DELAY=0)."""
-    env = {**os.environ, "CEPKIT_PROGRESS_DELAY": "0", "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "cepkit", *argv]
+def cepkit(argv: list[str], terminal: bool, columns: int = 120, python: list[str] | None = None,
+           env: dict[str, str] | None = None) -> tuple[int, bytes, str]:
+    """(exit code, stdout, stderr) of `python -m cepkit argv` (`python`: other arguments of python's than
+    `-m cepkit`), stderr on a `columns`-wide pseudo-terminal (or, not `terminal`, on a pipe), stdout on a
+    pipe; progress bars drawn at once (CEPKIT_PROGRESS_DELAY=0, unless `env` says otherwise)."""
+    env = {**os.environ, "CEPKIT_PROGRESS_DELAY": "0", "PYTHONPATH": str(ROOT), **(env or {})}
+    command = [sys.executable, *(python or ["-m", "cepkit"]), *argv]
     if not terminal:
         done = subprocess.run(command, capture_output=True, env=env, cwd=ROOT, timeout=300)
         return done.returncode, done.stdout, done.stderr.decode()
