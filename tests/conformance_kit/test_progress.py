@@ -20,19 +20,21 @@ def timeless(report: bytes) -> str:
 
 
 @pytest.fixture(scope="module")
-def piped() -> tuple[int, bytes, str]:
-    return cepkit(KIT, terminal=False)
+def runs() -> dict[str, tuple[int, bytes, str]]:
+    """The same kit run with stderr on a terminal and on a pipe."""
+    return {where: cepkit(KIT, terminal=where == "terminal") for where in ("terminal", "pipe")}
 
 
-def test_on_a_terminal_the_bar_counts_the_vectors_run(piped):
-    code, out, err = cepkit(KIT, terminal=True)
+def test_on_a_terminal_the_bar_counts_the_vectors_run(runs):
+    (code, out, err), piped_out = runs["terminal"], runs["pipe"][1]
     assert code == 0, err
     last = BAR.search(frames(err, "cepkit conformance")[-1])
     assert last and last[1] == last[2] and int(last[1]) > 10, err
-    assert timeless(out) == timeless(piped[1])   # stdout: pytest's report, the same as without a terminal
+    assert timeless(out) == timeless(piped_out)   # stdout: pytest's report, the same as without a terminal
 
 
-def test_no_bar_on_a_pipe_nor_with_quiet(piped):
-    assert piped[0] == 0 and "\r" not in piped[2] and "vectors/s" not in piped[2]
+def test_no_bar_on_a_pipe_nor_with_quiet(runs):
+    code, _, err = runs["pipe"]
+    assert code == 0 and "\r" not in err and "vectors/s" not in err
     code, _, err = cepkit(KIT + ["-q"], terminal=True)
     assert code == 0 and "vectors/s" not in err, err
