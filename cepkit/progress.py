@@ -82,12 +82,13 @@ class Bar:
             from tqdm import tqdm  # lazy: start-up (a bar is drawn only on a terminal, after DELAY seconds)
 
             sized = terminal_width() > 0   # follows the terminal's size where it has one (a pty may have none)
-            self.bar = tqdm(desc=self.label, total=self.total, initial=self.done, unit=self.unit,
-                            unit_scale=self.scale, postfix=self.note or None, file=sys.stderr, leave=True,
-                            dynamic_ncols=sized, ncols=None if sized else 80, nrows=None if sized else 24,
-                            mininterval=0, bar_format=KNOWN if self.total else OPEN)
-            self.bar.start_t -= time.monotonic() - self.start   # elapsed: since the work started
-            return   # (drawn as it was made)
+            self.bar = tqdm(desc=self.label, total=self.total, unit=self.unit, unit_scale=self.scale,
+                            postfix=self.note or None, file=sys.stderr, leave=True, dynamic_ncols=sized,
+                            ncols=None if sized else 80, nrows=None if sized else 24, mininterval=0,
+                            bar_format=KNOWN if self.total else OPEN, delay=1e-9)   # (delay: not drawn yet)
+            shift = time.monotonic() - self.start   # its clock from the start of the work: the elapsed time
+            self.bar.start_t -= shift               # and the rates count the work done before the first draw
+            self.bar.last_print_t -= shift
         bar = self.bar
         if self.total is not None and self.total != bar.total:
             bar.total, bar.bar_format = max(self.total, self.done), KNOWN
