@@ -14,8 +14,10 @@ from cepkit.core.limits import DEFAULT_MAX_STATE
 from cepkit.languages import LANGUAGES, detect
 from cepkit.progress import Progress  # noqa: F401  (where callers found it)
 from cepkit.run_steps import limit_options, limited, read_query  # noqa: F401  (where callers found them)
+from cepkit.summary_line import add_quiet
 from cepkit.signal_watch import (SignalWatch, Terminated, dropped_signal, end_process, signal_of, stop_process,
                                  stopped_line)
+from cepkit.usage import Parser, parse
 from cepkit.temp_files import EVENTS, clean_up_after_killed_runs, copy_bounded, limit, remove_own, tagged
 
 FORMATS = ("jsonl", "csv", "parquet", "table")
@@ -291,7 +293,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` 'run' or 'explain' (what main was asked for) the further
     subcommands (EXTRA_COMMANDS: Spark, replay, window, ...) are not imported (fast start)."""
 
-    p = argparse.ArgumentParser(prog="cepkit", description="Complex event processing: run and explain patterns.")
+    p = Parser(prog="cepkit", description="Complex event processing: run and explain patterns.")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over an event file and print its matches")
@@ -326,7 +328,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--default-type", help="event type for every row when there is no type column")
     r.add_argument("--id-col", type=option_types.column, help="column holding the event id (default: "
                    "id; 'none': row numbers, so that a column called id is an ordinary attribute)")
-    r.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    r.add_argument("--no-progress", action="store_true", help="never show a progress bar (it shows only on a "
+                   "terminal, after 2 s: events done of the input's, rate, time left, matches, live partial matches)")
+    add_quiet(r)
     r.add_argument("--limit", type=_count, metavar="N", help="stop after N matches (exit 0; says so on stderr)")
     r.add_argument("--max-state", type=_count, metavar="N",
                    help=f"at most N live partial matches (runs); past it exit 4 naming the pattern variable "
@@ -416,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     own_process = argv is None   # the process's own command (`cepkit`, `python -m cepkit`), not a call from Python
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     output = getattr(args, "output", None)
     if own_process:   # it may end the process when --max-memory cannot be checked (a kernel that never returns)
         memory.WATCH.hard_stop = lambda resident, bound: _hard_stop(resident, bound, output)

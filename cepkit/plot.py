@@ -15,7 +15,6 @@ import argparse
 import html
 import json
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,8 @@ from cepkit.core import registry
 from cepkit.front.language import ast as A
 from cepkit.core.match import plain
 from cepkit.plot_axes import TimeAxis, nice_ticks
+from cepkit.progress import engine_progress
+from cepkit.summary_line import add_quiet, summary_line
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#843c39", "#7b4173", "#3182bd"]
@@ -95,6 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     reader.add_argument("--early", action="store_true", help="TPStream: early output")
     reader.add_argument("--flavor", default="basic", choices=("basic", "ignorable", "seq", "cleanse"),
                         help="AFA flavour")
+    add_quiet(p)
     p.set_defaults(func=_cmd_plot)
 
 
@@ -131,7 +133,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     shown = len(plot.matches)
     more = f" (the first {shown} drawn: --max-matches)" if shown < plot.total_matches else ""
     noun = "match" if plot.total_matches == 1 else "matches"
-    print(f"{plot.total_matches} {noun}{more} over {len(plot.times)} events -> {out}", file=sys.stderr)
+    summary_line(args, f"{plot.total_matches} {noun}{more} over {len(plot.times)} events -> {out}")
     return 0
 
 
@@ -186,7 +188,8 @@ def collect(args: argparse.Namespace) -> Plot:
     if lang == "afa":
         return _collect_afa(args, program)
     batch = registry.read_input(lang, "reference", args.events, query, **read_options)
-    table = program.run(batch)
+    with engine_progress("cepkit plot", args, program) as progress:   # on a terminal, after 2 s
+        table = program.run(batch, progress)
     return _collect_batch(args, lang, query, batch, table)
 
 

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from cepkit import options
 from cepkit.core.errors import QueryError
 from cepkit.run_steps import read_query
+from cepkit.summary_line import add_quiet, summary_line
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 
@@ -23,6 +24,7 @@ def register(sub) -> None:
                    help="comma-separated attributes to build secondary indexes on")
     s.add_argument("--ts-unit", type=options.ts_unit, help="unit of integer timestamps")
     s.add_argument("--sort", action="store_true", help="sort events by timestamp")
+    add_quiet(s)
     s.set_defaults(func=_store, query="")
 
     for name, helptext, func in (("replay-plan", "show the indexes, replay intervals and blocks a query reads",
@@ -40,6 +42,7 @@ def register(sub) -> None:
         if name == "replay":
             p.add_argument("--format", default="jsonl", choices=("jsonl", "csv", "table"))
             p.add_argument("--output")
+            add_quiet(p)
         p.set_defaults(func=func)
 
 @contextmanager
@@ -58,8 +61,8 @@ def _store(args: argparse.Namespace) -> int:
     batch = read_events(args.events, ts_unit=args.ts_unit, sort=args.sort, type_col=None, default_type="event")
     attrs = [a.strip() for a in args.index.split(",") if a.strip()]
     store = write_store(batch, args.store, args.block_size, args.blocks_per_file, attrs)
-    print(f"{store.events} events in {len(store.blocks)} blocks, {len(store.manifest['files'])} files; "
-          f"secondary indexes: {', '.join(store.indexed()) or 'none'}", file=sys.stderr)
+    summary_line(args, f"{store.events} events in {len(store.blocks)} blocks, {len(store.manifest['files'])} files; "
+                       f"secondary indexes: {', '.join(store.indexed()) or 'none'}")
     return 0
 
 
@@ -130,5 +133,5 @@ def _replay(args: argparse.Namespace) -> int:
     write_table(table, args.format, args.output)
     total = len(p.store.blocks)
     read = len(p.store.blocks_read)
-    print(f"{len(table.rows)} rows; {p.mode} replay read {read} of {total} blocks", file=sys.stderr)
+    summary_line(args, f"{len(table.rows)} rows; {p.mode} replay read {read} of {total} blocks")
     return 0

@@ -14,7 +14,7 @@ and why; its output form) and in its runner module, cepkit/runners/LANG.py:
 from __future__ import annotations
 
 import argparse
-import sys
+import contextlib
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -22,11 +22,14 @@ from typing import Any, Iterable
 
 from cepkit.api import program_for, warn_unbounded
 from cepkit.engine_choice import read_with
+from cepkit.event_count import EventCount
 from cepkit.progress import Progress
+from cepkit.summary_line import summary_line
 from cepkit.run_steps import CHUNK_SIZE, limit_options, limited, read_query
 from cepkit.core import registry
 from cepkit.core.compiles import Compiles
-from cepkit.core.errors import QueryError
+from cepkit.core.errors import EventError, QueryError
+from cepkit.core.readers import event_format
 from cepkit.output_forms import open_writer
 from cepkit.overlap import OverlappedWrites
 
@@ -64,11 +67,11 @@ def run(args: argparse.Namespace, name: str, runner: ModuleType) -> int:
             compiles.stop()
     said = compiles.line() if compiles is not None else None
     if said:   # a first run: says what it compiled, and how long it took
-        print(said, file=sys.stderr)
+        summary_line(args, said)
     limited(args, writer.count)
     notes = "".join(f"; {n}" for n in (whole, writer.held_note(bool(chunk))) if n)
     stats = Stats(program.engine_name if args.engine is None else engine, writer.count, events, elapsed, notes)
-    print(runner.summary(args, program, stats), file=sys.stderr)
+    summary_line(args, runner.summary(args, program, stats))
     return 0
 
 
@@ -84,7 +87,7 @@ def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, q
     if hasattr(runner, "compiled"):
         runner.compiled(args, program)
     started = time.monotonic()
-    progress = Progress(f"cepkit {args.engine or program.engine_name}", not args.no_progress, open_ended=bool(chunk)).watch(program.budget)
+    progress = run_progress(args, program, chunk)
     events = 0
     with open_writer(registry.language(name).output, args, program, runner) as writer, \
             OverlappedWrites(writer.write, enabled=bool(chunk)) as write:   # a failed run leaves --output as it was
@@ -99,6 +102,18 @@ def _run(args: argparse.Namespace, name: str, engine: str, runner: ModuleType, q
         progress.finish()
         writer.close()
     return program, writer, events, time.monotonic() - started
+
+
+def run_progress(args: argparse.Namespace, program: Any, chunk: int) -> Progress:
+    """The run's progress bar (none with --no-progress or -q): the engine's events of the whole input, or
+    with chunked reading the events fed of those the file holds (cepkit.event_count), with the matches and
+    the live partial matches of the program's Budget."""
+    progress = Progress(f"cepkit {args.engine or program.engine_name}", not (args.no_progress or args.quiet),
+                        open_ended=bool(chunk)).watch(program.budget)
+    if progress.enabled and chunk and args.events is not None:
+        with contextlib.suppress(EventError):   # a file the reader cannot place is its to report
+            progress.count = EventCount(args.events, event_format(args.events))
+    return progress
 
 
 def reading_flags(args: argparse.Namespace, name: str, engine: str) -> dict:

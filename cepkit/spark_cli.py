@@ -15,6 +15,8 @@ from cepkit.cli import read_query
 from cepkit.spark_lang_cli import language_kwargs
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
+from cepkit.spark_progress import spark_progress
+from cepkit.summary_line import add_quiet, summary_line
 
 
 def register(sub) -> None:
@@ -47,6 +49,7 @@ def register(sub) -> None:
     r.add_argument("--partitions", type=options.positive,
                    help="number of Spark partitions (default: from the parallelism)")
     add_language_options(r)
+    add_quiet(r)
     r.set_defaults(func=_cmd_spark_run)
     register_replay(actions)
     register_stream(actions)
@@ -56,15 +59,16 @@ def _cmd_spark_run(args: argparse.Namespace) -> int:
     require_extra("spark", "cepkit spark")
 
     text = read_query(args.query)
-    summary = run_job(text, args.events, args.out_dir, engine=args.engine, master=args.master,
-                      selection=args.selection.replace("-", "_"),
-                      columns=Columns(ts=args.ts_col, id=args.id_col, type=args.type_col,
-                                      default_type=args.default_type),
-                      ts_unit=args.ts_unit, input_format=args.input_format, udf=args.udf,
-                      slice_length=args.slice_length, partitions=args.partitions, **language_kwargs(args))
+    with spark_progress("cepkit spark run", not args.quiet):   # a bar per Spark job, on a terminal
+        summary = run_job(text, args.events, args.out_dir, engine=args.engine, master=args.master,
+                          selection=args.selection.replace("-", "_"),
+                          columns=Columns(ts=args.ts_col, id=args.id_col, type=args.type_col,
+                                          default_type=args.default_type),
+                          ts_unit=args.ts_unit, input_format=args.input_format, udf=args.udf,
+                          slice_length=args.slice_length, partitions=args.partitions, **language_kwargs(args))
     for line in summary.recovered:
         print(f"note: {line}", file=sys.stderr)
-    print(f"{summary.events} events, {summary.matches} matches, engine {summary.engine}, split {summary.plan}; "
-          f"matching {summary.match_seconds:.2f} s ({summary.events_per_second:,.0f} events/s), "
-          f"total {summary.total_seconds:.2f} s; matches in {args.out_dir}", file=sys.stderr)
+    summary_line(args, f"{summary.events} events, {summary.matches} matches, engine {summary.engine}, split "
+                       f"{summary.plan}; matching {summary.match_seconds:.2f} s ({summary.events_per_second:,.0f} "
+                       f"events/s), total {summary.total_seconds:.2f} s; matches in {args.out_dir}")
     return 0

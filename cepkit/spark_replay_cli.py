@@ -14,6 +14,8 @@ from cepkit.spark_jobs.session import DEFAULT_MASTER
 from cepkit.spark_jobs.session import get_session
 from cepkit.cli import read_query
 from cepkit.replay_cli import describe, warnings_to_stderr
+from cepkit.spark_progress import spark_progress
+from cepkit.summary_line import add_quiet, summary_line
 
 METHODS = ("pareto", "greedy", "optimal", "all", "none")
 CONF = {"spark.sql.execution.arrow.maxRecordsPerBatch": "100000"}
@@ -36,6 +38,7 @@ def register_replay(actions) -> None:
     i.add_argument("--ts-unit", type=options.ts_unit,
                    help="unit of the integer timestamps (default: a reference store's, else none)")
     i.add_argument("--master", type=options.spark_master, help=f"Spark master URL (default: {DEFAULT_MASTER})")
+    add_quiet(i)
     i.set_defaults(func=_cmd_index)
 
     r = actions.add_parser("replay", help="run an ALL MATCHES MATCH_RECOGNIZE query over indexed Parquet events, "
@@ -49,6 +52,7 @@ def register_replay(actions) -> None:
     r.add_argument("--engine", help=f"SQL engine inside the tasks (default: {default_engine()})")
     r.add_argument("--explain", action="store_true", help="print the plan (indexes, intervals, blocks) first")
     r.add_argument("--master", type=options.spark_master, help=f"Spark master URL (default: {DEFAULT_MASTER})")
+    add_quiet(r)
     r.set_defaults(func=_cmd_replay)
 
 
@@ -105,10 +109,11 @@ def _cmd_index(args: argparse.Namespace) -> int:
 
     attrs = [a.strip() for a in args.index.split(",") if a.strip()]
     data_files(args.events)   # a missing directory is an error before Spark starts
-    built = spark_index(args.events, attrs, args.ts_unit, session(args.master))
-    print(f"indexed {built.events} events in {built.blocks} blocks of {built.files} files; timestamps "
-          f"{'strictly increasing' if built.strict_ts else 'non-decreasing'}; secondary indexes: "
-          f"{', '.join(built.secondary) or 'none'}", file=sys.stderr)
+    with spark_progress("cepkit spark index", not args.quiet):   # a bar per Spark job, on a terminal
+        built = spark_index(args.events, attrs, args.ts_unit, session(args.master))
+    summary_line(args, f"indexed {built.events} events in {built.blocks} blocks of {built.files} files; timestamps "
+                       f"{'strictly increasing' if built.strict_ts else 'non-decreasing'}; secondary indexes: "
+                       f"{', '.join(built.secondary) or 'none'}")
     return 0
 
 
@@ -123,9 +128,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         p = plan_replay(text, args.events, method)
     if args.explain:
         print(describe(p), file=sys.stderr)
-    summary = replay_plan(p, text, args.out_dir, args.engine, master=args.master)
+    with spark_progress("cepkit spark replay", not args.quiet):   # a bar per Spark job, on a terminal
+        summary = replay_plan(p, text, args.out_dir, args.engine, master=args.master)
     share = 100 * summary.blocks_read / max(summary.blocks_total, 1)
-    print(f"{summary.matches} matches; {summary.mode} read {summary.blocks_read} of {summary.blocks_total} blocks "
-          f"({share:.1f}%) in {summary.units} units; {summary.seconds:.2f} s; matches in {args.out_dir}",
-          file=sys.stderr)
+    summary_line(args, f"{summary.matches} matches; {summary.mode} read {summary.blocks_read} of "
+                       f"{summary.blocks_total} blocks ({share:.1f}%) in {summary.units} units; "
+                       f"{summary.seconds:.2f} s; matches in {args.out_dir}")
     return 0

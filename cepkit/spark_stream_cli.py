@@ -12,6 +12,7 @@ from cepkit.core.errors import QueryError
 from cepkit.cli import read_query
 from cepkit.spark_lang_cli import language_kwargs
 from cepkit.spark_jobs.source import Columns
+from cepkit.summary_line import add_quiet, summary_line
 
 
 def register_stream(actions) -> None:
@@ -49,6 +50,7 @@ def register_stream(actions) -> None:
     s.add_argument("--ts-col", default="ts", type=options.column, help="column holding the timestamp")
     s.add_argument("--early", action="store_true", help="TPStream: early output (configurations as soon as known)")
     add_language_options(s)
+    add_quiet(s)
     s.set_defaults(func=_cmd_spark_stream)
 
 
@@ -73,9 +75,9 @@ def _cmd_spark_stream(args: argparse.Namespace) -> int:
                                              default_type=args.default_type),
                              ts_unit=args.ts_unit, once=args.once, trigger_seconds=args.trigger_seconds,
                              partitions=args.partitions, master=args.master, early=args.early,
-                             **language_kwargs(args))
+                             report=(lambda line: None) if args.quiet else None, **language_kwargs(args))
     except KeyboardInterrupt:
         print("stopped; start again with the same --checkpoint to go on", file=sys.stderr)
         return 130
-    print(f"{summary.line()}; matches in {args.out_dir}", file=sys.stderr)
+    summary_line(args, f"{summary.line()}; matches in {args.out_dir}")
     return 0

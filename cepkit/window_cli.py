@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from cepkit import options
 from cepkit.core.errors import QueryError
@@ -15,6 +14,7 @@ from cepkit.output import write_text
 from cepkit.core.match import plain
 from cepkit.core import registry
 from cepkit.replay_cli import warnings_to_stderr
+from cepkit.summary_line import add_quiet, summary_line
 
 FORMATS = ("jsonl", "csv", "table")
 
@@ -38,6 +38,7 @@ def register(sub) -> None:
                        help="reference (exact Python) or gpu (OpenCL kernels, the same answers)")
         p.add_argument("--device", help="OpenCL device for --engine gpu: P:D, P, or part of a name "
                                         "(default: CEPKIT_OPENCL_DEVICE, else the first GPU, else the first device)")
+        add_quiet(p)
 
     def window(p, prefix=""):
         side = " of the second stream (default: as the first)" if prefix else ""
@@ -145,7 +146,7 @@ def _filter(args: argparse.Namespace) -> int:
     batch = _read(args.events, args)
     rows = _run(WindowQuery("filter", condition=args.where), batch, args)
     _write(rows, args)
-    print(f"{len(rows)} of {len(batch)} events kept", file=sys.stderr)
+    summary_line(args, f"{len(rows)} of {len(batch)} events kept")
     return 0
 
 
@@ -175,7 +176,7 @@ def _aggregate(args: argparse.Namespace) -> int:
                         skip_empty=args.skip_empty)
     rows = _run(query, batch, args, "tree" if args.method == "auto" else args.method)
     _write(rows, args)
-    print(f"{len(rows)} windows from {len(batch)} events", file=sys.stderr)
+    summary_line(args, f"{len(rows)} windows from {len(batch)} events")
     return 0
 
 
@@ -189,8 +190,8 @@ def _aggregate_store(args: argparse.Namespace, funcs: list[str]) -> int:
     with warnings_to_stderr():
         rows, decision = aggregate_store(store, args.attr, _spec(args), funcs, method, args.skip_empty)
     _write([r.as_dict() for r in rows], args)
-    print(f"{len(rows)} windows from {store.events} events; {decision.method} ({decision.reason}), "
-          f"read {len(store.blocks_read)} of {len(store.blocks)} blocks", file=sys.stderr)
+    summary_line(args, f"{len(rows)} windows from {store.events} events; {decision.method} ({decision.reason}), "
+                       f"read {len(store.blocks_read)} of {len(store.blocks)} blocks")
     return 0
 
 
@@ -203,5 +204,5 @@ def _join(args: argparse.Namespace) -> int:
                         active=args.active)
     rows = _run(query, (left, right), args)
     _write(rows, args)
-    print(f"{len(rows)} join results from {len(left)} + {len(right)} events", file=sys.stderr)
+    summary_line(args, f"{len(rows)} join results from {len(left)} + {len(right)} events")
     return 0

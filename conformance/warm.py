@@ -15,12 +15,14 @@ from cepkit.conformance.kit.vectors import all_cases
 from cepkit.core import registry
 from cepkit.core.compiles import Compiles
 from cepkit.optimized.cache import cache_dir
+from cepkit.summary_line import add_quiet, summary_line
 
 def register(sub) -> None:
     w = sub.add_parser("warm", help="compile the optimized engines' kernels now (the install does), so that no "
                        "later run compiles", description=__doc__.split("\n\n")[0])
     w.add_argument("--language", action="append", choices=sorted(registry.LANGUAGES), metavar="L",
                    help="only this language's engines (repeatable; default: every language)")
+    add_quiet(w)
     w.set_defaults(func=run)
 
 
@@ -82,15 +84,15 @@ def run(args: argparse.Namespace) -> int:
     total = 0
     for lang, engine in engines:
         t = time.monotonic()
-        clear = "\r\x1b[K" if sys.stderr.isatty() else ""
+        clear = "\r\x1b[K" if sys.stderr.isatty() and not args.quiet else ""
         if clear:   # the engine being warmed, overwritten by its line when done
             print(f"cepkit warm: {engine} ({lang}) ...", end="", file=sys.stderr, flush=True)
         ran, compiled = warm(lang, engine, cases)
         if (lang, engine) == ("sase", "optimized"):
             compiled += warm_sase1()
         total += compiled
-        print(f"{clear}cepkit warm: {engine} ({lang}): {ran} vectors, {compiled} functions compiled in "
-              f"{time.monotonic() - t:.1f} s", file=sys.stderr, flush=True)
-    print(f"cepkit warm: {len(engines)} engines, {total} functions compiled in {time.monotonic() - started:.1f} s "
-          f"(cache: {cache_dir()})", file=sys.stderr)
+        summary_line(args, f"{clear}cepkit warm: {engine} ({lang}): {ran} vectors, {compiled} functions compiled "
+                           f"in {time.monotonic() - t:.1f} s")
+    summary_line(args, f"cepkit warm: {len(engines)} engines, {total} functions compiled in "
+                       f"{time.monotonic() - started:.1f} s (cache: {cache_dir()})")
     return 0

@@ -1,6 +1,8 @@
 """The imports of cepkit modules inside functions, in the package's folders, that do not say why they are lazy:
 each should carry `# lazy: <reason>` on its line, or on the line before its group of imports (issue 28,
-step 4: imports inside functions only where they are lazy on purpose, each with a one-line reason).
+step 4: imports inside functions only where they are lazy on purpose, each with a one-line reason). Also the
+imports of LAZY_ONLY libraries outside functions: those load only when used (issue 34: tqdm, when a bar is
+drawn), never when a module is imported.
 
     python scripts/lazy_imports.py [TREE]     # lists them; exit 1 when there are any
 """
@@ -9,6 +11,9 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
+
+LAZY_ONLY = ("tqdm",)   # libraries cepkit's modules import only inside the functions that use them
 
 
 def folders(tree: Path) -> tuple[str, ...]:
@@ -40,6 +45,21 @@ def unexplained(path: Path) -> list[str]:
     return found
 
 
+def eager(path: Path) -> list[str]:
+    """'file:line: module' of each import of a LAZY_ONLY library outside a function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = {id(node) for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for node in ast.walk(fn)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in inside or not isinstance(node, (ast.Import, ast.ImportFrom)) or getattr(node, "level", 0):
+            continue
+        for module in ([node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]):
+            if (module or "").split(".")[0] in LAZY_ONLY:
+                found.append(f"{path}:{node.lineno}: {module} (imported at start-up; import it where it is used)")
+    return found
+
+
 def has_reason(lines: list[str], spans: set[int], first: int, last: int) -> bool:
     """Whether the import on lines first..last, an import of its group (the imports right above it), or the
     comment line above the group says `# lazy`."""
@@ -57,7 +77,7 @@ def main() -> int:
     tree = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
     found = [f for folder in folders(tree) if (tree / folder).is_dir()
              for path in sorted((tree / folder).rglob("*.py")) if not path.is_symlink()
-             for f in unexplained(path)]
+             for f in unexplained(path) + eager(path)]
     print("\n".join(found) or "every import inside a function says why it is lazy")
     return 1 if found else 0
 

@@ -275,3 +275,18 @@ def test_the_lazy_import_check_finds_an_unexplained_one(tmp_path):
                     "def g():\n    x = 1\n    from cepkit.core import errors\n    return x, errors\n\n\n"
                     "def h():\n    from cepkit.core import limits  # lazy: start-up\n    return limits\n")
     assert _lazy_imports().unexplained(path) == [f"{path}:10: cepkit.core"]
+
+
+def test_the_lazy_only_libraries_are_imported_inside_functions():
+    """tqdm (the progress bars) loads when a bar is drawn, never when a module is imported (issue 34)."""
+    lazy = _lazy_imports()
+    found = [f for package in MOVED + ("cepkit",) for path in sorted((ROOT / package).rglob("*.py"))
+             if not path.is_symlink() for f in lazy.eager(path)]
+    assert not found, "\n".join(found)
+
+
+def test_the_eager_import_check_finds_a_module_level_one(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import tqdm\nif True:\n    from tqdm.auto import tqdm as bar\n\n\n"
+                    "def f():\n    from tqdm import tqdm\n    return tqdm\n")
+    assert [f.split(" (")[0] for f in _lazy_imports().eager(path)] == [f"{path}:1: tqdm", f"{path}:3: tqdm.auto"]

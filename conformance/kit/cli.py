@@ -46,7 +46,8 @@ def register(sub) -> None:
                    help="seconds one vector may take, enforced from outside the engine (default 60)")
     c.add_argument("--strict-types", action="store_true",
                    help="numbers must also have the vector's type (70 is not 70.0); by default they compare by value")
-    c.add_argument("-q", "--quiet", action="store_true", help="print no failure details, only the summary")
+    c.add_argument("-q", "--quiet", action="store_true", help="print no failure details, only the summary; no "
+                   "progress bar (on a terminal, after 2 s, on stderr: vectors run of those selected, rate, time left)")
     c.add_argument("-v", "--verbose", action="store_true", help="a line per vector")
     c.add_argument("pytest_args", nargs="*", metavar="-- PYTEST_ARGS", help="further pytest options, after --")
     c.set_defaults(func=run, parser=c)
@@ -139,6 +140,18 @@ class _Preloaded:
         config.stash[WORKER] = self.worker
 
 
+def _progress(args: argparse.Namespace):
+    """The plugin drawing the run's bar on stderr (none with -q, nor with -v on the terminal stdout is on);
+    pytest's per-vector letters give way to it where stdout is the same terminal."""
+    from cepkit.conformance.kit.progress import VectorsProgress   # lazy: the kit loads only for this command
+    from cepkit.progress import Bar
+
+    shared = sys.stdout.isatty()
+    bar = Bar(f"cepkit conformance ({args.engine or args.adapter or args.command or 'reference'})",
+              enabled=not args.quiet and not (args.verbose and shared), unit=" vectors", scale=False)
+    return VectorsProgress(bar, quiet_letters=shared)
+
+
 def run(args: argparse.Namespace) -> int:
     import pytest  # lazy: the kit runs on pytest; `cepkit --version` and `cepkit run` never load it
 
@@ -163,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     if worker is not None and args.numprocesses is not None:   # each pytest-xdist worker starts its own
         worker.close()
         worker = None
-    plugins = [] if worker is None else [_Preloaded(worker)]
+    plugins = ([] if worker is None else [_Preloaded(worker)]) + [_progress(args)]
     try:
         code = int(pytest.main(pytest_argv(args, spec, vectors.cases_dir().resolve()), plugins=plugins))
     finally:

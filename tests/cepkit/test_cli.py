@@ -200,6 +200,7 @@ class _Tty:
 def test_progress_bar_only_on_a_terminal_after_two_seconds(monkeypatch):
     from cepkit import cli
 
+    monkeypatch.delenv("CEPKIT_PROGRESS_DELAY", raising=False)
     tty = _Tty()
     monkeypatch.setattr(cli.sys, "stderr", tty)
     bar = cli.Progress("cepkit", enabled=True)
@@ -208,11 +209,12 @@ def test_progress_bar_only_on_a_terminal_after_two_seconds(monkeypatch):
     bar.start -= 5
     bar(50, 100)
     bar.finish()
-    assert "50/100 events" in tty.text and tty.text.endswith("\n")
+    assert " 50%|" in tty.text and "50.0/100" in tty.text and tty.text.endswith("\n")
     off = cli.Progress("cepkit", enabled=False)
     off.start -= 5
     off(50, 100)
-    assert tty.text.count("events") == 1
+    off.finish()
+    assert tty.text.count("\n") == 1
 
 
 def test_a_subcommand_that_does_not_load_leaves_the_others_working(monkeypatch, capsys):

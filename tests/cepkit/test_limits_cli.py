@@ -100,5 +100,5 @@ def test_no_warning_with_within(capsys):
 def test_progress_line_shows_matches_and_live_state():
     budget = Budget()
     budget.matches, budget.batch_matches, budget.live, budget.peak = 5, 7, 1234, 5000
-    line = Progress("cepkit reference", False).watch(budget).line(10, 40)
-    assert line.endswith("10/40 events, 12 matches, 1,234 live partial matches (peak 5,000)")
+    assert Progress("cepkit reference", False).watch(budget).matches() == \
+        "12 matches, 1,234 live runs (peak 5,000)"

@@ -31,7 +31,7 @@ class Spy(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Spy())
 from cepkit.cli import main
 
-code = main(["run", sys.argv[1], sys.argv[2], "--engine", "optimized", "--output", os.devnull, "--no-progress"])
+code = main(["run", sys.argv[1], sys.argv[2], "--engine", "optimized", "--output", os.devnull])  # stderr: a pipe
 misses = {}
 for name, module in list(sys.modules.items()):
     if name.startswith(("cepkit_q", "cepkit.optimized")):
@@ -43,11 +43,11 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules), "pandas_importer
                   "misses": misses}))
 """
 
-FORBIDDEN_PACKAGES = ("pyspark", "pyopencl", "matplotlib", "mako")
+FORBIDDEN_PACKAGES = ("pyspark", "pyopencl", "matplotlib", "mako", "tqdm")   # tqdm: only for a bar drawn
 FORBIDDEN_MODULES = ("cepkit.spark_jobs", "cepkit.gpu", "cepkit.conformance", "cepkit.reference.sql", "cepkit.reference.tpstream", "cepkit.reference.afa", "cepkit.reference.windows", "cepkit.reference.lazy",
                      "cepkit.reference.rfid", "cepkit.reference.replay", "cepkit.optimized.sql", "cepkit.optimized.tpstream", "cepkit.optimized.afa",
                      "cepkit.optimized.lazy", "cepkit.spark_cli", "cepkit.replay_cli", "cepkit.window_cli", "cepkit.plot",
-                     "cepkit.explain")
+                     "cepkit.explain", "cepkit.spark_progress")
 
 
 def probe(events: Path) -> dict:
@@ -89,14 +89,15 @@ def test_cepkit_run_optimized_imports_only_what_the_engine_needs(fmt, parquet_ev
 ], ids=["import cepkit", "cepkit --version"])
 def test_import_and_version_load_no_array_library_or_engine(code):
     """`import cepkit` and `cepkit --version` load none of numpy, pandas, pyarrow, numba, pytest (the
-    conformance kit's) and no engine (the facade loads on first use); a structural check, not a timing."""
+    conformance kit's), tqdm (the progress bars'), difflib (usage errors') and no engine (the facade loads on
+    first use); a structural check, not a timing."""
     probe = code + "\nimport sys; print(' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     modules = set(done.stdout.split())
     assert "cepkit" in modules and len(modules) > 20, done.stdout   # the modules were listed
     assert not {m.split(".")[0] for m in modules} & {"numpy", "pandas", "pyarrow", "numba", "pytest",
-                                                     "_pytest"}
+                                                     "_pytest", "tqdm", "difflib"}
     assert not [m for m in modules if m.startswith(("cepkit.reference", "cepkit.optimized", "cepkit.spark_jobs",
                                                     "cepkit.conformance"))]
 
@@ -110,3 +111,17 @@ def test_the_lazy_facade_gives_the_same_objects():
     assert cepkit.EventBatch is EventBatch and "run" in dir(cepkit)
     with pytest.raises(AttributeError):
         cepkit.no_such_name
+
+
+def test_a_run_on_a_terminal_loads_tqdm_only_once_a_bar_is_drawn():
+    """On a terminal, a run quicker than the bar's delay (2 s) never imports tqdm; one whose bar is drawn does
+    (the other side of the lazy import: the probe above has stderr on a pipe)."""
+    from tests.terminal import cepkit
+
+    probe = ["run", str(EXAMPLES / "query3.sase"), str(EXAMPLES / "fig3_stream.csv"), "--engine", "reference"]
+    code = ("import runpy, sys; sys.argv = ['cepkit'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('cepkit', run_name='__main__')\n"
+            "finally:\n    print('tqdm' in sys.modules)")
+    for delay, loaded in (("60", b"False"), ("0", b"True")):
+        _, out, err = cepkit(probe, terminal=True, python=["-c", code], env={"CEPKIT_PROGRESS_DELAY": delay})
+        assert out.splitlines()[-1] == loaded, (delay, out, err)
