@@ -215,7 +215,7 @@ def frame_csv(table: pd.DataFrame) -> str:
     table = table.set_axis(range(len(names)), axis=1)   # (a copy)
     for k, col in enumerate(columns):
         if col.dtype == object:
-            table[k] = col.map(marked)
+            table[k] = type(col)([marked(v) for v in col], index=col.index, dtype=object)  # (map() infers floats)
     table.columns = names
     return table.to_csv(index=False).replace(mark, "\r")
 

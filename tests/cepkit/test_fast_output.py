@@ -13,7 +13,7 @@ from fractions import Fraction
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cepkit import match_output as M
@@ -273,6 +273,8 @@ def sql_rows(draw):
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sql_rows(), st.sampled_from(["ticks", "iso"]))
+# a CR beside an int column with a null: frame_csv kept the int (Series.map had made it 0.0)
+@example((["ts", "symbol", "price", "m", "x,y"], [(None,) * 5, (None, "\r", None, None, 0)], ("x,y",)), "ticks")
 def test_sql_rows_are_byte_identical_to_the_row_writer(shape, spec):
     from cepkit.forms import exact_frame, render_table, ts_frame
 
