@@ -46,6 +46,8 @@ def pages() -> list[Path]:
 def generated(page: Path) -> bool:
     """Whether `make docs` writes the outputs the page shows (scripts/make_doc_outputs.py): the tutorial's and
     the language reference's; the other pages' are written by hand, and compared all the same."""
+    if not page.is_relative_to(ROOT):
+        return False
     relative = page.relative_to(ROOT).as_posix()
     return relative.startswith("docs/tutorial/") or relative == "docs/language.md"
 
