@@ -76,7 +76,7 @@ bench-gpu: install
 	$(PY) -m benchmarks.gpu_windows --events $${EVENTS:-1000000} --reference-events 20000
 
 # The docs site (docs/building.md): the `docs` extra, every picture regenerated (cepkit plot over examples/,
-# benchmarks/plot_optimized.py over docs/data/bench/), mkdocs --strict into site/, and asv's HTML into
+# benchmarks/plot_optimized.py over docs/data/bench/), the outputs the pages show rerun, mkdocs --strict into site/, and asv's HTML into
 # site/asv/ when `make bench` has recorded results (else a page saying how to record them).
 $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[docs]"
@@ -84,6 +84,7 @@ $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
 
 doc-pictures: $(VENV)/.docs-installed
 	$(PY) scripts/make_doc_pictures.py
+	$(PY) scripts/make_doc_outputs.py   # the outputs the tutorial and docs/language.md show, from real runs (tests/docs)
 	$(PY) scripts/peer_report.py   # docs/peers.md from the committed peer results (--run reruns the peer)
 
 docs: doc-pictures
