@@ -129,10 +129,11 @@ def cli_parquet(query: str, events, out, ts_unit: str | None = None, engine: str
     from cepkit.cli import main
     from cepkit.core import registry
 
-    query_file = Path(out).with_suffix(".query")
+    language = registry.detect(query)
+    query_file = Path(out).with_suffix(f".{language}")   # not .query: that suffix reads SASE in SASE 1.0's dialect
     query_file.write_text(query)
     argv = ["run", str(query_file), str(events), "--format", "parquet", "--output", str(out), "--engine", engine,
-            "--language", registry.detect(query)]
+            "--language", language]
     if ts_unit:
         argv += ["--ts-unit", ts_unit]
     assert main(argv) == 0

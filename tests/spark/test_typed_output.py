@@ -3,20 +3,17 @@ columns have the Arrow type and the values that `cepkit run --format parquet` wr
 Spark job accepts, and the witness rule types a column split into tasks as the whole column."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from cepkit.match_output import Rows, parquet_table
 from cepkit.spark_jobs import typed_output as TO
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
-from tests.spark.helpers import same_as_single
+from tests.spark.helpers import cli_parquet, same_as_single
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -89,18 +86,9 @@ def _encoded(values):
     return col, (kind.encode() if kind else None)
 
 
-def _cli_parquet(query: Path, events: Path, out: Path, opts: dict) -> pa.Table:
-    argv = [sys.executable, "-m", "cepkit", "run", str(query), str(events), "--format", "parquet", "--output", str(out)]
-    if "ts_unit" in opts:
-        argv += ["--ts-unit", opts["ts_unit"]]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    return pq.read_table(out)
-
-
 @pytest.mark.parametrize("query,events,opts", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_spark_output_has_the_single_process_types_and_values(spark, tmp_path, query, events, opts):
-    single = _cli_parquet(EX / query, EX / events, tmp_path / "single.parquet", opts)
+    single = cli_parquet((EX / query).read_text(), EX / events, tmp_path / "single.parquet", opts.get("ts_unit"))
     out = tmp_path / "out"
     run_job((EX / query).read_text(), str(EX / events), str(out), spark=spark, engine="reference",
             columns=Columns(), ts_unit=opts.get("ts_unit"))
