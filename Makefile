@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	bash scripts/ensure_opencl.sh $(PY)
 	bash scripts/ensure_system_tool.sh chromium chromium "the headless-browser test of 'cepkit plot --out FILE.html'"
 	bash scripts/ensure_system_tool.sh dot graphviz "the test of 'cepkit explain --format svg'"
-	$(CEPKIT) warm   # the optimized engines' kernels compiled now, not on the first run (docs/performance.md)
+	$(CEPKIT) warm --spark   # the optimized engines' kernels compiled now, not on the first run (docs/performance.md), and the Spark driver's class archive (docs/spark.md)
 	touch $@
 
 venv install: $(VENV)/.installed

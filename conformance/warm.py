@@ -2,7 +2,8 @@
 whose code Numba compiles (the registry's engines in cepkit.optimized) over the conformance vectors of its
 language; the machine code goes to the kernel cache (optimized/kernel_cache.py), so later runs load it. A line
 per engine on stderr says how many vectors ran, how many functions Numba compiled and how long it took; a
-second `cepkit warm` compiles nothing. `make install` runs it."""
+second `cepkit warm` compiles nothing. `--spark` also makes the Spark driver's class archive
+(spark_jobs/class_archive.py). `make install` runs `cepkit warm --spark`."""
 from __future__ import annotations
 
 import argparse
@@ -22,6 +23,9 @@ def register(sub) -> None:
                        "later run compiles", description=__doc__.split("\n\n")[0])
     w.add_argument("--language", action="append", choices=sorted(registry.LANGUAGES), metavar="L",
                    help="only this language's engines (repeatable; default: every language)")
+    w.add_argument("--spark", action="store_true",
+                   help="also make the Spark driver's class archive (three small Spark jobs, about 30 s; needs the "
+                        "spark extra and Java): later sessions start faster (docs/spark.md)")
     add_quiet(w)
     w.set_defaults(func=run)
 
@@ -95,4 +99,9 @@ def run(args: argparse.Namespace) -> int:
                            f"in {time.monotonic() - t:.1f} s")
     summary_line(args, f"cepkit warm: {len(engines)} engines, {total} functions compiled in "
                        f"{time.monotonic() - started:.1f} s (cache: {cache_dir()})")
+    if args.spark:
+        from cepkit.spark_jobs import class_archive  # lazy: only with --spark
+
+        t = time.monotonic()
+        summary_line(args, f"cepkit warm: {class_archive.build()} in {time.monotonic() - t:.1f} s")
     return 0

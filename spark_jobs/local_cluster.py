@@ -61,12 +61,11 @@ class LocalCluster:
         self.ui = f"http://127.0.0.1:{self.ui_port}"
         self.master: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen | None] = []
-        self.conf_dir = self.root / "conf"
 
     def app_env(self) -> dict[str, str]:
         """Environment for a driver process of this cluster: its executors and itself get `java_options`
         (java_options_env)."""
-        return java_options_env(self.conf_dir, self.java_options)
+        return java_options_env(self.java_options)
 
     # ------------------------------------------------------------------ start and stop
     def __enter__(self) -> "LocalCluster":
@@ -185,16 +184,16 @@ class LocalCluster:
             time.sleep(0.2)
 
 
-def java_options_env(folder: Path, java_options: str) -> dict[str, str]:
-    """Environment for a driver process whose JVM and executors' JVMs get `java_options`: SPARK_CONF_DIR, a
-    `folder` with a spark-defaults.conf setting Spark's *.defaultJavaOptions (a job's own extraJavaOptions still
-    apply); {} without java_options."""
+def java_options_env(java_options: str) -> dict[str, str]:
+    """Environment for a driver process whose JVM and executors' JVMs get `java_options`: PYSPARK_SUBMIT_ARGS
+    setting Spark's *.defaultJavaOptions (a job's own extraJavaOptions still apply; not a SPARK_CONF_DIR, which
+    joins the driver's class path and keeps it from mapping the class archive, spark_jobs/class_archive.py);
+    {} without java_options."""
     if not java_options:
         return {}
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "spark-defaults.conf").write_text(
-        "".join(f"spark.{side}.defaultJavaOptions {java_options}\n" for side in ("driver", "executor")))
-    return {"SPARK_CONF_DIR": str(folder)}
+    confs = " ".join(f"--conf {shlex.quote(f'spark.{side}.defaultJavaOptions={java_options}')}"
+                     for side in ("driver", "executor"))
+    return {"PYSPARK_SUBMIT_ARGS": f"{confs} pyspark-shell"}
 
 
 def read_only_view(paths: tuple[str, ...], command: list[str]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from cepkit.core.errors import CepkitError
+from cepkit.spark_jobs import class_archive
 from cepkit.spark_jobs.failures import log_path
 
 # all cores; local[N,F] lets a task fail F times before the job fails (plain local[*] never retries a task)
@@ -95,6 +96,10 @@ def get_session(master: str | None = None, app_name: str = "cepkit", **conf: str
     start_conf, level = log_settings()
     settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC", **start_conf}
     settings.update(conf)
+    archive = class_archive.java_options()   # the driver's classes mapped, not loaded (`cepkit warm --spark`)
+    if archive:
+        key = "spark.driver.extraJavaOptions"
+        settings[key] = f"{settings.get(key, '')} {archive}".strip()
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:

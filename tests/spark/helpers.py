@@ -17,14 +17,13 @@ from cepkit.spark_jobs.typed_output import typed_table
 TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
-def fast_jvm_env(folder) -> dict[str, str]:
-    """os.environ for a child process running a Spark job whose JVMs get TEST_JVM (a conf folder under `folder`)."""
+def fast_jvm_env() -> dict[str, str]:
+    """os.environ for a child process running a Spark job whose JVMs get TEST_JVM."""
     import os
-    from pathlib import Path
 
     from cepkit.spark_jobs.local_cluster import java_options_env
 
-    return {**os.environ, **java_options_env(Path(folder) / "spark-conf", TEST_JVM)}
+    return {**os.environ, **java_options_env(TEST_JVM)}
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:

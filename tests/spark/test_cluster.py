@@ -244,7 +244,7 @@ def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_pat
     done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
                            str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300,
-                          env={**fast_jvm_env(tmp_path), "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
+                          env={**fast_jvm_env(), "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
     assert done.returncode == 1, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last
