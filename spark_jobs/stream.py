@@ -5,7 +5,6 @@ rows, cepkit.spark_jobs.tasks.output_schema). Every check on the user's input ru
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 
 import pyarrow as pa
