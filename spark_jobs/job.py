@@ -12,6 +12,7 @@ from cepkit.spark_jobs import commit as C, languages as L
 from cepkit.spark_jobs import plan as P, source as S
 from cepkit.spark_jobs import spark_io as IO, tasks as T, typed_output as TO
 from cepkit.spark_jobs import kernel_pack as KP, output_form as OF, warmup as W
+from cepkit.spark_jobs import task_witnesses as TW
 from cepkit.spark_jobs.summary import Summary
 from cepkit.spark_jobs.session import get_session, job_settings
 from cepkit.spark_jobs.generic_job import run_generic
@@ -151,6 +152,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int, TO.BATCH_VALUES)
     parallelism = spark.sparkContext.defaultParallelism
     compiled = spark.sparkContext.accumulator(0)  # Numba compilations in the matching stage's tasks (W.counting)
+    gathered = TW.accumulator(spark)   # the value columns' witnesses, from the mapInArrow tasks (task_witnesses)
+    returns = spec_args["returns"]
     wanted = partition_count(n, parallelism)  # few partitions for small data (docs/spark.md, "A fast first run")
 
     # mapInArrow measured faster on 10M keyed events and on slices, and keeps memory bounded (docs/spark.md)
@@ -166,7 +169,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
             out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
-                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(TW.gathering(T.call(T.match_partition, spec), returns, gathered), compiled),
+                               IO.spark_schema(schema)))
         plan_text, groups = f"by key [{', '.join(keys)}], {udf}", nparts
     else:
         window = P.window_in_ts_long(q, stream_unit, ns_per_tick)
@@ -185,7 +189,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
-                   .mapInArrow(W.counting(T.call(T.match_partition, spec), compiled), IO.spark_schema(schema)))
+                   .mapInArrow(W.counting(TW.gathering(T.call(T.match_partition, spec), returns, gathered), compiled),
+                               IO.spark_schema(schema)))
         plan_text = f"by time slice ({sp.count} slices of {sp.length} ticks, context {sp.context}), {udf}"
         groups = sp.count
 
@@ -198,8 +203,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         starting.join()
     t1 = time.perf_counter()
     stamps: list[float] = []
-    matches = IO.write_matches(out, out_dir, stamps, values=spec_args["returns"],
-                               form=OF.sase_form(is_datetime))
+    matches = IO.write_matches(out, out_dir, stamps, values=returns, form=OF.sase_form(is_datetime),
+                               gathered=gathered if udf == "arrow" else None)
     t2 = stamps[0]
     compiles = compiled.value
     t3 = time.perf_counter()

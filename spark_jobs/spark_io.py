@@ -73,12 +73,13 @@ def _unwrapped(action, what: str = "the Spark job"):
         raise spark_failure(exc, what) from None
 
 
-def typed(out, values: tuple[str, ...]):
+def typed(out, values: tuple[str, ...], gathered=None):
     """The match rows `out` (value columns in `values` as typed_output.VALUE structs) with each value column in
     the type and the values `cepkit run --format parquet` gives it over the whole answer
-    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), one aggregation collects each column's
-    witnesses, the driver fixes the schema, and a projection types the kept rows (Spark's expressions where
-    typed_output.column_plan has one for every column, else a map of typed_output.typed_rows)."""
+    (cepkit.spark_jobs.typed_output): the rows are kept (persisted); each column's witnesses come from the
+    accumulator `gathered` the tasks filled as the rows were kept (task_witnesses), else from one aggregation
+    over the kept rows; the driver fixes the schema, and a projection types the kept rows (Spark's expressions
+    where typed_output.column_plan has one for every column, else a map of typed_output.typed_rows)."""
     from pyspark import StorageLevel
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -88,7 +89,12 @@ def typed(out, values: tuple[str, ...]):
     safe = [f"c{i}" for i in range(len(names))]
     cols = tuple(safe[names.index(v)] for v in values)
     kept = _persisted(out.toDF(*safe), StorageLevel.MEMORY_AND_DISK)
-    found = _witnessed(kept, cols)
+    if gathered is None:
+        found = _witnessed(kept, cols)
+    else:   # the count keeps every row, running the tasks that fill `gathered`
+        _unwrapped(lambda: kept.count())
+        by_name = gathered.value
+        found = {c: by_name.get(v, []) for c, v in zip(cols, values)}
     schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
     plans = {c: TO.column_plan(found[c], schema.field(c).type) for c in cols}
     if all(p is not None for p in plans.values()):
@@ -172,13 +178,14 @@ def _persisted(df, level):
 
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = (),
-                  form: OF.OutputForm = OF.OutputForm()) -> int:
+                  form: OF.OutputForm = OF.OutputForm(), gathered=None) -> int:
     """Write the matches to `out_dir` and return their number, each value column in `values` typed as
     `cepkit run --format parquet` types it (`typed`), in the columns of `form` (output_form: those `cepkit run
     --format parquet` writes), its times as timestamps (`as_timestamps`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
-    `stamps` gets the time the matching stage ended (before the count and the swap)."""
-    out, kept = typed(out, tuple(values))
+    `stamps` gets the time the matching stage ended (before the count and the swap). `gathered`: the
+    accumulator the tasks added `values`' witnesses to (task_witnesses), else an aggregation finds them."""
+    out, kept = typed(out, tuple(values), gathered)
     try:
         return _write(as_timestamps(OF.project(out, form), form.times), out_dir, stamps)
     finally:
