@@ -12,7 +12,7 @@ from cepkit.spark_jobs import commit as C, generic_tasks as G
 from cepkit.spark_jobs import languages as L, plan as P
 from cepkit.spark_jobs import source as S, spark_io as IO
 from cepkit.spark_jobs import kernel_pack as KP, tasks as T, typed_output as TO, warmup as W
-from cepkit.spark_jobs import sql_walk as SW
+from cepkit.spark_jobs import sql_walk as SW, task_witnesses as TW
 from cepkit.spark_jobs import output_form as OF
 from cepkit.spark_jobs.summary import Summary
 from cepkit.front.language.ast import leaves
@@ -151,6 +151,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     if lang in ("sql", "tpstream", "afa"):
         df = _numbered(df)  # the file row: the order of arrival (and the ids where the input has none)
     order = ([ts_col] if ts_col else []) + ([G.ROW_COL] if G.ROW_COL in df.columns else [id_col])
+    gathered = TW.accumulator(spark)   # the value columns' witnesses, from the matching tasks (task_witnesses)
     walk = plan.kind == "walk-slice"   # context after the slice only, two phases (cepkit.spark_jobs.sql_walk)
     walk_s, kept = 0.0, None           # phase 1's seconds; the staged rows it persisted for phase 2
     if plan.kind == "partition":
@@ -158,7 +159,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         spec = G.GenericSpec(group_cols=(), **spec_args)
         stage, stage_order = df, list(order)
         out = (df.withColumns(coarse).repartition(nparts, *coarse).drop(*coarse).sortWithinPartitions(*order)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+               .mapInArrow(TW.gathering(T.call(G.match_groups, spec), values, gathered), spark_schema))
         groups = nparts
     elif plan.kind == "key":
         kind = F.lower(F.trim(F.col("kind").cast("string"))) if "kind" in df.columns else F.lit("insert")
@@ -170,7 +171,7 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         spec = G.GenericSpec(group_cols=(G.GROUP_COL,), key_col=key, **spec_args)
         stage, stage_order = data.unionByName(control), [G.GROUP_COL, G.ROW_COL]
         out = (stage.repartition(nparts, G.GROUP_COL).sortWithinPartitions(G.GROUP_COL, G.ROW_COL)
-               .mapInArrow(T.call(G.match_groups, spec), spark_schema))
+               .mapInArrow(TW.gathering(T.call(G.match_groups, spec), values, gathered), spark_schema))
         groups = nparts
     else:
         if plan.kind == "position-slice":
@@ -192,14 +193,14 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
         if walk:
             spec, staged, walk_s = _walk_entries(spark, q, spec, staged, stage, stage_order, sp.count)
             kept = staged
-        out = staged.mapInArrow(T.call(G.match_groups, spec), spark_schema)
+        out = staged.mapInArrow(TW.gathering(T.call(G.match_groups, spec), values, gathered), spark_schema)
         groups = sp.count
         plan = L.LanguagePlan(plan.kind, plan.keys, plan.context,
                               f"{plan.note} ({sp.count} slices of {sp.length}, context {sp.context})")
     if not walk:   # a walk's phase 1 warmed the engine
         _warm(spark, spec, stage, stage_order)
     t1 = time.perf_counter()
-    matches = IO.write_matches(out, out_dir, values=values, form=form)
+    matches = IO.write_matches(out, out_dir, values=values, form=form, gathered=gathered)
     t2 = time.perf_counter()
     if kept is not None:
         kept.unpersist()
