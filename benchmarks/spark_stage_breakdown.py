@@ -29,6 +29,16 @@ from pathlib import Path
 QUERY3 = Path(__file__).resolve().parent.parent / "examples" / "query3.sase"
 
 
+def _typed_write(ordered, spec, out_schema, spark, out: str) -> None:
+    """The job's matching stage and typed write: the tasks gather the witnesses (task_witnesses), as run_job's."""
+    from cepkit.spark_jobs import task_witnesses as TW, tasks as T
+    from cepkit.spark_jobs.spark_io import write_matches
+
+    gathered = TW.accumulator(spark)
+    matched = ordered.mapInArrow(TW.gathering(T.call(T.match_partition, spec), spec.returns, gathered), out_schema)
+    write_matches(matched, out, values=spec.returns, gathered=gathered)
+
+
 def best(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -105,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         ("sort", lambda: run(ordered)),
         ("transfer", lambda: run(ordered.mapInArrow(consume, schema))),
         ("match", lambda: run(matched)),
-        ("write", lambda: J.IO.write_matches(matched, str(tmp / "out"), values=spec.returns)),   # typed, as the job
+        ("write", lambda: _typed_write(ordered, spec, out_schema, spark, str(tmp / "out"))),   # typed, as the job
     ]
     print(f"{args.n:,} events, {args.symbols} symbols, {parts} partitions, master {args.master} ({cores} cores); "
           f"single process (optimized, events in memory): {single:.2f} s = {args.n / single:,.0f} events/s; "

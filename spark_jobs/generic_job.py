@@ -143,7 +143,8 @@ def run_generic(lang: str, query: str, events: str, out_dir: str, *, engine: str
     values = G.value_columns(schema, layout)  # typed as `cepkit run --format parquet` types them
     form = _output_form(lang, q, layout, values, ts_col, is_datetime)   # what `cepkit run --format parquet` writes
     if n == 0:
-        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values, form=form)
+        matches = IO.write_matches(spark.createDataFrame([], spark_schema), out_dir, values=values, form=form,
+                                   gathered=TW.accumulator(spark))
         return Summary(0, matches, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered)
 
     parallelism = max(spark.sparkContext.defaultParallelism, 1)

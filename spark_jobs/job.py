@@ -126,7 +126,8 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     if n == 0:  # no events: no type or window to bind (semantics RD-9)
         schema = T.output_schema(program.variables, [r.name for r in q.returns], id_is_int, TO.BATCH_VALUES)
         IO.write_matches(spark.createDataFrame([], IO.spark_schema(schema)), out_dir,
-                         values=tuple(r.name for r in q.returns), form=OF.sase_form(is_datetime))
+                         values=tuple(r.name for r in q.returns), form=OF.sase_form(is_datetime),
+                         gathered=TW.accumulator(spark))
         return Summary(0, 0, "empty", engine, 0, 0.0, time.perf_counter() - t0, recovered,
                        (("start-up", t_read - t_start), ("read", time.perf_counter() - t_read)))
     stream_unit = "ns" if is_datetime else ts_unit
@@ -152,7 +153,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     schema = T.output_schema(spec_args["variables"], spec_args["returns"], id_is_int, TO.BATCH_VALUES)
     parallelism = spark.sparkContext.defaultParallelism
     compiled = spark.sparkContext.accumulator(0)  # Numba compilations in the matching stage's tasks (W.counting)
-    gathered = TW.accumulator(spark)   # the value columns' witnesses, from the mapInArrow tasks (task_witnesses)
+    gathered = TW.accumulator(spark)   # the value columns' witnesses, from the matching tasks (task_witnesses)
     returns = spec_args["returns"]
     wanted = partition_count(n, parallelism)  # few partitions for small data (docs/spark.md, "A fast first run")
 
@@ -166,7 +167,9 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or wanted
         stage_input = keyed_df
         if udf == "pandas":
-            out = keyed_df.groupBy(*group_cols).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
+            out = keyed_df.groupBy(*group_cols).applyInPandas(
+                W.counting(TW.gathering_frames(T.call(T.match_group, spec), returns, gathered), compiled),
+                IO.spark_schema(schema))
         else:
             out = (keyed_df.repartition(nparts, *group_cols).sortWithinPartitions(*group_cols, columns.ts, columns.id)
                    .mapInArrow(W.counting(TW.gathering(T.call(T.match_partition, spec), returns, gathered), compiled),
@@ -185,7 +188,9 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
         nparts = partitions or min(sp.count, wanted)
         stage_input = sliced
         if udf == "pandas":
-            out = sliced.groupBy(T.SLICE_COL).applyInPandas(W.counting(T.call(T.match_group, spec), compiled), IO.spark_schema(schema))
+            out = sliced.groupBy(T.SLICE_COL).applyInPandas(
+                W.counting(TW.gathering_frames(T.call(T.match_group, spec), returns, gathered), compiled),
+                IO.spark_schema(schema))
         else:
             out = (sliced.repartitionByRange(nparts, T.SLICE_COL)
                    .sortWithinPartitions(T.SLICE_COL, columns.ts, columns.id)
@@ -204,7 +209,7 @@ def run_job(query: str, events: str, out_dir: str, *, engine: str | None = None,
     t1 = time.perf_counter()
     stamps: list[float] = []
     matches = IO.write_matches(out, out_dir, stamps, values=returns, form=OF.sase_form(is_datetime),
-                               gathered=gathered if udf == "arrow" else None)
+                               gathered=gathered)
     t2 = stamps[0]
     compiles = compiled.value
     t3 = time.perf_counter()

@@ -23,6 +23,7 @@ from cepkit.spark_jobs import index_build as B
 from cepkit.spark_jobs import replay_tasks as R
 from cepkit.spark_jobs import source as SRC
 from cepkit.spark_jobs import tasks as T
+from cepkit.spark_jobs import task_witnesses as TW
 from cepkit.spark_jobs.index_table import IndexedEvents
 from cepkit.spark_jobs.spark_io import write_matches
 
@@ -159,7 +160,9 @@ def run_replay(spark, text: str, events: IndexedEvents, out_dir: str, intervals:
     parts = max(1, min(len(rows), 4 * parallelism, -(-read // BLOCKS_PER_TASK)))
     t0 = time.perf_counter()
     frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, parts), unit_type)
-    out = frame.mapInArrow(T.call(R.replay_units, spec), from_arrow_schema(schema))
-    matches = write_matches(out, out_dir, values=returns)   # typed as `cepkit run --format parquet` types them
+    gathered = TW.accumulator(spark)   # the value columns' witnesses, from the tasks (task_witnesses)
+    out = frame.mapInArrow(TW.gathering(T.call(R.replay_units, spec), returns, gathered), from_arrow_schema(schema))
+    # typed as `cepkit run --format parquet` types them
+    matches = write_matches(out, out_dir, values=returns, gathered=gathered)
     return ReplaySummary(events.events, matches, mode, len(units), read, len(blocks), time.perf_counter() - t0)
 

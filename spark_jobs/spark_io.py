@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from fractions import Fraction
 
 from cepkit.core.errors import EventError
 from cepkit.core.numbers_text import NULL_WORDS
@@ -73,13 +72,13 @@ def _unwrapped(action, what: str = "the Spark job"):
         raise spark_failure(exc, what) from None
 
 
-def typed(out, values: tuple[str, ...], gathered=None):
+def typed(out, values: tuple[str, ...], gathered):
     """The match rows `out` (value columns in `values` as typed_output.VALUE structs) with each value column in
     the type and the values `cepkit run --format parquet` gives it over the whole answer
-    (cepkit.spark_jobs.typed_output): the rows are kept (persisted); each column's witnesses come from the
-    accumulator `gathered` the tasks filled as the rows were kept (task_witnesses), else from one aggregation
-    over the kept rows; the driver fixes the schema, and a projection types the kept rows (Spark's expressions
-    where typed_output.column_plan has one for every column, else a map of typed_output.typed_rows)."""
+    (cepkit.spark_jobs.typed_output): the rows are kept (persisted), their count running the tasks that add
+    each column's witnesses to the accumulator `gathered` (task_witnesses), the driver fixes the schema, and a
+    projection types the kept rows (Spark's expressions where typed_output.column_plan has one for every
+    column, else a map of typed_output.typed_rows)."""
     from pyspark import StorageLevel
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -89,12 +88,9 @@ def typed(out, values: tuple[str, ...], gathered=None):
     safe = [f"c{i}" for i in range(len(names))]
     cols = tuple(safe[names.index(v)] for v in values)
     kept = _persisted(out.toDF(*safe), StorageLevel.MEMORY_AND_DISK)
-    if gathered is None:
-        found = _witnessed(kept, cols)
-    else:   # the count keeps every row, running the tasks that fill `gathered`
-        _unwrapped(lambda: kept.count())
-        by_name = gathered.value
-        found = {c: by_name.get(v, []) for c, v in zip(cols, values)}
+    _unwrapped(lambda: kept.count())
+    by_name = gathered.value
+    found = {c: by_name.get(v, []) for c, v in zip(cols, values)}
     schema = TO.typed_schema(to_arrow_schema(kept.schema), cols, found)
     plans = {c: TO.column_plan(found[c], schema.field(c).type) for c in cols}
     if all(p is not None for p in plans.values()):
@@ -104,42 +100,6 @@ def typed(out, values: tuple[str, ...], gathered=None):
         return TO.typed_rows(cols, found, schema, batches)
 
     return kept.mapInArrow(body, spark_schema(schema)).toDF(*names), kept
-
-
-def _witnessed(kept, cols: tuple[str, ...]) -> dict[str, list]:
-    """The whole answer's witnesses per VALUE column (typed_output.value_witnesses): Spark's aggregates over
-    the fields, and a map of typed_output.witness_rows where a column holds exact JSON (`x`) values."""
-    from pyspark.sql import functions as F
-
-    inf = float("inf")
-    aggs = []
-    for c in cols:
-        i, d, f, b, s, x = (F.col(c).getField(k) for k in ("i", "d", "f", "b", "s", "x"))
-        finite = ~F.isnan(f) & (f != F.lit(inf)) & (f != F.lit(-inf))
-        whole, part = i.isNotNull() & d.isNull(), F.when(d.isNotNull(), F.struct(i.alias("i"), d.alias("d")))
-        aggs += [F.bool_or(i.isNull() & f.isNull() & b.isNull() & s.isNull() & x.isNull()),
-                 F.first(s, ignorenulls=True), F.bool_or(b), F.bool_or(~b),
-                 F.min(F.when(finite, f)), F.max(F.when(finite, f)),
-                 F.bool_or(F.isnan(f)), F.bool_or(f == F.lit(inf)), F.bool_or(f == F.lit(-inf)),
-                 F.min(F.when(whole, i)), F.max(F.when(whole, i)),
-                 F.min_by(part, F.when(d.isNotNull(), i)), F.max_by(part, F.when(d.isNotNull(), i)),
-                 F.max_by(part, d), F.count(x)]
-    row = list(_unwrapped(lambda: kept.agg(*aggs).collect())[0])
-    found, exact = {}, False
-    for k, c in enumerate(cols):
-        null, text, true, false, f_lo, f_hi, nan, pos, neg, i_lo, i_hi, r_lo, r_hi, r_den, n_x = row[15 * k:15 * k + 15]
-        picked = [None] if null else []
-        picked += [v for v, there in ((text, text is not None), (True, true), (False, false), (float("nan"), nan),
-                                      (inf, pos), (-inf, neg)) if there]
-        picked += [v for v in (f_lo, f_hi, i_lo, i_hi) if v is not None]
-        picked += [Fraction(r["i"], r["d"]) for r in (r_lo, r_hi, r_den) if r is not None]
-        found[c] = picked
-        exact = exact or n_x > 0
-    if exact:  # integers and rationals past int64, lists ...: their witnesses in Python
-        rows = _unwrapped(lambda: kept.mapInArrow(T.call(TO.witness_rows, cols), TO.WITNESS_SCHEMA).collect())
-        for c, more in TO.combine(cols, [(r["col"], r["witnesses"]) for r in rows]).items():
-            found[c] += more
-    return {c: TO.witnesses(v) for c, v in found.items()}
 
 
 def _typed_column(c: str, plan: str):
@@ -178,13 +138,13 @@ def _persisted(df, level):
 
 
 def write_matches(out, out_dir: str, stamps: list[float] | None = None, values: tuple[str, ...] = (),
-                  form: OF.OutputForm = OF.OutputForm(), gathered=None) -> int:
+                  form: OF.OutputForm = OF.OutputForm(), *, gathered) -> int:
     """Write the matches to `out_dir` and return their number, each value column in `values` typed as
     `cepkit run --format parquet` types it (`typed`), in the columns of `form` (output_form: those `cepkit run
     --format parquet` writes), its times as timestamps (`as_timestamps`). `out_dir` is replaced atomically
     (cepkit.spark_jobs.commit: a staging directory, then a swap); a failure or interrupt leaves it as it was.
     `stamps` gets the time the matching stage ended (before the count and the swap). `gathered`: the
-    accumulator the tasks added `values`' witnesses to (task_witnesses), else an aggregation finds them."""
+    accumulator the tasks of `out` add `values`' witnesses to (task_witnesses)."""
     out, kept = typed(out, tuple(values), gathered)
     try:
         return _write(as_timestamps(OF.project(out, form), form.times), out_dir, stamps)

@@ -1,10 +1,12 @@
 """The value columns' witnesses (typed_output.witnesses) gathered by the matching tasks as they write their
-batches, in a Spark accumulator, so that typing the answer needs no aggregation pass over it (spark_io.typed).
+rows, in a Spark accumulator, so that typing the answer needs no pass over it of its own (spark_io.typed).
 A witness set is idempotent (least, greatest, one of each kind), so a task attempt counted twice changes
 nothing."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
+
+import pyarrow as pa
 
 from cepkit.spark_jobs import typed_output as TO
 
@@ -33,9 +35,26 @@ def gathering(fn: Callable[[Iterator], Iterator], cols: tuple[str, ...], acc: An
     def body(batches: Iterator) -> Iterator:
         found: dict[str, list] = {}
         for rb in fn(batches):
-            for c in cols:
-                found[c] = TO.witnesses([*found.get(c, []), *TO.value_witnesses(rb.column(c))])
+            _add(found, rb, cols)
             yield rb
         acc.add(found)
 
     return body
+
+
+def gathering_frames(fn: Callable[[Any], pa.RecordBatch], cols: tuple[str, ...], acc: Any) -> Callable[[Any], Any]:
+    """The applyInPandas body: `fn`, one group's rows as an Arrow batch, with the witnesses of its columns `cols`
+    added to `acc`, handed to Spark as a pandas frame."""
+    def body(frame: Any) -> Any:
+        rows = fn(frame)
+        found: dict[str, list] = {}
+        _add(found, rows, cols)
+        acc.add(found)
+        return rows.to_pandas()
+
+    return body
+
+
+def _add(found: dict[str, list], rb: pa.RecordBatch, cols: tuple[str, ...]) -> None:
+    for c in cols:
+        found[c] = TO.witnesses([*found.get(c, []), *TO.value_witnesses(rb.column(c))])

@@ -378,8 +378,9 @@ def match_partition(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterat
         raise wrap_error(exc) from None
 
 
-def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
-    """applyInPandas body: one key's rows, in any order."""
+def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pa.RecordBatch:
+    """applyInPandas body: one key's rows, in any order; its matches as an Arrow batch (task_witnesses.
+    gathering_frames hands them to Spark as a frame)."""
     try:
         _maybe_fail_once(spec)
         attempt = _task_attempt(spec)
@@ -394,7 +395,7 @@ def match_group(spec: TaskSpec, frame: pd.DataFrame) -> pd.DataFrame:
             _EMITTED[attempt] = _EMITTED.get(attempt, 0) + out.num_rows
     except CepkitError as exc:
         raise wrap_error(exc) from None
-    return out.to_pandas()
+    return out
 
 
 def _task_attempt(spec: TaskSpec) -> int | None:

@@ -10,10 +10,10 @@ before its tasks run. So the batch jobs type their output in two steps after mat
    a rational within int64 as `i`/`d` (d 1: a whole Fraction a mixed column keeps), a float (NaN and the
    infinities too) in `f`, a truth value in `b`, a text in `s`, and any other value (an integer or a rational
    past int64, a list ...) as exact JSON in `x` (`exact_json`'s form); a null sets no field;
-2. one pass over the kept matches collects per column the few values that decide the type, its witnesses (a
-   null, each kind present, the extremes of the integers and rationals, NaN and the infinities: aggregates
-   over the fields, `value_witnesses` / spark_io's Spark aggregates; Python only for `x`, `witness_rows`); the
-   driver combines them (`combine`), and every task types its rows as the single process types a column
+2. the matching tasks also collect per column the few values that decide the type, its witnesses (a null,
+   each kind present, the extremes of the integers and rationals, NaN and the infinities: `value_witnesses`,
+   Arrow's aggregates over the fields, Python only for `x`), into an accumulator that merges them
+   (`witnesses`; cepkit.spark_jobs.task_witnesses), and every task types its rows as the single process types a column
    holding those witnesses followed by its rows. The type is thus the whole answer's, and every value is
    converted as the single process converts it: column-wise where the witnesses allow (`column_plan`: int64;
    double from floats, from integers and floats, or from integers and rationals within 2^53; bool; text;
@@ -45,7 +45,6 @@ from cepkit.core.match import plain
 from cepkit.core.match_json import value_json
 from cepkit.core.match_table import FRACTION, INT64_MAX, INT64_MIN, decode, encode, jsonable, kind_of, unjson
 
-WITNESS_SCHEMA = "col string, witnesses string"
 STREAM_VALUES = "exact-json"  # how a stream writes its value columns (recorded in its checkpoint)
 BATCH_VALUES = "typed"        # how the batch jobs' tasks write them: VALUE structs, typed after matching
 _STR = pa.string()
@@ -227,23 +226,6 @@ def value_witnesses(values: pa.StructArray | pa.ChunkedArray) -> list[Any]:
     if fs["x"].null_count < n:
         found += read_exact(pc.drop_null(fs["x"]))
     return witnesses(found)
-
-
-def witness_rows(cols: Sequence[str], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over the match rows (value columns as VALUE): one row (column, JSON list of its
-    witnesses) per column and batch."""
-    for rb in batches:
-        rows = [{"col": c, "witnesses": json.dumps([jsonable(v) for v in value_witnesses(rb.column(c))])}
-                for c in cols]
-        yield pa.RecordBatch.from_pylist(rows, schema=pa.schema([("col", _STR), ("witnesses", _STR)]))
-
-
-def combine(cols: Sequence[str], rows: Iterable[tuple[str, str]]) -> dict[str, list[Any]]:
-    """The whole answer's witnesses per column, from the (column, witnesses) rows of every task."""
-    found: dict[str, list[Any]] = {c: [] for c in cols}
-    for col, text in rows:
-        found[col] += [unjson(v) for v in json.loads(text)]
-    return {c: witnesses(vs) for c, vs in found.items()}
 
 
 # ---------------------------------------------------------------------- the single process's Parquet column

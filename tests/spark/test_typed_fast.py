@@ -4,7 +4,6 @@ tasks this equals the per-value typing it replaces (typed_output.parquet_values 
 each task after the witnesses), and the plain kinds never go value by value. Pure pyarrow, no Spark."""
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from cepkit.core.match_table import FRACTION, decode, encode
-from cepkit.spark_jobs import typed_output as TO
+from cepkit.spark_jobs import task_witnesses as TW, typed_output as TO
 
 EDGES = [2**53 - 1, 2**53, 2**53 + 1, -2**53 - 1, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 10**38 - 1, 10**38, 10**40]
 KINDS = {
@@ -45,10 +44,13 @@ def _struct(values: list) -> pa.StructArray:
 
 
 def _typed(parts: list[list]) -> pa.ChunkedArray:
-    """The batch job's steps: VALUE structs per task, witnesses per task combined on the driver, typed per task."""
+    """The batch job's steps: VALUE structs per task, witnesses per task merged as the driver's accumulator merges
+    them (task_witnesses), typed per task."""
     structs = [_struct(p) for p in parts]
-    rows = [r for s in structs for r in TO.witness_rows(["v"], iter([pa.record_batch([s], names=["v"])]))]
-    found = TO.combine(["v"], [(c, w) for r in rows for c, w in zip(*(r.column(k).to_pylist() for k in (0, 1)))])
+    found: dict = {}
+    for s in structs:
+        found = TW.WitnessParam().addInPlace(found, {"v": TO.value_witnesses(s)})
+    found.setdefault("v", [])
     return pa.chunked_array([TO.typed_values(s, found["v"]) for s in structs], type=TO.column_type(found["v"]))
 
 
@@ -56,8 +58,7 @@ def _per_value(parts: list[list]) -> pa.ChunkedArray:
     """The same steps value by value, as the job typed before: exact JSON text per task, Python witnesses per
     task, each task typed as `parquet_values` types the witnesses followed by its values."""
     texts = [TO.exact_json(*_encoded(p)) for p in parts]
-    found = TO.combine(["v"], [("v", json.dumps([TO.jsonable(w) for w in TO.witnesses(TO.read_exact(t))]))
-                               for t in texts])["v"]
+    found = TO.witnesses([w for t in texts for w in TO.witnesses(TO.read_exact(t))])
     typed = [TO.parquet_values(found + TO.read_exact(t)).slice(len(found)) for t in texts]
     return pa.chunked_array([c if c.type == TO.column_type(found) else c.cast(TO.column_type(found)) for c in typed],
                             type=TO.column_type(found))

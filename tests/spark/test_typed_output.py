@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from cepkit.match_output import Rows, parquet_table
-from cepkit.spark_jobs import typed_output as TO
+from cepkit.spark_jobs import task_witnesses as TW, typed_output as TO
 from cepkit.spark_jobs.job import run_job
 from cepkit.spark_jobs.source import Columns
 from tests.spark.helpers import cli_parquet, same_as_single
@@ -54,17 +54,43 @@ def single_column(values: list) -> pa.Array:
     return parquet_table(rows.names, rows.cells("parquet"), {c: e[0] for c, e in rows.encoded.items()}).column(0)
 
 
+class Accumulator:
+    """Spark's accumulator as the driver sees it: each task's added value merged by the param."""
+
+    def __init__(self) -> None:
+        self.param, self.value = TW.WitnessParam(), {}
+
+    def add(self, term: dict) -> None:
+        self.value = self.param.addInPlace(self.value, term)
+
+
 @pytest.mark.parametrize("values", COLUMNS, ids=repr)
 def test_tasks_type_a_column_as_the_whole_column(values):
+    """Any split of a column into tasks (mapInArrow bodies of one or two batches, or applyInPandas groups), each
+    task's witnesses gathered into the accumulator (task_witnesses) and the first task counted twice (a retried
+    attempt): every task's rows type as the whole column."""
     whole = single_column(values)
+    want_type = pa.string() if pa.types.is_null(whole.type) else whole.type
     for cut in range(len(values) + 1):
-        parts = [TO.value_struct(*_encoded(p)) for p in (values[:cut], values[cut:])]   # what the tasks write
-        rows = [r for p in parts for r in TO.witness_rows(["v"], iter([pa.record_batch([p], names=["v"])]))]
-        found = TO.combine(["v"], [(r["col"], r["witnesses"]) for b in rows for r in b.to_pylist()])
-        typed = pa.chunked_array([TO.typed_values(p, found["v"]) for p in parts], type=TO.column_type(found["v"]))
-        want_type = pa.string() if pa.types.is_null(whole.type) else whole.type
+        chunks = [values[:cut], values[cut:]]
+        tasks = [[pa.record_batch([TO.value_struct(*_encoded(part))], names=["v"]) for part in (c[:1], c[1:]) if part]
+                 for c in chunks]
+        arrow, frames = Accumulator(), Accumulator()
+        for batches in [*tasks, tasks[0]]:
+            assert list(TW.gathering(lambda it: it, ("v",), arrow)(iter(batches))) == batches   # rows unchanged
+            for rb in batches:   # applyInPandas: one call a group
+                TW.gathering_frames(lambda _: rb, ("v",), frames)(None)
+        assert arrow.value == frames.value
+        found = arrow.value.get("v", [])
+        typed = pa.chunked_array([TO.typed_values(TO.value_struct(*_encoded(c)), found) for c in chunks],
+                                 type=TO.column_type(found))
         assert typed.type == want_type, (cut, typed.type, whole.type)
         assert typed.to_pylist() == whole.to_pylist(), cut
+
+
+def test_a_task_without_rows_adds_no_witness():
+    acc = Accumulator()
+    assert list(TW.gathering(lambda it: it, ("v",), acc)(iter([]))) == [] and acc.value == {}
 
 
 @pytest.mark.parametrize("values", COLUMNS, ids=repr)
@@ -121,13 +147,17 @@ EXTRA = [  # the column-wise plans (typed_output.column_plan) and their edges
 
 @pytest.mark.parametrize("values", COLUMNS + EXTRA, ids=repr)
 def test_the_job_types_a_value_column_as_the_whole_column(spark, values):
-    """spark_io.typed over VALUE rows in two tasks (Spark's aggregates and expressions where the column has a
-    plan, typed_output.typed_rows elsewhere) gives the single process's column."""
+    """spark_io.typed over VALUE rows in two tasks that gather their witnesses (task_witnesses; Spark's
+    expressions where the column has a plan, typed_output.typed_rows elsewhere) gives the single process's
+    column."""
     from cepkit.spark_jobs.spark_io import typed
 
     whole = single_column(values)
     rows = pa.table({"k": pa.array(range(len(values)), pa.int64()), "v": TO.value_struct(*_encoded(values))})
-    out, kept = typed(spark.createDataFrame(rows).repartition(2), ("v",))
+    frame = spark.createDataFrame(rows).repartition(2)
+    gathered = TW.accumulator(spark)
+    tasks = frame.mapInArrow(TW.gathering(lambda batches: batches, ("v",), gathered), frame.schema)
+    out, kept = typed(tasks, ("v",), gathered)
     try:
         got = out.toArrow().sort_by("k").column("v")
     finally:
