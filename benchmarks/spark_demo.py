@@ -5,6 +5,7 @@ read, compile, match, commit; cepkit.spark_jobs.summary.Summary.phases).
 The sample is the stream's first `--sample` events: Query 3 has no negation, so the matches whose last
 event lies in that prefix are exactly the reference's matches over the prefix alone.
 Run: python -m benchmarks.spark_demo [--events N] [--out DIR] [--engine NAME] [--master URL] [--sample N]
+                                    [--cluster N] [--again N]
 """
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=20_000, help="events in the prefix checked against the reference")
     ap.add_argument("--cluster", type=int, default=0, metavar="N",
                     help="run on a local standalone cluster of N workers (separate JVMs, own caches) started here")
+    ap.add_argument("--again", type=int, default=0, metavar="N",
+                    help="then run the same job N more times in the same session, printing each matching stage "
+                         "(the first run against warm ones: what the JVM's warm-up costs)")
     args = ap.parse_args(argv)
     if args.cluster:
         from cepkit.spark_jobs.local_cluster import LocalCluster
@@ -125,6 +129,11 @@ def _demo(args) -> int:
               f"({'no task compiled' if summary.task_compiles == 0 else 'tasks compiled engine code'})")
     print(f"  sample:   the {sampled:,} matches ending in the first {min(args.sample, args.events):,} events "
           f"{'equal' if same else 'DIFFER FROM'} the reference engine's ({check_s:.1f} s)")
+    for k in range(args.again):   # the session run_job started is active: the same JVM and Python workers
+        again = run_job(text, str(events_path), str(out / "matches"), engine=args.engine, master=args.master,
+                        ts_unit="min")
+        print(f"  again {k + 1}:  {again.events_per_second:,.0f} events/s in the matching stage "
+              f"({again.match_seconds:.2f} s)")
     return 0 if same else 1
 
 

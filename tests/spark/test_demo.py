@@ -8,9 +8,11 @@ from benchmarks import spark_demo as demo
 
 
 def test_demo_runs_and_its_sample_equals_the_reference(spark, tmp_path, capsys):
-    assert demo.main(["--events", "4000", "--symbols", "3", "--out", str(tmp_path), "--sample", "2500"]) == 0
+    assert demo.main(["--events", "4000", "--symbols", "3", "--out", str(tmp_path), "--sample", "2500",
+                      "--again", "1"]) == 0
     out = capsys.readouterr().out
     assert "events:   4,000" in out and "equal the reference engine's" in out
+    assert "  again 1:  " in out and "events/s in the matching stage" in out.split("again 1:")[1]
     # where the time went (job.Summary.phases), and the engine compiled in the driver only (warmup.counting)
     timing = next(line for line in out.splitlines() if line.startswith("  time:"))
     assert [part.split()[0] for part in timing.split(":", 1)[1].split("(")[0].split(",")] == \
