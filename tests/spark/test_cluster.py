@@ -3,7 +3,8 @@ two workers in their own JVMs on 127.0.0.1, each with its own HOME, work directo
 jobs run as users run them, `cepkit spark run --master spark://...` in a child process (this process holds the
 local SparkSession of the other tests: one SparkContext per process), with the optimized engine; their output
 equals the single process's; the executors load the kernels the driver shipped (no task compiles); a worker
-killed mid-job (by its process group) costs a retry, not the answer."""
+killed mid-job (by its process group) costs a retry, not the answer. Every job runs in one application (one
+driver, one executor per worker): an application's start is most of a small job's time on two cores."""
 from __future__ import annotations
 
 import json
@@ -32,25 +33,62 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
          "RETURN a[1].price AS first_price, avg(a[].price) AS avg_price")
 # jobs in a child process, one driver (one SparkSession) for all: batch jobs through run_job (their summaries),
 # the others as the command line runs them (its exit code and what it wrote to sys.stderr), and a stream's output
-# read back through its sink's log (committed files only) into one Parquet file; the results as JSON on the last
-# line
-JOBS = ("import contextlib, io, json, sys, time; from cepkit.cli import main; from cepkit.spark_jobs.job import run_job\n"
-        "out = []\n"
-        "for a in json.loads(sys.argv[1]):\n"
-        "    t0 = time.monotonic()\n"
-        "    if 'read' in a:\n"
-        "        from pyspark.sql import SparkSession\n"
-        "        SparkSession.getActiveSession().read.parquet(a['read']).toPandas().to_parquet(a['to'])\n"
-        "        out.append({'wall': time.monotonic() - t0}); continue\n"
-        "    if 'cli' in a:\n"
-        "        err = io.StringIO()\n"
-        "        with contextlib.redirect_stderr(err):\n"
-        "            code = main(a['cli'])\n"
-        "        out.append({'exit': code, 'stderr': err.getvalue(), 'wall': time.monotonic() - t0}); continue\n"
-        "    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])\n"
-        "    out.append({'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds,\n"
-        "                'wall': time.monotonic() - t0, 'phases': s.phases})\n"
-        "print(json.dumps(out))")
+# read back through its sink's log (committed files only) into one Parquet file. Each job in its own job group,
+# whose stages' lost and retried tasks it reports; a job with "kill" prints KILL once the matching stage (its
+# `partitions` tasks) runs a task on each executor: the parent then kills worker 0. The results: JSON, last line.
+JOBS = """import contextlib, io, json, sys, threading, time
+from cepkit.cli import main
+from cepkit.spark_jobs.job import run_job
+
+
+def context():
+    from pyspark import SparkContext
+    return SparkContext._active_spark_context   # the process's (a session is active in its own thread only)
+
+
+def watch(tasks, done):
+    while not done.wait(0.02):
+        sc = context()
+        tracker = sc.statusTracker() if sc is not None else None
+        for stage in (tracker.getActiveStageIds() if tracker is not None else []):
+            info = tracker.getStageInfo(stage)
+            if info is not None and info.numTasks == tasks and info.numActiveTasks >= 2:
+                print("KILL", flush=True)
+                return
+
+
+def retries(group):
+    tracker = context().statusTracker()
+    stages = [tracker.getStageInfo(s) for j in tracker.getJobIdsForGroup(group)
+              for s in tracker.getJobInfo(j).stageIds]
+    return sum(s.numFailedTasks + s.currentAttemptId for s in stages if s is not None)
+
+
+out = {}
+for a in json.loads(sys.argv[1]):
+    t0 = time.monotonic()
+    if context() is not None:
+        context().setJobGroup(a["name"], a["name"])
+    if 'read' in a:
+        from pyspark.sql import SparkSession
+        SparkSession.getActiveSession().read.parquet(a['read']).toPandas().to_parquet(a['to'])
+        out[a["name"]] = {'wall': time.monotonic() - t0}
+        continue
+    if 'cli' in a:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = main(a['cli'])
+        out[a["name"]] = {'exit': code, 'stderr': err.getvalue(), 'wall': time.monotonic() - t0}
+        continue
+    done = threading.Event()
+    if a.get("kill"):
+        threading.Thread(target=watch, args=(a['options']['partitions'], done), daemon=True).start()
+    s = run_job(open(a['query']).read(), a['events'], a['out'], master=a['master'], **a['options'])
+    done.set()
+    out[a["name"]] = {'matches': s.matches, 'compiles': s.task_compiles, 'seconds': s.total_seconds,
+                      'wall': time.monotonic() - t0, 'phases': s.phases, 'retried': retries(a["name"])}
+print(json.dumps(out))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -67,21 +105,38 @@ def cluster(read_only_dir):
         yield c
 
 
-def jobs(cluster: LocalCluster, *specs: tuple[Path, Path, Path, dict] | list[str] | dict) -> subprocess.Popen:
-    """Start the jobs on the cluster, one after the other in a child process: (query, events, output, options)
-    for run_job, a `cepkit spark ...` command line (its --master added), or {"read": stream output, "to": file}."""
-    args = [spec if isinstance(spec, dict) else {"cli": [*spec, "--master", cluster.url]} if isinstance(spec, list)
-            else {"query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]), "master": cluster.url,
-                  "options": spec[3]} for spec in specs]
+def jobs(cluster: LocalCluster, specs: dict, stderr, env: dict | None = None) -> subprocess.Popen:
+    """Start the named jobs on the cluster, one after the other in a child process: (query, events, output,
+    options) for run_job, with "kill" as a fifth item for the job during which worker 0 is killed; a `cepkit
+    spark ...` command line (its --master added); or {"read": stream output, "to": file}."""
+    args = []
+    for name, spec in specs.items():
+        if isinstance(spec, dict):
+            args.append({"name": name, **spec})
+        elif isinstance(spec, list):
+            args.append({"name": name, "cli": [*spec, "--master", cluster.url]})
+        else:
+            args.append({"name": name, "query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]),
+                         "master": cluster.url, "options": spec[3], "kill": spec[4:] == ("kill",)})
     return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **cluster.app_env()})
+                            stderr=stderr, text=True, env={**os.environ, **cluster.app_env(), **(env or {})})
 
 
-def finished(proc: subprocess.Popen, timeout: float = 400) -> list[dict]:
-    out, err = proc.communicate(timeout=timeout)
-    proc.stderr_text = err
-    assert proc.returncode == 0, err[-3000:]
-    return json.loads(out.strip().splitlines()[-1])
+def finished(proc: subprocess.Popen, cluster: LocalCluster, stderr: Path, timeout: float = 400) -> tuple[dict, float]:
+    """The child's results by job name, once it ends; worker 0 killed when it says KILL (the time it was)."""
+    killed_at = None
+    deadline = time.monotonic() + timeout
+    for line in proc.stdout:   # KILL, then the results
+        if line.strip() == "KILL" and killed_at is None:
+            cluster.kill_worker(0)
+            killed_at = time.monotonic()
+        last = line
+        if time.monotonic() > deadline:
+            proc.kill()
+            break
+    proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    assert proc.returncode == 0, stderr.read_text(errors="replace")[-3000:]
+    return json.loads(last), killed_at
 
 
 @pytest.fixture(scope="module")
@@ -92,9 +147,11 @@ def stock(tmp_path_factory):
 @pytest.fixture(scope="module")
 def runs(cluster, stock, read_only_dir, tmp_path_factory):
     """Every job of the tests below, one after the other in one driver (one application) on the cluster: its
-    folder and the results (jobs). One application start, not one per test."""
+    folder, the results by job name, the driver's standard error (its file descriptor: the JVM's too), and when
+    worker 0 was killed (during the last job). One application start, not one per test."""
     from cepkit.reference.replay.store import write_store
     from tests.spark.test_replay_spark import QUERY as REPLAY
+    from tests.spark.test_spark_csv_strict import HEADER, KEYED as BAD_CELL_QUERY
     from tests.spark.test_stream import KLEENE, with_flush, write_files
 
     tmp_path = tmp_path_factory.mktemp("cluster-runs")
@@ -113,27 +170,36 @@ def runs(cluster, stock, read_only_dir, tmp_path_factory):
                 secondary=["p"])
     (tmp_path / "replay.sql").write_text(REPLAY)
     afa_text, afa_events = _afa_by_key(tmp_path)
-    specs = [(query, path, tmp_path / "sase", {"partitions": 4}),
-             *[(q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in OTHERS],
-             (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
-             ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"), "--checkpoint",
-              str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
-             {"read": str(tmp_path / "streamed"), "to": str(tmp_path / "streamed.parquet")},
-             ["spark", "index", str(store), "--index", "p"],
-             ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")]]
-    if read_only_dir is not None:   # last: an output the workers cannot write (the previous output in place)
+    (tmp_path / "bad-cell.sase").write_text(BAD_CELL_QUERY)
+    (tmp_path / "bad-cell.csv").write_text(HEADER + "A,1,1,s,1\nB,2,2,s,abc\nA,3,3,t,2\nB,4,4,t,3\n")
+    specs = {"sase": (query, path, tmp_path / "sase", {"partitions": 4}),
+             **{name: (q, e, tmp_path / name, {"partitions": 2, **o}) for name, q, e, o in OTHERS},
+             "afa": (EX / "afa" / "q1.afa.yaml", afa_events, tmp_path / "afa", {"key": "sym", "partitions": 2}),
+             "stream": ["spark", "stream", str(tmp_path / "stream.sase"), str(src), str(tmp_path / "streamed"),
+                        "--checkpoint", str(tmp_path / "ckpt"), "--once", "--max-files-per-trigger", "1"],
+             "read": {"read": str(tmp_path / "streamed"), "to": str(tmp_path / "streamed.parquet")},
+             "index": ["spark", "index", str(store), "--index", "p"],
+             "replay": ["spark", "replay", str(tmp_path / "replay.sql"), str(store), str(tmp_path / "replayed")],
+             "bad-cell": ["spark", "run", str(tmp_path / "bad-cell.sase"), str(tmp_path / "bad-cell.csv"),
+                          str(tmp_path / "bad-cell")]}
+    if read_only_dir is not None:   # an output the workers cannot write (the previous output in place)
         out = read_only_dir / "out"
         out.mkdir()
         (out / "_SUCCESS").write_text("")
         (out / "part-0.parquet").write_bytes(b"the previous output")
-        specs.append(["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)])
-    proc = jobs(cluster, *specs)
+        specs["read-only"] = ["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"), str(out)]
+    # last: the same job clean, then with worker 0 killed once its matching stage runs on both executors
+    specs["clean"] = (query, path, tmp_path / "clean", {"partitions": 8})
+    specs["killed"] = (query, path, tmp_path / "killed", {"partitions": 8}, "kill")
+    stderr = tmp_path / "driver-stderr.txt"
     start = time.monotonic()
-    results = finished(proc)
-    print(f"cluster jobs: {time.monotonic() - start:.1f} s; each: {[round(r['wall'], 1) for r in results]}; "
-          f"phases of the first: {results[0]['phases']}")
-    return {"dir": tmp_path, "results": results, "stderr": proc.stderr_text, "trades": trades, "afa": afa_text,
-            "streamed": streamed}
+    with open(stderr, "w") as err:   # TMPDIR: where the driver's log of Spark's traces goes (failures.log_path)
+        proc = jobs(cluster, specs, err, {"TMPDIR": str(tmp_path)})
+        results, killed_at = finished(proc, cluster, stderr)
+    print(f"cluster jobs: {time.monotonic() - start:.1f} s; each: "
+          f"{ {k: round(r['wall'], 1) for k, r in results.items()} }; phases of the first: {results['sase']['phases']}")
+    return {"dir": tmp_path, "results": results, "stderr": stderr.read_text(errors="replace"), "trades": trades,
+            "afa": afa_text, "streamed": streamed, "killed_at": killed_at}
 
 
 OTHERS = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
@@ -150,11 +216,11 @@ def test_every_language_and_every_job_on_the_cluster_equals_the_single_process(r
 
     frame, _ = stock
     tmp_path, results = runs["dir"], runs["results"]
-    assert [r.get("exit") for r in results[4:8]] == [0, None, 0, 0], results
+    assert [results[k].get("exit") for k in ("stream", "read", "index", "replay")] == [0, None, 0, 0], results
     got = output_rows(pd.read_parquet(tmp_path / "sase"), ["a", "b"], ["first_price", "avg_price"])
     assert got == expected_rows(KEYED, frame)
-    assert results[0]["matches"] == len(got) > 0
-    assert results[0]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
+    assert results["sase"]["matches"] == len(got) > 0
+    assert results["sase"]["compiles"] == 0   # no task compiled: the kernel pack reached both executors
     for name, q, e, o in OTHERS:   # their own columns, as `cepkit run --format parquet` writes them
         single = cli_parquet(q.read_text(), e, tmp_path / f"{name}-single.parquet", ts_unit=o.get("ts_unit"))
         assert same_as_single(tmp_path / name, single) > 0, name
@@ -176,15 +242,28 @@ def test_an_output_path_the_workers_cannot_write_is_one_line_and_keeps_the_previ
     if read_only_dir is None:
         pytest.skip("this machine cannot give the workers a read-only mount (needs unshare -m and mount --bind)")
     out = read_only_dir / "out"
-    result = runs["results"][-1]
+    result = runs["results"]["read-only"]
     assert result["exit"] == 1, result
     lines = result["stderr"].strip().splitlines()
     assert len(lines) == 1, lines
     assert f"the Spark job writing {out} failed: " in lines[0] and "Mkdirs failed to create" in lines[0], lines
     assert " on executor " in lines[0] and "Spark's traces: " in lines[0] and "cwd=" not in lines[0], lines
-    assert "Traceback" not in runs["stderr"], runs["stderr"][-3000:]   # nor on the driver's own standard error
+    assert "Traceback" not in runs["stderr"], runs["stderr"][-3000:]   # nor on the driver's standard error
     assert sorted(p.name for p in read_only_dir.iterdir()) == ["out"]
     assert (out / "part-0.parquet").read_bytes() == b"the previous output"
+
+
+def test_a_failed_task_is_one_line_not_spark_traces(runs):
+    """A bad cell found in a task on an executor: cepkit's one-line error (exit 3), not Spark's Java and Python
+    traces for each attempt, neither from Python nor from the driver's JVM; the traces are in the log."""
+    result = runs["results"]["bad-cell"]
+    assert result["exit"] == 3, result
+    lines = result["stderr"].strip().splitlines()
+    assert len(lines) == 1 and "non-numeric value 'abc'" in lines[0], lines
+    assert "Traceback" not in runs["stderr"] and "PythonException" not in runs["stderr"], runs["stderr"][-3000:]
+    logs = list(runs["dir"].glob("cepkit-spark-*.log"))   # Spark's own traces: in the driver's log file
+    assert len(logs) == 1 and "non-numeric value 'abc'" in logs[0].read_text()
+    assert not (runs["dir"] / "bad-cell").exists()
 
 
 def _afa_by_key(tmp_path: Path) -> tuple[str, Path]:
@@ -235,45 +314,42 @@ def _python_without_cepkit() -> str | None:
 
 @pytest.mark.skipif(_python_without_cepkit() is None, reason="needs a Python on this machine without cepkit "
                     "(the executors' Python of the test)")
-def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path):
+def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path, monkeypatch):
     """Executors whose Python lacks cepkit (PYSPARK_PYTHON): exit 1 with one line naming that Python and what
-    to do, Spark's traces in the log the line names; nothing is written."""
+    to do, Spark's traces in the log the line names; nothing is written. The driver's class archive
+    (spark_jobs/class_archive.py) is a file that is no archive: the run is as without one, silently."""
+    from cepkit.spark_jobs.class_archive import archive_path
 
     python = _python_without_cepkit()
     out = tmp_path / "out"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    archive_path().parent.mkdir(parents=True)
+    archive_path().write_bytes(b"not a class archive")
+    env = {k: v for k, v in fast_jvm_env().items() if k != "CEPKIT_SPARK_LOG"}
     done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
                            str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300,
-                          env={**fast_jvm_env(), "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
+                          timeout=300, env={**env, "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
     assert done.returncode == 1, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last
+    assert len(done.stderr.splitlines()) <= 3, done.stderr   # at most a JVM note, the error
+    assert done.stdout == "", done.stdout   # the JVM's own log (a CDS warning, for one) writes here
     log = last.rsplit("Spark's traces: ", 1)[1].rstrip(")")
     assert log.startswith(str(tmp_path)) and "No module named 'cepkit'" in Path(log).read_text()
     assert "Traceback" not in done.stderr and not out.exists()
 
 
-def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(cluster, stock, tmp_path):
-    """SIGKILL to worker 0 and its executor once the matching stage has reached it (the executor fetched the
-    driver's kernel pack, which the job adds just before that stage): the job finishes on worker 1 with the
-    clean run's rows, each once (Spark's output commit). Last in this file: the worker stays dead (a test after
-    it that needs two workers would call cluster.restart_worker(0), about 10 s)."""
-    frame, path = stock
-    query = tmp_path / "keyed.sase"
-    query.write_text(KEYED)
-    start = time.monotonic()
-    proc = jobs(cluster, (query, path, tmp_path / "out", {"partitions": 8}))
-    deadline = time.monotonic() + 240
-    work = cluster.root / "worker-0" / "work"
-    while time.monotonic() < deadline and proc.poll() is None:
-        logs = list(work.glob("app-*/*/stderr"))
-        if any("cepkit-kernels-" in p.read_text(errors="replace") for p in logs):
-            break
-        time.sleep(0.1)
-    assert proc.poll() is None, "the job ended before the worker could be killed"
-    cluster.kill_worker(0)
-    summary, = finished(proc)
-    got = output_rows(pd.read_parquet(tmp_path / "out"), ["a", "b"], ["first_price", "avg_price"])
-    assert got == expected_rows(KEYED, frame)   # sorted rows: a duplicate would show
-    assert summary["matches"] == len(got)
-    print(f"job with a worker killed: {time.monotonic() - start:.1f} s")
+def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(runs, stock):
+    """SIGKILL to worker 0 and its executor once the matching stage runs a task on each executor: the job
+    finishes on worker 1 with the clean run's rows, each once (Spark's output commit), having run the lost
+    tasks again. The last job of the application (worker 0 stays dead); the same job clean just before it."""
+    frame, _ = stock
+    assert runs["killed_at"] is not None, "the job ended before worker 0 could be killed"
+    clean, killed = runs["results"]["clean"], runs["results"]["killed"]
+    assert killed["retried"] > 0 == clean["retried"], (clean, killed)   # tasks lost with the executor, run again
+    want = expected_rows(KEYED, frame)
+    for name in ("clean", "killed"):
+        got = output_rows(pd.read_parquet(runs["dir"] / name), ["a", "b"], ["first_price", "avg_price"])
+        assert got == want, name   # sorted rows: a duplicate would show
+        assert runs["results"][name]["matches"] == len(got)
+    print(f"the job with a worker killed: {killed['wall']:.1f} s; clean: {clean['wall']:.1f} s")

@@ -18,7 +18,7 @@ from cepkit.core.events import exact
 from cepkit.core.typed_columns import text_column
 from cepkit.spark_jobs import tasks as T
 from cepkit.spark_jobs.job import run_job
-from tests.spark.helpers import fast_jvm_env, output_rows, parquet_rows, single_table
+from tests.spark.helpers import output_rows, parquet_rows, single_table
 
 KEYED = ("PATTERN SEQ(A a, B b) WHERE skip_till_any_match { [sym] and b.x > a.x } WITHIN 10 "
          "RETURN a.x AS ax, b.x AS bx")
@@ -147,31 +147,3 @@ def test_header_only_csv_gives_no_matches_as_the_reference(spark, tmp_path):
     summary = run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
     assert (summary.events, summary.matches) == (0, 0)
     assert pd.read_parquet(tmp_path / "out").empty
-
-
-def test_a_failed_task_is_one_line_not_spark_traces(tmp_path, monkeypatch):
-    """A bad cell in a task: the job's standard error is cepkit's one-line error, not Spark's Java and Python
-    traces for each attempt (about 200 lines with the log at ERROR); CEPKIT_SPARK_LOG gives them back. The
-    driver's class archive (spark_jobs/class_archive.py) is a file that is no archive: the run is as without
-    one."""
-    import subprocess
-    import sys
-
-    from cepkit.spark_jobs.class_archive import archive_path
-
-    path = write(tmp_path, HEADER + "A,1,1,s,1\nB,2,2,s,abc\nA,3,3,t,2\nB,4,4,t,3\n")
-    query = write(tmp_path, KEYED, "q.sase")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    archive_path().parent.mkdir(parents=True)
-    archive_path().write_bytes(b"not a class archive")
-    env = {k: v for k, v in fast_jvm_env().items() if k != "CEPKIT_SPARK_LOG"}
-    env["TMPDIR"] = str(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(query), str(path),
-                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 3, done.stderr
-    assert "non-numeric value 'abc'" in done.stderr.splitlines()[-1]
-    assert "Traceback" not in done.stderr and "PythonException" not in done.stderr, done.stderr
-    assert len(done.stderr.splitlines()) <= 3, done.stderr   # at most a JVM note, the error
-    assert done.stdout == "", done.stdout   # the JVM's own log (a CDS warning, for one) writes here
-    logs = list(tmp_path.glob("cepkit-spark-*.log"))   # Spark's own traces: in the driver's log file
-    assert len(logs) == 1 and "PythonException" in logs[0].read_text()
