@@ -12,13 +12,15 @@ from tests.spark.helpers import TEST_JVM
 
 @pytest.fixture(scope="session")
 def spark():
-    from cepkit.spark_jobs.session import get_session
+    from cepkit.spark_jobs.session import DAEMON_MODULE, get_session
 
     session = get_session(
         "local[2,2]", app_name="cepkit-tests",
         **{"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
            "spark.default.parallelism": "2",
            "spark.driver.defaultJavaOptions": TEST_JVM,   # beside the quiet log's extraJavaOptions
-           "spark.sql.execution.arrow.maxRecordsPerBatch": "500"})
+           "spark.sql.execution.arrow.maxRecordsPerBatch": "500",
+           # the jobs' warm worker daemon (session.job_settings): a worker forked with the engine imported
+           **({"spark.python.daemon.module": DAEMON_MODULE} if DAEMON_MODULE else {})})
     yield session
     session.stop()
