@@ -21,9 +21,9 @@ import pytest
 import cepkit
 from benchmarks.workloads.stock import generate
 from cepkit.core.readers import from_pandas
+from cepkit.spark_jobs.class_archive import archive_path
 from cepkit.spark_jobs.local_cluster import LocalCluster, can_mount_read_only
-from tests.spark.helpers import (TEST_JVM, cli_parquet, expected_rows, fast_jvm_env, output_rows, same_as_single,
-                                 stock_parquet)
+from tests.spark.helpers import TEST_JVM, cli_parquet, expected_rows, output_rows, same_as_single, stock_parquet
 from tests.spark.test_languages import expected, spark_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +35,10 @@ KEYED = ("PATTERN SEQ(stock+ a[], stock b) WHERE skip_till_next_match { [symbol]
 # the others as the command line runs them (its exit code and what it wrote to sys.stderr), and a stream's output
 # read back through its sink's log (committed files only) into one Parquet file. Each job in its own job group,
 # whose stages' lost and retried tasks it reports; a job with "kill" prints KILL once the matching stage (its
-# `partitions` tasks) runs a task on each executor: the parent then kills worker 0. The results: JSON, last line.
-JOBS = """import contextlib, io, json, sys, threading, time
+# `partitions` tasks) runs a task on each executor: the parent then kills worker 0; one with "python" stops the
+# application and runs its command line in a new one, in this driver's JVM, whose executors run that Python.
+# The results: JSON, last line.
+JOBS = """import contextlib, io, json, os, sys, threading, time
 from cepkit.cli import main
 from cepkit.spark_jobs.job import run_job
 
@@ -67,7 +69,11 @@ def retries(group):
 out = {}
 for a in json.loads(sys.argv[1]):
     t0 = time.monotonic()
-    if context() is not None:
+    if 'python' in a:
+        from pyspark.sql import SparkSession
+        SparkSession.getActiveSession().stop()
+        os.environ['PYSPARK_PYTHON'] = a['python']
+    elif context() is not None:
         context().setJobGroup(a["name"], a["name"])
     if 'read' in a:
         from pyspark.sql import SparkSession
@@ -105,10 +111,11 @@ def cluster(read_only_dir):
         yield c
 
 
-def jobs(cluster: LocalCluster, specs: dict, stderr, env: dict | None = None) -> subprocess.Popen:
+def jobs(cluster: LocalCluster, specs: dict, stderr, cwd: Path, env: dict | None = None) -> subprocess.Popen:
     """Start the named jobs on the cluster, one after the other in a child process: (query, events, output,
     options) for run_job, with "kill" as a fifth item for the job during which worker 0 is killed; a `cepkit
-    spark ...` command line (its --master added); or {"read": stream output, "to": file}."""
+    spark ...` command line (its --master added); {"read": stream output, "to": file}; or {"cli": a command line
+    with its own --master, "python": the executors' Python} run in a new application after the others."""
     args = []
     for name, spec in specs.items():
         if isinstance(spec, dict):
@@ -118,25 +125,28 @@ def jobs(cluster: LocalCluster, specs: dict, stderr, env: dict | None = None) ->
         else:
             args.append({"name": name, "query": str(spec[0]), "events": str(spec[1]), "out": str(spec[2]),
                          "master": cluster.url, "options": spec[3], "kill": spec[4:] == ("kill",)})
-    return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=ROOT, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", JOBS, json.dumps(args)], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=stderr, text=True, env={**os.environ, **cluster.app_env(), **(env or {})})
 
 
-def finished(proc: subprocess.Popen, cluster: LocalCluster, stderr: Path, timeout: float = 400) -> tuple[dict, float]:
-    """The child's results by job name, once it ends; worker 0 killed when it says KILL (the time it was)."""
-    killed_at = None
+def finished(proc: subprocess.Popen, cluster: LocalCluster, stderr: Path, timeout: float = 400) -> tuple[dict, float,
+                                                                                                      list[str]]:
+    """The child's results by job name, once it ends; worker 0 killed when it says KILL (the time it was); the
+    other lines it wrote to its standard output."""
+    killed_at, lines = None, []
     deadline = time.monotonic() + timeout
     for line in proc.stdout:   # KILL, then the results
         if line.strip() == "KILL" and killed_at is None:
             cluster.kill_worker(0)
             killed_at = time.monotonic()
-        last = line
+        else:
+            lines.append(line)
         if time.monotonic() > deadline:
             proc.kill()
             break
     proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     assert proc.returncode == 0, stderr.read_text(errors="replace")[-3000:]
-    return json.loads(last), killed_at
+    return json.loads(lines.pop()), killed_at, lines
 
 
 @pytest.fixture(scope="module")
@@ -191,15 +201,28 @@ def runs(cluster, stock, read_only_dir, tmp_path_factory):
     # last: the same job clean, then with worker 0 killed once its matching stage runs on both executors
     specs["clean"] = (query, path, tmp_path / "clean", {"partitions": 8})
     specs["killed"] = (query, path, tmp_path / "killed", {"partitions": 8}, "kill")
+    python = _python_without_cepkit()
+    if python is not None:   # then a local application whose executors' Python lacks cepkit
+        specs["no-cepkit"] = {"cli": ["spark", "run", str(EX / "query3.sase"), str(EX / "fig3_stream.csv"),
+                                      str(tmp_path / "no-cepkit"), "--master", "local[1]"], "python": python}
+    # the driver's class archive (spark_jobs/class_archive.py) is a file that is no archive: the driver runs as
+    # without one, silently
+    env = {"TMPDIR": str(tmp_path),   # where the driver's log of Spark's traces goes (failures.log_path)
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+        archive = archive_path()
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"not a class archive")
     stderr = tmp_path / "driver-stderr.txt"
     start = time.monotonic()
-    with open(stderr, "w") as err:   # TMPDIR: where the driver's log of Spark's traces goes (failures.log_path)
-        proc = jobs(cluster, specs, err, {"TMPDIR": str(tmp_path)})
-        results, killed_at = finished(proc, cluster, stderr)
+    with open(stderr, "w") as err:
+        proc = jobs(cluster, specs, err, tmp_path, env)   # not in the checkout: no cepkit to import there
+        results, killed_at, stdout = finished(proc, cluster, stderr)
     print(f"cluster jobs: {time.monotonic() - start:.1f} s; each: "
-          f"{ {k: round(r['wall'], 1) for k, r in results.items()} }; phases of the first: {results['sase']['phases']}")
+          f"{ {k: round(r['wall'], 1) for k, r in results.items()} }; phases: { {k: [(p, round(t, 2)) for p, t in r.get('phases', ())] for k, r in results.items()} }")
     return {"dir": tmp_path, "results": results, "stderr": stderr.read_text(errors="replace"), "trades": trades,
-            "afa": afa_text, "streamed": streamed, "killed_at": killed_at}
+            "afa": afa_text, "streamed": streamed, "killed_at": killed_at, "stdout": stdout, "python": python}
 
 
 OTHERS = [("sql", EX / "sql" / "v_shape.sql", EX / "sql" / "ticker.csv", {}),
@@ -312,31 +335,21 @@ def _python_without_cepkit() -> str | None:
     return None
 
 
-@pytest.mark.skipif(_python_without_cepkit() is None, reason="needs a Python on this machine without cepkit "
-                    "(the executors' Python of the test)")
-def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(tmp_path, monkeypatch):
-    """Executors whose Python lacks cepkit (PYSPARK_PYTHON): exit 1 with one line naming that Python and what
-    to do, Spark's traces in the log the line names; nothing is written. The driver's class archive
-    (spark_jobs/class_archive.py) is a file that is no archive: the run is as without one, silently."""
-    from cepkit.spark_jobs.class_archive import archive_path
-
-    python = _python_without_cepkit()
-    out = tmp_path / "out"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    archive_path().parent.mkdir(parents=True)
-    archive_path().write_bytes(b"not a class archive")
-    env = {k: v for k, v in fast_jvm_env().items() if k != "CEPKIT_SPARK_LOG"}
-    done = subprocess.run([sys.executable, "-m", "cepkit", "spark", "run", str(EX / "query3.sase"),
-                           str(EX / "fig3_stream.csv"), str(out)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300, env={**env, "PYSPARK_PYTHON": python, "TMPDIR": str(tmp_path)})
-    assert done.returncode == 1, done.stderr
-    last = done.stderr.strip().splitlines()[-1]
-    assert f"the executors' Python {python} cannot import cepkit: install cepkit" in last, last
-    assert len(done.stderr.splitlines()) <= 3, done.stderr   # at most a JVM note, the error
-    assert done.stdout == "", done.stdout   # the JVM's own log (a CDS warning, for one) writes here
-    log = last.rsplit("Spark's traces: ", 1)[1].rstrip(")")
-    assert log.startswith(str(tmp_path)) and "No module named 'cepkit'" in Path(log).read_text()
-    assert "Traceback" not in done.stderr and not out.exists()
+def test_executors_that_cannot_import_cepkit_are_one_line_naming_the_log(runs):
+    """Executors whose Python lacks cepkit (PYSPARK_PYTHON; an application of its own, in the same driver):
+    exit 1 with one line naming that Python and what to do, Spark's traces in the log the line names; nothing
+    is written. The driver ran with a class archive that is no archive: nothing of the JVM's on its standard
+    output (a CDS warning would be)."""
+    if runs["python"] is None:
+        pytest.skip("needs a Python on this machine without cepkit (the executors' Python of the test)")
+    python, result = runs["python"], runs["results"]["no-cepkit"]
+    assert result["exit"] == 1, result
+    lines = result["stderr"].strip().splitlines()
+    assert len(lines) == 1 and f"the executors' Python {python} cannot import cepkit: install cepkit" in lines[0], lines
+    log = lines[0].rsplit("Spark's traces: ", 1)[1].rstrip(")")
+    assert log.startswith(str(runs["dir"])) and "No module named 'cepkit'" in Path(log).read_text()
+    assert "Traceback" not in runs["stderr"] and not (runs["dir"] / "no-cepkit").exists()
+    assert runs["stdout"] == [], runs["stdout"]
 
 
 def test_a_worker_killed_mid_job_costs_a_retry_not_the_answer(runs, stock):
