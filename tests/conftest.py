@@ -15,8 +15,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 
 # the Spark tests run beside the others under -n: about half of their time in each group (tests/spark/conftest.py;
-# `pytest -n 2 tests/spark --durations=0` on 2 quiet cores: 169 s and 179 s of tests side by side, 183 s in all)
-SECOND_SPARK_GROUP = ("tests/spark/test_cluster.py", "tests/spark/test_failures.py", "tests/spark/test_sql_slices.py")
+# `pytest -n 2 tests/spark --durations=0` on 2 quiet cores: see docs/spark.md "Test time")
+SECOND_SPARK_GROUP = ("tests/spark/test_cluster.py", "tests/spark/test_failures.py", "tests/spark/test_sql_slices.py",
+                      "tests/spark/test_replay_spark.py")
 
 
 @pytest.hookimpl(optionalhook=True)

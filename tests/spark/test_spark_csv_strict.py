@@ -114,7 +114,9 @@ def test_a_compared_cell_that_is_not_a_number_exits_3(spark, tmp_path, cell):
     with pytest.raises(EventError, match=f"non-numeric value '{cell}'") as ref:
         cepkit.run(KEYED, str(path))
     assert (ref.value.row, ref.value.column) == (2, "x")
-    for text in (KEYED, SLICED):  # the task names the event by its id (its row is not known there)
+    # the task names the event by its id (its row is not known there); the time-sliced job's tasks read cells
+    # by the same code as the keyed job's: one cell there
+    for text in (KEYED, SLICED) if cell == "abc" else (KEYED,):
         with pytest.raises(EventError, match=f"column 'x': event id 2: non-numeric value '{cell}'"):
             run_job(text, str(path), str(tmp_path / "out"), spark=spark, engine="reference")
 
