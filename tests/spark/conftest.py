@@ -18,6 +18,7 @@ def spark():
         "local[2,2]", app_name="cepkit-tests",
         **{"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
            "spark.default.parallelism": "2",
+           "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
            "spark.driver.defaultJavaOptions": TEST_JVM,   # beside the quiet log's extraJavaOptions
            "spark.sql.execution.arrow.maxRecordsPerBatch": "500",
            # the jobs' warm worker daemon (session.job_settings): a worker forked with the engine imported
