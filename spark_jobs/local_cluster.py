@@ -227,14 +227,20 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         pass
 
 
+def _interrupted(*_) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse  # lazy: the command only
 
-    ap = argparse.ArgumentParser(description="start a local Spark standalone cluster and wait (Ctrl-C stops it)")
+    ap = argparse.ArgumentParser(description="start a local Spark standalone cluster and wait (Ctrl-C or SIGTERM "
+                                             "stops it)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cores", type=int, default=1)
     ap.add_argument("--memory", default="1g")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupted)   # `kill`, a supervisor: stopped as by Ctrl-C, no daemon left
     with LocalCluster(args.workers, args.cores, args.memory) as cluster:
         print(f"master: {cluster.url}\nmaster UI: {cluster.ui}\nlogs: {cluster.root}", flush=True)
         try:
