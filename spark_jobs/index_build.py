@@ -282,12 +282,10 @@ def _blocks_table(names, groups, firsts, stats: pa.Table) -> pa.Table:
 
 
 def _block_frame(spark, n: int):
-    """A DataFrame of block numbers 0..n-1, spread over the cores."""
-    from pyspark.sql import types as ST
-
+    """A DataFrame of block numbers 0..n-1, spread over the cores: made by the JVM (`range`), not from Python
+    rows, whose tasks would each need a Python worker to unpickle them."""
     parts = max(1, min(n, 4 * spark.sparkContext.defaultParallelism))
-    rdd = spark.sparkContext.parallelize([(k,) for k in range(n)], parts)
-    return spark.createDataFrame(rdd, ST.StructType([ST.StructField("block", ST.LongType(), False)]))
+    return spark.range(n, numPartitions=parts).withColumnRenamed("id", "block")
 
 
 def _collect(df, schema: pa.Schema) -> pa.Table:

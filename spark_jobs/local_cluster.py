@@ -241,13 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory", default="1g")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupted)   # `kill`, a supervisor: stopped as by Ctrl-C, no daemon left
-    with LocalCluster(args.workers, args.cores, args.memory) as cluster:
-        print(f"master: {cluster.url}\nmaster UI: {cluster.ui}\nlogs: {cluster.root}", flush=True)
-        try:
+    try:   # an interrupt at any point, the start included: the cluster stopped (LocalCluster's exit), exit 0
+        with LocalCluster(args.workers, args.cores, args.memory) as cluster:
+            print(f"master: {cluster.url}\nmaster UI: {cluster.ui}\nlogs: {cluster.root}", flush=True)
             while True:
                 time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+    except KeyboardInterrupt:
+        return 0
 
 
 if __name__ == "__main__":
