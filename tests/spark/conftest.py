@@ -12,16 +12,17 @@ from tests.spark.helpers import TEST_JVM
 
 @pytest.fixture(scope="session")
 def spark():
-    from cepkit.spark_jobs.session import DAEMON_MODULE, get_session
+    from cepkit.spark_jobs.session import get_session, job_settings
 
+    master = "local[2,2]"
     session = get_session(
-        "local[2,2]", app_name="cepkit-tests",
-        **{"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
-           "spark.default.parallelism": "2",
+        master, app_name="cepkit-tests",
+        # a job's own session (its warm worker daemon, reused workers, adaptive execution), then the tests' own:
+        **{**job_settings(master, {}),
+           "spark.ui.enabled": "false", "spark.default.parallelism": "2",
+           # a few rows per job: interpreted expressions cost less than compiling each plan's code
            "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
            "spark.driver.defaultJavaOptions": TEST_JVM,   # beside the quiet log's extraJavaOptions
-           "spark.sql.execution.arrow.maxRecordsPerBatch": "500",
-           # the jobs' warm worker daemon (session.job_settings): a worker forked with the engine imported
-           **({"spark.python.daemon.module": DAEMON_MODULE} if DAEMON_MODULE else {})})
+           "spark.sql.execution.arrow.maxRecordsPerBatch": "500"})   # tasks meet many Arrow batches
     yield session
     session.stop()
